@@ -1,0 +1,152 @@
+"""Compiled epochs of the linear perceptrons, binary and multiclass, dense and CSR.
+
+Every kernel runs one pass over the examples in ``order`` and updates, in place,
+arrays the caller allocated:
+
+``weights``
+    Binary: shape ``(n_features + 1,)``. Multiclass: shape ``(n_features + 1, n_classes)``,
+    C-contiguous, so that a sparse feature ``j`` reads one contiguous row ``weights[j]``
+    holding its weight for every class. The last row is the intercept: it is the weight
+    of an implicit constant feature whose value is ``bias_feature`` (1.0 when the model
+    fits an intercept, 0.0 when it does not, which leaves that row at zero). Treating the
+    bias as a feature is exactly the update ``b += y`` of the textbook algorithms.
+``aux``
+    The auxiliary vector of the averaging trick (seeds 000/001/002), same shape as
+    ``weights``, or an empty array when ``average`` is false. It accumulates every update
+    multiplied by ``count``, the number of examples seen before the one being updated on,
+    so that after ``count`` examples ``count * weights - aux`` is the sum of the weight
+    vectors after each of them and ``weights - aux / count`` their exact mean.
+
+The kernels return ``(n_mistakes, count)`` with ``count`` advanced by ``len(order)``.
+They hold no Python objects and allocate only one score buffer per call (multiclass);
+nothing is allocated per example.
+"""
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def binary_epoch_dense(X, y, order, weights, aux, count, bias_feature, average):
+    n_features = X.shape[1]
+    mistakes = 0
+    for i in order:
+        score = weights[n_features] * bias_feature
+        for j in range(n_features):
+            score += X[i, j] * weights[j]
+        if y[i] * score <= 0.0:
+            mistakes += 1
+            step = y[i]
+            for j in range(n_features):
+                value = X[i, j]
+                if value != 0.0:
+                    weights[j] += step * value
+                    if average:
+                        aux[j] += count * step * value
+            weights[n_features] += step * bias_feature
+            if average:
+                aux[n_features] += count * step * bias_feature
+        count += 1
+    return mistakes, count
+
+
+@_jit
+def binary_epoch_csr(data, indices, indptr, y, order, weights, aux, count, bias_feature, average):
+    n_features = weights.shape[0] - 1
+    mistakes = 0
+    for i in order:
+        start, end = indptr[i], indptr[i + 1]
+        score = weights[n_features] * bias_feature
+        for p in range(start, end):
+            score += data[p] * weights[indices[p]]
+        if y[i] * score <= 0.0:
+            mistakes += 1
+            step = y[i]
+            for p in range(start, end):
+                weights[indices[p]] += step * data[p]
+                if average:
+                    aux[indices[p]] += count * step * data[p]
+            weights[n_features] += step * bias_feature
+            if average:
+                aux[n_features] += count * step * bias_feature
+        count += 1
+    return mistakes, count
+
+
+@_jit
+def _argmax_lowest(scores):
+    # Ties go to the lowest class index, as np.argmax and the reference do.
+    best = 0
+    for k in range(1, scores.shape[0]):
+        if scores[k] > scores[best]:
+            best = k
+    return best
+
+
+@_jit
+def multiclass_epoch_dense(X, y, order, weights, aux, count, bias_feature, average):
+    n_features, n_classes = X.shape[1], weights.shape[1]
+    scores = np.empty(n_classes)
+    mistakes = 0
+    for i in order:
+        for k in range(n_classes):
+            scores[k] = weights[n_features, k] * bias_feature
+        for j in range(n_features):
+            value = X[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    scores[k] += value * weights[j, k]
+        predicted, gold = _argmax_lowest(scores), y[i]
+        if predicted != gold:
+            mistakes += 1
+            for j in range(n_features):
+                value = X[i, j]
+                if value != 0.0:
+                    weights[j, predicted] -= value
+                    weights[j, gold] += value
+                    if average:
+                        aux[j, predicted] -= count * value
+                        aux[j, gold] += count * value
+            weights[n_features, predicted] -= bias_feature
+            weights[n_features, gold] += bias_feature
+            if average:
+                aux[n_features, predicted] -= count * bias_feature
+                aux[n_features, gold] += count * bias_feature
+        count += 1
+    return mistakes, count
+
+
+@_jit
+def multiclass_epoch_csr(
+    data, indices, indptr, y, order, weights, aux, count, bias_feature, average
+):
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    scores = np.empty(n_classes)
+    mistakes = 0
+    for i in order:
+        start, end = indptr[i], indptr[i + 1]
+        for k in range(n_classes):
+            scores[k] = weights[n_features, k] * bias_feature
+        for p in range(start, end):
+            value, row = data[p], indices[p]
+            for k in range(n_classes):
+                scores[k] += value * weights[row, k]
+        predicted, gold = _argmax_lowest(scores), y[i]
+        if predicted != gold:
+            mistakes += 1
+            for p in range(start, end):
+                value, row = data[p], indices[p]
+                weights[row, predicted] -= value
+                weights[row, gold] += value
+                if average:
+                    aux[row, predicted] -= count * value
+                    aux[row, gold] += count * value
+            weights[n_features, predicted] -= bias_feature
+            weights[n_features, gold] += bias_feature
+            if average:
+                aux[n_features, predicted] -= count * bias_feature
+                aux[n_features, gold] += count * bias_feature
+        count += 1
+    return mistakes, count

@@ -1,0 +1,61 @@
+"""Declarative hyperparameter rules, checked at fit time (``__init__`` only stores)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named predicate on one hyperparameter value."""
+
+    description: str
+    accepts: Callable[[Any], bool]
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, Integral) and not _is_bool(value)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, Real) and not _is_bool(value) and np.isfinite(value)
+
+
+def boolean() -> Rule:
+    return Rule("a bool", _is_bool)
+
+
+def integer(low: int) -> Rule:
+    return Rule(f"an int >= {low}", lambda v: _is_int(v) and v >= low)
+
+
+def real_open_interval(low: float, high: float, *, allow_none: bool = False) -> Rule:
+    text = f"a float in the open interval ({low}, {high})" + (" or None" if allow_none else "")
+    return Rule(text, lambda v: (allow_none and v is None) or (_is_real(v) and low < v < high))
+
+
+def random_state() -> Rule:
+    return Rule(
+        "None, an int or a numpy.random.RandomState",
+        lambda v: v is None or _is_int(v) or isinstance(v, np.random.RandomState),
+    )
+
+
+def validate(estimator: Any, rules: dict[str, Rule]) -> None:
+    """Raise a ValueError naming the first hyperparameter that breaks its rule."""
+    for name, rule in rules.items():
+        value = getattr(estimator, name)
+        if not rule.accepts(value):
+            raise ValueError(
+                f"{type(estimator).__name__}: parameter {name!r} must be "
+                f"{rule.description}, got {value!r}."
+            )

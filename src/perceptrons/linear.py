@@ -1,0 +1,458 @@
+"""The vanilla and the averaged perceptron, binary and natively multiclass.
+
+Both estimators share one training path (:class:`_LinearPerceptron`): validate and
+convert the input once, then call one compiled kernel per epoch
+(:mod:`perceptrons._kernels.linear`). The epoch loop stays in Python so that early
+stopping, verbosity and ``history_`` cost nothing inside the kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from perceptrons import _kernels
+from perceptrons import _params as rules
+
+# Dense input is used as given when it already has one of these dtypes (C or F order):
+# the kernels are compiled for both, so no copy is made.
+_FLOAT_DTYPES = (np.float64, np.float32)
+
+
+@dataclass
+class _TrainingState:
+    """Everything training needs to continue exactly where it stopped.
+
+    ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
+    (see :mod:`perceptrons._kernels.linear`); binary models keep a single column as a
+    1-D array. ``count`` is the number of examples seen over all epochs and calls.
+    """
+
+    weights: np.ndarray
+    aux: np.ndarray
+    count: int = 0
+
+    @classmethod
+    def zeros(cls, n_features: int, n_columns: int, average: bool) -> _TrainingState:
+        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
+        aux = np.zeros(shape) if average else np.zeros((0,) * len(shape))
+        return cls(weights=np.zeros(shape), aux=aux)
+
+    def model(self, average: bool) -> np.ndarray:
+        """The current model: the last weights, or the exact mean of all of them."""
+        if not average or self.count == 0:
+            return self.weights.copy()
+        return self.weights - self.aux / self.count
+
+
+class _LinearPerceptron(ClassifierMixin, BaseEstimator):
+    """Shared fit logic; subclasses only say whether the model is averaged."""
+
+    _average: bool = False
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "max_epochs": rules.integer(1),
+        "shuffle": rules.boolean(),
+        "fit_intercept": rules.boolean(),
+        "warm_start": rules.boolean(),
+        "early_stopping": rules.boolean(),
+        "validation_fraction": rules.real_open_interval(0.0, 1.0, allow_none=True),
+        "n_iter_no_change": rules.integer(1),
+        "random_state": rules.random_state(),
+        "verbose": rules.integer(0),
+    }
+
+    def __init__(
+        self,
+        *,
+        max_epochs: int = 10,
+        shuffle: bool = True,
+        fit_intercept: bool = True,
+        warm_start: bool = False,
+        early_stopping: bool = False,
+        validation_fraction: float | None = None,
+        n_iter_no_change: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.max_epochs = max_epochs
+        self.shuffle = shuffle
+        self.fit_intercept = fit_intercept
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _LinearPerceptron:
+        """Train for up to ``max_epochs`` passes over ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse input is never densified.
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two distinct values.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        rules.validate(self, self._rules)
+        first_call = not (self.warm_start and self._is_trained())
+        X, y = self._validate_input(X, y, reset=first_call)
+        if first_call:
+            self._start(X, y, classes=None)
+            self.history_ = []
+        codes = self._encode(y)
+        rng = self._rng = check_random_state(self.random_state)
+
+        train_rows = np.arange(X.shape[0])
+        validation = None
+        if self.early_stopping and self.validation_fraction is not None:
+            train_rows, held_out = train_test_split(
+                train_rows,
+                test_size=self.validation_fraction,
+                stratify=codes,
+                random_state=rng.randint(np.iinfo(np.int32).max),
+            )
+            train_rows = np.sort(train_rows)
+            validation = (X[held_out], y[held_out])
+
+        best_score, epochs_without_gain = -np.inf, 0
+        self.n_iter_ = 0
+        for _ in range(self.max_epochs):
+            order = rng.permutation(train_rows) if self.shuffle else train_rows
+            mistakes = self._run_epoch(X, codes, order)
+            self.n_iter_ += 1
+            record: dict[str, Any] = {"mistakes": mistakes, "examples": len(order)}
+            if validation is not None:
+                record["validation_score"] = float(self.score(*validation))
+            self._log(record)
+            if not self.early_stopping:
+                continue
+            if validation is None:
+                if mistakes == 0:
+                    break
+                continue
+            if record["validation_score"] > best_score:
+                best_score, epochs_without_gain = record["validation_score"], 0
+            else:
+                epochs_without_gain += 1
+                if epochs_without_gain >= self.n_iter_no_change:
+                    break
+        return self
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> _LinearPerceptron:
+        """Run one epoch over ``(X, y)``, continuing from the current state.
+
+        The averaged model stays the exact mean over every example seen by every
+        ``fit`` and ``partial_fit`` call.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the model will ever see. Required on the first call unless
+            that first batch already holds every label; ignored afterwards.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = not self._is_trained()
+        if first_call:
+            rules.validate(self, self._rules)
+        X, y = self._validate_input(X, y, reset=first_call)
+        if first_call:
+            self._start(X, y, classes=classes, incremental=True)
+            self.history_ = []
+            self._rng = check_random_state(self.random_state)
+        elif classes is not None and not np.array_equal(
+            np.unique(np.asarray(classes)), self.classes_
+        ):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()!r} differs from the classes of "
+                f"the first call, {self.classes_.tolist()!r}."
+            )
+        codes = self._encode(y)
+        rows = np.arange(X.shape[0])
+        order = self._rng.permutation(rows) if self.shuffle else rows
+        mistakes = self._run_epoch(X, codes, order)
+        self.n_iter_ = 1
+        self._log({"mistakes": mistakes, "examples": len(order)})
+        return self
+
+    def _is_trained(self) -> bool:
+        return getattr(self, "_state", None) is not None
+
+    def _validate_input(self, X, y, *, reset: bool):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=reset,
+            accept_sparse="csr",
+            dtype=_FLOAT_DTYPES,
+            y_numeric=False,
+            multi_output=False,
+        )
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if sp.issparse(X) and not X.has_sorted_indices:
+            # Sorted indices make sparse and dense input sum in the same order, so that
+            # both give bit-identical models. Sort a copy: never touch the caller's matrix.
+            X = X.sorted_indices()
+        return X, y
+
+    def _start(self, X, y, classes, *, incremental: bool = False) -> None:
+        """Fix the label set and allocate zero weights."""
+        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if labels.shape[0] < 2:
+            where = "in y" if classes is None else "in classes"
+            hint = (
+                " Pass every label with classes=... on the first partial_fit call."
+                if incremental and classes is None
+                else ""
+            )
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes, but there is only "
+                f"{labels.shape[0]} class {where}: {labels.tolist()!r}.{hint}"
+            )
+        self.classes_ = labels
+        n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
+        self._state = _TrainingState.zeros(X.shape[1], n_columns, self._average)
+
+    def _encode(self, y) -> np.ndarray:
+        """Labels to kernel codes: -1/+1 floats for binary, class indices otherwise."""
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, self.classes_.shape[0] - 1)
+        unseen = self.classes_[codes] != y
+        if np.any(unseen):
+            raise ValueError(
+                f"y contains labels never declared to {type(self).__name__}: "
+                f"{sorted(set(np.asarray(y)[unseen].tolist()))!r}; known classes are "
+                f"{self.classes_.tolist()!r} (pass classes= to the first partial_fit call)."
+            )
+        if self.classes_.shape[0] == 2:
+            return np.where(codes == 1, 1.0, -1.0)
+        return codes.astype(np.int64)
+
+    def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray) -> int:
+        state = self._state
+        multiclass = state.weights.ndim == 2
+        common = {
+            "y": codes,
+            "order": np.ascontiguousarray(order, dtype=np.int64),
+            "weights": state.weights,
+            "aux": state.aux,
+            "count": state.count,
+            "bias_feature": 1.0 if self.fit_intercept else 0.0,
+            "average": self._average,
+        }
+        if sp.issparse(X):
+            kernel = _kernels.multiclass_epoch_csr if multiclass else _kernels.binary_epoch_csr
+            mistakes, state.count = kernel(
+                data=X.data, indices=X.indices, indptr=X.indptr, **common
+            )
+        else:
+            kernel = _kernels.multiclass_epoch_dense if multiclass else _kernels.binary_epoch_dense
+            mistakes, state.count = kernel(X=X, **common)
+        self._publish()
+        return int(mistakes)
+
+    def _publish(self) -> None:
+        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
+        model = self._state.model(self._average)
+        if model.ndim == 1:
+            model = model[:, np.newaxis]
+        # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
+        # is C-contiguous: scipy's sparse product then needs no copy.
+        self.coef_ = model[:-1].T
+        self.intercept_ = model[-1].copy()
+
+    def _log(self, record: dict[str, Any]) -> None:
+        record = {"epoch": len(self.history_) + 1, **record}
+        self.history_.append(record)
+        if self.verbose:
+            extra = (
+                f", validation score {record['validation_score']:.4f}"
+                if "validation_score" in record
+                else ""
+            )
+            print(
+                f"{type(self).__name__} epoch {record['epoch']}: "
+                f"{record['mistakes']} mistakes in {record['examples']} examples{extra}",
+                flush=True,
+            )
+
+    # ---------------------------------------------------------------- prediction
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Scores ``w·x + b``: shape (n_samples,) for binary, (n_samples, n_classes) else.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For binary models, positive scores predict ``classes_[1]``.
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_FLOAT_DTYPES)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predict a label for each sample.
+
+        Binary models predict ``classes_[1]`` when the score is positive; multiclass
+        models predict the highest-scoring class, ties going to the lowest index.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, drawn from ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+_SHARED_PARAMETERS = """
+    Parameters
+    ----------
+    max_epochs : int, default=10
+        Number of passes over the training data in ``fit``.
+    shuffle : bool, default=True
+        Visit the examples in a fresh random order every epoch, drawn from
+        ``random_state``; otherwise in the given order.
+    fit_intercept : bool, default=True
+        Learn a bias (updated like the weight of a constant feature of value 1).
+    warm_start : bool, default=False
+        Let ``fit`` continue from the previous state instead of starting from zero.
+    early_stopping : bool, default=False
+        Stop early: after the first epoch without a mistake or, when
+        ``validation_fraction`` is set, when the accuracy on a held-out stratified
+        split has not improved for ``n_iter_no_change`` epochs.
+    validation_fraction : float or None, default=None
+        Share of the training data held out for early stopping (used only with
+        ``early_stopping=True``). The held-out examples are never trained on.
+    n_iter_no_change : int, default=5
+        Epochs without improvement of the validation score before stopping.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the validation split. The permutation of epoch ``e``
+        is the ``e``-th ``permutation`` drawn from ``check_random_state(random_state)``.
+    verbose : int, default=0
+        Print one line per epoch.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights: one row for binary problems, one per class otherwise.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The biases.
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
+    history_ : list of dict
+        One record per epoch over all calls: ``epoch``, ``mistakes``, ``examples``,
+        and ``validation_score`` when early stopping holds data out.
+    n_iter_ : int
+        Epochs run by the last ``fit`` (1 after ``partial_fit``).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+"""
+
+
+class Perceptron(_LinearPerceptron):
+    __doc__ = (
+        """The vanilla perceptron (Rosenblatt), binary or natively multiclass.
+
+    Binary problems (two labels, mapped to -1/+1) keep one weight vector ``w`` and a
+    bias ``b``; an example is a mistake when ``y (w·x + b) <= 0`` and then
+    ``w += y x``, ``b += y``. With three or more labels there is one weight vector and
+    bias per class, the prediction is the argmax, and a mistake subtracts ``x`` from
+    the predicted class and adds it to the gold class (one pass per epoch, not
+    one-vs-rest).
+"""
+        + _SHARED_PARAMETERS
+        + """
+    See Also
+    --------
+    AveragedPerceptron : the same updates, predicting with the mean weights.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import Perceptron
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = Perceptron(max_epochs=20, random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (3, 4)
+    >>> round(clf.score(X, y), 2)
+    0.82
+    """
+    )
+
+    _average = False
+
+
+class AveragedPerceptron(_LinearPerceptron):
+    __doc__ = (
+        """The averaged perceptron: the perceptron's updates, the mean of its weights.
+
+    Trains exactly like :class:`Perceptron` but predicts with the mean of the weight
+    vectors and biases after every example seen, over all epochs and every ``fit`` and
+    ``partial_fit`` call. The mean is computed with the auxiliary-vector-and-counter
+    trick (Daumé 2006): O(nnz(x)) extra work per update, O(1) per correct example,
+    one extra weight matrix of memory, and it can be read at any time.
+"""
+        + _SHARED_PARAMETERS
+        + """
+    See Also
+    --------
+    Perceptron : the same updates, predicting with the last weights.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import AveragedPerceptron
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = AveragedPerceptron(max_epochs=20, random_state=0).fit(X, y)
+    >>> round(clf.score(X, y), 2)
+    0.97
+    """
+    )
+
+    _average = True

@@ -144,6 +144,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             self.n_iter_ += 1
             record: dict[str, Any] = {"mistakes": mistakes, "examples": len(order)}
             if validation is not None:
+                self._publish()
                 record["validation_score"] = float(self.score(*validation))
             self._log(record)
             if not self.early_stopping:
@@ -158,6 +159,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
                 epochs_without_gain += 1
                 if epochs_without_gain >= self.n_iter_no_change:
                     break
+        self._publish()
         return self
 
     def partial_fit(
@@ -204,6 +206,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         mistakes = self._run_epoch(X, codes, order)
         self.n_iter_ = 1
         self._log({"mistakes": mistakes, "examples": len(order)})
+        self._publish()
         return self
 
     def _is_trained(self) -> bool:
@@ -222,10 +225,10 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         )
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
-        if sp.issparse(X) and not X.has_sorted_indices:
-            # Sorted indices make sparse and dense input sum in the same order, so that
-            # both give bit-identical models. Sort a copy: never touch the caller's matrix.
-            X = X.sorted_indices()
+        # CSR with unsorted indices (scikit-learn's vectorizers make them) is used as it
+        # is: sorting would copy the whole matrix. Canonical CSR sums each score in the
+        # same order as dense input and gives a bit-identical model; unsorted CSR agrees
+        # with it up to floating-point rounding.
         return X, y
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
@@ -281,7 +284,6 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         else:
             kernel = _kernels.multiclass_epoch_dense if multiclass else _kernels.binary_epoch_dense
             mistakes, state.count = kernel(X=X, **common)
-        self._publish()
         return int(mistakes)
 
     def _publish(self) -> None:

@@ -1,0 +1,168 @@
+"""Benchmark featurization of the shared data sets (kept out of the library).
+
+Each ``featurize_*`` function loads one data set with :mod:`perceptrons.data` and
+returns a :class:`Dataset` following the standard protocol of
+``../shared/data/README.md``. Vectorizers are fit on the training split only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import scipy.sparse as sp
+
+SRC_DIR = Path(__file__).resolve().parents[1] / "src"
+
+
+def _load_data_module() -> ModuleType:
+    """Import :mod:`perceptrons.data`, falling back to this checkout's source file.
+
+    The fallback keeps the benchmark usable (e.g. with ``--only-sklearn``) when the
+    package is not on ``sys.path`` or its ``__init__`` cannot be imported.
+    """
+    if importlib.util.find_spec("perceptrons") is None and str(SRC_DIR) not in sys.path:
+        sys.path.insert(0, str(SRC_DIR))
+    try:
+        from perceptrons import data
+
+        return data
+    except Exception as exc:  # any import failure: use the source file directly
+        path = SRC_DIR / "perceptrons" / "data.py"
+        spec = importlib.util.spec_from_file_location("_perceptrons_data", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import perceptrons.data ({exc})") from exc
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+
+_data = _load_data_module()
+
+
+@dataclass
+class Dataset:
+    """A featurized train / test split."""
+
+    name: str
+    X_train: object
+    y_train: np.ndarray
+    X_test: object
+    y_test: np.ndarray
+    protocol: str
+    load_seconds: float = 0.0  # load + featurize, excluded from all fit timings
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.X_train)
+
+    @property
+    def n_classes(self) -> int:
+        return len(np.unique(self.y_train))
+
+    def describe(self) -> str:
+        n_train, n_features = self.X_train.shape
+        if self.sparse:
+            density = self.X_train.nnz / (n_train * n_features)
+            fmt = f"sparse CSR {self.X_train.dtype}, density {density:.2%}"
+        else:
+            fmt = f"dense {self.X_train.dtype}"
+        return (
+            f"{n_train:,} train / {self.X_test.shape[0]:,} test, {n_features:,} features, "
+            f"{self.n_classes} classes, {fmt}"
+        )
+
+
+def _csr64(X) -> sp.csr_matrix:
+    """float64 CSR with sorted int32 indices (sklearn's SGD rejects int64 indices)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if X.indices.dtype != np.int32 and X.nnz < np.iinfo(np.int32).max:
+        X = sp.csr_matrix(
+            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape
+        )
+    X.sort_indices()
+    return X
+
+
+def featurize_sentiment(data_dir=None) -> Dataset:
+    """Bag of words (counts) over whitespace tokens, vocabulary fit on the train split."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    start = time.perf_counter()
+    docs_train, y_train, docs_test, y_test = _data.load_sentiment(data_dir)
+    vec = CountVectorizer(analyzer=str.split, dtype=np.float64)
+    X_train = _csr64(vec.fit_transform(docs_train))
+    X_test = _csr64(vec.transform(docs_test))
+    return Dataset(
+        "sentiment",
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        "file order 80/20; CountVectorizer(analyzer=str.split) fit on train; float64 counts",
+        time.perf_counter() - start,
+    )
+
+
+def featurize_a9a(data_dir=None) -> Dataset:
+    """The given split, 123 binary features."""
+    start = time.perf_counter()
+    X_train, y_train, X_test, y_test = _data.load_a9a(data_dir)
+    return Dataset(
+        "a9a",
+        _csr64(X_train),
+        y_train,
+        _csr64(X_test),
+        y_test,
+        "given split; n_features=123; float64 CSR",
+        time.perf_counter() - start,
+    )
+
+
+def featurize_20news(data_dir=None) -> Dataset:
+    """TF-IDF with sublinear tf, fit on the train split; raw posts (headers kept)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    start = time.perf_counter()
+    docs_train, y_train, docs_test, y_test = _data.load_20newsgroups(data_dir)
+    vec = TfidfVectorizer(sublinear_tf=True)
+    X_train = _csr64(vec.fit_transform(docs_train))
+    X_test = _csr64(vec.transform(docs_test))
+    return Dataset(
+        "20news",
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        "given bydate split; raw latin-1 posts; TfidfVectorizer(sublinear_tf=True) fit on train",
+        time.perf_counter() - start,
+    )
+
+
+def featurize_mnist(data_dir=None) -> Dataset:
+    """Dense float64 pixels in [0, 1], C-contiguous."""
+    start = time.perf_counter()
+    X_train, y_train, X_test, y_test = _data.load_mnist(data_dir)
+    return Dataset(
+        "mnist",
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        "given split; dense float64 pixels / 255",
+        time.perf_counter() - start,
+    )
+
+
+FEATURIZERS: dict[str, Callable[..., Dataset]] = {
+    "sentiment": featurize_sentiment,
+    "a9a": featurize_a9a,
+    "20news": featurize_20news,
+    "mnist": featurize_mnist,
+}

@@ -59,3 +59,32 @@ def validate(estimator: Any, rules: dict[str, Rule]) -> None:
                 f"{type(estimator).__name__}: parameter {name!r} must be "
                 f"{rule.description}, got {value!r}."
             )
+
+
+def real(low: float, *, inclusive: bool = True) -> Rule:
+    """A finite real number above ``low`` (or equal to it when ``inclusive``)."""
+    text = f"a float {'>=' if inclusive else '>'} {low}"
+    return Rule(text, lambda v: _is_real(v) and (v >= low if inclusive else v > low))
+
+
+def finite_real() -> Rule:
+    return Rule("a finite float", _is_real)
+
+
+def one_of(*options: str) -> Rule:
+    return Rule(
+        "one of " + ", ".join(repr(o) for o in options),
+        lambda v: isinstance(v, str) and v in options,
+    )
+
+
+def either(*rules: Rule) -> Rule:
+    """Accept a value that any of ``rules`` accepts."""
+    return Rule(
+        " or ".join(r.description for r in rules),
+        lambda v: any(r.accepts(v) for r in rules),
+    )
+
+
+def callable_() -> Rule:
+    return Rule("a callable", callable)

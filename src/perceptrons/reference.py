@@ -54,6 +54,14 @@ Averages
     ``multiclass_averaged_perceptron``        ``S / (N + 1)``     ``result (N+1)/N``
     ``multiclass_averaged_perceptron_naive``  ``S / N``           result
     ========================================  ==================  =================
+Voted models
+    The voted perceptron (seeds 000 and 004) keeps the models ``v_0 = 0, v_1, ..., v_K``,
+    one per update (``K`` = number of updates), and the number of examples ``m_k``
+    each one was the current model for, counting the example on which ``v_k`` was
+    created (``m_0`` starts at 0). Expanding ``v_k`` into ``m_k`` copies gives the list
+    ``w_1, ..., w_N`` of seed 000's naive scheme, so ``sum(m_k) = N``, ``v_K = w_N``
+    and ``sum(m_k v_k) = S``. Biases ``c_k`` are kept alongside. The kernel (dual)
+    variants store the update example indices and signs instead of the vectors.
 """
 
 from __future__ import annotations
@@ -69,11 +77,19 @@ __all__ = [
     "averaged_perceptron_fast",
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
+    "dual_kernel_perceptron",
+    "dual_vote_scores",
+    "dual_voted_perceptron",
     "epoch_orders",
     "multiclass_averaged_perceptron",
     "multiclass_averaged_perceptron_naive",
     "multiclass_perceptron",
+    "multiclass_voted_perceptron",
+    "multiclass_voted_perceptron_naive",
     "perceptron",
+    "vote_predict",
+    "voted_perceptron",
+    "voted_perceptron_naive",
 ]
 
 # What the functions accept as ``X``: dense, or any scipy.sparse matrix or array.
@@ -749,3 +765,590 @@ def multiclass_averaged_perceptron_naive(
             W_sum = W_sum + W
             b_sum = b_sum + b
     return W_sum / n_total, b_sum / n_total
+
+
+# --------------------------------------------------------------------------- voted
+
+
+def _sign(score: float) -> int:
+    """``+1`` for a positive score, ``-1`` otherwise: a zero score predicts the negative
+    class, the same boundary as the mistake rule ``y * score <= 0``."""
+    return 1 if score > 0 else -1
+
+
+def voted_perceptron_naive(
+    X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Voted perceptron, naive: keep the model after every example, each with one vote.
+
+    Seed 000, the first voted scheme: "record the weight vector after each example in
+    training data (not just after each update [...]), and then at the end of T epochs
+    [...] you would have collected a total of T|D| models. At testing time, the voted
+    perceptron simply lets all these models take a vote, and follows the majority."
+    The bias is learned as the weight of a constant feature equal to 1 (seed 002).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Labels in ``{+1, -1}``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    W_models : ndarray of shape (N, n_features)
+        ``W_models[t - 1] = w_t``, the weights after the ``t``-th example (updated or
+        not); ``w_0 = 0`` is not included.
+    b_models : ndarray of shape (N,)
+        ``b_models[t - 1] = b_t``.
+
+    Notes
+    -----
+    Mistake rule ``y (w.x + b) <= 0``. Every model has one vote: predict with
+    :func:`vote_predict` and ``votes = np.ones(N)``. The memory is ``O(N d)``;
+    :func:`voted_perceptron` stores the same list compressed to ``O(K d)``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> W, b = voted_perceptron_naive(X, y, epoch_orders(4, 1))
+    >>> W.tolist(), b.tolist()  # no update on example 3: w_3 = w_2
+    ([[1.0, 0.0], [1.0, -1.0], [1.0, -1.0], [2.0, 1.0]], [1.0, 0.0, 0.0, -1.0])
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    orders = _as_orders(orders)
+    n_total = _n_examples(orders)
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    W_models = np.zeros((n_total, X.shape[1]))
+    b_models = np.zeros(n_total)
+    t = 0
+    for order in orders:
+        for i in order:
+            x = _row(X, i)
+            if y[i] * (w @ x + b) <= 0:
+                w = w + y[i] * x
+                b = b + y[i]
+            # after EVERY example, updated or not: one model, one vote
+            W_models[t] = w
+            b_models[t] = b
+            t += 1
+    return W_models, b_models
+
+
+def voted_perceptron(
+    X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Voted perceptron: a model after every update, with its number of votes.
+
+    Seed 004, "Breaking it down: the voted perceptron": ``v_0 = 0; m_0 = 0; k = 0``;
+    for each example ``if v_k . x_i y_i < 0: v_{k+1} <- v_k + x_i y_i; m_{k+1} <- 1;
+    k <- k + 1``, ``else: m_k <- m_k + 1``. This is seed 000's improved scheme: "only
+    [save] the weight vectors after each update [...] and also record the number of
+    votes for each weight vector". The bias ``c_k`` is the weight of a constant feature
+    equal to 1 (seed 002's ``b <- b + y``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Labels in ``{+1, -1}``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    V : ndarray of shape (K + 1, n_features)
+        The models ``v_0 = 0, v_1, ..., v_K``; ``K`` is the number of updates.
+    c : ndarray of shape (K + 1,)
+        Their biases ``c_0 = 0, c_1, ..., c_K``.
+    votes : ndarray of int of shape (K + 1,)
+        ``m_0, ..., m_K``: the number of examples each model was current for, counting
+        the example it was created on. ``votes.sum() == N``.
+
+    Notes
+    -----
+    The seed writes ``< 0``; with ``v_0 = 0`` the first score is 0 and a strict rule
+    would never update, so the mistake rule here is ``y (v_k.x + c_k) <= 0``. The
+    first example therefore always updates and ``m_0 = 0`` whenever ``N >= 1``.
+
+    ``np.repeat(V, votes, axis=0)`` is exactly :func:`voted_perceptron_naive`'s list,
+    ``V[-1], c[-1]`` is :func:`perceptron`'s result, and the seed's "deterministic
+    weighted average" ``a = sum(m_k v_k) / m`` (``m = N``) is
+    ``votes @ V / votes.sum()``, the exact mean of :func:`averaged_perceptron_naive`.
+    Predict with :func:`vote_predict`.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> V, c, votes = voted_perceptron(X, y, epoch_orders(4, 1))
+    >>> V.tolist(), c.tolist(), votes.tolist()  # v_2 also survives example 3
+    ([[0.0, 0.0], [1.0, 0.0], [1.0, -1.0], [2.0, 1.0]], [0.0, 1.0, 0.0, -1.0], [0, 1, 2, 1])
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    V = [np.zeros(X.shape[1])]  # v_0
+    c = [0.0]
+    votes = [0]  # m_0
+    k = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            if y[i] * (V[k] @ x + c[k]) <= 0:  # a mistake was made
+                V.append(V[k] + y[i] * x)  # v_{k+1} <- v_k + x_i y_i
+                c.append(c[k] + y[i])
+                votes.append(1)  # m_{k+1} <- 1
+                k = k + 1
+            else:
+                votes[k] = votes[k] + 1  # upweight the k-th classifier
+    return np.array(V), np.array(c), np.array(votes, dtype=np.int64)
+
+
+def multiclass_voted_perceptron_naive(
+    X: Matrix, y: np.ndarray, n_classes: int, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multiclass voted perceptron, naive: the models after every example, one vote each.
+
+    Seed 001's multiclass perceptron with seed 000's naive voted scheme (record the
+    weights after each example, updated or not).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Integer class codes in ``0 .. n_classes - 1``.
+    n_classes : int
+        Number of classes.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    W_models : ndarray of shape (N, n_classes, n_features)
+        ``W_models[t - 1] = W_t``, the weights after the ``t``-th example.
+    b_models : ndarray of shape (N, n_classes)
+        ``b_models[t - 1] = b_t``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> y = np.array([0, 1, 2, 2])
+    >>> W, b = multiclass_voted_perceptron_naive(X, y, 3, epoch_orders(4, 1))
+    >>> W.shape, b.tolist()  # example 1 predicted correctly by W_0 = 0: b_1 = b_0
+    ((4, 3, 2), [[0.0, 0.0, 0.0], [-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]])
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    orders = _as_orders(orders)
+    n_total = _n_examples(orders)
+    W = np.zeros((n_classes, X.shape[1]))
+    b = np.zeros(n_classes)
+    W_models = np.zeros((n_total, n_classes, X.shape[1]))
+    b_models = np.zeros((n_total, n_classes))
+    t = 0
+    for order in orders:
+        for i in order:
+            x = _row(X, i)
+            p = int(np.argmax(W @ x + b))  # ties: lowest class index
+            if p != y[i]:
+                W[p] = W[p] - x
+                b[p] = b[p] - 1
+                W[y[i]] = W[y[i]] + x
+                b[y[i]] = b[y[i]] + 1
+            # after EVERY example, updated or not (a copy: W is updated in place)
+            W_models[t] = W
+            b_models[t] = b
+            t += 1
+    return W_models, b_models
+
+
+def multiclass_voted_perceptron(
+    X: Matrix, y: np.ndarray, n_classes: int, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Multiclass voted perceptron: a model after every update, with its votes.
+
+    Seed 004's voted bookkeeping (``v_0 = 0, m_0 = 0``; on a mistake a new model with
+    ``m = 1``, else ``m_k <- m_k + 1``) around seed 001's multiclass update (``p <-
+    argmax_k x w_k + b_k``; ``if p != y: w_p <- w_p - x; b_p <- b_p - 1; w_y <- w_y +
+    x; b_y <- b_y + 1``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Integer class codes in ``0 .. n_classes - 1``.
+    n_classes : int
+        Number of classes.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    V : ndarray of shape (K + 1, n_classes, n_features)
+        The models ``V_0 = 0, V_1, ..., V_K``; ``K`` is the number of updates.
+    c : ndarray of shape (K + 1, n_classes)
+        Their biases.
+    votes : ndarray of int of shape (K + 1,)
+        ``m_0, ..., m_K``, ``votes.sum() == N``.
+
+    Notes
+    -----
+    Unlike the binary case, ``m_0`` can be positive: ``V_0 = 0`` predicts class 0
+    (ties go to the lowest class index), which is correct for examples of class 0.
+    ``V[-1], c[-1]`` is :func:`multiclass_perceptron`'s result and
+    ``np.tensordot(votes, V, 1) / votes.sum()`` the exact mean of
+    :func:`multiclass_averaged_perceptron_naive`.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> y = np.array([0, 1, 2, 2])
+    >>> V, c, votes = multiclass_voted_perceptron(X, y, 3, epoch_orders(4, 1))
+    >>> votes.tolist(), c.tolist()  # V_0 is right on example 1, V_2 on example 4
+    ([1, 1, 2], [[0.0, 0.0, 0.0], [-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]])
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    V = [np.zeros((n_classes, X.shape[1]))]  # V_0
+    c = [np.zeros(n_classes)]
+    votes = [0]  # m_0
+    k = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            p = int(np.argmax(V[k] @ x + c[k]))  # ties: lowest class index
+            if p != y[i]:
+                W = V[k].copy()
+                b = c[k].copy()
+                W[p] = W[p] - x
+                b[p] = b[p] - 1
+                W[y[i]] = W[y[i]] + x
+                b[y[i]] = b[y[i]] + 1
+                V.append(W)
+                c.append(b)
+                votes.append(1)  # m_{k+1} <- 1
+                k = k + 1
+            else:
+                votes[k] = votes[k] + 1
+    return np.array(V), np.array(c), np.array(votes, dtype=np.int64)
+
+
+def vote_predict(
+    V: np.ndarray,
+    c: np.ndarray,
+    votes: np.ndarray,
+    X: Matrix,
+    rule: str,
+    random_state: int | None = None,
+) -> np.ndarray:
+    """Predict with a voted perceptron's models ``V, c`` and their ``votes``.
+
+    Binary models (``V.ndim == 2``) predict ``+1`` or ``-1``, a score ``<= 0`` giving
+    ``-1`` everywhere; multiclass models (``V.ndim == 3``) predict class codes, ties
+    going to the lowest class index everywhere.
+
+    Parameters
+    ----------
+    V : ndarray of shape (K + 1, n_features) or (K + 1, n_classes, n_features)
+        The models, as returned by :func:`voted_perceptron` or
+        :func:`multiclass_voted_perceptron` (or a naive list with ``votes`` all 1).
+    c : ndarray of shape (K + 1,) or (K + 1, n_classes)
+        Their biases.
+    votes : ndarray of shape (K + 1,)
+        Their non-negative numbers of votes ``m_k``.
+    X : ndarray of shape (n_rows, n_features) or sparse matrix
+        Rows to predict.
+    rule : {"vote", "average", "last", "random"}
+        ``"vote"``: seed 000's majority vote. Binary:
+        ``sign(sum_k m_k sign(v_k.x + c_k))`` with ``sign(s) = -1`` for ``s <= 0``,
+        a total of exactly 0 predicting ``-1``; multiclass: model ``k`` gives ``m_k``
+        votes to its argmax class, the class with most votes wins.
+        ``"average"``: seed 004's "deterministic approximation", the sign (binary) or
+        argmax (multiclass) of ``sum_k m_k (v_k.x + c_k)``.
+        ``"last"``: the last model ``v_K`` alone (the vanilla perceptron).
+        ``"random"``: seed 004's "pick a v_k at random according to m_k/m", drawn
+        independently for each row, in row order, as
+        ``rs.choice(len(votes), p=votes / votes.sum())`` with
+        ``rs = np.random.RandomState(random_state)``.
+    random_state : int or None, default=None
+        Seed for ``rule="random"``; ignored otherwise.
+
+    Returns
+    -------
+    predictions : ndarray of int of shape (n_rows,)
+        ``+1`` / ``-1`` (binary) or class codes (multiclass).
+
+    Examples
+    --------
+    >>> V = np.array([[0.0], [1.0], [-1.0]])  # scores 0, x, -x
+    >>> c = np.zeros(3)
+    >>> votes = np.array([0, 2, 1])
+    >>> X = np.array([[1.0], [-1.0], [0.0]])
+    >>> vote_predict(V, c, votes, X, "vote").tolist()  # 2 - 1 = 1; -2 + 1; -2 - 1
+    [1, -1, -1]
+    >>> vote_predict(V, c, votes, X, "last").tolist()
+    [-1, 1, -1]
+    """
+    V = np.asarray(V, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    votes = np.asarray(votes)
+    X = _as_matrix(X)
+    if rule not in ("vote", "average", "last", "random"):
+        raise ValueError(f"rule must be 'vote', 'average', 'last' or 'random', got {rule!r}")
+    if V.ndim not in (2, 3) or c.shape != V.shape[:-1] or votes.shape != V.shape[:1]:
+        raise ValueError(f"inconsistent shapes V {V.shape}, c {c.shape}, votes {votes.shape}")
+    if len(votes) == 0 or np.any(votes < 0):
+        raise ValueError("votes must be a non-empty array of non-negative numbers")
+    if V.shape[-1] != X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features, the models {V.shape[-1]}")
+    multiclass = V.ndim == 3
+    if rule == "random":
+        if votes.sum() <= 0:
+            raise ValueError("rule='random' needs at least one vote")
+        rs = np.random.RandomState(random_state)
+        p = votes / votes.sum()
+    predictions = np.zeros(X.shape[0], dtype=np.int64)
+    for r in range(X.shape[0]):
+        x = _row(X, r)
+        scores = V @ x + c  # (K + 1,) or (K + 1, n_classes): one row per model
+        if rule == "vote" and multiclass:
+            tally = np.zeros(V.shape[1])
+            for k in range(len(votes)):
+                tally[int(np.argmax(scores[k]))] += votes[k]
+            predictions[r] = int(np.argmax(tally))  # ties: lowest class index
+        elif rule == "vote":
+            total = 0
+            for k in range(len(votes)):
+                total = total + votes[k] * _sign(scores[k])
+            predictions[r] = _sign(total)
+        elif rule == "average" and multiclass:
+            predictions[r] = int(np.argmax(votes @ scores))
+        elif rule == "average":
+            predictions[r] = _sign(votes @ scores)
+        else:
+            k = len(votes) - 1 if rule == "last" else rs.choice(len(votes), p=p)
+            predictions[r] = int(np.argmax(scores[k])) if multiclass else _sign(scores[k])
+    return predictions
+
+
+# --------------------------------------------------------------------------- kernel (dual)
+
+
+def _as_kernel(K: np.ndarray | sp.spmatrix | sp.sparray) -> np.ndarray:
+    """A kernel matrix as a dense 2-D float64 ndarray."""
+    K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+    if K.ndim != 2:
+        raise ValueError(f"a kernel matrix must be 2-D, got shape {K.shape}")
+    return K
+
+
+def _as_gram(K_train: np.ndarray, n_samples: int) -> np.ndarray:
+    K = _as_kernel(K_train)
+    if K.shape != (n_samples, n_samples):
+        raise ValueError(f"K_train must have shape {(n_samples, n_samples)}, got {K.shape}")
+    return K
+
+
+def dual_kernel_perceptron(
+    K_train: np.ndarray, y: np.ndarray, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, float, list[int]]:
+    """Dual (kernel) binary perceptron on a precomputed Gram matrix.
+
+    The textbook dual form of :func:`perceptron` (seed 003's ``w = w + y x`` on a
+    mistake, seed 002's bias): since every update adds ``y_t x_t``, the weights are
+    ``w = sum_i alpha_i x_i`` with ``alpha_i`` the signed number of updates on example
+    ``i``, and ``w.x_t = sum_i alpha_i K[i, t]`` with ``K[i, t] = x_i.x_t`` or any
+    other kernel ``phi(x_i).phi(x_t)``.
+
+    Parameters
+    ----------
+    K_train : ndarray of shape (n_samples, n_samples)
+        The Gram matrix ``K[i, t] = k(x_i, x_t)``.
+    y : ndarray of shape (n_samples,)
+        Labels in ``{+1, -1}``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, see :func:`epoch_orders`.
+
+    Returns
+    -------
+    alpha : ndarray of shape (n_samples,)
+        ``alpha[i]``: the signed count of updates on example ``i`` (``+1`` for each
+        update with ``y_i = +1``, ``-1`` for each with ``y_i = -1``), as floats.
+    b : float
+        The bias, ``alpha.sum()``.
+    mistakes : list of int
+        Number of mistakes (= updates) in each epoch.
+
+    Notes
+    -----
+    The score of example ``t`` is ``sum_i alpha[i] K[i, t] + b``; a mistake is
+    ``y_t * score <= 0``, after which ``alpha[t] += y_t; b += y_t``. With the linear
+    kernel ``K = X X^T`` this is :func:`perceptron` exactly (same mistakes,
+    ``w = alpha @ X``, same ``b``). The bias is a separate learned constant, as the
+    weight of a constant feature equal to 1 would be, on top of whatever constant the
+    kernel itself contains (e.g. the ``+ 1`` of ``(x.x' + 1)^2``).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> alpha, b, mistakes = dual_kernel_perceptron(X @ X.T, y, epoch_orders(4, 1))
+    >>> alpha.tolist(), b, mistakes, (alpha @ X).tolist()  # perceptron's w, b
+    ([1.0, -1.0, 0.0, -1.0], -1.0, [3], [2.0, 1.0])
+    """
+    y = _binary_labels(y)
+    K = _as_gram(K_train, len(y))
+    alpha = np.zeros(len(y))
+    b = 0.0
+    mistakes = []
+    for order in _as_orders(orders):
+        n_mistakes = 0
+        for t in order:
+            score = alpha @ K[:, t] + b
+            if y[t] * score <= 0:
+                alpha[t] = alpha[t] + y[t]
+                b = b + y[t]
+                n_mistakes += 1
+        mistakes.append(n_mistakes)
+    return alpha, float(b), mistakes
+
+
+def dual_voted_perceptron(
+    K_train: np.ndarray, y: np.ndarray, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Kernel voted perceptron: the update sequence and the votes of every model.
+
+    The run of :func:`dual_kernel_perceptron` with seed 004's voted bookkeeping. A
+    kernel voted perceptron cannot store ``v_k``; it stores the ``j``-th update's
+    example ``i_j`` and sign ``y_j``, so that ``v_k = sum_{j <= k} y_j phi(x_{i_j})``.
+
+    Parameters
+    ----------
+    K_train : ndarray of shape (n_samples, n_samples)
+        The Gram matrix ``K[i, t] = k(x_i, x_t)``.
+    y : ndarray of shape (n_samples,)
+        Labels in ``{+1, -1}``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    update_examples : ndarray of int of shape (K,)
+        ``i_1, ..., i_K``: the example index of each update, in order.
+    update_signs : ndarray of shape (K,)
+        ``y_1, ..., y_K``: the label (``+1.0`` / ``-1.0``) of each update.
+    votes : ndarray of int of shape (K + 1,)
+        ``m_0, ..., m_K`` as in :func:`voted_perceptron`; ``votes.sum() == N``.
+    b_seq : ndarray of shape (K + 1,)
+        The biases ``b_k = sum_{j <= k} y_j`` of ``v_0, ..., v_K`` (``b_0 = 0``).
+
+    Notes
+    -----
+    Mistake rule ``y_t (sum_i alpha_i K[i, t] + b) <= 0`` with the current ``alpha``.
+    Score new rows with :func:`dual_vote_scores`. With ``K = X X^T``,
+    ``votes`` and ``b_seq`` equal :func:`voted_perceptron`'s ``votes`` and ``c``, and
+    ``V[k] = sum_{j <= k} update_signs[j - 1] X[update_examples[j - 1]]``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> ex, signs, votes, b_seq = dual_voted_perceptron(X @ X.T, y, epoch_orders(4, 1))
+    >>> ex.tolist(), signs.tolist(), votes.tolist(), b_seq.tolist()
+    ([0, 1, 3], [1.0, -1.0, -1.0], [0, 1, 2, 1], [0.0, 1.0, 0.0, -1.0])
+    """
+    y = _binary_labels(y)
+    K = _as_gram(K_train, len(y))
+    alpha = np.zeros(len(y))  # the current model v_k in dual form
+    b = 0.0
+    update_examples = []
+    update_signs = []
+    votes = [0]  # m_0
+    b_seq = [0.0]
+    for order in _as_orders(orders):
+        for t in order:
+            score = alpha @ K[:, t] + b
+            if y[t] * score <= 0:
+                alpha[t] = alpha[t] + y[t]
+                b = b + y[t]
+                update_examples.append(t)
+                update_signs.append(y[t])
+                votes.append(1)  # m_{k+1} <- 1
+                b_seq.append(b)
+            else:
+                votes[-1] = votes[-1] + 1
+    return (
+        np.array(update_examples, dtype=np.intp),
+        np.array(update_signs, dtype=np.float64),
+        np.array(votes, dtype=np.int64),
+        np.array(b_seq),
+    )
+
+
+def dual_vote_scores(
+    K_test_train: np.ndarray,
+    update_examples: np.ndarray,
+    update_signs: np.ndarray,
+    votes: np.ndarray,
+) -> np.ndarray:
+    """Scores of every intermediate model ``v_0, ..., v_K`` of a kernel voted perceptron.
+
+    For a row ``x``, ``score_0 = 0`` and ``score_k = score_{k-1} + y_k (K(x_{i_k}, x) +
+    1)``: one kernel evaluation per update, the prefix sums giving all ``K + 1`` scores
+    in ``O(K)``. The ``+ 1`` is the bias as a constant feature: ``sum_{j <= k} y_j`` is
+    ``b_seq[k]`` of :func:`dual_voted_perceptron`.
+
+    Parameters
+    ----------
+    K_test_train : ndarray of shape (n_rows, n_samples)
+        ``K_test_train[r, i] = k(x_r, x_i)`` between the rows to score and the training
+        examples.
+    update_examples : ndarray of int of shape (K,)
+        From :func:`dual_voted_perceptron`.
+    update_signs : ndarray of shape (K,)
+        From :func:`dual_voted_perceptron`.
+    votes : ndarray of shape (K + 1,)
+        From :func:`dual_voted_perceptron`; only its length is used (checked against
+        ``K + 1``).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_rows, K + 1)
+        ``scores[r, k]`` is the score of model ``v_k`` on row ``r``.
+
+    Notes
+    -----
+    With the linear kernel ``K_test_train = X_test X^T``, ``scores[r, k]`` equals
+    ``V[k] @ X_test[r] + c[k]`` for ``V, c`` of :func:`voted_perceptron` on the same
+    run. The binary rules of :func:`vote_predict` apply to the scores unchanged, e.g.
+    ``"vote"``: ``sum_k votes[k] * (1 if scores[r, k] > 0 else -1) > 0``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> ex, signs, votes, _ = dual_voted_perceptron(X @ X.T, y, epoch_orders(4, 1))
+    >>> x = np.array([[1.0, 1.0]])
+    >>> dual_vote_scores(x @ X.T, ex, signs, votes).tolist()  # v_k.x + c_k
+    [[0.0, 2.0, 0.0, 2.0]]
+    """
+    K = _as_kernel(K_test_train)
+    update_examples = np.asarray(update_examples, dtype=np.intp).ravel()
+    update_signs = np.asarray(update_signs, dtype=np.float64).ravel()
+    if len(update_signs) != len(update_examples) or len(votes) != len(update_examples) + 1:
+        raise ValueError("need K update examples, K update signs and K + 1 votes")
+    scores = np.zeros((K.shape[0], len(update_examples) + 1))
+    for r in range(K.shape[0]):
+        score = 0.0  # v_0 = 0, b_0 = 0
+        for j in range(len(update_examples)):
+            score = score + update_signs[j] * (K[r, update_examples[j]] + 1.0)
+            scores[r, j + 1] = score
+    return scores

@@ -1,0 +1,629 @@
+"""The voted perceptron of Freund & Schapire (1999), with kernels.
+
+The model is the perceptron's *update sequence* (seed 000's improved voted perceptron):
+which training examples were mistakes, with their sign or classes, and how many examples
+each intermediate model survived (its votes). Weight vectors are never stored: the
+examples that caused updates (the support vectors) are, once each, and every intermediate
+model's score on a new point is a prefix sum of kernel values between that point and the
+support vectors (:mod:`perceptrons._kernels.voted`).
+
+Training is the online dual perceptron, exact, computed one block of examples at a time:
+one BLAS kernel product scores a whole block under the model as it stood when the block
+began; a compiled loop then walks the block in order, adding the updates made inside it.
+When several epochs run, the kernel columns of support vectors over the training set are
+cached (within ``cache_size`` megabytes), so later epochs gather instead of recompute.
+The n×n Gram matrix of the training data is never formed (unless passed precomputed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from perceptrons import _params as rules
+from perceptrons._kernels import voted as _voted
+
+_RULES = {
+    "vote": _voted.RULE_VOTE,
+    "average": _voted.RULE_AVERAGE,
+    "last": _voted.RULE_LAST,
+    "random": _voted.RULE_RANDOM,
+}
+# Kernel blocks are bounded to about this many float64 values at prediction time.
+_PREDICT_BLOCK_VALUES = 2**24
+
+
+class _Growable:
+    """A 2-D float or int array that grows along its first axis by doubling."""
+
+    def __init__(self, n_columns: int, dtype: Any) -> None:
+        self._data = np.zeros((16, n_columns), dtype=dtype)
+        self.size = 0
+
+    def append(self, rows: np.ndarray) -> None:
+        needed = self.size + rows.shape[0]
+        if needed > self._data.shape[0]:
+            capacity = max(needed, 2 * self._data.shape[0])
+            grown = np.zeros((capacity, *self._data.shape[1:]), dtype=self._data.dtype)
+            grown[: self.size] = self._data[: self.size]
+            self._data = grown
+        self._data[self.size : needed] = rows
+        self.size = needed
+
+    @property
+    def view(self) -> np.ndarray:
+        return self._data[: self.size]
+
+
+class _SupportStore:
+    """The support vectors: rows of X (dense or CSR), or training indices (precomputed)."""
+
+    def __init__(self, sparse: bool, n_features: int, precomputed: bool) -> None:
+        self.sparse, self.precomputed = sparse, precomputed
+        self._dense = None if (sparse or precomputed) else _Growable(n_features, np.float64)
+        self._indices = _Growable(1, np.int64) if precomputed else None
+        self._chunks: list[sp.csr_matrix] = []
+        self._n_features = n_features
+        self.size = 0
+
+    def append(self, rows, indices: np.ndarray) -> None:
+        if self.precomputed:
+            self._indices.append(indices[:, np.newaxis])
+        elif self.sparse:
+            self._chunks.append(sp.csr_matrix(rows, dtype=np.float64))
+        else:
+            self._dense.append(np.asarray(rows, dtype=np.float64))
+        self.size += len(indices)
+
+    def matrix(self, start: int = 0):
+        """Support vectors ``start:`` as a matrix (or their training indices)."""
+        if self.precomputed:
+            return self._indices.view[start:, 0]
+        if not self.sparse:
+            return self._dense.view[start:]
+        if len(self._chunks) > 1:  # consolidate, so later calls slice one matrix
+            self._chunks = [sp.vstack(self._chunks, format="csr")]
+        if not self._chunks:
+            return sp.csr_matrix((0, self._n_features))
+        return self._chunks[0][start:]
+
+
+@dataclass
+class _CallState:
+    """What one ``fit`` (over all its epochs) or one ``partial_fit`` call keeps.
+
+    ``example_support`` maps the call's example indices to support ids (-1: none yet);
+    ``slack`` is the Δ trick's per-example term (size 0 when ``delta == 0``);
+    ``cache`` holds kernel columns of support vectors over the call's examples.
+    """
+
+    example_support: np.ndarray
+    slack: np.ndarray
+    cache: np.ndarray | None = None
+    max_cached: int = 0
+
+
+class VotedPerceptron(ClassifierMixin, BaseEstimator):
+    """The voted perceptron (Freund & Schapire 1999), with kernels, binary and multiclass.
+
+    Trains the perceptron online (in the dual form, so any kernel works) and keeps every
+    intermediate model, each with its votes: the number of training examples it survived.
+    Prediction combines them by ``prediction``.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="linear"
+        ``"poly"`` is ``(gamma·<x, x'> + coef0) ** degree``, ``"rbf"`` is
+        ``exp(-gamma·||x - x'||²)``. A callable takes two matrices and returns their kernel
+        matrix. With ``"precomputed"``, ``fit`` takes the Gram matrix of the training data
+        and prediction the kernel between the new points (rows) and the training points.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``"poly"`` and ``"rbf"``: ``"scale"`` is
+        ``1 / (n_features · X.var())`` of the first training data, ``"auto"`` is
+        ``1 / n_features``.
+    coef0 : float, default=1.0
+        Constant term of the polynomial kernel (Freund & Schapire use ``(1 + <x, x'>)^d``).
+    prediction : {"vote", "average", "last", "random"}, default="vote"
+        ``"vote"``: every intermediate model votes with its survival count (binary: for
+        the sign of its score; multiclass: for its own argmax class, ties to the lowest
+        class) and the most voted class wins (ties to the lowest class; a binary tie
+        predicts ``classes_[0]``). ``"average"``: the survival-weighted mean of the
+        models' scores, which is the averaged perceptron. ``"last"``: the final model,
+        which is the vanilla perceptron. ``"random"``: for each point, one model drawn
+        with probability proportional to its votes (seed 004), reproducible from
+        ``random_state``. With ``multiclass="ovr"`` each class's binary sequence is
+        reduced by the rule and the class with the highest value wins.
+    multiclass : {"native", "ovr"}, default="native"
+        ``"native"``: one sequence of multiclass updates (on a mistake, ``+x`` to the gold
+        class and ``-x`` to the predicted one). ``"ovr"``: one binary voted perceptron per
+        class, trained in the same pass and sharing every kernel evaluation, as Freund &
+        Schapire ran MNIST.
+    max_epochs : int, default=10
+        Passes over the training data in ``fit``.
+    shuffle : bool, default=True
+        A fresh random order every epoch, drawn from ``random_state``.
+    fit_intercept : bool, default=True
+        Learn a bias, as the weight of a constant feature of value 1.
+    delta : float, default=0.0
+        The Δ trick (seed 004): train as if each training example had its own extra
+        feature of value ``delta``; it never enters prediction. Each ``partial_fit`` call
+        treats its batch as new examples.
+    batch_size : int, default=512
+        Examples scored together by one kernel product during training. Any value gives
+        the same model; it only trades BLAS efficiency against in-block work.
+    cache_size : float, default=256
+        Megabytes for caching the kernel columns of support vectors over the training
+        set between epochs of ``fit``; 0 disables the cache.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling and the ``"random"`` prediction rule.
+    verbose : int, default=0
+        Print one line per epoch.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
+    support_vectors_ : ndarray or sparse matrix of shape (n_support, n_features)
+        The training examples that caused updates, once each. With
+        ``kernel="precomputed"``, ``support_`` holds their training indices instead.
+    n_updates_ : int
+        Length of the update sequence (for ``"ovr"``, over every class).
+    intercept_ : ndarray of shape (n_columns,)
+        The final model's biases (one column for binary problems).
+    history_ : list of dict
+        One record per epoch: ``epoch``, ``mistakes`` (updates made), ``examples``,
+        ``support_vectors``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from perceptrons import VotedPerceptron
+    >>> X, y = load_digits(return_X_y=True)
+    >>> vp = VotedPerceptron(kernel="poly", degree=2, max_epochs=3, random_state=0)
+    >>> vp = vp.fit(X[:1000], y[:1000])
+    >>> round(vp.score(X[1000:], y[1000:]), 3)  # every intermediate model votes
+    0.913
+    >>> round(vp.set_params(prediction="last").score(X[1000:], y[1000:]), 3)
+    0.867
+    """
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "kernel": rules.either(
+            rules.one_of("linear", "poly", "rbf", "precomputed"), rules.callable_()
+        ),
+        "degree": rules.integer(1),
+        "gamma": rules.either(rules.one_of("scale", "auto"), rules.real(0.0, inclusive=False)),
+        "coef0": rules.finite_real(),
+        "prediction": rules.one_of(*_RULES),
+        "multiclass": rules.one_of("native", "ovr"),
+        "max_epochs": rules.integer(1),
+        "shuffle": rules.boolean(),
+        "fit_intercept": rules.boolean(),
+        "delta": rules.real(0.0),
+        "batch_size": rules.integer(1),
+        "cache_size": rules.real(0.0),
+        "random_state": rules.random_state(),
+        "verbose": rules.integer(0),
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel: str | Callable = "linear",
+        degree: int = 3,
+        gamma: str | float = "scale",
+        coef0: float = 1.0,
+        prediction: str = "vote",
+        multiclass: str = "native",
+        max_epochs: int = 10,
+        shuffle: bool = True,
+        fit_intercept: bool = True,
+        delta: float = 0.0,
+        batch_size: int = 512,
+        cache_size: float = 256,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.prediction = prediction
+        self.multiclass = multiclass
+        self.max_epochs = max_epochs
+        self.shuffle = shuffle
+        self.fit_intercept = fit_intercept
+        self.delta = delta
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
+        """Train for ``max_epochs`` passes over ``(X, y)``, starting from scratch.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data, or the (n_samples, n_samples) Gram matrix when
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two distinct values.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        rules.validate(self, self._rules)
+        X, y = self._validate_input(X, y, reset=True)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "kernel='precomputed' needs the square Gram matrix of the training data in "
+                f"fit, got shape {X.shape}."
+            )
+        self._start(X, y, classes=None)
+        rng = self._rng = check_random_state(self.random_state)
+        targets = self._targets(y)
+        call = self._new_call(X, cache=self.max_epochs > 1)
+        self.history_ = []
+        for epoch in range(self.max_epochs):
+            order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
+            self._run_epoch(X, targets, order, call)
+            if epoch + 1 < self.max_epochs:
+                self._fill_cache(X, call)
+        return self
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> VotedPerceptron:
+        """Run one epoch over ``(X, y)``, extending the update sequence.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the model will ever see; needed on the first call unless that
+            batch holds them all.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = getattr(self, "_support", None) is None
+        if first_call:
+            rules.validate(self, self._rules)
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "partial_fit is not available with kernel='precomputed': the Gram matrix "
+                "of one batch does not index the support vectors of another."
+            )
+        X, y = self._validate_input(X, y, reset=first_call)
+        if first_call:
+            self._start(X, y, classes=classes, incremental=True)
+            self._rng = check_random_state(self.random_state)
+            self.history_ = []
+        elif classes is not None and not np.array_equal(
+            np.unique(np.asarray(classes)), self.classes_
+        ):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()!r} differs from the classes of "
+                f"the first call, {self.classes_.tolist()!r}."
+            )
+        rows = np.arange(X.shape[0])
+        order = self._rng.permutation(rows) if self.shuffle else rows
+        self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False))
+        return self
+
+    def _validate_input(self, X, y, *, reset: bool):
+        X, y = validate_data(
+            self, X, y, reset=reset, accept_sparse="csr", dtype=(np.float64, np.float32)
+        )
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        return X, y
+
+    def _start(self, X, y, classes, *, incremental: bool = False) -> None:
+        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if labels.shape[0] < 2:
+            hint = (
+                " Pass every label with classes=... on the first partial_fit call."
+                if incremental and classes is None
+                else ""
+            )
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes, but there is only "
+                f"{labels.shape[0]} class: {labels.tolist()!r}.{hint}"
+            )
+        self.classes_ = labels
+        self._native = labels.shape[0] > 2 and self.multiclass == "native"
+        n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
+        precomputed = self.kernel == "precomputed"
+        self._support = _SupportStore(sp.issparse(X), X.shape[1], precomputed)
+        self._alpha = _Growable(n_columns, np.float64)
+        self._bias = np.zeros(n_columns)
+        # One row per update: (global position, support id, column or gold, sign or predicted)
+        self._updates = _Growable(4, np.int64)
+        self._n_seen = 0
+        self._gamma = self._resolve_gamma(X)
+
+    def _resolve_gamma(self, X) -> float:
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto" or self.kernel in ("linear", "precomputed"):
+            return 1.0 / X.shape[1]
+        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
+        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+
+    def _targets(self, y) -> np.ndarray:
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, self.classes_.shape[0] - 1)
+        unseen = self.classes_[codes] != y
+        if np.any(unseen):
+            raise ValueError(
+                f"y contains labels never declared to {type(self).__name__}: "
+                f"{sorted(set(np.asarray(y)[unseen].tolist()))!r}; known classes are "
+                f"{self.classes_.tolist()!r} (pass classes= to the first partial_fit call)."
+            )
+        if self._native:
+            return codes.astype(np.int64)
+        if self.classes_.shape[0] == 2:
+            return np.where(codes == 1, 1.0, -1.0)[:, np.newaxis]
+        signs = -np.ones((len(codes), self.classes_.shape[0]))
+        signs[np.arange(len(codes)), codes] = 1.0
+        return signs
+
+    def _gram(self, A, B) -> np.ndarray:
+        """Kernel matrix between the rows of A and B (B: support vectors or indices)."""
+        if self.kernel == "precomputed":
+            return np.asarray(A[:, B].toarray() if sp.issparse(A) else A[:, B])
+        if callable(self.kernel):
+            gram = np.asarray(self.kernel(A, B), dtype=np.float64)
+            if gram.shape != (A.shape[0], B.shape[0]):
+                raise ValueError(
+                    f"the kernel callable returned shape {gram.shape} for inputs with "
+                    f"{A.shape[0]} and {B.shape[0]} rows; expected "
+                    f"{(A.shape[0], B.shape[0])}."
+                )
+            return gram
+        if self.kernel == "linear":
+            return linear_kernel(A, B, dense_output=True)
+        if self.kernel == "poly":
+            return polynomial_kernel(A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
+        return rbf_kernel(A, B, gamma=self._gamma)
+
+    def _new_call(self, X, *, cache: bool) -> _CallState:
+        n_columns = self._bias.shape[0]
+        slack_rows = X.shape[0] if self.delta > 0 else 0
+        call = _CallState(
+            example_support=np.full(X.shape[0], -1, dtype=np.int64),
+            slack=np.zeros((slack_rows, n_columns)),
+        )
+        if cache and self.kernel != "precomputed" and self.cache_size > 0:
+            call.cache = np.zeros((X.shape[0], 0))
+            call.max_cached = int(self.cache_size * 2**20 / 8 / X.shape[0])
+        return call
+
+    def _fill_cache(self, X, call: _CallState) -> None:
+        """Add the kernel columns of new support vectors, while the budget allows."""
+        if call.cache is None:
+            return
+        have = call.cache.shape[1]
+        room = min(self._support.size, call.max_cached) - have
+        if room > 0:
+            new_support = self._support.matrix(have)[:room]
+            call.cache = np.hstack([call.cache, self._gram(X, new_support)])
+
+    def _base_scores(self, X, rows: np.ndarray, call: _CallState) -> np.ndarray:
+        """Scores of the block's examples under the model as it stands (no bias)."""
+        alpha = self._alpha.view
+        base = np.zeros((len(rows), alpha.shape[1]))
+        cached = 0 if call.cache is None else call.cache.shape[1]
+        if cached:
+            base += call.cache[rows] @ alpha[:cached]
+        if self._support.size > cached:
+            base += self._gram(X[rows], self._support.matrix(cached)) @ alpha[cached:]
+        return base
+
+    def _run_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> None:
+        n_columns = self._bias.shape[0]
+        bias_sq = 1.0 if self.fit_intercept else 0.0
+        delta_sq = float(self.delta) ** 2
+        kernel = _voted.dual_block_native if self._native else _voted.dual_block_binary
+        mistakes = 0
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            base = self._base_scores(X, rows, call)
+            block = X[rows]
+            block_gram = self._gram(block, rows if self.kernel == "precomputed" else block)
+            coef = np.zeros((len(rows), n_columns))
+            log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
+            n_updates = kernel(
+                base=base,
+                block_gram=np.ascontiguousarray(block_gram),
+                examples=rows,
+                targets=targets[rows],
+                bias=self._bias,
+                bias_sq=bias_sq,
+                slack=call.slack,
+                delta_sq=delta_sq,
+                coef=coef,
+                log=log,
+            )
+            self._absorb(X, rows, coef, log[:n_updates], call.example_support)
+            self._n_seen += len(rows)
+            mistakes += n_updates
+        record = {
+            "epoch": len(self.history_) + 1,
+            "mistakes": int(mistakes),
+            "examples": len(order),
+            "support_vectors": self._support.size,
+        }
+        self.history_.append(record)
+        if self.verbose:
+            print(
+                f"{type(self).__name__} epoch {record['epoch']}: {mistakes} mistakes in "
+                f"{len(order)} examples, {self._support.size} support vectors",
+                flush=True,
+            )
+
+    def _absorb(self, X, rows, coef, log, example_support) -> None:
+        """Fold one block's updates into the support set, alphas and update sequence."""
+        if log.shape[0] == 0:
+            return
+        positions = np.unique(log[:, 0])
+        examples = rows[positions]
+        new = examples[example_support[examples] < 0]
+        if new.size:
+            example_support[new] = self._support.size + np.arange(new.size)
+            self._support.append(None if self._support.precomputed else X[new], new)
+            self._alpha.append(np.zeros((new.size, coef.shape[1])))
+        support = example_support[examples]
+        self._alpha.view[support] += coef[positions]
+        self._updates.append(
+            np.column_stack(
+                [
+                    self._n_seen + log[:, 0],
+                    example_support[rows[log[:, 0]]],
+                    log[:, 1],
+                    log[:, 2],
+                ]
+            )
+        )
+
+    # ---------------------------------------------------------------- prediction
+    @property
+    def support_vectors_(self):
+        check_is_fitted(self, "classes_")
+        if self.kernel == "precomputed":
+            raise AttributeError("with kernel='precomputed' the support vectors are support_")
+        return self._support.matrix()
+
+    @property
+    def support_(self) -> np.ndarray:
+        check_is_fitted(self, "classes_")
+        if self.kernel != "precomputed":
+            raise AttributeError("support_ is defined for kernel='precomputed' only")
+        return self._support.matrix()
+
+    @property
+    def n_updates_(self) -> int:
+        check_is_fitted(self, "classes_")
+        return self._updates.size
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        check_is_fitted(self, "classes_")
+        return self._bias.copy()
+
+    def _column_sequence(self, column: int):
+        """Support ids, signs and votes of one binary sequence."""
+        updates = self._updates.view
+        mine = updates[updates[:, 2] == column]
+        votes = np.diff(np.concatenate([[0], mine[:, 0], [self._n_seen]])).astype(np.float64)
+        return np.ascontiguousarray(mine[:, 1]), mine[:, 3].astype(np.float64), votes
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Decision values under the ``prediction`` rule.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples (kernel values against the training points if precomputed).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: positive predicts ``classes_[1]`` (``"vote"`` gives the vote margin
+            in [-1, 1]). Multiclass: ``"vote"`` gives each class's share of the votes.
+        """
+        check_is_fitted(self, "classes_")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
+        rule = _RULES[self.prediction]
+        rng = check_random_state(self.random_state)
+        bias_sq = 1.0 if self.fit_intercept else 0.0
+        n_columns = self._bias.shape[0]
+        out = np.zeros((X.shape[0], n_columns))
+        support = self._support.matrix()
+        rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
+        if self._native:
+            updates = self._updates.view
+            votes = np.diff(np.concatenate([[0], updates[:, 0], [self._n_seen]])).astype(float)
+            sequences = [(np.ascontiguousarray(updates[:, 1]), updates[:, 2], updates[:, 3])]
+        else:
+            sequences = [self._column_sequence(c) for c in range(n_columns)]
+        draws = [rng.random_sample(X.shape[0]) for _ in sequences]
+        for start in range(0, X.shape[0], rows_per_block):
+            stop = min(start + rows_per_block, X.shape[0])
+            gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            if self._native:
+                ids, gold, predicted = sequences[0]
+                _voted.sequence_scores_native(
+                    gram=gram,
+                    support=ids,
+                    gold=np.ascontiguousarray(gold),
+                    predicted=np.ascontiguousarray(predicted),
+                    votes=votes,
+                    bias_sq=bias_sq,
+                    rule=rule,
+                    draws=draws[0][start:stop],
+                    out=out[start:stop],
+                )
+                continue
+            for column, (ids, signs, column_votes) in enumerate(sequences):
+                block_out = np.empty(stop - start)
+                _voted.sequence_scores_binary(
+                    gram=gram,
+                    support=ids,
+                    signs=signs,
+                    votes=column_votes,
+                    bias_sq=bias_sq,
+                    rule=rule,
+                    draws=draws[column][start:stop],
+                    out=block_out,
+                )
+                out[start:stop, column] = block_out
+        return out[:, 0] if n_columns == 1 else out
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predict a label for each sample under the ``prediction`` rule.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, drawn from ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]

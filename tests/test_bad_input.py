@@ -100,6 +100,11 @@ def test_predict_rejects_nan_and_unfitted(cls):
         ("n_iter_no_change", 0),
         ("random_state", "seed"),
         ("verbose", -1),
+        ("delta", -1),
+        ("delta", float("nan")),
+        ("delta", float("inf")),
+        ("delta", "x"),
+        ("delta", True),
     ],
 )
 def test_bad_hyperparameters_are_named(cls, parameter, value):

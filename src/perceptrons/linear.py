@@ -9,6 +9,7 @@ stopping, verbosity and ``history_`` cost nothing inside the kernels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,6 +28,18 @@ from perceptrons import _params as rules
 # the kernels are compiled for both, so no copy is made.
 _FLOAT_DTYPES = (np.float64, np.float32)
 
+# An empty mistake log: the kernels then log nothing, at no cost.
+_NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
+
+
+def _non_negative_real(value: Any) -> bool:
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool | np.bool_)
+        and bool(np.isfinite(value))
+        and value >= 0
+    )
+
 
 @dataclass
 class _TrainingState:
@@ -35,11 +48,15 @@ class _TrainingState:
     ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
     (see :mod:`perceptrons._kernels.linear`); binary models keep a single column as a
     1-D array. ``count`` is the number of examples seen over all epochs and calls.
+    ``slack`` holds the weights of the Δ trick's per-example features for the examples
+    of the last ``fit`` (one row per example, empty until a ``fit`` with ``delta > 0``);
+    a warm-started ``fit`` on as many examples continues from it.
     """
 
     weights: np.ndarray
     aux: np.ndarray
     count: int = 0
+    slack: np.ndarray | None = None
 
     @classmethod
     def zeros(cls, n_features: int, n_columns: int, average: bool) -> _TrainingState:
@@ -69,6 +86,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         "n_iter_no_change": rules.integer(1),
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
+        "delta": rules.Rule("a finite float >= 0", _non_negative_real),
     }
 
     def __init__(
@@ -83,6 +101,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         n_iter_no_change: int = 5,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
+        delta: float = 0.0,
     ) -> None:
         self.max_epochs = max_epochs
         self.shuffle = shuffle
@@ -93,6 +112,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.delta = delta
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -136,11 +156,12 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             train_rows = np.sort(train_rows)
             validation = (X[held_out], y[held_out])
 
+        slack = self._fit_slack(X.shape[0])
         best_score, epochs_without_gain = -np.inf, 0
         self.n_iter_ = 0
         for _ in range(self.max_epochs):
             order = rng.permutation(train_rows) if self.shuffle else train_rows
-            mistakes = self._run_epoch(X, codes, order)
+            mistakes = self._run_epoch(X, codes, order, slack)
             self.n_iter_ += 1
             record: dict[str, Any] = {"mistakes": mistakes, "examples": len(order)}
             if validation is not None:
@@ -203,7 +224,8 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         codes = self._encode(y)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
-        mistakes = self._run_epoch(X, codes, order)
+        # The batch holds new examples: their own Δ features start from zero.
+        mistakes = self._run_epoch(X, codes, order, self._new_slack(X.shape[0]))
         self.n_iter_ = 1
         self._log({"mistakes": mistakes, "examples": len(order)})
         self._publish()
@@ -264,7 +286,22 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             return np.where(codes == 1, 1.0, -1.0)
         return codes.astype(np.int64)
 
-    def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray) -> int:
+    def _new_slack(self, n_samples: int) -> np.ndarray:
+        """Zero weights for the Δ features of ``n_samples`` examples (empty if Δ = 0)."""
+        columns = self._state.weights.shape[1:]
+        return np.zeros((n_samples if self.delta > 0 else 0, *columns))
+
+    def _fit_slack(self, n_samples: int) -> np.ndarray:
+        """The Δ features of ``fit``'s examples: kept over its epochs and, with
+        ``warm_start``, over later calls on as many examples; fresh otherwise."""
+        state = self._state
+        if self.delta == 0:
+            return self._new_slack(n_samples)
+        if state.slack is None or state.slack.shape[0] != n_samples:
+            state.slack = self._new_slack(n_samples)
+        return state.slack
+
+    def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray, slack: np.ndarray) -> int:
         state = self._state
         multiclass = state.weights.ndim == 2
         common = {
@@ -272,9 +309,11 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             "order": np.ascontiguousarray(order, dtype=np.int64),
             "weights": state.weights,
             "aux": state.aux,
+            "slack": slack,
+            "mistake_log": _NO_MISTAKE_LOG,
             "count": state.count,
             "bias_feature": 1.0 if self.fit_intercept else 0.0,
-            "average": self._average,
+            "delta": float(self.delta),
         }
         if sp.issparse(X):
             kernel = _kernels.multiclass_epoch_csr if multiclass else _kernels.binary_epoch_csr
@@ -378,6 +417,17 @@ _SHARED_PARAMETERS = """
         is the ``e``-th ``permutation`` drawn from ``check_random_state(random_state)``.
     verbose : int, default=0
         Print one line per epoch.
+    delta : float, default=0.0
+        The Δ trick (seed 004), which lets the perceptron converge on data that no
+        hyperplane separates: train exactly as if every training example had one more
+        feature of its own, of value ``delta`` (``X`` becomes ``[X | delta * I]``),
+        without building those columns. A mistake on an example also updates its own
+        feature's weight, so that example alone can be fixed. Only training sees these
+        features: ``coef_`` and prediction use the real ones. In ``fit`` the examples
+        keep their features' weights over all epochs, and over a warm-started ``fit`` on
+        as many examples. Each ``partial_fit`` batch holds new examples, each seen once,
+        so there ``delta`` changes nothing. Costs ``n_samples`` floats of memory
+        (``n_samples * n_classes`` for multiclass); 0 turns it off.
 
     Attributes
     ----------

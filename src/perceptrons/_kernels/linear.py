@@ -1,7 +1,8 @@
 """Compiled epochs of the linear perceptrons, binary and multiclass, dense and CSR.
 
 Every kernel runs one pass over the examples in ``order`` and updates, in place,
-arrays the caller allocated:
+arrays the caller allocated. The three optional arrays (``aux``, ``slack`` and
+``mistake_log``) are switched off by passing them empty, which skips all their work.
 
 ``weights``
     Binary: shape ``(n_features + 1,)``. Multiclass: shape ``(n_features + 1, n_classes)``,
@@ -12,10 +13,26 @@ arrays the caller allocated:
     bias as a feature is exactly the update ``b += y`` of the textbook algorithms.
 ``aux``
     The auxiliary vector of the averaging trick (seeds 000/001/002), same shape as
-    ``weights``, or an empty array when ``average`` is false. It accumulates every update
-    multiplied by ``count``, the number of examples seen before the one being updated on,
-    so that after ``count`` examples ``count * weights - aux`` is the sum of the weight
-    vectors after each of them and ``weights - aux / count`` their exact mean.
+    ``weights``, or an empty array for a model that is not averaged. It accumulates every
+    update multiplied by ``count``, the number of examples seen before the one being
+    updated on, so that after ``count`` examples ``count * weights - aux`` is the sum of
+    the weight vectors after each of them and ``weights - aux / count`` their exact mean.
+``slack``
+    The Δ trick (seed 004): training as if example ``i`` had one more feature of its
+    own, of value ``delta`` (``X`` becomes ``[X | delta * I]``), without building those
+    ``n_samples`` columns. Only a mistake on example ``i`` updates its own feature, and
+    only example ``i`` reads it, so its weight is one number per example (binary, shape
+    ``(n_samples,)``) or per example and class (multiclass, ``(n_samples, n_classes)``):
+    ``slack[i]`` is that weight, ``delta`` times the signed number of updates on ``i``.
+    It adds ``delta * slack[i]`` to the score after the real features, and a mistake
+    adds ``±delta`` to it: the arithmetic, and its order, of the explicitly augmented
+    matrix, so the two train identically. Empty when ``delta`` is 0. Prediction never
+    sees it.
+``mistake_log``
+    Int64, shape ``(len(order), 2)``, or ``(0, 2)`` to log nothing. The ``m``-th mistake
+    of the call (from 0) writes the position in ``order`` of the example (from 0) to
+    ``mistake_log[m, 0]`` and the predicted class code to ``mistake_log[m, 1]`` (-1 for
+    binary models); the caller reads the first ``n_mistakes`` rows.
 
 The kernels return ``(n_mistakes, count)`` with ``count`` advanced by ``len(order)``.
 They hold no Python objects and allocate only one score buffer per call (multiclass);
@@ -29,14 +46,21 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def binary_epoch_dense(X, y, order, weights, aux, count, bias_feature, average):
+def binary_epoch_dense(X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta):
     n_features = X.shape[1]
+    average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
     mistakes = 0
-    for i in order:
+    for position in range(order.shape[0]):
+        i = order[position]
         score = weights[n_features] * bias_feature
         for j in range(n_features):
             score += X[i, j] * weights[j]
+        if use_slack:
+            score += delta * slack[i]
         if y[i] * score <= 0.0:
+            if log:
+                mistake_log[mistakes, 0] = position
+                mistake_log[mistakes, 1] = -1
             mistakes += 1
             step = y[i]
             for j in range(n_features):
@@ -48,20 +72,31 @@ def binary_epoch_dense(X, y, order, weights, aux, count, bias_feature, average):
             weights[n_features] += step * bias_feature
             if average:
                 aux[n_features] += count * step * bias_feature
+            if use_slack:
+                slack[i] += step * delta
         count += 1
     return mistakes, count
 
 
 @_jit
-def binary_epoch_csr(data, indices, indptr, y, order, weights, aux, count, bias_feature, average):
+def binary_epoch_csr(
+    data, indices, indptr, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
+):
     n_features = weights.shape[0] - 1
+    average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
     mistakes = 0
-    for i in order:
+    for position in range(order.shape[0]):
+        i = order[position]
         start, end = indptr[i], indptr[i + 1]
         score = weights[n_features] * bias_feature
         for p in range(start, end):
             score += data[p] * weights[indices[p]]
+        if use_slack:
+            score += delta * slack[i]
         if y[i] * score <= 0.0:
+            if log:
+                mistake_log[mistakes, 0] = position
+                mistake_log[mistakes, 1] = -1
             mistakes += 1
             step = y[i]
             for p in range(start, end):
@@ -71,6 +106,8 @@ def binary_epoch_csr(data, indices, indptr, y, order, weights, aux, count, bias_
             weights[n_features] += step * bias_feature
             if average:
                 aux[n_features] += count * step * bias_feature
+            if use_slack:
+                slack[i] += step * delta
         count += 1
     return mistakes, count
 
@@ -86,11 +123,15 @@ def _argmax_lowest(scores):
 
 
 @_jit
-def multiclass_epoch_dense(X, y, order, weights, aux, count, bias_feature, average):
+def multiclass_epoch_dense(
+    X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
+):
     n_features, n_classes = X.shape[1], weights.shape[1]
+    average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
     scores = np.empty(n_classes)
     mistakes = 0
-    for i in order:
+    for position in range(order.shape[0]):
+        i = order[position]
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
         for j in range(n_features):
@@ -98,8 +139,14 @@ def multiclass_epoch_dense(X, y, order, weights, aux, count, bias_feature, avera
             if value != 0.0:
                 for k in range(n_classes):
                     scores[k] += value * weights[j, k]
+        if use_slack:
+            for k in range(n_classes):
+                scores[k] += delta * slack[i, k]
         predicted, gold = _argmax_lowest(scores), y[i]
         if predicted != gold:
+            if log:
+                mistake_log[mistakes, 0] = position
+                mistake_log[mistakes, 1] = predicted
             mistakes += 1
             for j in range(n_features):
                 value = X[i, j]
@@ -114,18 +161,23 @@ def multiclass_epoch_dense(X, y, order, weights, aux, count, bias_feature, avera
             if average:
                 aux[n_features, predicted] -= count * bias_feature
                 aux[n_features, gold] += count * bias_feature
+            if use_slack:
+                slack[i, predicted] -= delta
+                slack[i, gold] += delta
         count += 1
     return mistakes, count
 
 
 @_jit
 def multiclass_epoch_csr(
-    data, indices, indptr, y, order, weights, aux, count, bias_feature, average
+    data, indices, indptr, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
 ):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
     scores = np.empty(n_classes)
     mistakes = 0
-    for i in order:
+    for position in range(order.shape[0]):
+        i = order[position]
         start, end = indptr[i], indptr[i + 1]
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
@@ -133,8 +185,14 @@ def multiclass_epoch_csr(
             value, row = data[p], indices[p]
             for k in range(n_classes):
                 scores[k] += value * weights[row, k]
+        if use_slack:
+            for k in range(n_classes):
+                scores[k] += delta * slack[i, k]
         predicted, gold = _argmax_lowest(scores), y[i]
         if predicted != gold:
+            if log:
+                mistake_log[mistakes, 0] = position
+                mistake_log[mistakes, 1] = predicted
             mistakes += 1
             for p in range(start, end):
                 value, row = data[p], indices[p]
@@ -148,5 +206,8 @@ def multiclass_epoch_csr(
             if average:
                 aux[n_features, predicted] -= count * bias_feature
                 aux[n_features, gold] += count * bias_feature
+            if use_slack:
+                slack[i, predicted] -= delta
+                slack[i, gold] += delta
         count += 1
     return mistakes, count

@@ -29,7 +29,6 @@ import datetime as _dt
 import gc
 import json
 import os
-import platform
 import shlex
 import statistics
 import subprocess
@@ -41,20 +40,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba
 import numpy as np
-import scipy
-import sklearn
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.linear_model import SGDClassifier
 
 import _datasets  # benchmarks/ is sys.path[0]; it also puts src/ on sys.path if needed
+import _report
 
 BENCH_DIR = Path(__file__).resolve().parent
 
-START_MARKER = "<!-- bench_linear:start -->"
-END_MARKER = "<!-- bench_linear:end -->"
+START_MARKER, END_MARKER = _report.markers("bench_linear")
 EPOCHS = 10
 SEED = 0
 DEFAULT_OUTPUT = BENCH_DIR / "RESULTS.md"
@@ -297,40 +293,13 @@ def measure_jit() -> list[str]:
 # --------------------------------------------------------------------------- reporting
 
 
-def machine_info() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        import perceptrons
-
-        ours = getattr(perceptrons, "__version__", "?")
-    except Exception:
-        ours = "not importable"
-    return (
-        f"{platform.platform()}, {cpu or 'unknown CPU'}, {os.cpu_count()} CPUs; "
-        f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-        f"scikit-learn {sklearn.__version__}, numba {numba.__version__}, perceptrons {ours}"
-    )
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def dataset_table(run: DatasetRun) -> str:
     rows = [
         [res.label, f"{res.accuracy:.4f}", f"{res.fit:.3f}", f"{res.predict:.4f}"]
         for res in run.results.values()
     ]
-    return _md_table(["model", "test accuracy", "fit median (s)", "predict median (s)"], rows)
+    header = ["model", "test accuracy", "fit median (s)", "predict median (s)"]
+    return _report.md_table(header, rows)
 
 
 def _status(ok: bool | None) -> str:
@@ -414,7 +383,7 @@ def build_section(
     parts += [
         f"- Command: `{command}`",
         f"- Date: {started.isoformat(timespec='seconds')}",
-        f"- Machine: {machine_info()}",
+        f"- Machine: {_report.machine_info()}",
         f"- Protocol: {EPOCHS} epochs, shuffle, random_state={SEED}; median of {repeats} "
         "fit timings and of as many predict timings on the test set (a call faster than "
         f"{min_time} s is repeated until the calls add up to {min_time} s and averaged, "
@@ -445,7 +414,7 @@ def build_section(
         parts += [
             "### Ratios and targets",
             "",
-            _md_table(["data set", "ratio", "value", "target", "status"], rows),
+            _report.md_table(["data set", "ratio", "value", "target", "status"], rows),
             "",
             f"{n_met} of {n_target} targets met.",
             "",
@@ -454,28 +423,6 @@ def build_section(
     parts += [f"- {line}" for line in jit_lines] or ["- not measured"]
     parts += ["", END_MARKER]
     return "\n".join(parts)
-
-
-def write_section(path: Path, section: str) -> None:
-    """Replace (or append) the bench_linear section of ``path``, atomically."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = text.find(START_MARKER), text.find(END_MARKER)
-    if start != -1 and end > start:
-        new = text[:start] + section + text[end + len(END_MARKER) :]
-    elif text:
-        new = text.rstrip("\n") + "\n\n" + section + "\n"
-    else:
-        new = "# Benchmark results\n\n" + section + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(new)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # --------------------------------------------------------------------------- main
@@ -533,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
     specs = model_specs(args.only_sklearn)
-    print(f"bench_linear: {machine_info()}", flush=True)
+    print(f"bench_linear: {_report.machine_info()}", flush=True)
 
     runs, skipped = [], []
     for name in args.datasets:
@@ -549,7 +496,8 @@ def main(argv: list[str] | None = None) -> int:
         run = run_dataset(ds, specs, args.repeats, args.min_time)
         runs.append(run)
         print("\n" + dataset_table(run), flush=True)
-        print("\n" + _md_table(["data set", "ratio", "value", "target", "status"], ratio_rows(run)))
+        header = ["data set", "ratio", "value", "target", "status"]
+        print("\n" + _report.md_table(header, ratio_rows(run)))
 
     jit_lines: list[str] = []
     if args.only_sklearn or args.no_jit:
@@ -563,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     section = build_section(
         command, started, args.repeats, args.min_time, runs, skipped, jit_lines, args.only_sklearn
     )
-    write_section(args.output, section)
+    _report.write_section(args.output, section, "bench_linear")
     print(f"\nwrote section to {args.output}", flush=True)
     return 0
 

@@ -288,3 +288,20 @@ def test_callable_kernel_of_the_wrong_shape():
     model = VotedPerceptron(kernel=lambda A, B: np.ones((2, 2)))
     with pytest.raises(ValueError, match="kernel callable returned shape"):
         model.fit(np.eye(4), [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+@pytest.mark.parametrize("rule", RULES)
+def test_staged_scores_equal_shorter_fits(multiclass, rule):
+    rng = np.random.default_rng(6)
+    X, X_test = rng.normal(size=(40, 3)), rng.normal(size=(25, 3))
+    y = rng.integers(0, 3, size=40)
+    params = {"kernel": "poly", "degree": 2, "gamma": 0.5, "multiclass": multiclass}
+    params.update(prediction=rule, random_state=7, batch_size=6)
+    long_fit = VotedPerceptron(max_epochs=4, **params).fit(X, y)
+    staged = list(long_fit.staged_decision_function(X_test))
+    assert len(staged) == 4
+    for epochs, scores in enumerate(staged, start=1):
+        short_fit = VotedPerceptron(max_epochs=epochs, **params).fit(X, y)
+        assert_allclose(scores, short_fit.decision_function(X_test), **TOL)
+    assert_array_equal(list(long_fit.staged_predict(X_test))[-1], long_fit.predict(X_test))

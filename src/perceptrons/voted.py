@@ -17,7 +17,7 @@ The n×n Gram matrix of the training data is never formed (unless passed precomp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -370,6 +370,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         # One row per update: (global position, support id, column or gold, sign or predicted)
         self._updates = _Growable(4, np.int64)
         self._n_seen = 0
+        self._epoch_ends: list[int] = []
         self._gamma = self._resolve_gamma(X)
 
     def _resolve_gamma(self, X) -> float:
@@ -478,6 +479,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             self._absorb(X, rows, coef, log[:n_updates], call.example_support)
             self._n_seen += len(rows)
             mistakes += n_updates
+        self._epoch_ends.append(self._n_seen)
         record = {
             "epoch": len(self.history_) + 1,
             "mistakes": int(mistakes),
@@ -541,12 +543,77 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         return self._bias.copy()
 
-    def _column_sequence(self, column: int):
-        """Support ids, signs and votes of one binary sequence."""
+    def _sequences(self, n_seen: int) -> list[tuple[np.ndarray, ...]]:
+        """The update sequences of the model after its first ``n_seen`` examples.
+
+        Native: one ``(support, gold, predicted, votes)``; binary and one-vs-rest: one
+        ``(support, signs, votes)`` per column. Votes are the gaps between mistakes.
+        """
         updates = self._updates.view
-        mine = updates[updates[:, 2] == column]
-        votes = np.diff(np.concatenate([[0], mine[:, 0], [self._n_seen]])).astype(np.float64)
-        return np.ascontiguousarray(mine[:, 1]), mine[:, 3].astype(np.float64), votes
+        updates = updates[updates[:, 0] < n_seen]
+
+        def votes_of(positions):
+            return np.diff(np.concatenate([[0], positions, [n_seen]])).astype(np.float64)
+
+        if self._native:
+            columns = [np.ascontiguousarray(updates[:, k]) for k in (1, 2, 3)]
+            return [(*columns, votes_of(updates[:, 0]))]
+        sequences = []
+        for column in range(self._bias.shape[0]):
+            mine = updates[updates[:, 2] == column]
+            support = np.ascontiguousarray(mine[:, 1])
+            sequences.append((support, mine[:, 3].astype(np.float64), votes_of(mine[:, 0])))
+        return sequences
+
+    def _staged_scores(self, X, stages: list[int]) -> list[np.ndarray]:
+        """Decision values after each number of examples seen in ``stages``.
+
+        The kernel between X and the support vectors, the expensive part, is computed
+        once per block of rows and shared by every stage.
+        """
+        check_is_fitted(self, "classes_")
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
+        rule = _RULES[self.prediction]
+        bias_sq = 1.0 if self.fit_intercept else 0.0
+        n_columns = self._bias.shape[0]
+        staged = [(self._sequences(n_seen), np.zeros((X.shape[0], n_columns))) for n_seen in stages]
+        # Every stage draws the same numbers, so "random" picks coincide where models do.
+        rng = check_random_state(self.random_state)
+        draws = [rng.random_sample(X.shape[0]) for _ in range(len(staged[0][0]))]
+        support = self._support.matrix()
+        rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
+        for start in range(0, X.shape[0], rows_per_block):
+            stop = min(start + rows_per_block, X.shape[0])
+            gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            for sequences, out in staged:
+                if self._native:
+                    ids, gold, predicted, votes = sequences[0]
+                    _voted.sequence_scores_native(
+                        gram=gram,
+                        support=ids,
+                        gold=gold,
+                        predicted=predicted,
+                        votes=votes,
+                        bias_sq=bias_sq,
+                        rule=rule,
+                        draws=draws[0][start:stop],
+                        out=out[start:stop],
+                    )
+                    continue
+                for column, (ids, signs, votes) in enumerate(sequences):
+                    column_out = np.empty(stop - start)
+                    _voted.sequence_scores_binary(
+                        gram=gram,
+                        support=ids,
+                        signs=signs,
+                        votes=votes,
+                        bias_sq=bias_sq,
+                        rule=rule,
+                        draws=draws[column][start:stop],
+                        out=column_out,
+                    )
+                    out[start:stop, column] = column_out
+        return [out[:, 0] if n_columns == 1 else out for _, out in staged]
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values under the ``prediction`` rule.
@@ -563,52 +630,44 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             in [-1, 1]). Multiclass: ``"vote"`` gives each class's share of the votes.
         """
         check_is_fitted(self, "classes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
-        rule = _RULES[self.prediction]
-        rng = check_random_state(self.random_state)
-        bias_sq = 1.0 if self.fit_intercept else 0.0
-        n_columns = self._bias.shape[0]
-        out = np.zeros((X.shape[0], n_columns))
-        support = self._support.matrix()
-        rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
-        if self._native:
-            updates = self._updates.view
-            votes = np.diff(np.concatenate([[0], updates[:, 0], [self._n_seen]])).astype(float)
-            sequences = [(np.ascontiguousarray(updates[:, 1]), updates[:, 2], updates[:, 3])]
-        else:
-            sequences = [self._column_sequence(c) for c in range(n_columns)]
-        draws = [rng.random_sample(X.shape[0]) for _ in sequences]
-        for start in range(0, X.shape[0], rows_per_block):
-            stop = min(start + rows_per_block, X.shape[0])
-            gram = np.ascontiguousarray(self._gram(X[start:stop], support))
-            if self._native:
-                ids, gold, predicted = sequences[0]
-                _voted.sequence_scores_native(
-                    gram=gram,
-                    support=ids,
-                    gold=np.ascontiguousarray(gold),
-                    predicted=np.ascontiguousarray(predicted),
-                    votes=votes,
-                    bias_sq=bias_sq,
-                    rule=rule,
-                    draws=draws[0][start:stop],
-                    out=out[start:stop],
-                )
-                continue
-            for column, (ids, signs, column_votes) in enumerate(sequences):
-                block_out = np.empty(stop - start)
-                _voted.sequence_scores_binary(
-                    gram=gram,
-                    support=ids,
-                    signs=signs,
-                    votes=column_votes,
-                    bias_sq=bias_sq,
-                    rule=rule,
-                    draws=draws[column][start:stop],
-                    out=block_out,
-                )
-                out[start:stop, column] = block_out
-        return out[:, 0] if n_columns == 1 else out
+        return self._staged_scores(X, [self._n_seen])[0]
+
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[np.ndarray]:
+        """Decision values of the model as it stood after each epoch.
+
+        After epoch ``t`` of a fit of ``T`` epochs, the model is exactly the one a fit of
+        ``t`` epochs with the same ``random_state`` would give: the update sequence up
+        to the end of epoch ``t``. The kernel between X and the support vectors is
+        computed once for all epochs. ``partial_fit`` calls count as epochs.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Yields
+        ------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As :meth:`decision_function`, one array per epoch.
+        """
+        check_is_fitted(self, "classes_")
+        yield from self._staged_scores(X, list(self._epoch_ends))
+
+    def staged_predict(self, X: ArrayLike) -> Iterator[np.ndarray]:
+        """Predicted labels after each epoch (see :meth:`staged_decision_function`).
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Yields
+        ------
+        labels : ndarray of shape (n_samples,)
+            One array per epoch.
+        """
+        for scores in self.staged_decision_function(X):
+            yield self._labels(scores)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample under the ``prediction`` rule.
@@ -623,7 +682,9 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        scores = self.decision_function(X)
+        return self._labels(self.decision_function(X))
+
+    def _labels(self, scores: np.ndarray) -> np.ndarray:
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

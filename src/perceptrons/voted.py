@@ -31,6 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from perceptrons import _params as rules
+from perceptrons._kernels import linear as _linear
 from perceptrons._kernels import voted as _voted
 
 _RULES = {
@@ -162,7 +163,9 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         treats its batch as new examples.
     batch_size : int, default=512
         Examples scored together by one kernel product during training. Any value gives
-        the same model; it only trades BLAS efficiency against in-block work.
+        the same model, up to the rounding of the kernel sums (which can only matter for
+        an example whose score is an exact tie); it trades BLAS efficiency against
+        in-block work.
     cache_size : float, default=256
         Megabytes for caching the kernel columns of support vectors over the training
         set between epochs of ``fit``; 0 disables the cache.
@@ -371,6 +374,12 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self._updates = _Growable(4, np.int64)
         self._n_seen = 0
         self._epoch_ends: list[int] = []
+        # The linear kernel trains in the primal, O(nnz(x)) per example, with the same
+        # compiled epochs as Perceptron; they log the mistakes that make the sequence.
+        self._primal = self.kernel == "linear"
+        if self._primal:
+            shape = (X.shape[1] + 1, n_columns) if self._native else (n_columns, X.shape[1] + 1)
+            self._weights = np.zeros(shape)
         self._gamma = self._resolve_gamma(X)
 
     def _resolve_gamma(self, X) -> float:
@@ -420,12 +429,14 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
 
     def _new_call(self, X, *, cache: bool) -> _CallState:
         n_columns = self._bias.shape[0]
-        slack_rows = X.shape[0] if self.delta > 0 else 0
+        n_rows = X.shape[0] if self.delta > 0 else 0
+        # The primal kernels read a binary column's slack as one contiguous row.
+        primal_binary = self._primal and not self._native
         call = _CallState(
             example_support=np.full(X.shape[0], -1, dtype=np.int64),
-            slack=np.zeros((slack_rows, n_columns)),
+            slack=np.zeros((n_columns, n_rows) if primal_binary else (n_rows, n_columns)),
         )
-        if cache and self.kernel != "precomputed" and self.cache_size > 0:
+        if cache and not self._primal and self.kernel != "precomputed" and self.cache_size > 0:
             call.cache = np.zeros((X.shape[0], 0))
             call.max_cached = int(self.cache_size * 2**20 / 8 / X.shape[0])
         return call
@@ -452,6 +463,27 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         return base
 
     def _run_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> None:
+        if self._primal:
+            mistakes = self._primal_epoch(X, targets, order, call)
+        else:
+            mistakes = self._dual_epoch(X, targets, order, call)
+        self._epoch_ends.append(self._n_seen)
+        record = {
+            "epoch": len(self.history_) + 1,
+            "mistakes": int(mistakes),
+            "examples": len(order),
+            "support_vectors": self._support.size,
+        }
+        self.history_.append(record)
+        if self.verbose:
+            print(
+                f"{type(self).__name__} epoch {record['epoch']}: {mistakes} mistakes in "
+                f"{len(order)} examples, {self._support.size} support vectors",
+                flush=True,
+            )
+
+    def _dual_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> int:
+        """One epoch of the dual perceptron, a block of examples at a time."""
         n_columns = self._bias.shape[0]
         bias_sq = 1.0 if self.fit_intercept else 0.0
         delta_sq = float(self.delta) ** 2
@@ -461,7 +493,12 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             rows = order[start : start + self.batch_size]
             base = self._base_scores(X, rows, call)
             block = X[rows]
-            block_gram = self._gram(block, rows if self.kernel == "precomputed" else block)
+            # A copy, not the block itself: scikit-learn's distance code zeroes the
+            # diagonal when both arguments are one object, which would give a point's
+            # kernel with itself another rounding here than against the support set,
+            # and the model would depend on the batch size.
+            other = rows if self.kernel == "precomputed" else block.copy()
+            block_gram = self._gram(block, other)
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
             n_updates = kernel(
@@ -479,20 +516,68 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             self._absorb(X, rows, coef, log[:n_updates], call.example_support)
             self._n_seen += len(rows)
             mistakes += n_updates
-        self._epoch_ends.append(self._n_seen)
-        record = {
-            "epoch": len(self.history_) + 1,
-            "mistakes": int(mistakes),
-            "examples": len(order),
-            "support_vectors": self._support.size,
+        return mistakes
+
+    def _primal_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> int:
+        """One epoch of the linear perceptron in the primal, logging its mistakes.
+
+        The log becomes the same (position, column, sign) or (position, gold, predicted)
+        rows as the dual kernels write, so the update sequence is stored the same way.
+        """
+        bias_feature = 1.0 if self.fit_intercept else 0.0
+        sparse = sp.issparse(X)
+        data = {"data": X.data, "indices": X.indices, "indptr": X.indptr} if sparse else {"X": X}
+        common = {
+            "order": np.ascontiguousarray(order, dtype=np.int64),
+            "aux": np.zeros((0, 0)) if self._native else np.zeros(0),
+            "count": 0,
+            "bias_feature": bias_feature,
+            "delta": float(self.delta),
         }
-        self.history_.append(record)
-        if self.verbose:
-            print(
-                f"{type(self).__name__} epoch {record['epoch']}: {mistakes} mistakes in "
-                f"{len(order)} examples, {self._support.size} support vectors",
-                flush=True,
+        log = np.empty((len(order), 2), dtype=np.int64)
+        coef = np.zeros((len(order), self._bias.shape[0]))
+        if self._native:
+            kernel = _linear.multiclass_epoch_csr if sparse else _linear.multiclass_epoch_dense
+            n, _ = kernel(
+                **data,
+                **common,
+                y=targets,
+                weights=self._weights,
+                slack=call.slack if self.delta > 0 else np.zeros((0, 0)),
+                mistake_log=log,
             )
+            positions = log[:n, 0]
+            gold, predicted = targets[order[positions]], log[:n, 1]
+            coef[positions, gold] += 1.0
+            coef[positions, predicted] -= 1.0
+            entries = np.column_stack([positions, gold, predicted])
+            self._bias = self._weights[-1] * bias_feature
+        else:
+            kernel = _linear.binary_epoch_csr if sparse else _linear.binary_epoch_dense
+            parts = []
+            for column in range(self._bias.shape[0]):
+                signs = np.ascontiguousarray(targets[:, column])
+                n, _ = kernel(
+                    **data,
+                    **common,
+                    y=signs,
+                    weights=self._weights[column],
+                    slack=call.slack[column] if self.delta > 0 else np.zeros(0),
+                    mistake_log=log,
+                )
+                positions = log[:n, 0]
+                coef[positions, column] = signs[order[positions]]
+                parts.append(
+                    np.column_stack(
+                        [positions, np.full(n, column), signs[order[positions]].astype(np.int64)]
+                    )
+                )
+            entries = np.concatenate(parts)
+            entries = entries[np.lexsort((entries[:, 1], entries[:, 0]))]
+            self._bias = self._weights[:, -1] * bias_feature
+        self._absorb(X, order, coef, entries, call.example_support)
+        self._n_seen += len(order)
+        return entries.shape[0]
 
     def _absorb(self, X, rows, coef, log, example_support) -> None:
         """Fold one block's updates into the support set, alphas and update sequence."""

@@ -18,15 +18,10 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from perceptrons import _kernels
+from perceptrons import _common, _kernels
 from perceptrons import _params as rules
-
-# Dense input is used as given when it already has one of these dtypes (C or F order):
-# the kernels are compiled for both, so no copy is made.
-_FLOAT_DTYPES = (np.float64, np.float32)
 
 # An empty mistake log: the kernels then log nothing, at no cost.
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
@@ -214,13 +209,8 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             self._start(X, y, classes=classes, incremental=True)
             self.history_ = []
             self._rng = check_random_state(self.random_state)
-        elif classes is not None and not np.array_equal(
-            np.unique(np.asarray(classes)), self.classes_
-        ):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()!r} differs from the classes of "
-                f"the first call, {self.classes_.tolist()!r}."
-            )
+        else:
+            _common.check_same_classes(classes, self.classes_)
         codes = self._encode(y)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
@@ -235,56 +225,24 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         return getattr(self, "_state", None) is not None
 
     def _validate_input(self, X, y, *, reset: bool):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=reset,
-            accept_sparse="csr",
-            dtype=_FLOAT_DTYPES,
-            y_numeric=False,
-            multi_output=False,
-        )
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
         # CSR with unsorted indices (scikit-learn's vectorizers make them) is used as it
         # is: sorting would copy the whole matrix. Canonical CSR sums each score in the
         # same order as dense input and gives a bit-identical model; unsorted CSR agrees
         # with it up to floating-point rounding.
-        return X, y
+        return _common.validate_training_data(self, X, y, reset=reset)
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
         """Fix the label set and allocate zero weights."""
-        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-        if labels.shape[0] < 2:
-            where = "in y" if classes is None else "in classes"
-            hint = (
-                " Pass every label with classes=... on the first partial_fit call."
-                if incremental and classes is None
-                else ""
-            )
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes, but there is only "
-                f"{labels.shape[0]} class {where}: {labels.tolist()!r}.{hint}"
-            )
-        self.classes_ = labels
-        n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
+        self.classes_ = _common.label_set(y, classes, self, incremental=incremental)
+        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._state = _TrainingState.zeros(X.shape[1], n_columns, self._average)
 
     def _encode(self, y) -> np.ndarray:
         """Labels to kernel codes: -1/+1 floats for binary, class indices otherwise."""
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.minimum(codes, self.classes_.shape[0] - 1)
-        unseen = self.classes_[codes] != y
-        if np.any(unseen):
-            raise ValueError(
-                f"y contains labels never declared to {type(self).__name__}: "
-                f"{sorted(set(np.asarray(y)[unseen].tolist()))!r}; known classes are "
-                f"{self.classes_.tolist()!r} (pass classes= to the first partial_fit call)."
-            )
+        codes = _common.encode(self.classes_, y, self)
         if self.classes_.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)
-        return codes.astype(np.int64)
+        return codes
 
     def _new_slack(self, n_samples: int) -> np.ndarray:
         """Zero weights for the Δ features of ``n_samples`` examples (empty if Δ = 0)."""
@@ -365,7 +323,9 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             For binary models, positive scores predict ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_FLOAT_DTYPES)
+        X = validate_data(
+            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_common.FLOAT_DTYPES
+        )
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -385,10 +345,8 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self.decision_function(X)  # raises NotFittedError first
+        return _common.labels_from_scores(self.classes_, scores)
 
 
 _SHARED_PARAMETERS = """

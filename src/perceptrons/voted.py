@@ -27,9 +27,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from perceptrons import _common
 from perceptrons import _params as rules
 from perceptrons._kernels import linear as _linear
 from perceptrons._kernels import voted as _voted
@@ -331,38 +331,18 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             self._start(X, y, classes=classes, incremental=True)
             self._rng = check_random_state(self.random_state)
             self.history_ = []
-        elif classes is not None and not np.array_equal(
-            np.unique(np.asarray(classes)), self.classes_
-        ):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()!r} differs from the classes of "
-                f"the first call, {self.classes_.tolist()!r}."
-            )
+        else:
+            _common.check_same_classes(classes, self.classes_)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
         self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False))
         return self
 
     def _validate_input(self, X, y, *, reset: bool):
-        X, y = validate_data(
-            self, X, y, reset=reset, accept_sparse="csr", dtype=(np.float64, np.float32)
-        )
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        return X, y
+        return _common.validate_training_data(self, X, y, reset=reset)
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
-        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-        if labels.shape[0] < 2:
-            hint = (
-                " Pass every label with classes=... on the first partial_fit call."
-                if incremental and classes is None
-                else ""
-            )
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes, but there is only "
-                f"{labels.shape[0]} class: {labels.tolist()!r}.{hint}"
-            )
+        labels = _common.label_set(y, classes, self, incremental=incremental)
         self.classes_ = labels
         self._native = labels.shape[0] > 2 and self.multiclass == "native"
         n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
@@ -391,17 +371,10 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
 
     def _targets(self, y) -> np.ndarray:
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.minimum(codes, self.classes_.shape[0] - 1)
-        unseen = self.classes_[codes] != y
-        if np.any(unseen):
-            raise ValueError(
-                f"y contains labels never declared to {type(self).__name__}: "
-                f"{sorted(set(np.asarray(y)[unseen].tolist()))!r}; known classes are "
-                f"{self.classes_.tolist()!r} (pass classes= to the first partial_fit call)."
-            )
+        """Kernel targets: class codes (native) or a ±1 column per binary problem."""
+        codes = _common.encode(self.classes_, y, self)
         if self._native:
-            return codes.astype(np.int64)
+            return codes
         if self.classes_.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)[:, np.newaxis]
         signs = -np.ones((len(codes), self.classes_.shape[0]))
@@ -657,7 +630,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         once per block of rows and shared by every stage.
         """
         check_is_fitted(self, "classes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=_common.FLOAT_DTYPES)
         rule = _RULES[self.prediction]
         bias_sq = 1.0 if self.fit_intercept else 0.0
         n_columns = self._bias.shape[0]
@@ -752,7 +725,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             One array per epoch.
         """
         for scores in self.staged_decision_function(X):
-            yield self._labels(scores)
+            yield _common.labels_from_scores(self.classes_, scores)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample under the ``prediction`` rule.
@@ -767,9 +740,5 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        return self._labels(self.decision_function(X))
-
-    def _labels(self, scores: np.ndarray) -> np.ndarray:
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self.decision_function(X)  # raises NotFittedError first
+        return _common.labels_from_scores(self.classes_, scores)

@@ -27,6 +27,8 @@ reduces them by the prediction rule. Model ``k`` (``k = 0`` is the zero model) h
 import numba
 import numpy as np
 
+from perceptrons._kernels.linear import _argmax_lowest
+
 _jit = numba.njit(cache=True, nogil=True)
 
 RULE_VOTE, RULE_AVERAGE, RULE_LAST, RULE_RANDOM = 0, 1, 2, 3
@@ -154,15 +156,6 @@ def sequence_scores_binary(gram, support, signs, votes, bias_sq, rule, draws, ou
 
 
 @_jit
-def _argmax(scores):
-    best = 0
-    for c in range(1, scores.shape[0]):
-        if scores[c] > scores[best]:
-            best = c
-    return best
-
-
-@_jit
 def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule, draws, out):
     """The native multiclass sequence: ``out[i, c]`` is class ``c``'s decision value.
 
@@ -204,7 +197,7 @@ def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule,
                 # may lead now; otherwise only the class that went up can overtake it.
                 up, down = (g, p) if value >= 0.0 else (p, g)
                 if best == down:
-                    best = _argmax(scores)
+                    best = _argmax_lowest(scores)
                 elif scores[up] > scores[best] or (scores[up] == scores[best] and up < best):
                     best = up
                 out[i, best] += votes[j + 1]

@@ -1,0 +1,75 @@
+"""The boundary every classifier shares: input validation and label bookkeeping.
+
+Labels of any type are mapped once to integer codes (indices into the sorted
+``classes_``); kernels only ever see codes, and predictions map back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d, validate_data
+
+# Dense input is used as given when it already has one of these dtypes (C or F order):
+# the kernels are compiled for both, so no copy is made.
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def validate_training_data(estimator: Any, X, y, *, reset: bool):
+    """Check X (any float array or CSR, converted once) and classification labels y."""
+    X, y = validate_data(estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES)
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    return X, y
+
+
+def label_set(y: np.ndarray, classes, estimator: Any, *, incremental: bool) -> np.ndarray:
+    """The sorted labels a model will know: ``classes`` if given, else those of ``y``."""
+    labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+    if labels.shape[0] < 2:
+        where = "in y" if classes is None else "in classes"
+        hint = (
+            " Pass every label with classes=... on the first partial_fit call."
+            if incremental and classes is None
+            else ""
+        )
+        raise ValueError(
+            f"{type(estimator).__name__} needs at least two classes, but there is only "
+            f"{labels.shape[0]} class {where}: {labels.tolist()!r}.{hint}"
+        )
+    return labels
+
+
+def check_same_classes(classes, known: np.ndarray) -> None:
+    """A later ``partial_fit(classes=...)`` must repeat the first call's classes."""
+    if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
+        raise ValueError(
+            f"classes={np.asarray(classes).tolist()!r} differs from the classes of "
+            f"the first call, {known.tolist()!r}."
+        )
+
+
+def encode(known: np.ndarray, y: np.ndarray, estimator: Any) -> np.ndarray:
+    """Labels to their indices in the sorted ``known``; an unknown label is an error."""
+    try:
+        codes = np.searchsorted(known, y)
+    except TypeError:  # labels of another type than the classes (e.g. str vs int)
+        codes = np.zeros(len(y), dtype=np.intp)
+    codes = np.minimum(codes, known.shape[0] - 1)
+    unseen = known[codes] != y
+    if np.any(unseen):
+        raise ValueError(
+            f"y contains labels never declared to {type(estimator).__name__}: "
+            f"{sorted(set(np.asarray(y)[unseen].tolist()), key=str)!r}; known classes are "
+            f"{known.tolist()!r} (pass classes= to the first partial_fit call)."
+        )
+    return codes.astype(np.int64)
+
+
+def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Binary: a positive score predicts ``classes[1]``; else the argmax, ties lowest."""
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(np.intp)]
+    return classes[np.argmax(scores, axis=1)]

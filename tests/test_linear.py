@@ -318,3 +318,24 @@ def test_averaged_beats_vanilla_on_noisy_data():
     vanilla = Perceptron(random_state=0).fit(X, y).score(X_test, y_test)
     averaged = AveragedPerceptron(random_state=0).fit(X, y).score(X_test, y_test)
     assert averaged > vanilla
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_epochs_is_fit_paused_after_every_epoch(cls, sparse):
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(70_000, 3)) * (rng.random((70_000, 3)) < 0.7)
+    y = rng.integers(0, 3, size=70_000)
+    data = sp.csr_matrix(X) if sparse else X
+    whole = cls(max_epochs=3, random_state=0).fit(data, y)
+    paused = cls(max_epochs=3, random_state=0)
+    done, coefs = [], []
+    for record in paused.fit_epochs(data, y, progress=done.append):
+        coefs.append(paused.coef_.copy())
+        assert record == paused.history_[-1]
+    # Progress comes in several chunks per epoch and adds up to every example seen.
+    assert len(done) > 3 and sum(done) == 3 * 70_000
+    assert_array_equal(paused.coef_, whole.coef_)
+    assert paused.history_ == whole.history_
+    first = cls(max_epochs=1, random_state=0).fit(data, y)
+    assert_array_equal(coefs[0], first.coef_)

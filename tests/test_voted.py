@@ -331,3 +331,18 @@ def test_primal_linear_path_equals_the_dual_path(problem, epochs, seed, multicla
         primal.set_params(prediction=rule)
         dual.set_params(prediction=rule)
         assert_allclose(primal.decision_function(X), dual.decision_function(X), **TOL)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_fit_epochs_is_fit_paused_after_every_epoch(kernel):
+    rng = np.random.default_rng(9)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 3, size=60)
+    params = {"kernel": kernel, "max_epochs": 3, "random_state": 0, "batch_size": 16}
+    whole = VotedPerceptron(**params).fit(X, y)
+    paused = VotedPerceptron(**params)
+    done, staged = [], []
+    for _ in paused.fit_epochs(X, y, progress=done.append):
+        staged.append(paused.decision_function(X))
+    assert sum(done) == 180
+    assert_allclose(staged[-1], whole.decision_function(X), **TOL)
+    assert_allclose(staged, list(whole.staged_decision_function(X)), **TOL)

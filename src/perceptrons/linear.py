@@ -8,6 +8,7 @@ stopping, verbosity and ``history_`` cost nothing inside the kernels.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, ClassVar
@@ -24,6 +25,8 @@ from perceptrons import _common, _kernels
 from perceptrons import _params as rules
 
 # An empty mistake log: the kernels then log nothing, at no cost.
+# Examples per kernel call when the caller follows progress (a bar updates this often).
+_PROGRESS_CHUNK = 2**15
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
 
 
@@ -130,6 +133,47 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        for _ in self._epochs(X, y, progress=None, publish_each_epoch=False):
+            pass
+        return self
+
+    def fit_epochs(
+        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Train like :meth:`fit`, pausing after every epoch.
+
+        Exactly the training of ``fit`` (same shuffles, early stopping, Δ trick); after
+        each epoch the model (``coef_``, ``intercept_``, ``predict``...) is current, so
+        the caller can evaluate it on development data, log or plot, or stop early by
+        leaving the loop.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels.
+        progress : callable, default=None
+            Called with the number of examples just processed, several times per epoch
+            on large data (for progress bars).
+
+        Yields
+        ------
+        record : dict
+            The epoch's entry of ``history_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from perceptrons import AveragedPerceptron
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = AveragedPerceptron(max_epochs=3, random_state=0)
+        >>> [record["epoch"] for record in model.fit_epochs(X, y)]
+        [1, 2, 3]
+        """
+        yield from self._epochs(X, y, progress=progress, publish_each_epoch=True)
+
+    def _epochs(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
         rules.validate(self, self._rules)
         first_call = not (self.warm_start and self._is_trained())
         X, y = self._validate_input(X, y, reset=first_call)
@@ -156,27 +200,28 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self.n_iter_ = 0
         for _ in range(self.max_epochs):
             order = rng.permutation(train_rows) if self.shuffle else train_rows
-            mistakes = self._run_epoch(X, codes, order, slack)
+            mistakes = self._run_epoch(X, codes, order, slack, progress)
             self.n_iter_ += 1
             record: dict[str, Any] = {"mistakes": mistakes, "examples": len(order)}
-            if validation is not None:
+            if validation is not None or publish_each_epoch:
                 self._publish()
+            if validation is not None:
                 record["validation_score"] = float(self.score(*validation))
             self._log(record)
-            if not self.early_stopping:
-                continue
-            if validation is None:
-                if mistakes == 0:
-                    break
-                continue
-            if record["validation_score"] > best_score:
-                best_score, epochs_without_gain = record["validation_score"], 0
-            else:
-                epochs_without_gain += 1
-                if epochs_without_gain >= self.n_iter_no_change:
-                    break
-        self._publish()
-        return self
+            stop = False
+            if self.early_stopping and validation is None:
+                stop = mistakes == 0
+            elif self.early_stopping:
+                if record["validation_score"] > best_score:
+                    best_score, epochs_without_gain = record["validation_score"], 0
+                else:
+                    epochs_without_gain += 1
+                    stop = epochs_without_gain >= self.n_iter_no_change
+            if not publish_each_epoch and (stop or self.n_iter_ == self.max_epochs):
+                self._publish()
+            yield self.history_[-1]
+            if stop:
+                break
 
     def partial_fit(
         self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
@@ -215,7 +260,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
         # The batch holds new examples: their own Δ features start from zero.
-        mistakes = self._run_epoch(X, codes, order, self._new_slack(X.shape[0]))
+        mistakes = self._run_epoch(X, codes, order, self._new_slack(X.shape[0]), None)
         self.n_iter_ = 1
         self._log({"mistakes": mistakes, "examples": len(order)})
         self._publish()
@@ -259,29 +304,68 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             state.slack = self._new_slack(n_samples)
         return state.slack
 
-    def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray, slack: np.ndarray) -> int:
+    def _run_epoch(
+        self, X, codes: np.ndarray, order: np.ndarray, slack: np.ndarray, progress
+    ) -> int:
+        """One kernel call per epoch, or per chunk of it when progress is reported
+        (the kernels resume exactly: their whole state is in the arrays and count)."""
         state = self._state
         multiclass = state.weights.ndim == 2
+        order = np.ascontiguousarray(order, dtype=np.int64)
         common = {
             "y": codes,
-            "order": np.ascontiguousarray(order, dtype=np.int64),
             "weights": state.weights,
             "aux": state.aux,
             "slack": slack,
             "mistake_log": _NO_MISTAKE_LOG,
-            "count": state.count,
             "bias_feature": 1.0 if self.fit_intercept else 0.0,
             "delta": float(self.delta),
         }
         if sp.issparse(X):
             kernel = _kernels.multiclass_epoch_csr if multiclass else _kernels.binary_epoch_csr
-            mistakes, state.count = kernel(
-                data=X.data, indices=X.indices, indptr=X.indptr, **common
-            )
+            common.update(data=X.data, indices=X.indices, indptr=X.indptr)
         else:
             kernel = _kernels.multiclass_epoch_dense if multiclass else _kernels.binary_epoch_dense
-            mistakes, state.count = kernel(X=X, **common)
-        return int(mistakes)
+            common.update(X=X)
+        chunk = len(order) if progress is None else _PROGRESS_CHUNK
+        mistakes = 0
+        for start in range(0, len(order), max(chunk, 1)):
+            part = order[start : start + chunk]
+            n, state.count = kernel(order=part, count=state.count, **common)
+            mistakes += int(n)
+            if progress is not None:
+                progress(len(part))
+        return mistakes
+
+    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The training state as arrays and JSON values (see :mod:`perceptrons.persist`).
+
+        Enough to predict and to continue training exactly (``partial_fit``,
+        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
+        """
+        state = self._state
+        arrays = {"weights": state.weights, "aux": state.aux}
+        if state.slack is not None:
+            arrays["slack"] = state.slack
+        return arrays, {"count": int(state.count), "n_iter": int(self.n_iter_)}
+
+    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the training state written by :meth:`_export_state`."""
+        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        expected = (self.n_features_in_ + 1,) + (() if n_columns == 1 else (n_columns,))
+        if arrays["weights"].shape != expected:
+            raise ValueError(
+                f"weights of shape {arrays['weights'].shape} do not fit "
+                f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
+            )
+        self._state = _TrainingState(
+            weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
+            aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
+            count=int(values["count"]),
+            slack=arrays.get("slack"),
+        )
+        self.n_iter_ = int(values["n_iter"])
+        self._publish()
 
     def _publish(self) -> None:
         """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""

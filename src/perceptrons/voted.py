@@ -279,6 +279,33 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        for _ in self.fit_epochs(X, y):
+            pass
+        return self
+
+    def fit_epochs(
+        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Train like :meth:`fit`, pausing after every epoch.
+
+        After each epoch the model is current (``predict`` and the rest work), so the
+        caller can evaluate it on development data or stop by leaving the loop.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data (the Gram matrix if ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Labels.
+        progress : callable, default=None
+            Called with the number of examples just processed (once per block or
+            epoch), for progress bars.
+
+        Yields
+        ------
+        record : dict
+            The epoch's entry of ``history_``.
+        """
         rules.validate(self, self._rules)
         X, y = self._validate_input(X, y, reset=True)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
@@ -293,10 +320,10 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self.history_ = []
         for epoch in range(self.max_epochs):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_epoch(X, targets, order, call)
+            self._run_epoch(X, targets, order, call, progress)
             if epoch + 1 < self.max_epochs:
                 self._fill_cache(X, call)
-        return self
+            yield self.history_[-1]
 
     def partial_fit(
         self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
@@ -335,7 +362,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             _common.check_same_classes(classes, self.classes_)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
-        self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False))
+        self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False), None)
         return self
 
     def _validate_input(self, X, y, *, reset: bool):
@@ -435,11 +462,13 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             base += self._gram(X[rows], self._support.matrix(cached)) @ alpha[cached:]
         return base
 
-    def _run_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> None:
+    def _run_epoch(self, X, targets, order: np.ndarray, call: _CallState, progress) -> None:
         if self._primal:
             mistakes = self._primal_epoch(X, targets, order, call)
+            if progress is not None:
+                progress(len(order))
         else:
-            mistakes = self._dual_epoch(X, targets, order, call)
+            mistakes = self._dual_epoch(X, targets, order, call, progress)
         self._epoch_ends.append(self._n_seen)
         record = {
             "epoch": len(self.history_) + 1,
@@ -455,7 +484,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
                 flush=True,
             )
 
-    def _dual_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> int:
+    def _dual_epoch(self, X, targets, order: np.ndarray, call: _CallState, progress) -> int:
         """One epoch of the dual perceptron, a block of examples at a time."""
         n_columns = self._bias.shape[0]
         bias_sq = 1.0 if self.fit_intercept else 0.0
@@ -489,6 +518,8 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             self._absorb(X, rows, coef, log[:n_updates], call.example_support)
             self._n_seen += len(rows)
             mistakes += n_updates
+            if progress is not None:
+                progress(len(rows))
         return mistakes
 
     def _primal_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> int:
@@ -575,6 +606,71 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
                 ]
             )
         )
+
+    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fitted model as arrays and JSON values (see :mod:`perceptrons.persist`):
+        support vectors, dual coefficients, intercepts and the update sequence."""
+        arrays = {
+            "alpha": self._alpha.view,
+            "bias": self._bias,
+            "updates": self._updates.view,
+        }
+        support = self._support.matrix()
+        if self._support.precomputed:
+            arrays["support_indices"] = support
+        elif self._support.sparse:
+            arrays.update(
+                support_data=support.data,
+                support_indices=support.indices,
+                support_indptr=support.indptr,
+            )
+        else:
+            arrays["support"] = support
+        if self._primal:
+            arrays["weights"] = self._weights
+        values = {
+            "n_seen": int(self._n_seen),
+            "epoch_ends": [int(e) for e in self._epoch_ends],
+            "gamma": float(self._gamma),
+            "native": bool(self._native),
+            "primal": bool(self._primal),
+            "sparse_support": bool(self._support.sparse),
+        }
+        return arrays, values
+
+    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the model written by :meth:`_export_state`."""
+        n_features = self.n_features_in_
+        precomputed = self.kernel == "precomputed"
+        self._native = bool(values["native"])
+        self._primal = bool(values["primal"])
+        self._gamma = float(values["gamma"])
+        self._n_seen = int(values["n_seen"])
+        self._epoch_ends = [int(e) for e in values["epoch_ends"]]
+        self._bias = np.array(arrays["bias"], dtype=np.float64)
+        self._alpha = _Growable(self._bias.shape[0], np.float64)
+        self._alpha.append(arrays["alpha"])
+        self._updates = _Growable(4, np.int64)
+        self._updates.append(arrays["updates"])
+        store = _SupportStore(bool(values["sparse_support"]), n_features, precomputed)
+        if precomputed:
+            indices = np.asarray(arrays["support_indices"], dtype=np.int64)
+            store.append(None, indices)
+        elif store.sparse:
+            rows = sp.csr_matrix(
+                (arrays["support_data"], arrays["support_indices"], arrays["support_indptr"]),
+                shape=(arrays["support_indptr"].shape[0] - 1, n_features),
+            )
+            store.append(rows, np.arange(rows.shape[0]))
+        else:
+            store.append(arrays["support"], np.arange(arrays["support"].shape[0]))
+        if store.size != self._alpha.size:
+            raise ValueError(
+                f"{store.size} support vectors but {self._alpha.size} dual coefficients"
+            )
+        self._support = store
+        if self._primal:
+            self._weights = np.ascontiguousarray(arrays["weights"], dtype=np.float64)
 
     # ---------------------------------------------------------------- prediction
     @property

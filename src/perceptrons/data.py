@@ -1,4 +1,10 @@
-"""Readers for the public data sets used by the tests, examples and benchmarks.
+"""Readers for the public data sets, and for the data files users hand to the CLI.
+
+:func:`read_data` reads a user's file in one of :data:`FORMATS` (``svmlight``,
+``fasttext``, ``tsv``, ``sentiment``, ``csv``, ``idx``, ``lines``), detected by
+:func:`detect_format` unless given, into a :class:`LabeledData`.  Every problem with
+the file is a :class:`DataFormatError` whose message is one line, ``'PATH:LINE: what
+is wrong'``.  The rest of this docstring is about the shared data sets.
 
 The data files are never shipped with the package and never downloaded: they
 live in a shared data directory (see :func:`shared_data_dir`).  Every reader
@@ -20,21 +26,35 @@ MNIST
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
+import math
 import os
 import re
+import sys
 import tarfile
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
 __all__ = [
     "DATA_ENV_VAR",
+    "FORMATS",
+    "DataFormatError",
+    "LabeledData",
+    "detect_format",
     "load_20newsgroups",
     "load_a9a",
     "load_mnist",
     "load_sentiment",
+    "read_data",
     "read_idx",
     "shared_data_dir",
 ]
@@ -483,3 +503,1012 @@ def load_20newsgroups(
         raise ValueError(f"{str(path)!r}: train and test groups differ: {diff}")
     docs_train, y_train, docs_test, y_test = out
     return docs_train, y_train, docs_test, y_test
+
+
+# --------------------------------------------------------------------------- user data files
+#
+# ``read_data`` reads the files a user hands to the command-line tool.  Every problem with
+# the file is a ``DataFormatError`` whose message is one line naming ``file:line``; a
+# missing or unreadable file is an ``OSError`` with a one-line message.  Nothing else is
+# expected to escape, so the CLI can print ``str(exc)`` instead of a traceback.
+
+#: The formats :func:`read_data` understands (besides ``"auto"``).
+FORMATS = ("svmlight", "fasttext", "tsv", "sentiment", "csv", "idx", "lines")
+
+_TEXT_FORMATS = frozenset({"fasttext", "tsv", "sentiment", "lines"})
+_STDIN = "<stdin>"
+_LABEL_PREFIX = "__label__"
+_CSV_LABEL_NAMES = ("label", "class", "target", "y")
+_SENTIMENT_LABELS = frozenset({"pos", "neg"})
+_EXTENSIONS = {
+    ".svm": "svmlight",
+    ".svmlight": "svmlight",
+    ".libsvm": "svmlight",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".ft": "fasttext",
+    ".fasttext": "fasttext",
+}
+_SAMPLE_LINES = 20  # non-empty lines looked at by content detection
+_SAMPLE_BYTES = 1 << 16  # at most this much of the file is read for detection
+_DETECT_SHARE = 0.8  # share of sampled lines a format's pattern must match
+_INT32_MAX = int(np.iinfo(np.int32).max)
+_FASTTEXT_LABELED = re.compile(r"^[ \t]*__label__", re.MULTILINE)
+# svmlight lines that start with a label / with an index:value pair (no label).
+_SVM_LABELED = re.compile(rb"^[ \t]*[^\s#:]+(?=[\s#]|$)", re.MULTILINE)
+_SVM_UNLABELED = re.compile(rb"^[ \t]*[^\s#:]+:", re.MULTILINE)
+_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+class DataFormatError(ValueError):
+    """A malformed input file, or options that do not fit it.
+
+    ``str(e)`` is always one line: ``'PATH:LINE: what is wrong'`` when the problem is
+    on a line, else ``'PATH: what is wrong'`` (``PATH`` is ``<stdin>`` for standard
+    input).
+
+    Parameters
+    ----------
+    source : str
+        The path as given, or ``"<stdin>"``.
+    reason : str
+        What is wrong; newlines are replaced by spaces.
+    line : int, optional
+        1-based line number of the offending line.
+
+    Attributes
+    ----------
+    source : str
+    reason : str
+    line : int or None
+    """
+
+    def __init__(self, source: str, reason: str, line: int | None = None) -> None:
+        self.source = source
+        self.reason = " ".join(str(reason).splitlines())
+        self.line = line
+        where = source if line is None else f"{source}:{line}"
+        super().__init__(f"{where}: {self.reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.source, self.reason, self.line))
+
+
+@dataclass
+class LabeledData:
+    """What :func:`read_data` returns: features or texts, labels, and provenance.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), scipy.sparse.csr_matrix or None
+        Numeric features (``float64``) for ``svmlight`` (CSR, int32 indices when they
+        fit), ``csv`` and ``idx`` (dense, C order); ``None`` for text formats.
+    texts : list of str or None
+        One document per row for text formats; ``None`` for numeric formats.
+    y : ndarray of shape (n_samples,) or None
+        Labels: strings for ``fasttext``, ``tsv``, ``sentiment`` and ``csv``; the file's
+        numbers for ``svmlight`` (``int64`` when all are integers, else ``float64``) and
+        ``idx`` (``int64``); ``None`` when the file has no labels.
+    format : str
+        The format actually used (one of :data:`FORMATS`).
+    source : str
+        The path as given, or ``"<stdin>"``.
+    skipped : list of (int, str)
+        ``(line number, reason)`` of each line dropped by ``skip_bad_lines=True``.
+    zero_based : bool or None
+        ``svmlight`` only: whether the file's feature indices were taken as 0-based.
+        Store it with a model and pass it back when reading data to predict on, so that
+        both files are indexed the same way.
+    feature_names : list of str or None
+        ``csv`` only: the feature columns' header names, in the order of ``X``'s columns.
+    """
+
+    X: np.ndarray | sp.csr_matrix | None
+    texts: list[str] | None
+    y: np.ndarray | None
+    format: str
+    source: str
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    zero_based: bool | None = None
+    feature_names: list[str] | None = None
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows (documents or feature vectors)."""
+        return len(self.texts) if self.texts is not None else int(self.X.shape[0])
+
+
+class _BadLine(Exception):
+    """Raised by a line parser; the message is the reason, without the location."""
+
+
+def _show(token: bytes | str, limit: int = 40) -> str:
+    """A token quoted for a message, decoded and shortened."""
+    if isinstance(token, bytes):
+        token = token.decode("utf-8", "replace")
+    if not token.isprintable():  # keep the message on one readable line
+        token = "".join(c if c.isprintable() else repr(c)[1:-1] for c in token)
+    if len(token) > limit:
+        token = token[: limit - 3] + "..."
+    return f'"{token}"'
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------- reading bytes
+
+
+def _format_from_name(name: str) -> str | None:
+    """The format implied by a file name, or ``None``."""
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    if lower.endswith("idx3-ubyte"):
+        return "idx"
+    return _EXTENSIONS.get(os.path.splitext(lower)[1])
+
+
+def _open_error(name: str, exc: OSError) -> OSError:
+    """A one-line ``OSError`` of the same type naming ``name``."""
+    if isinstance(exc, FileNotFoundError):
+        return FileNotFoundError(f"{name}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return IsADirectoryError(f"{name}: is a directory, not a data file")
+    reason = exc.strerror or str(exc)
+    return type(exc)(f"{name}: {reason[:1].lower()}{reason[1:]}")
+
+
+def _gunzip(raw: bytes, source: str) -> bytes:
+    if raw[:2] != _GZIP_MAGIC:
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataFormatError(source, f"corrupt gzip data ({exc})") from None
+
+
+def _read_raw(name: str, stdin) -> bytes | str:
+    """The whole input, gunzipped: bytes, or str for a text-mode stream without buffer."""
+    if name == "-":
+        stream = sys.stdin if stdin is None else stdin
+        buffer = getattr(stream, "buffer", None)
+        data = buffer.read() if buffer is not None else stream.read()
+        return data if isinstance(data, str) else _gunzip(data, _STDIN)
+    try:
+        with open(name, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    return _gunzip(raw, name)
+
+
+def _read_head(name: str) -> tuple[bytes, bool]:
+    """The first bytes of a file (gunzipped) and whether they are the whole file."""
+    try:
+        with open(name, "rb") as fh:
+            head = fh.read(_SAMPLE_BYTES + 1)
+            if head[:2] == _GZIP_MAGIC:
+                fh.seek(0)
+                try:
+                    with gzip.open(fh) as gz:
+                        head = gz.read(_SAMPLE_BYTES + 1)
+                except (OSError, EOFError, zlib.error):
+                    pass  # corrupt: read_data reports it; detection just sees bytes
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    return head[:_SAMPLE_BYTES], len(head) <= _SAMPLE_BYTES
+
+
+def _sample_lines(head: bytes | str, complete: bool) -> list[str]:
+    """Lines of the beginning of a file for detection (a cut-off last line is dropped)."""
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", "replace")
+    lines = head.split("\n")
+    if not complete and len(lines) > 1:
+        lines.pop()
+    return lines
+
+
+def _looks_like_idx(head: bytes | str) -> bool:
+    """IDX magic of an unsigned-byte array of at least 2 dimensions (images)."""
+    return (
+        isinstance(head, bytes) and len(head) >= 4 and head[:3] == b"\x00\x00\x08" and head[3] >= 2
+    )
+
+
+def _decode(raw: bytes | str, source: str, encoding: str) -> str:
+    """Decode the whole input; a bad byte is reported with its line and column."""
+    if isinstance(raw, str):
+        return raw
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataFormatError(
+            source,
+            f"not valid {encoding} (byte 0x{raw[exc.start]:02x} at column "
+            f"{exc.start - start + 1}); convert the file to UTF-8 or give its encoding",
+            line,
+        ) from None
+    except LookupError:
+        raise DataFormatError(source, f"unknown encoding {encoding!r}") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+# ----------------------------------------------------------------- format detection
+
+
+def _svmlight_shape(line: str) -> int:
+    """-1 if ``line`` is not svmlight-like, else its number of ``index:value`` pairs."""
+    tokens = line.split("#", 1)[0].split()
+    if tokens and ":" not in tokens[0]:
+        if not _NUMBER.match(tokens[0]):
+            return -1
+        tokens = tokens[1:]
+    if tokens and tokens[0].startswith("qid:"):
+        tokens = tokens[1:]
+    for token in tokens:
+        index, _, value = token.partition(":")
+        if not index.isdigit() or not _NUMBER.match(value):
+            return -1
+    return len(tokens)
+
+
+def _is_sentiment(line: str) -> bool:
+    fields = line.split(None, 3)
+    return (
+        len(fields) == 4
+        and fields[1] in _SENTIMENT_LABELS
+        and (fields[2].endswith(".txt") or any(c.isdigit() for c in fields[2]))
+    )
+
+
+def _is_csv(lines: list[str]) -> bool:
+    """A header of >= 2 columns (not all numbers) then rows of numbers (but the label)."""
+    rows = [[cell.strip() for cell in row] for row in csv.reader(lines)]
+    header, data = rows[0], rows[1:]
+    width = len(header)
+    if width < 2 or not data or all(_is_number(cell) for cell in header):
+        return False
+    numeric = sum(
+        len(row) == width and sum(_is_number(cell) for cell in row) >= width - 1 for row in data
+    )
+    return numeric >= math.ceil(_DETECT_SHARE * len(data))
+
+
+def _format_from_content(lines: list[str]) -> str:
+    """Detect a text-based format from (the first) lines of a file; ``"lines"`` if none."""
+    sample = [line.strip() for line in lines if line.strip()][:_SAMPLE_LINES]
+    if not sample:
+        return "lines"
+    need = math.ceil(_DETECT_SHARE * len(sample))
+    if sum(line.startswith(_LABEL_PREFIX) for line in sample) >= need:
+        return "fasttext"
+    records = [line for line in sample if not line.startswith("#")]
+    if records:
+        pairs = [_svmlight_shape(line) for line in records]
+        if sum(p >= 0 for p in pairs) >= math.ceil(_DETECT_SHARE * len(records)) and sum(
+            p > 0 for p in pairs
+        ) >= math.ceil(len(records) / 2):
+            return "svmlight"
+    if sum(_is_sentiment(line) for line in sample) >= need:
+        return "sentiment"
+    if sum("\t" in line for line in sample) >= need:
+        return "tsv"
+    if _is_csv(sample):
+        return "csv"
+    return "lines"
+
+
+def detect_format(path: str | os.PathLike[str], sample_lines: list[str] | None = None) -> str:
+    """Guess the format of a data file.
+
+    By file name first: ``.svm``/``.svmlight``/``.libsvm`` → ``svmlight``, ``.csv`` →
+    ``csv``, ``.tsv`` → ``tsv``, ``.ft``/``.fasttext`` → ``fasttext``,
+    ``*idx3-ubyte[.gz]`` → ``idx`` (a trailing ``.gz`` is ignored).  Then by content
+    (an IDX header → ``idx``), and on the first 20 non-empty lines, in this order, at
+    least 80 % of them matching:
+
+    1. ``fasttext``: the line starts with ``__label__``;
+    2. ``svmlight``: ``[label] [qid:N] index:value ...`` (``#`` comment lines aside;
+       at least half of the lines hold a pair);
+    3. ``sentiment``: 4+ whitespace fields, the 2nd ``pos`` or ``neg``, the 3rd an id
+       (ends with ``.txt`` or holds a digit);
+    4. ``tsv``: the line holds a tab;
+    5. ``csv``: a header of 2+ comma-separated names, then rows of numbers (one
+       column, the label, may be text);
+    6. otherwise ``lines`` (unlabeled text).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, or ``"-"`` for standard input (then ``sample_lines`` is required).
+    sample_lines : list of str, optional
+        The file's first lines, when already read; the file itself is then not opened.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.  ``"lines"`` means "no labeled format recognised":
+        :func:`read_data` turns it into an error when labels are required.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist (message ``'PATH: no such file'``).
+    ValueError
+        If ``path`` is ``"-"`` and ``sample_lines`` is not given.
+
+    Examples
+    --------
+    >>> detect_format("train.svm")
+    'svmlight'
+    >>> detect_format("-", ["__label__pos a fine film", "__label__neg dull"])
+    'fasttext'
+    >>> detect_format("-", ["1 3:1 7:0.5", "-1 2:1"])
+    'svmlight'
+    """
+    name = os.fspath(path)
+    if name != "-":
+        by_name = _format_from_name(name)
+        if by_name is not None:
+            return by_name
+    if sample_lines is None:
+        if name == "-":
+            raise ValueError("detect_format('-') needs sample_lines: stdin cannot be read twice")
+        head, complete = _read_head(name)
+        if _looks_like_idx(head):
+            return "idx"
+        sample_lines = _sample_lines(head, complete)
+    return _format_from_content(sample_lines)
+
+
+# ----------------------------------------------------------------- text formats
+
+
+def _parse_tsv(line: str) -> tuple[str, str]:
+    label, tab, text = line.partition("\t")
+    if not tab:
+        raise _BadLine("no tab between the label and the text")
+    label = label.strip()
+    if not label:
+        raise _BadLine("empty label before the tab")
+    return label, text.strip()
+
+
+def _parse_sentiment(line: str) -> tuple[str, str]:
+    fields = line.split()
+    if len(fields) < 3:
+        raise _BadLine(f"expected 'domain label id tokens...', found {len(fields)} field(s)")
+    return fields[1], " ".join(fields[3:])
+
+
+def _parse_lines(line: str) -> tuple[None, str]:
+    return None, line.strip()
+
+
+def _fasttext_parser(required: bool):
+    def parse(line: str) -> tuple[str | None, str]:
+        tokens = line.split()
+        k = 0
+        while k < len(tokens) and tokens[k].startswith(_LABEL_PREFIX):
+            k += 1
+        if k == 0:
+            if required:
+                raise _BadLine(f"no {_LABEL_PREFIX} label at the start of the line")
+            return None, " ".join(tokens)
+        label = tokens[0][len(_LABEL_PREFIX) :]
+        if not label:
+            raise _BadLine(f"empty label {_show(tokens[0])}")
+        return label, " ".join(tokens[k:])
+
+    return parse
+
+
+def _read_text(
+    text: str, fmt: str, source: str, *, skip: bool, labels: bool | None
+) -> tuple[list[str], np.ndarray | None, list[tuple[int, str]]]:
+    """Parse a text format line by line: documents, labels, skipped lines."""
+    if fmt == "fasttext":
+        required = bool(labels) or (labels is None and _FASTTEXT_LABELED.search(text) is not None)
+        parse = _fasttext_parser(required)
+    else:
+        parse = {"tsv": _parse_tsv, "sentiment": _parse_sentiment, "lines": _parse_lines}[fmt]
+    texts: list[str] = []
+    ys: list = []
+    skipped: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line or line.isspace():
+            continue
+        try:
+            label, doc = parse(line)
+        except _BadLine as exc:
+            if not skip:
+                raise DataFormatError(source, str(exc), lineno) from None
+            skipped.append((lineno, str(exc)))
+            continue
+        ys.append(label)
+        texts.append(doc)
+    _check_rows(len(texts), skipped, source)
+    y = None if fmt == "lines" or ys[0] is None else np.asarray(ys)
+    return texts, y, skipped
+
+
+def _check_rows(n_rows: int, skipped: list, source: str) -> None:
+    if n_rows == 0:
+        if skipped:
+            raise DataFormatError(source, f"no valid lines ({len(skipped)} skipped)")
+        raise DataFormatError(source, "no data")
+
+
+# ----------------------------------------------------------------- svmlight
+
+
+def _svmlight_line_error(parts: list[bytes]) -> str | None:
+    """Why scikit-learn's svmlight reader rejects a line (split, comment removed), or None.
+
+    Mirrors ``sklearn.datasets._svmlight_format_fast`` (``float()`` / ``int()`` on the
+    tokens, indices sorted and unique, at most a C ``int``), and also rejects non-finite
+    numbers.
+    """
+    if b":" in parts[0]:
+        return f"no label before {_show(parts[0])}"
+    try:
+        label = float(parts[0])
+    except ValueError:
+        return f"label {_show(parts[0])} is not a number"
+    if not math.isfinite(label):
+        return f"label {_show(parts[0])} is not a finite number"
+    features = parts[1:]
+    if features and features[0].startswith(b"qid"):
+        if b":" not in features[0]:
+            return f"expected qid:N, found {_show(features[0])}"
+        features = features[1:]
+    previous = -1
+    for token in features:
+        index_s, colon, value_s = token.partition(b":")
+        if not colon:
+            return f"expected index:value, found {_show(token)}"
+        try:
+            index = int(index_s)
+        except ValueError:
+            return f"feature index {_show(index_s)} is not an integer"
+        if index < 0:
+            return f"feature index {index} is negative"
+        if index > _INT32_MAX:
+            return f"feature index {index} is too large"
+        if index <= previous:
+            return f"feature indices must increase ({index} after {previous})"
+        try:
+            value = float(value_s)
+        except ValueError:
+            return f"feature value {_show(value_s)} is not a number"
+        if not math.isfinite(value):
+            return f"feature value {_show(value_s)} is not a finite number"
+        previous = index
+    return None
+
+
+def _svmlight_records(raw: bytes):
+    """(line number, content without comment, tokens) of each non-blank line."""
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        content = line.split(b"#", 1)[0]
+        parts = content.split()
+        if parts:
+            yield lineno, content, parts
+
+
+def _add_dummy_labels(raw: bytes) -> bytes:
+    """Prefix ``0`` to lines that start with ``index:value`` (unlabeled svmlight)."""
+    lines = raw.split(b"\n")
+    for i, line in enumerate(lines):
+        parts = line.split(b"#", 1)[0].split(None, 1)
+        if parts and b":" in parts[0]:
+            lines[i] = b"0 " + line
+    return b"\n".join(lines)
+
+
+def _read_svmlight(
+    raw: bytes,
+    source: str,
+    *,
+    skip: bool,
+    labels: bool | None,
+    n_features: int | None,
+    zero_based: bool | str,
+) -> LabeledData:
+    """svmlight through scikit-learn's fast reader; Python only to locate bad lines."""
+    import scipy.sparse as sp
+    from sklearn.datasets import load_svmlight_file
+
+    def load(data: bytes):
+        # zero_based=True keeps the raw indices; the base is decided below.
+        return load_svmlight_file(io.BytesIO(data), dtype=np.float64, zero_based=True)
+
+    if labels is None and not _SVM_LABELED.search(raw) and _SVM_UNLABELED.search(raw):
+        labels = False  # no line has a label: an unlabeled file
+    if labels is False:
+        raw = _add_dummy_labels(raw)
+    skipped: list[tuple[int, str]] = []
+    linenos: np.ndarray | None = None  # line number of each row, computed when needed
+    try:
+        X, y = load(raw)
+        valid = bool(np.isfinite(X.data).all() and np.isfinite(y).all())
+    except (ValueError, OverflowError) as exc:
+        valid, failure = False, exc
+    else:
+        failure = None
+    if not valid:
+        good, good_lines = [], []
+        for lineno, content, parts in _svmlight_records(raw):
+            reason = _svmlight_line_error(parts)
+            if reason is None:
+                good.append(content)
+                good_lines.append(lineno)
+            elif not skip:
+                raise DataFormatError(source, reason, lineno)
+            else:
+                skipped.append((lineno, reason))
+        if not skipped and failure is not None:  # the scan missed what sklearn saw
+            raise DataFormatError(source, f"not a valid svmlight file ({failure})")
+        _check_rows(len(good), skipped, source)
+        X, y = load(b"\n".join(good))
+        linenos = np.asarray(good_lines)
+    X = X.tocsr()
+    _check_rows(X.shape[0], skipped, source)
+
+    def reject(bad_rows: np.ndarray, why) -> None:
+        """Raise for the first bad row, or drop the rows and record them as skipped."""
+        nonlocal X, y, linenos
+        if linenos is None:
+            linenos = np.asarray([lineno for lineno, _, _ in _svmlight_records(raw)])
+        if not skip:
+            row = bad_rows[0]
+            raise DataFormatError(source, why(row), int(linenos[row]))
+        skipped.extend((int(linenos[row]), why(row)) for row in bad_rows)
+        skipped.sort()
+        keep = np.ones(X.shape[0], dtype=bool)
+        keep[bad_rows] = False
+        X, y, linenos = X[keep], y[keep], linenos[keep]
+        _check_rows(X.shape[0], skipped, source)
+
+    row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    if zero_based is False and X.nnz and X.indices.min() == 0:
+        rows = np.unique(row_of[X.indices == 0])
+        reject(rows, lambda row: "feature index 0 in a file read as one-based")
+        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    if zero_based == "auto":  # scikit-learn's rule: one-based unless some index is 0
+        zero_based = not (X.nnz and X.indices.min() > 0)
+    shift = 0 if zero_based else 1
+    if n_features is not None and X.nnz and X.indices.max() - shift >= n_features:
+        too_big = X.indices - shift >= n_features
+        rows = np.unique(row_of[too_big])
+
+        def why(row: int) -> str:
+            big = X.indices[X.indptr[row] : X.indptr[row + 1]].max() - shift
+            return (
+                f"feature index {big + shift} is beyond the {n_features} features expected"
+                f" ({'0' if zero_based else '1'}-based indices)"
+            )
+
+        reject(rows, why)
+    width = n_features
+    if width is None:
+        width = int(X.indices.max()) + 1 - shift if X.nnz else 0
+    X = _csr_int32(sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], width)))
+    if labels is False:
+        y = None
+    elif np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
+        y = y.astype(np.int64)
+    return LabeledData(
+        X=X,
+        texts=None,
+        y=y,
+        format="svmlight",
+        source=source,
+        skipped=skipped,
+        zero_based=bool(zero_based),
+    )
+
+
+# ----------------------------------------------------------------- csv
+
+
+def _label_index(
+    header: list[str],
+    label_column: str | int | None,
+    labels: bool | None,
+    n_features: int | None,
+    source: str,
+    line: int,
+) -> int | None:
+    """Which column holds the labels (``None``: every column is a feature)."""
+    if labels is False:
+        return None
+    width = len(header)
+    lower = [h.lower() for h in header]
+    if isinstance(label_column, str):
+        if label_column in header:
+            return header.index(label_column)
+        if label_column.lower() in lower:
+            return lower.index(label_column.lower())
+        try:
+            label_column = int(label_column)
+        except ValueError:
+            shown = ", ".join(header[:10]) + (", ..." if width > 10 else "")
+            raise DataFormatError(
+                source, f'no column named "{label_column}" (columns: {shown})', line
+            ) from None
+    if label_column is not None:
+        if not -width <= label_column < width:
+            raise DataFormatError(
+                source,
+                f"label column {label_column} is out of range (the header has {width} columns)",
+                line,
+            )
+        return label_column % width
+    for name in _CSV_LABEL_NAMES:
+        if name in lower:
+            return lower.index(name)
+    if labels is None and n_features is not None and width == n_features:
+        return None  # as many columns as the model has features: no label column
+    return width - 1
+
+
+class _CSVError(Exception):
+    """``csv.Error`` with the line it happened on: ``args == (message, line)``."""
+
+
+def _csv_rows(text: str):
+    """(line number, cells) of each row; a plain split when nothing is quoted (faster)."""
+    if '"' not in text:
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if line and not line.isspace():
+                yield lineno, line.rstrip("\r").split(",")
+        return
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield reader.line_num, row
+    except csv.Error as exc:
+        raise _CSVError(str(exc), reader.line_num) from None
+
+
+def _read_csv(
+    text: str,
+    source: str,
+    *,
+    skip: bool,
+    labels: bool | None,
+    label_column: str | int | None,
+    n_features: int | None,
+) -> LabeledData:
+    """A CSV with a header row: the label column (strings) and numeric features."""
+    header: list[str] | None = None
+    header_line = 0
+    label_at: int | None = None
+    rows: list[list[str]] = []
+    ys: list[str] = []
+    linenos: list[int] = []
+    bad: list[tuple[int, str]] = []
+    try:
+        for lineno, row in _csv_rows(text):
+            if header is None:
+                header = [cell.strip() for cell in row]
+                header_line = lineno
+                if all(_is_number(cell) for cell in header):
+                    raise DataFormatError(
+                        source,
+                        "the first row must be a header of column names, found only numbers",
+                        lineno,
+                    )
+                label_at = _label_index(
+                    header, label_column, labels, n_features, source, header_line
+                )
+                if label_at is not None and len(header) < 2:
+                    raise DataFormatError(source, "no feature columns besides the label", lineno)
+                continue
+            if len(row) != len(header):
+                bad.append((lineno, f"expected {len(header)} columns, found {len(row)}"))
+                continue
+            if label_at is not None:
+                label = row.pop(label_at).strip()
+                if not label:
+                    bad.append((lineno, f'the label column "{header[label_at]}" is empty'))
+                    continue
+                ys.append(label)
+            rows.append(row)
+            linenos.append(lineno)
+    except _CSVError as exc:
+        raise DataFormatError(source, f"unreadable CSV ({exc.args[0]})", exc.args[1]) from None
+    if header is None:
+        raise DataFormatError(source, "no data")
+    names = [h or f"column {i + 1}" for i, h in enumerate(header) if i != label_at]
+    if n_features is not None and len(names) != n_features:
+        raise DataFormatError(
+            source,
+            f"{len(names)} feature columns, but {n_features} are expected",
+            header_line,
+        )
+    try:
+        X = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))
+        finite = bool(np.isfinite(X).all())
+    except ValueError:
+        finite = False
+    if not finite:  # find the bad cells in Python
+        keep = []
+        for i, row in enumerate(rows):
+            reason = None
+            for name, cell in zip(names, row, strict=True):
+                try:
+                    value = float(cell)
+                except ValueError:
+                    reason = (
+                        f'column "{name}" is empty'
+                        if not cell.strip()
+                        else f'column "{name}" is not a number: {_show(cell.strip())}'
+                    )
+                    break
+                if not math.isfinite(value):
+                    reason = f'column "{name}" is not a finite number: {_show(cell.strip())}'
+                    break
+            if reason is None:
+                keep.append(i)
+            else:
+                bad.append((linenos[i], reason))
+        rows = [rows[i] for i in keep]
+        ys = [ys[i] for i in keep] if ys else ys
+        X = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))
+    bad.sort()
+    if bad and not skip:
+        raise DataFormatError(source, bad[0][1], bad[0][0])
+    _check_rows(X.shape[0], bad, source)
+    return LabeledData(
+        X=np.ascontiguousarray(X),
+        texts=None,
+        y=np.asarray(ys) if label_at is not None else None,
+        format="csv",
+        source=source,
+        skipped=bad,
+        feature_names=names,
+    )
+
+
+# ----------------------------------------------------------------- idx
+
+
+def _idx_labels_path(path: Path) -> Path | None:
+    """The labels file beside an images file (``images-idx3`` → ``labels-idx1``)."""
+    if "images-idx3" not in path.name:
+        return None
+    stem = path.name.replace("images-idx3", "labels-idx1")
+    alternative = stem[:-3] if stem.endswith(".gz") else stem + ".gz"
+    for candidate in (path.with_name(stem), path.with_name(alternative)):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_idx_checked(path: Path, source: str) -> np.ndarray:
+    try:
+        return read_idx(path)
+    except ValueError as exc:
+        reason = str(exc)
+        prefix = f"{str(path)!r}: "
+        raise DataFormatError(source, reason.removeprefix(prefix)) from None
+
+
+def _read_idx_data(name: str, *, labels: bool | None, n_features: int | None) -> LabeledData:
+    """IDX images → pixels scaled to [0, 1]; labels from the sibling labels file."""
+    path = Path(name)
+    if not path.is_file():
+        raise _open_error(name, FileNotFoundError() if not path.exists() else IsADirectoryError())
+    images = _read_idx_checked(path, name)
+    if images.dtype != np.uint8 or images.ndim < 2:
+        raise DataFormatError(
+            name,
+            f"expected uint8 images of shape (n, rows, cols), found {images.dtype} of shape "
+            f"{images.shape}",
+        )
+    n = images.shape[0]
+    _check_rows(n, [], name)
+    X = images.reshape(n, -1).astype(np.float64)
+    X /= 255.0
+    if n_features is not None and X.shape[1] != n_features:
+        raise DataFormatError(
+            name, f"images have {X.shape[1]} pixels, but {n_features} features are expected"
+        )
+    y = None
+    if labels is not False:
+        labels_path = _idx_labels_path(path)
+        if labels_path is None:
+            if labels:
+                expected = path.name.replace("images-idx3", "labels-idx1")
+                where = (
+                    f"{path.with_name(expected)} does not exist"
+                    if expected != path.name
+                    else 'the file name does not contain "images-idx3"'
+                )
+                raise DataFormatError(name, f"labels are required but {where}")
+        else:
+            y = _read_idx_checked(labels_path, str(labels_path))
+            if y.ndim != 1 or y.shape[0] != n:
+                raise DataFormatError(
+                    name, f"holds {n} images but {labels_path} holds labels of shape {y.shape}"
+                )
+            y = y.astype(np.int64)
+    return LabeledData(X=X, texts=None, y=y, format="idx", source=name)
+
+
+# ----------------------------------------------------------------- read_data
+
+
+def read_data(
+    path: str | os.PathLike[str],
+    format: str = "auto",
+    *,
+    skip_bad_lines: bool = False,
+    labels: bool | None = None,
+    label_column: str | int | None = None,
+    n_features: int | None = None,
+    stdin=None,
+    encoding: str = "utf-8",
+    zero_based: bool | str = "auto",
+) -> LabeledData:
+    """Read a data file in one of :data:`FORMATS`, reporting problems by ``file:line``.
+
+    Formats
+    -------
+    ``svmlight``
+        ``label [qid:N] index:value ...`` with ``#`` comments, read by scikit-learn's
+        fast reader; Python only re-scans the file to name a bad line.  ``X`` is CSR.
+    ``fasttext``
+        ``__label__X [__label__Y ...] text``; only the first label of a line is kept,
+        the other leading labels are dropped; the text is re-joined by single spaces.
+    ``tsv``
+        ``label<TAB>text`` split at the first tab (no header row).
+    ``sentiment``
+        ``domain label id tokens...``: the 2nd field is the label, the text the tokens
+        after the id joined by single spaces.
+    ``csv``
+        A header row, then rows; the label column is ``label_column`` (a name, else an
+        index, also as a string such as ``"0"``), else a column named label, class,
+        target or y (case-insensitive), else the last column.  Other columns must be
+        finite numbers.  Quoting follows the :mod:`csv` module.
+    ``idx``
+        MNIST IDX images (``uint8``, gzipped or not) → pixels / 255; labels from the
+        sibling file named with ``labels-idx1`` for ``images-idx3`` (``.gz`` or not).
+    ``lines``
+        One unlabeled document per line.
+
+    Blank lines are ignored everywhere.  Text is decoded strictly (``encoding``, UTF-8
+    by default, a leading BOM dropped): a bad byte is an error naming its line, there
+    is no silent latin-1 fallback.  Gzipped input (any format) is decompressed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, or ``"-"`` for standard input (any format but ``idx``).
+    format : str, default="auto"
+        One of :data:`FORMATS`, or ``"auto"`` (see :func:`detect_format`).
+    skip_bad_lines : bool, default=False
+        Drop malformed lines, listing them in ``LabeledData.skipped``, instead of
+        raising for the first one.  Rows then no longer match input lines one to one.
+    labels : bool or None, default=None
+        ``True``: labels are required (training, evaluation): a file or format
+        without them is an error, as is a ``fasttext`` line without ``__label__``.
+        ``False``: the file has none: text formats are read as ``lines`` (the whole
+        line is the document), ``csv`` columns are all features, ``svmlight`` lines
+        may lack the leading label (any label is ignored), ``idx`` labels are not read.
+        ``None``: take what the format gives (``fasttext`` and ``svmlight`` files in
+        which no line has a label, and ``csv`` files as wide as ``n_features``, are
+        then unlabeled).
+    label_column : str or int, optional
+        ``csv`` only: the label column's name or index.
+    n_features : int, optional
+        Number of features the caller expects (a model's): the svmlight matrix gets
+        exactly this width and a larger index is a bad line; ``csv`` and ``idx`` must
+        have this many feature columns / pixels.  Ignored for text formats.
+    stdin : file-like, optional
+        Read instead of :data:`sys.stdin` when ``path`` is ``"-"`` (text or binary).
+    encoding : str, default="utf-8"
+        Encoding of text formats.
+    zero_based : bool or "auto", default="auto"
+        ``svmlight`` only: whether feature indices start at 0.  ``"auto"`` follows
+        scikit-learn: 0-based if some index is 0, else 1-based.  The decision is
+        returned in ``LabeledData.zero_based``; pass it back for data to predict on.
+
+    Returns
+    -------
+    LabeledData
+
+    Raises
+    ------
+    DataFormatError
+        Malformed content, or options that do not fit the file; a one-line message
+        ``'PATH:LINE: ...'`` or ``'PATH: ...'``.
+    OSError
+        The file cannot be opened (``FileNotFoundError``: ``'PATH: no such file'``).
+
+    Examples
+    --------
+    >>> import io
+    >>> text = "__label__pos a fine film\\n\\n__label__neg dull\\n"
+    >>> data = read_data("-", stdin=io.StringIO(text))
+    >>> data.format, data.texts, data.y.tolist()
+    ('fasttext', ['a fine film', 'dull'], ['pos', 'neg'])
+    >>> data = read_data("-", stdin=io.StringIO("1 1:0.5 3:2\\n-1 2:1\\n"))
+    >>> data.X.toarray(), data.y.tolist(), data.zero_based
+    (array([[0.5, 0. , 2. ],
+           [0. , 1. , 0. ]]), [1, -1], False)
+    """
+    name = os.fspath(path)
+    source = _STDIN if name == "-" else name
+    if format != "auto" and format not in FORMATS:
+        raise DataFormatError(
+            source, f"unknown format {format!r} (expected auto or one of {', '.join(FORMATS)})"
+        )
+    if labels not in (True, False, None):
+        raise TypeError(f"labels must be True, False or None, got {labels!r}")
+    if zero_based not in (True, False, "auto"):
+        raise TypeError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if labels is False and label_column is not None:
+        raise DataFormatError(source, "a label column was given for a file without labels")
+    fmt = format
+    if fmt == "auto" and name != "-":
+        fmt = _format_from_name(name) or "auto"
+    if fmt == "idx":
+        if name == "-":
+            raise DataFormatError(source, "idx data cannot be read from standard input")
+        return _read_idx_data(name, labels=labels, n_features=n_features)
+
+    raw = _read_raw(name, stdin)
+    if fmt == "auto":
+        if _looks_like_idx(raw[:4]):
+            if name == "-":
+                raise DataFormatError(source, "idx data cannot be read from standard input")
+            return _read_idx_data(name, labels=labels, n_features=n_features)
+        head = raw[:_SAMPLE_BYTES]
+        fmt = _format_from_content(_sample_lines(head, len(raw) == len(head)))
+        if fmt == "lines" and labels:
+            if not raw.strip():
+                raise DataFormatError(source, "no data")
+            raise DataFormatError(
+                source,
+                f"cannot tell the format of this file; pass --format (one of {', '.join(FORMATS)})",
+            )
+    if labels is False and fmt in _TEXT_FORMATS:
+        fmt = "lines"
+    if labels and fmt == "lines":
+        raise DataFormatError(source, "format 'lines' has no labels")
+
+    if fmt == "svmlight":
+        data = raw.encode(encoding) if isinstance(raw, str) else raw
+        return _read_svmlight(
+            data,
+            source,
+            skip=skip_bad_lines,
+            labels=labels,
+            n_features=n_features,
+            zero_based=zero_based,
+        )
+    text = _decode(raw, source, encoding)
+    if fmt == "csv":
+        return _read_csv(
+            text,
+            source,
+            skip=skip_bad_lines,
+            labels=labels,
+            label_column=label_column,
+            n_features=n_features,
+        )
+    texts, y, skipped = _read_text(text, fmt, source, skip=skip_bad_lines, labels=labels)
+    return LabeledData(X=None, texts=texts, y=y, format=fmt, source=source, skipped=skipped)

@@ -1,0 +1,533 @@
+"""Tests of :func:`perceptrons.data.read_data` and :func:`perceptrons.data.detect_format`.
+
+Every format and error path runs on tiny files written to ``tmp_path``; the real-data
+tests skip (with the reason) when the shared data directory or a file is absent.  The
+command-line tool prints ``str(exc)`` of a :class:`DataFormatError` or ``OSError``, so
+messages are checked to be one line naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import pickle
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from perceptrons import data as data_module
+from perceptrons.data import (
+    DATA_ENV_VAR,
+    FORMATS,
+    DataFormatError,
+    LabeledData,
+    detect_format,
+    read_data,
+    shared_data_dir,
+)
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _write(tmp_path: Path, name: str, content: str | bytes) -> str:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+def _error(path: str, **kwargs) -> str:
+    """The one-line message of the DataFormatError that reading ``path`` raises."""
+    with pytest.raises(DataFormatError) as info:
+        read_data(path, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def _require(relpath: str) -> Path:
+    root = shared_data_dir()
+    if root is None:
+        pytest.skip(
+            f"shared data directory not found (set {DATA_ENV_VAR} or place it at "
+            "<repo root>/../shared/data)"
+        )
+    if not (root / relpath).exists():
+        pytest.skip(f"data file {root / relpath} is absent")
+    return root / relpath
+
+
+def _idx_bytes(array: np.ndarray) -> bytes:
+    header = bytes([0, 0, 0x08, array.ndim]) + struct.pack(f">{array.ndim}I", *array.shape)
+    return header + array.tobytes()
+
+
+# --------------------------------------------------------------------------- svmlight
+
+
+@pytest.mark.parametrize(
+    ("content", "zero_based", "expected"),
+    [
+        ("1 1:0.5 3:2\n-1 2:1\n", False, [[0.5, 0, 2], [0, 1, 0]]),
+        ("1 0:0.5 2:2\n-1 1:1\n", True, [[0.5, 0, 2], [0, 1, 0]]),
+    ],
+    ids=["one-based", "zero-based"],
+)
+def test_svmlight_zero_and_one_based(tmp_path, content, zero_based, expected):
+    data = read_data(_write(tmp_path, "d.svm", content))
+    assert data.format == "svmlight" and data.zero_based is zero_based
+    assert sp.issparse(data.X) and data.X.format == "csr" and data.X.dtype == np.float64
+    assert data.X.indices.dtype == data.X.indptr.dtype == np.int32
+    np.testing.assert_array_equal(data.X.toarray(), expected)
+    assert data.y.dtype == np.int64 and data.y.tolist() == [1, -1]
+    assert data.texts is None and data.skipped == [] and data.n_samples == 2
+
+
+def test_svmlight_explicit_base_and_width(tmp_path):
+    path = _write(tmp_path, "d.svm", "1 1:1 3:2\n2 2:1\n")
+    # Read as 0-based, index 1 is the second column; n_features pads the width.
+    data = read_data(path, zero_based=True, n_features=6)
+    assert data.X.shape == (2, 6) and data.X[0, 1] == 1.0 and data.zero_based is True
+    assert read_data(path, n_features=3).X.shape == (2, 3)
+    message = _error(path, n_features=2)
+    assert (
+        message == f"{path}:1: feature index 3 is beyond the 2 features expected (1-based indices)"
+    )
+    path0 = _write(tmp_path, "z.svm", "1 0:1\n")
+    assert (
+        _error(path0, zero_based=False) == f"{path0}:1: feature index 0 in a file read as one-based"
+    )
+
+
+def test_svmlight_comments_blanks_and_float_labels(tmp_path):
+    content = "# a comment\n\n0.5 1:1 # trailing comment\n   \n1.5 qid:3 2:4\n"
+    data = read_data(_write(tmp_path, "d.svmlight", content))
+    assert data.y.dtype == np.float64 and data.y.tolist() == [0.5, 1.5]
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0], [0, 4]])
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("-1 3:x", 'feature value "x" is not a number'),
+        ("pos 3:1", 'label "pos" is not a number'),
+        ("3:1 4:1", 'no label before "3:1"'),
+        ("1 3:1 2:1", "feature indices must increase (2 after 3)"),
+        ("1 3:1 3:2", "feature indices must increase (3 after 3)"),
+        ("1 -3:1", "feature index -3 is negative"),
+        ("1 a:1", 'feature index "a" is not an integer'),
+        ("1 3", 'expected index:value, found "3"'),
+        ("1 3:nan", 'feature value "nan" is not a finite number'),
+        ("inf 3:1", 'label "inf" is not a finite number'),
+        ("1 99999999999:1", "feature index 99999999999 is too large"),
+    ],
+)
+def test_svmlight_bad_line(tmp_path, line, reason):
+    path = _write(tmp_path, "bad.svm", f"1 1:1\n\n{line}\n-1 2:1\n")
+    assert _error(path) == f"{path}:3: {reason}"
+
+
+def test_svmlight_skip_bad_lines(tmp_path):
+    content = "1 1:1\nfoo 2:1\n-1 2:1 # ok\n1 4:1 2:1\n\n-1 3:1\n1 5:1\n"
+    path = _write(tmp_path, "d.svm", content)
+    data = read_data(path, skip_bad_lines=True, n_features=3)
+    assert data.y.tolist() == [1, -1, -1]
+    assert [line for line, _ in data.skipped] == [2, 4, 7]
+    assert "beyond the 3 features" in data.skipped[2][1]
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+
+
+def test_svmlight_valid_file_never_parsed_in_python(tmp_path, monkeypatch):
+    def fail(parts):  # pragma: no cover - must not be called
+        raise AssertionError("valid svmlight must go through the fast reader only")
+
+    monkeypatch.setattr(data_module, "_svmlight_line_error", fail)
+    data = read_data(_write(tmp_path, "d.svm", "1 1:1\n-1 2:1\n"), skip_bad_lines=True)
+    assert data.n_samples == 2
+
+
+def test_svmlight_without_labels(tmp_path):
+    path = _write(tmp_path, "d.svm", "1:1 3:2\n7 2:5\nqid:1 1:2\n")
+    data = read_data(path, labels=False)
+    assert data.y is None and data.format == "svmlight"
+    np.testing.assert_array_equal(data.X.toarray(), [[1, 0, 2], [0, 5, 0], [2, 0, 0]])
+    # With labels=None, a file in which no line has a label is unlabeled.
+    unlabeled = _write(tmp_path, "u.svm", "# no labels\n1:1 3:2\n2:5\n")
+    assert read_data(unlabeled).y is None
+    assert _error(unlabeled, labels=True) == f'{unlabeled}:2: no label before "1:1"'
+
+
+# --------------------------------------------------------------------------- text formats
+
+
+def test_fasttext(tmp_path):
+    content = "__label__pos a  fine film\n\n__label__neg __label__meh dull\t plot\n"
+    data = read_data(_write(tmp_path, "d.ft", content))
+    assert data.format == "fasttext" and data.X is None
+    assert data.texts == ["a fine film", "dull plot"]  # first label kept; re-joined
+    assert data.y.tolist() == ["pos", "neg"]
+
+
+def test_fasttext_missing_labels(tmp_path):
+    path = _write(tmp_path, "d.ft", "__label__a one\nno label here\n__label__b two\n")
+    assert _error(path) == f"{path}:2: no __label__ label at the start of the line"
+    data = read_data(path, skip_bad_lines=True)
+    assert data.y.tolist() == ["a", "b"] and data.skipped == [
+        (2, "no __label__ label at the start of the line")
+    ]
+    unlabeled = _write(tmp_path, "u.ft", "one doc\nanother doc\n")
+    assert read_data(unlabeled).y is None
+    assert _error(unlabeled, labels=True).startswith(f"{unlabeled}:1: no __label__")
+    empty_label = _write(tmp_path, "e.ft", "__label__ text\n")
+    assert _error(empty_label) == f'{empty_label}:1: empty label "__label__"'
+
+
+def test_tsv(tmp_path):
+    data = read_data(_write(tmp_path, "d.tsv", "pos\tgood\tfilm \r\n neg \tbad\n"))
+    assert data.texts == ["good\tfilm", "bad"] and data.y.tolist() == ["pos", "neg"]
+    path = _write(tmp_path, "bad.tsv", "pos\tgood\nneg bad\n\tno label\n")
+    assert _error(path) == f"{path}:2: no tab between the label and the text"
+    data = read_data(path, skip_bad_lines=True)
+    assert data.skipped == [
+        (2, "no tab between the label and the text"),
+        (3, "empty label before the tab"),
+    ]
+
+
+def test_sentiment(tmp_path):
+    content = "books pos 1.txt a  good read\ndvd neg 22.txt dull\nmusic pos 3.txt\n"
+    data = read_data(_write(tmp_path, "s.txt", content), format="sentiment")
+    assert data.texts == ["a good read", "dull", ""] and data.y.tolist() == ["pos", "neg", "pos"]
+    path = _write(tmp_path, "bad.txt", "books pos 1.txt fine\nbooks neg\n")
+    message = _error(path, format="sentiment")
+    assert message == f"{path}:2: expected 'domain label id tokens...', found 2 field(s)"
+
+
+def test_lines(tmp_path):
+    path = _write(tmp_path, "d.txt", "first document \n\n  \nsecond one\n")
+    data = read_data(path)
+    assert data.format == "lines" and data.y is None
+    assert data.texts == ["first document", "second one"]
+    assert _error(path, format="lines", labels=True) == f"{path}: format 'lines' has no labels"
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("d.ft", "__label__a x y\n"),
+        ("d.tsv", "a\tx y\n"),
+        ("d.txt", "books pos 1.txt x y\nbooks neg 2.txt z\n"),
+    ],
+)
+def test_labels_false_reads_text_as_lines(tmp_path, name, content):
+    data = read_data(_write(tmp_path, name, content), labels=False)
+    assert data.format == "lines" and data.y is None
+    assert data.texts[0] == content.splitlines()[0].strip()
+
+
+# --------------------------------------------------------------------------- csv
+
+
+def test_csv_label_column_by_name_and_default(tmp_path):
+    path = _write(tmp_path, "d.csv", "a,Class,b\n1,x,2.5\n\n-3,y,1e2\n")
+    data = read_data(path)
+    assert data.format == "csv" and isinstance(data.X, np.ndarray)
+    assert data.X.dtype == np.float64 and data.X.flags.c_contiguous
+    np.testing.assert_array_equal(data.X, [[1, 2.5], [-3, 100]])
+    assert data.y.tolist() == ["x", "y"] and data.feature_names == ["a", "b"]
+    last = read_data(_write(tmp_path, "e.csv", "a,b,kind\n1,2,x\n"))
+    assert last.y.tolist() == ["x"] and last.feature_names == ["a", "b"]
+
+
+def test_csv_quoted(tmp_path):
+    content = 'a,"b, c",label\r\n1,2,"x, y"\r\n\r\n3,"4",z\r\n5,"x",w\r\n'
+    path = _write(tmp_path, "d.csv", content)
+    assert _error(path) == f'{path}:5: column "b, c" is not a number: "x"'
+    data = read_data(path, skip_bad_lines=True)
+    assert data.feature_names == ["a", "b, c"] and data.y.tolist() == ["x, y", "z"]
+    huge = _write(tmp_path, "h.csv", f'a,label\n1,x\n2,"{"y" * 200_000}"\n')
+    assert _error(huge).startswith(f"{huge}:3: unreadable CSV (field larger than field limit")
+
+
+@pytest.mark.parametrize("label_column", ["a", "A", 0, "0", -3])
+def test_csv_label_column_option(tmp_path, label_column):
+    data = read_data(_write(tmp_path, "d.csv", "a,b,c\n1,2,3\n"), label_column=label_column)
+    assert data.y.tolist() == ["1"] and data.feature_names == ["b", "c"]
+
+
+def test_csv_without_labels(tmp_path):
+    path = _write(tmp_path, "d.csv", "a,b,c\n1,2,3\n")
+    assert read_data(path, labels=False).y is None
+    # As many columns as the model has features: no label column.
+    data = read_data(path, n_features=3)
+    assert data.y is None and data.X.shape == (1, 3)
+    assert (
+        _error(path, n_features=3, labels=True)
+        == f"{path}:1: 2 feature columns, but 3 are expected"
+    )
+    assert _error(path, labels=False, label_column="a").endswith("file without labels")
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        ("3,abc,y", 'column "b" is not a number: "abc"'),
+        ("3,,y", 'column "b" is empty'),
+        ("3,inf,y", 'column "b" is not a finite number: "inf"'),
+        ("3,4", "expected 3 columns, found 2"),
+        ("3,4,", 'the label column "label" is empty'),
+    ],
+)
+def test_csv_bad_row(tmp_path, row, reason):
+    path = _write(tmp_path, "d.csv", f"a,b,label\n1,2,x\n{row}\n5,6,z\n")
+    assert _error(path) == f"{path}:3: {reason}"
+    data = read_data(path, skip_bad_lines=True)
+    assert data.skipped == [(3, reason)] and data.y.tolist() == ["x", "z"]
+
+
+def test_csv_header_and_option_errors(tmp_path):
+    path = _write(tmp_path, "d.csv", "1,2,3\n4,5,6\n")
+    assert _error(path) == (
+        f"{path}:1: the first row must be a header of column names, found only numbers"
+    )
+    path = _write(tmp_path, "e.csv", "a,b,c\n1,2,3\n")
+    assert _error(path, label_column="z") == f'{path}:1: no column named "z" (columns: a, b, c)'
+    assert "out of range" in _error(path, label_column=3)
+    one = _write(tmp_path, "one.csv", "label\nx\n")
+    assert _error(one) == f"{one}:1: no feature columns besides the label"
+
+
+# --------------------------------------------------------------------------- idx
+
+
+def _write_idx(tmp_path, n=3, labels=True, gz_labels=False, n_labels=None):
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(n, 4, 5), dtype=np.uint8)
+    images[0, 0, :2] = [0, 255]
+    path = tmp_path / "train-images-idx3-ubyte.gz"
+    path.write_bytes(gzip.compress(_idx_bytes(images)))
+    y = rng.integers(0, 10, size=n if n_labels is None else n_labels, dtype=np.uint8)
+    if labels:
+        raw = _idx_bytes(y)
+        name = "train-labels-idx1-ubyte" + (".gz" if gz_labels else "")
+        (tmp_path / name).write_bytes(gzip.compress(raw) if gz_labels else raw)
+    return str(path), images, y
+
+
+@pytest.mark.parametrize("gz_labels", [False, True])
+def test_idx(tmp_path, gz_labels):
+    path, images, y = _write_idx(tmp_path, gz_labels=gz_labels)
+    data = read_data(path)
+    assert data.format == "idx" and data.X.shape == (3, 20) and data.X.dtype == np.float64
+    np.testing.assert_allclose(data.X, images.reshape(3, -1) / 255.0)
+    assert data.X[0, 0] == 0.0 and data.X[0, 1] == 1.0
+    assert data.y.dtype == np.int64 and data.y.tolist() == y.tolist()
+    assert read_data(path, labels=False).y is None
+    assert "features are expected" in _error(path, n_features=10)
+
+
+def test_idx_errors(tmp_path):
+    path, _, _ = _write_idx(tmp_path, labels=False)
+    assert read_data(path).y is None
+    message = _error(path, labels=True)
+    assert message.startswith(f"{path}: labels are required but ") and "labels-idx1" in message
+    assert _error("-", format="idx", stdin=io.BytesIO(b"")) == (
+        "<stdin>: idx data cannot be read from standard input"
+    )
+    _write_idx(tmp_path, n_labels=4)
+    assert "holds 3 images but" in _error(path)
+    corrupt = _write(tmp_path, "x-images-idx3-ubyte", b"\x00\x00\x08\x03\x00")
+    assert _error(corrupt).startswith(f"{corrupt}: truncated IDX header")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_missing_file_and_directory(tmp_path):
+    missing = str(tmp_path / "nope.svm")
+    for fmt in ("auto", "svmlight", "fasttext", "idx"):
+        with pytest.raises(FileNotFoundError) as info:
+            read_data(missing, format=fmt)
+        assert str(info.value) == f"{missing}: no such file"
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        detect_format(str(tmp_path / "nope"))
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        read_data(str(tmp_path))
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "idx"] + ["auto"])
+@pytest.mark.parametrize("content", ["", "\n  \n\n"])
+def test_empty_file(tmp_path, fmt, content):
+    path = _write(tmp_path, "empty", content)
+    assert _error(path, format=fmt) == f"{path}: no data"
+    assert _error(path, format=fmt, labels=True) in (
+        f"{path}: no data",
+        f"{path}: format 'lines' has no labels",
+    )
+
+
+def test_every_line_bad(tmp_path):
+    path = _write(tmp_path, "d.tsv", "no tab\nnone here\n")
+    assert _error(path, skip_bad_lines=True) == f"{path}: no valid lines (2 skipped)"
+
+
+def test_unknown_format(tmp_path):
+    path = _write(tmp_path, "d.txt", "x\n")
+    assert _error(path, format="parquet") == (
+        f"{path}: unknown format 'parquet' (expected auto or one of {', '.join(FORMATS)})"
+    )
+
+
+def test_cannot_tell_format(tmp_path):
+    path = _write(tmp_path, "d.txt", "just some\nplain text\n")
+    message = _error(path, labels=True)
+    assert message.startswith(f"{path}: cannot tell the format") and "--format" in message
+    assert read_data(path).format == "lines"
+
+
+def test_undecodable_bytes(tmp_path):
+    path = _write(tmp_path, "d.tsv", b"pos\tfine\nneg\tw\xe9ird\n")
+    assert _error(path) == (
+        f"{path}:2: not valid utf-8 (byte 0xe9 at column 6); "
+        "convert the file to UTF-8 or give its encoding"
+    )
+    assert read_data(path, encoding="latin-1").texts == ["fine", "w\xe9ird"]
+    bom = _write(tmp_path, "bom.tsv", "\ufeffpos\tfine\n".encode())
+    assert read_data(bom).y.tolist() == ["pos"]
+
+
+def test_gzip_input(tmp_path):
+    path = _write(tmp_path, "d.tsv.gz", gzip.compress(b"pos\tfine\n"))
+    data = read_data(path)
+    assert data.format == "tsv" and data.texts == ["fine"]
+    corrupt = _write(tmp_path, "c.tsv.gz", gzip.compress(b"pos\tfine\n")[:-6])
+    assert _error(corrupt).startswith(f"{corrupt}: corrupt gzip data")
+
+
+def test_error_is_one_line_and_picklable():
+    error = DataFormatError("f.txt", "two\nlines", 3)
+    assert str(error) == "f.txt:3: two lines" and isinstance(error, ValueError)
+    assert (error.source, error.line, error.reason) == ("f.txt", 3, "two lines")
+    again = pickle.loads(pickle.dumps(error))
+    assert str(again) == str(error) and again.line == 3
+    assert str(DataFormatError("f.txt", "no data")) == "f.txt: no data"
+
+
+# --------------------------------------------------------------------------- stdin
+
+
+def test_stdin_text_and_binary():
+    data = read_data("-", stdin=io.StringIO("__label__a x\n__label__b y\n"))
+    assert data.source == "<stdin>" and data.format == "fasttext" and data.y.tolist() == ["a", "b"]
+
+    class Binary:  # like sys.stdin: text wrapper with a binary .buffer
+        buffer = io.BytesIO(b"1 1:1\n-1 2:1\n")
+
+    data = read_data("-", stdin=Binary())
+    assert data.format == "svmlight" and data.X.shape == (2, 2)
+    data = read_data("-", "svmlight", stdin=io.StringIO("1 1:1\n"))
+    assert data.X.shape == (1, 1)
+    data = read_data("-", "lines", stdin=io.BytesIO(gzip.compress(b"a b\n")))
+    assert data.texts == ["a b"]
+    message = _error("-", format="tsv", stdin=io.StringIO("ok\tyes\nbad\n"))
+    assert message == "<stdin>:2: no tab between the label and the text"
+
+
+# --------------------------------------------------------------------------- detection
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("__label__a one\n__label__b two\n", "fasttext"),
+        ("1 1:1 3:0.5\n-1 2:1\n", "svmlight"),
+        ("# comment\n+1 qid:2 1:1\n-1 2:1e-3\n", "svmlight"),
+        ("1:1 3:0.5\n2:1\n", "svmlight"),
+        ("books pos 12.txt a b\ndvd neg 3.txt c d\n", "sentiment"),
+        ("pos\tgood film\nneg\tbad film\n", "tsv"),
+        ("a,b,label\n1,2,x\n3.5,-4,y\n", "csv"),
+        ("just words, and more words\nsecond line\n", "lines"),
+        ("1,2,3\n4,5,6\n", "lines"),
+    ],
+)
+def test_detect_from_content(tmp_path, content, expected):
+    assert detect_format("-", content.splitlines()) == expected
+    path = _write(tmp_path, "data", content)
+    assert detect_format(path) == expected
+    assert read_data(path).format == expected
+
+
+def test_detect_tolerates_one_bad_line_in_five(tmp_path):
+    lines = ["1 1:1", "-1 2:1", "oops", "1 3:1", "-1 1:1"]
+    assert detect_format("-", lines) == "svmlight"
+    path = _write(tmp_path, "data", "\n".join(lines) + "\n")
+    assert _error(path) == f'{path}:3: label "oops" is not a number'
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("a.svm", "svmlight"),
+        ("a.SVMLIGHT", "svmlight"),
+        ("a.libsvm.gz", "svmlight"),
+        ("a.csv", "csv"),
+        ("a.tsv", "tsv"),
+        ("a.ft", "fasttext"),
+        ("a.fasttext", "fasttext"),
+        ("train-images-idx3-ubyte", "idx"),
+        ("t10k-images-idx3-ubyte.gz", "idx"),
+    ],
+)
+def test_detect_from_extension(name, expected):
+    # The name wins; content is not read (the file does not even exist).
+    assert detect_format(name) == expected
+    assert detect_format(name, ["__label__x y"]) == expected
+
+
+def test_detect_idx_by_content_and_stdin_needs_sample(tmp_path):
+    path = _write(tmp_path, "images.bin", _idx_bytes(np.zeros((2, 3, 3), dtype=np.uint8)))
+    assert detect_format(path) == "idx"
+    assert read_data(path).X.shape == (2, 9)
+    with pytest.raises(ValueError, match="sample_lines"):
+        detect_format("-")
+
+
+def test_labeled_data_fields():
+    data = LabeledData(X=None, texts=["a"], y=None, format="lines", source="x")
+    assert data.skipped == [] and data.zero_based is None and data.n_samples == 1
+
+
+# --------------------------------------------------------------------------- real data
+
+
+def test_real_sentiment():
+    path = _require("sentiment/all_sentiment_shuffled.first5000.txt")
+    assert detect_format(str(path)) == "sentiment"
+    data = read_data(str(path), labels=True)
+    assert data.format == "sentiment" and len(data.texts) == len(data.y) == 5000
+    assert set(data.y.tolist()) == {"pos", "neg"}
+    assert int(np.sum(data.y == "pos")) == 2527
+    assert data.texts[0].startswith("i bought this album")
+
+
+def test_real_a9a():
+    path = _require("a9a/a9a")
+    assert detect_format(str(path)) == "svmlight"
+    data = read_data(str(path), labels=True, n_features=123)
+    assert data.format == "svmlight" and data.X.shape == (32561, 123)
+    assert data.X.indices.dtype == np.int32 and data.zero_based is False
+    assert set(np.unique(data.y).tolist()) == {-1, 1} and data.skipped == []
+
+
+def test_real_mnist_train_images():
+    path = _require("mnist/train-images-idx3-ubyte.gz")
+    _require("mnist/train-labels-idx1-ubyte.gz")
+    data = read_data(str(path), labels=True)
+    assert data.format == "idx" and data.X.shape == (60000, 784)
+    assert data.X.min() == 0.0 and data.X.max() == 1.0
+    assert data.y.shape == (60000,) and data.y[:5].tolist() == [5, 0, 4, 1, 9]

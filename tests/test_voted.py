@@ -346,3 +346,15 @@ def test_fit_epochs_is_fit_paused_after_every_epoch(kernel):
     assert sum(done) == 180
     assert_allclose(staged[-1], whole.decision_function(X), **TOL)
     assert_allclose(staged, list(whole.staged_decision_function(X)), **TOL)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_coef_is_the_final_perceptron(n_classes):
+    rng = np.random.default_rng(10)
+    X, y = rng.normal(size=(50, 4)), rng.integers(0, n_classes, size=50)
+    voted = VotedPerceptron(max_epochs=2, random_state=0).fit(X, y)
+    perceptron = Perceptron(max_epochs=2, random_state=0).fit(X, y)
+    assert_allclose(voted.coef_, perceptron.coef_, **TOL)
+    assert_allclose(voted.intercept_, perceptron.intercept_, **TOL)
+    with pytest.raises(AttributeError, match="only available with kernel='linear'"):
+        _ = VotedPerceptron(kernel="poly", max_epochs=1).fit(X, y).coef_

@@ -1,8 +1,18 @@
 """perceptrons: vanilla, averaged and voted perceptrons, exact and fast."""
 
+from perceptrons.features import TextFeaturizer
 from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.persist import load, save
 from perceptrons.voted import VotedPerceptron
 
 __version__ = "0.1.0"
 
-__all__ = ["AveragedPerceptron", "Perceptron", "VotedPerceptron", "__version__"]
+__all__ = [
+    "AveragedPerceptron",
+    "Perceptron",
+    "TextFeaturizer",
+    "VotedPerceptron",
+    "__version__",
+    "load",
+    "save",
+]

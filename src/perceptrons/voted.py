@@ -693,6 +693,20 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         return self._updates.size
 
     @property
+    def coef_(self) -> np.ndarray:
+        """The final model's weights, shape (n_columns, n_features): linear kernel only.
+
+        One row for binary problems (positive weights push towards ``classes_[1]``), one
+        per class otherwise. Other kernels have no weights in input space.
+        """
+        check_is_fitted(self, "classes_")
+        if not self._primal:
+            raise AttributeError(
+                f"coef_ is only available with kernel='linear', not {self.kernel!r}"
+            )
+        return (self._weights[:-1].T if self._native else self._weights[:, :-1]).copy()
+
+    @property
     def intercept_(self) -> np.ndarray:
         check_is_fitted(self, "classes_")
         return self._bias.copy()

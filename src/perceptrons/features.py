@@ -1,0 +1,355 @@
+"""Text to sparse features, as a scikit-learn transformer that saves without pickle.
+
+:class:`TextFeaturizer` wraps scikit-learn's vectorizers (tokenization, n-grams and
+hashing are theirs) and adds what :mod:`perceptrons.persist` needs: its fitted state as
+plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
+array), from which an equivalent transformer is rebuilt that gives bit-identical output.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    HashingVectorizer,
+    TfidfTransformer,
+)
+from sklearn.utils import murmurhash3_32
+from sklearn.utils.validation import check_is_fitted
+
+from perceptrons import _params as rules
+
+
+def _whitespace_tokens(text: str) -> list[str]:
+    """The tokens of pre-tokenized text: whatever whitespace separates."""
+    return text.split()
+
+
+def _ngram_range(value: Any) -> bool:
+    return (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(isinstance(n, Integral) and not isinstance(n, bool) for n in value)
+        and 1 <= value[0] <= value[1]
+    )
+
+
+def _min_df(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, Integral):
+        return value >= 1
+    return isinstance(value, Real) and 0.0 < value <= 1.0
+
+
+class TextFeaturizer(TransformerMixin, BaseEstimator):
+    """Raw texts to a CSR matrix of term features: hashed or from a learned vocabulary.
+
+    A thin layer over scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer`,
+    :class:`~sklearn.feature_extraction.text.CountVectorizer` and
+    :class:`~sklearn.feature_extraction.text.TfidfTransformer` whose fitted state can be
+    written by :func:`perceptrons.save` without pickle. The output is always a canonical
+    CSR matrix (sorted indices, no duplicates) of float64 with int32 indices, the layout
+    the perceptrons train on without a copy.
+
+    Parameters
+    ----------
+    vocabulary : {"hashing", "fit"}, default="hashing"
+        ``"hashing"``: each term goes to column ``hash(term) % n_features`` (no
+        vocabulary is stored; colliding terms share a column, and hashed features have
+        no names). ``"fit"``: the vocabulary of the training texts (terms in at least
+        ``min_df`` documents), one column per term in sorted order.
+    n_features : int, default=2**20
+        Number of columns with ``vocabulary="hashing"``; ignored with ``"fit"``.
+    ngram_range : tuple (min_n, max_n), default=(1, 1)
+        Word n-grams of every length from ``min_n`` to ``max_n``.
+    weighting : {"tf", "binary", "tfidf"}, default="tf"
+        ``"tf"``: term counts. ``"binary"``: 1 for every term present. ``"tfidf"``: counts
+        times the smoothed idf learned on the training texts, ``1 + ln((1 + n) / (1 +
+        df))``, each row then scaled to unit L2 norm (scikit-learn's
+        ``TfidfVectorizer``).
+    sublinear_tf : bool, default=False
+        Replace a count ``tf`` by ``1 + ln(tf)`` (with ``"tf"`` and ``"tfidf"``; no
+        effect with ``"binary"``).
+    lowercase : bool, default=True
+        Lower-case the texts before tokenizing.
+    tokenizer : {"regex", "whitespace"}, default="regex"
+        ``"regex"``: scikit-learn's default, runs of two or more word characters
+        (``(?u)\\b\\w\\w+\\b``). ``"whitespace"``: split on whitespace, for corpora that
+        are already tokenized (every token counts, punctuation included).
+    min_df : int or float, default=1
+        With ``vocabulary="fit"``: keep terms found in at least this many training
+        documents (an int) or this share of them (a float in (0, 1]). Hashing has no
+        document frequencies, so it accepts only the default.
+
+    Attributes
+    ----------
+    n_features_out_ : int
+        Number of output columns.
+
+    Examples
+    --------
+    >>> from perceptrons import TextFeaturizer
+    >>> texts = ["the cat sat", "the dog sat down", "a cat"]
+    >>> featurizer = TextFeaturizer(vocabulary="fit", tokenizer="whitespace").fit(texts)
+    >>> featurizer.feature_names()
+    ['a', 'cat', 'dog', 'down', 'sat', 'the']
+    >>> featurizer.transform(["the cat and the hat"]).toarray()
+    array([[0., 1., 0., 0., 0., 2.]])
+    """
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "vocabulary": rules.one_of("hashing", "fit"),
+        "n_features": rules.Rule(
+            "an int in [1, 2**31 - 1]",
+            lambda v: isinstance(v, Integral) and not isinstance(v, bool) and 1 <= v < 2**31,
+        ),
+        "ngram_range": rules.Rule(
+            "a pair of ints (min_n, max_n) with 1 <= min_n <= max_n", _ngram_range
+        ),
+        "weighting": rules.one_of("tf", "binary", "tfidf"),
+        "sublinear_tf": rules.boolean(),
+        "lowercase": rules.boolean(),
+        "tokenizer": rules.one_of("regex", "whitespace"),
+        "min_df": rules.Rule("an int >= 1 or a float in (0, 1]", _min_df),
+    }
+
+    def __init__(
+        self,
+        vocabulary: str = "hashing",
+        n_features: int = 2**20,
+        ngram_range: tuple[int, int] = (1, 1),
+        weighting: str = "tf",
+        sublinear_tf: bool = False,
+        lowercase: bool = True,
+        tokenizer: str = "regex",
+        min_df: int | float = 1,
+    ) -> None:
+        self.vocabulary = vocabulary
+        self.n_features = n_features
+        self.ngram_range = ngram_range
+        self.weighting = weighting
+        self.sublinear_tf = sublinear_tf
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.min_df = min_df
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+    # ------------------------------------------------------------ construction
+    def _validate_params(self) -> None:
+        rules.validate(self, self._rules)
+        if self.vocabulary == "hashing" and self.min_df != 1:
+            raise ValueError(
+                f"TextFeaturizer: parameter 'min_df' must be 1 with vocabulary='hashing' "
+                f"(hashed features have no document frequencies to prune by), got "
+                f"{self.min_df!r}; use vocabulary='fit'."
+            )
+
+    def _make_vectorizer(self, terms: list[str] | None = None):
+        """The scikit-learn vectorizer for these parameters (``terms``: a fixed vocabulary)."""
+        common = {
+            "lowercase": self.lowercase,
+            "ngram_range": tuple(self.ngram_range),
+            "binary": self.weighting == "binary",
+            "dtype": np.float64,
+        }
+        if self.tokenizer == "whitespace":
+            common.update(tokenizer=_whitespace_tokens, token_pattern=None)
+        if self.vocabulary == "hashing":
+            return HashingVectorizer(
+                n_features=self.n_features, alternate_sign=False, norm=None, **common
+            )
+        if terms is not None:
+            return CountVectorizer(vocabulary=terms, **common)
+        return CountVectorizer(min_df=self.min_df, **common)
+
+    def _make_weighting(self) -> TfidfTransformer | None:
+        """The step after counting: idf and row norms, or the sublinear tf, or none."""
+        if self.weighting == "tfidf":
+            return TfidfTransformer(norm="l2", use_idf=True, sublinear_tf=self.sublinear_tf)
+        if self.weighting == "tf" and self.sublinear_tf:
+            return TfidfTransformer(norm=None, use_idf=False, sublinear_tf=True)
+        return None
+
+    # --------------------------------------------------------------- fitting
+    def fit(self, texts, y=None) -> TextFeaturizer:
+        """Learn the vocabulary (``vocabulary="fit"``) and the idf (``"tfidf"``).
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Training documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        self.fit_transform(texts, y)
+        return self
+
+    def fit_transform(self, texts, y=None) -> sp.csr_matrix:
+        """Fit on ``texts`` and return their features (one pass of tokenization).
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Training documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_texts, n_features_out_)
+            CSR, float64, int32 indices.
+        """
+        self._validate_params()
+        _check_texts(texts)
+        vectorizer = self._make_vectorizer()
+        counts = vectorizer.fit_transform(texts)
+        weighting = self._make_weighting()
+        X = counts if weighting is None else weighting.fit_transform(counts)
+        self._vectorizer, self._weighting = vectorizer, weighting
+        self.n_features_out_ = int(counts.shape[1])
+        self._hashed_names = self._names_of_hashed_columns(texts) if self._hashing else None
+        return _canonical(X)
+
+    @property
+    def _hashing(self) -> bool:
+        return self.vocabulary == "hashing"
+
+    def _names_of_hashed_columns(self, texts) -> dict[int, str]:
+        """Which training terms each hashed column stands for, to name features.
+
+        The terms come from the vectorizer's own analyzer, and their columns from the
+        hash HashingVectorizer uses (MurmurHash3, seed 0, absolute value modulo
+        ``n_features``); terms that collide share a column and are joined by ``|``.
+        """
+        analyze = self._vectorizer.build_analyzer()
+        terms: set[str] = set()
+        for text in texts:
+            terms.update(analyze(text))
+        by_column: dict[int, list[str]] = {}
+        for term in sorted(terms):
+            column = abs(murmurhash3_32(term, seed=0)) % self.n_features
+            by_column.setdefault(column, []).append(term)
+        return {column: "|".join(names) for column, names in by_column.items()}
+
+    def transform(self, texts) -> sp.csr_matrix:
+        """Features of ``texts``; terms never seen in training are dropped.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Documents.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_texts, n_features_out_)
+            CSR, float64, int32 indices.
+        """
+        check_is_fitted(self, "n_features_out_")
+        _check_texts(texts)
+        X = self._vectorizer.transform(texts)
+        if self._weighting is not None:
+            X = self._weighting.transform(X)
+        return _canonical(X)
+
+    def feature_names(self) -> list[str] | None:
+        """The term (word or space-joined n-gram) of each column, in column order.
+
+        Returns
+        -------
+        names : list of str
+            With ``vocabulary="hashing"``, the training terms that hash to each column,
+            joined by ``|`` when several collide, and ``""`` for a column no training
+            term reaches.
+        """
+        check_is_fitted(self, "n_features_out_")
+        if self._hashing:
+            names = [""] * self.n_features_out_
+            for column, name in self._hashed_names.items():
+                names[column] = name
+            return names
+        return self._vectorizer.get_feature_names_out().tolist()
+
+    # ----------------------------------------------------------- persistence
+    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fitted state as arrays and JSON values (see :mod:`perceptrons.persist`).
+
+        Values: ``n_features_out`` and, for ``vocabulary="fit"``, ``vocabulary``, the
+        list of terms ordered by column. Arrays: ``idf`` (float64, one per column) for
+        ``"tfidf"``.
+        """
+        check_is_fitted(self, "n_features_out_")
+        arrays: dict[str, np.ndarray] = {}
+        if self.weighting == "tfidf":
+            arrays["idf"] = np.asarray(self._weighting.idf_, dtype=np.float64)
+        values: dict[str, Any] = {"n_features_out": int(self.n_features_out_)}
+        if self.vocabulary == "fit":
+            values["vocabulary"] = self.feature_names()
+        else:
+            values["hashed_names"] = [[c, n] for c, n in sorted(self._hashed_names.items())]
+        return arrays, values
+
+    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the fitted state written by :meth:`_export_state`."""
+        self._validate_params()
+        n_out = int(values["n_features_out"])
+        terms = None
+        if self.vocabulary == "fit":
+            terms = [str(term) for term in values["vocabulary"]]
+            if len(terms) != n_out or len(set(terms)) != n_out:
+                raise ValueError(
+                    f"the vocabulary holds {len(terms)} terms ({len(set(terms))} distinct) "
+                    f"for {n_out} features"
+                )
+        elif n_out != self.n_features:
+            raise ValueError(f"{n_out} hashed features but n_features={self.n_features}")
+        vectorizer = self._make_vectorizer(terms)
+        weighting = self._make_weighting()
+        if weighting is not None:
+            # What TfidfTransformer.fit sets: the input width and, for tf-idf, the idf.
+            weighting.n_features_in_ = n_out
+            if self.weighting == "tfidf":
+                idf = np.asarray(arrays["idf"], dtype=np.float64)
+                if idf.shape != (n_out,):
+                    raise ValueError(f"idf of shape {idf.shape} for {n_out} features")
+                weighting.idf_ = idf
+        self._vectorizer, self._weighting = vectorizer, weighting
+        self.n_features_out_ = n_out
+        if self._hashing:
+            self._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
+            if any(not 0 <= c < n_out for c in self._hashed_names):
+                raise ValueError("a hashed feature name points outside the hashed features")
+
+
+def _check_texts(texts) -> None:
+    if isinstance(texts, str | bytes):
+        raise ValueError(
+            "TextFeaturizer expects an iterable of documents (e.g. a list of str), "
+            "got a single string."
+        )
+
+
+def _canonical(X) -> sp.csr_matrix:
+    """CSR matrix, float64, sorted indices without duplicates, int32 index arrays."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    if X.nnz < 2**31:
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32, copy=False)
+    return X

@@ -1,0 +1,145 @@
+"""Figures: learning curves (seed 000's figure) and confusion matrices.
+
+matplotlib is an optional dependency (``pip install "perceptrons[plot]"``); it is imported
+only when a figure is drawn, with the non-interactive Agg backend, so plotting works on a
+machine without a display.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+INSTALL_HINT = 'plots need matplotlib: pip install "perceptrons[plot]"'
+
+
+class PlottingUnavailable(ImportError):
+    """matplotlib is not installed."""
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise PlottingUnavailable(INSTALL_HINT) from exc
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(figure, path: str | os.PathLike) -> Path:
+    """Write the PNG atomically: a failed or interrupted save leaves no partial file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            figure.savefig(stream, format="png", dpi=110, bbox_inches="tight")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def learning_curves(
+    curves: Mapping[str, Mapping[str, Sequence[float]]],
+    path: str | os.PathLike,
+    title: str = "",
+) -> Path:
+    """Training mistakes and development error per epoch, one line per model.
+
+    Parameters
+    ----------
+    curves : mapping of str to mapping
+        For each model name: ``"mistakes"`` (training mistakes per epoch) and optionally
+        ``"dev_error"`` (error rate on development data after each epoch).
+    path : path-like
+        The PNG to write.
+    title : str, default=""
+        A title over both panels.
+
+    Returns
+    -------
+    path : Path
+        The file written.
+    """
+    plt = _pyplot()
+    with_dev = any(curve.get("dev_error") for curve in curves.values())
+    figure, axes = plt.subplots(1, 2 if with_dev else 1, figsize=(11 if with_dev else 6, 4))
+    axes = np.atleast_1d(axes)
+    mistakes = [list(curve["mistakes"]) for curve in curves.values()]
+    # Vanilla, averaged and voted perceptrons make the very same updates: one line, named so.
+    shared = len(mistakes) > 1 and all(m == mistakes[0] for m in mistakes)
+    if shared:
+        epochs = np.arange(1, len(mistakes[0]) + 1)
+        axes[0].plot(epochs, mistakes[0], marker="o", color="gray", label="all (same updates)")
+    for name, curve in curves.items():
+        epochs = np.arange(1, len(curve["mistakes"]) + 1)
+        if not shared:
+            axes[0].plot(epochs, curve["mistakes"], marker="o", label=name)
+        if with_dev and curve.get("dev_error"):
+            axes[1].plot(epochs, 100 * np.asarray(curve["dev_error"]), marker="o", label=name)
+    axes[0].set(xlabel="epoch", ylabel="training mistakes", title="Training mistakes")
+    if with_dev:
+        axes[1].set(xlabel="epoch", ylabel="error (%)", title="Development error")
+    for axis in axes:
+        axis.grid(alpha=0.3)
+        axis.legend()
+        axis.xaxis.get_major_locator().set_params(integer=True)
+    if title:
+        figure.suptitle(title)
+    try:
+        return _save(figure, path)
+    finally:
+        plt.close(figure)
+
+
+def confusion_matrix(
+    matrix: np.ndarray, labels: Sequence[object], path: str | os.PathLike, title: str = ""
+) -> Path:
+    """A heat map of a confusion matrix (rows: true class, columns: predicted).
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (n_classes, n_classes)
+        Counts, as from :func:`sklearn.metrics.confusion_matrix`.
+    labels : sequence
+        The class names, in the matrix's order.
+    path : path-like
+        The PNG to write.
+    title : str, default=""
+        The figure's title.
+
+    Returns
+    -------
+    path : Path
+        The file written.
+    """
+    plt = _pyplot()
+    n = len(labels)
+    size = min(4 + 0.45 * n, 16)
+    figure, axis = plt.subplots(figsize=(size, size * 0.85))
+    image = axis.imshow(matrix, cmap="Blues")
+    figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)
+    names = [str(label) for label in labels]
+    axis.set_xticks(range(n), names, rotation=60 if n > 6 else 0, ha="right" if n > 6 else "center")
+    axis.set_yticks(range(n), names)
+    axis.set(xlabel="predicted", ylabel="true", title=title or "Confusion matrix")
+    if n <= 25:
+        threshold = matrix.max() / 2 if matrix.size else 0
+        for i in range(n):
+            for j in range(n):
+                color = "white" if matrix[i, j] > threshold else "black"
+                axis.text(
+                    j, i, int(matrix[i, j]), ha="center", va="center", color=color, fontsize=8
+                )
+    try:
+        return _save(figure, path)
+    finally:
+        plt.close(figure)

@@ -1,0 +1,356 @@
+"""The ``perceptrons`` command, driven as a user drives it: in a subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from perceptrons import data
+
+SHARED = data.shared_data_dir()
+needs_data = pytest.mark.skipif(
+    SHARED is None, reason="shared data not found (set PERCEPTRONS_DATA or put ../shared/data)"
+)
+
+
+def run(*args, stdin=None, cwd=None):
+    """Run ``python -m perceptrons ARGS``; return (exit code, stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    done = subprocess.run(
+        [sys.executable, "-m", "perceptrons", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=600,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def assert_user_error(result, code, *fragments):
+    """A user's mistake: the given exit code, one line on stderr, no traceback."""
+    status, _, err = result
+    assert status == code, err
+    lines = err.strip().splitlines()
+    assert code == 2 or (len(lines) == 1 and lines[0].startswith("perceptrons: error:")), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+# ---------------------------------------------------------------- shared data files
+@pytest.fixture(scope="module")
+def sentiment(tmp_path_factory):
+    """The sentiment corpus split as its README says: file order, 80 % / 20 %."""
+    if SHARED is None:
+        pytest.skip("shared data not found")
+    lines = (
+        (SHARED / "sentiment" / "all_sentiment_shuffled.first5000.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
+    folder = tmp_path_factory.mktemp("sentiment")
+    train, test = folder / "train.txt", folder / "test.txt"
+    train.write_text("\n".join(lines[:4000]) + "\n", encoding="utf-8")
+    test.write_text("\n".join(lines[4000:]) + "\n", encoding="utf-8")
+    return train, test
+
+
+@pytest.fixture(scope="module")
+def newsgroups(tmp_path_factory):
+    """20 Newsgroups raw posts as TSV files (label, tab, the post on one line)."""
+    if SHARED is None:
+        pytest.skip("shared data not found")
+    docs_train, y_train, docs_test, y_test = data.load_20newsgroups()
+    folder = tmp_path_factory.mktemp("20news")
+    paths = []
+    for name, docs, labels in (("train", docs_train, y_train), ("test", docs_test, y_test)):
+        path = folder / f"{name}.tsv"
+        pairs = zip(docs, labels, strict=True)
+        rows = (f"{label}\t{' '.join(doc.split())}" for doc, label in pairs)
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        paths.append(path)
+    return tuple(paths)
+
+
+@pytest.fixture(scope="module")
+def sentiment_model(sentiment, tmp_path_factory):
+    train, test = sentiment
+    model = tmp_path_factory.mktemp("models") / "sentiment.npz"
+    result = run(
+        "train",
+        train,
+        "-o",
+        model,
+        "--dev",
+        test,
+        "--tokenizer",
+        "whitespace",
+        "--features",
+        "vocabulary",
+        "--json",
+        "--quiet",
+    )
+    assert result[0] == 0, result[2]
+    return model, json.loads(result[1])
+
+
+# ------------------------------------------------------------------------- commands
+def test_demo_prints_the_comparison_and_writes_the_learning_curves(tmp_path):
+    status, out, err = run("demo", "--output-dir", tmp_path)
+    assert status == 0, err
+    for name in ("Perceptron", "AveragedPerceptron", "VotedPerceptron", "sklearn SGD"):
+        assert name in out
+    assert "digits" in out and "breast cancer" in out
+    png = tmp_path / "perceptrons-demo.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+@needs_data
+def test_train_on_the_sentiment_corpus(sentiment_model):
+    model, metrics = sentiment_model
+    assert model.exists()
+    assert metrics["classes"] == ["neg", "pos"] and metrics["examples"] == 4000
+    assert len(metrics["epochs"]) == 10
+    # Seed 003 reports 0.829 for the averaged perceptron on the full corpus.
+    assert metrics["dev_accuracy"] > 0.78
+
+
+@needs_data
+def test_train_prints_one_line_per_epoch_with_dev_accuracy(sentiment, tmp_path):
+    train, test = sentiment
+    status, out, err = run(
+        "train",
+        train,
+        "-o",
+        tmp_path / "m.npz",
+        "--dev",
+        test,
+        "--epochs",
+        "3",
+        "--algorithm",
+        "perceptron",
+    )
+    assert status == 0, err
+    epochs = [line for line in out.splitlines() if line.startswith("epoch ")]
+    assert len(epochs) == 3 and all("mistakes" in e and "dev accuracy" in e for e in epochs)
+
+
+@needs_data
+def test_evaluate_reports_accuracy_f1_and_the_confusion_matrix(sentiment, sentiment_model):
+    _, test = sentiment
+    model, metrics = sentiment_model
+    status, out, err = run("evaluate", model, test)
+    assert status == 0, err
+    assert "accuracy" in out and "macro-F1" in out and "confusion matrix" in out
+    assert "precision" in out and "recall" in out
+    status, out, _ = run("evaluate", model, test, "--json")
+    report = json.loads(out)
+    assert report["accuracy"] == pytest.approx(metrics["dev_accuracy"])
+    assert np.sum(report["confusion_matrix"]) == 1000
+    assert set(report["classes"]) == {"neg", "pos"}
+
+
+@needs_data
+def test_predict_writes_one_label_per_line_from_a_file_or_stdin(
+    sentiment, sentiment_model, tmp_path
+):
+    _, test = sentiment
+    model, _ = sentiment_model
+    out_file = tmp_path / "labels.txt"
+    status, _, err = run("predict", model, test, "-o", out_file)
+    assert status == 0, err
+    labels = out_file.read_text().splitlines()
+    assert len(labels) == 1000 and set(labels) <= {"neg", "pos"}
+    texts = "this movie is great , i loved it\nterrible , boring , a waste of money\n"
+    status, out, err = run("predict", model, "-", "--format", "lines", stdin=texts)
+    assert status == 0, err
+    assert out.splitlines() == ["pos", "neg"]
+    status, out, _ = run("predict", model, "-", "--format", "lines", "--scores", stdin=texts)
+    first = out.splitlines()[0].split("\t")
+    assert first[0] == "pos" and float(first[1]) > 0
+
+
+@needs_data
+def test_inspect_names_the_top_words_of_each_class(sentiment_model):
+    model, _ = sentiment_model
+    status, out, err = run("inspect", model)
+    assert status == 0, err
+    assert "AveragedPerceptron" in out and "neg, pos" in out and "epoch 10" in out
+    assert "class pos:" in out
+    positive = out.split("class pos:")[1].splitlines()[1]
+    assert any(word in positive for word in ("great", "excellent", "best", "love", "perfect"))
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["features"] > 10_000 and info["hyperparameters"]["max_epochs"] == 10
+
+
+@needs_data
+def test_plot_draws_the_three_learning_curves_and_a_confusion_matrix(sentiment, tmp_path):
+    train, test = sentiment
+    png = tmp_path / "curves.png"
+    status, out, err = run(
+        "plot", train, "--dev", test, "-o", png, "--epochs", "4", "--tokenizer", "whitespace"
+    )
+    assert status == 0, err
+    confusion = tmp_path / "curves-confusion.png"
+    for path in (png, confusion):
+        assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 15_000
+    assert "perceptron" in out and "voted" in out
+
+
+@needs_data
+def test_train_plot_option_writes_a_png(sentiment, tmp_path):
+    train, test = sentiment
+    png = tmp_path / "train.png"
+    status, _, err = run(
+        "train",
+        train,
+        "-o",
+        tmp_path / "m.npz",
+        "--dev",
+        test,
+        "--plot",
+        png,
+        "--epochs",
+        "2",
+        "--quiet",
+    )
+    assert status == 0, err
+    assert png.stat().st_size > 10_000 and (tmp_path / "train-confusion.png").exists()
+
+
+@needs_data
+def test_20_newsgroups_raw_text_end_to_end(newsgroups, tmp_path):
+    train, test = newsgroups
+    model = tmp_path / "news.npz"
+    status, out, err = run(
+        "train",
+        train,
+        "-o",
+        model,
+        "--features",
+        "vocabulary",
+        "--weighting",
+        "tfidf",
+        "--json",
+        "--quiet",
+    )
+    assert status == 0, err
+    assert json.loads(out)["examples"] == 11314
+    report = json.loads(run("evaluate", model, test, "--json")[1])
+    assert report["examples"] == 7532 and len(report["classes"]) == 20
+    assert report["accuracy"] > 0.78  # scikit-learn's averaged SGD: 0.82 on TF-IDF
+    status, out, _ = run("inspect", model, "--top", "3")
+    assert "class sci.space:" in out
+
+
+@needs_data
+def test_svmlight_voted_perceptron_end_to_end(tmp_path):
+    train, test = SHARED / "a9a" / "a9a", SHARED / "a9a" / "a9a.t"
+    model = tmp_path / "a9a.npz"
+    status, _, err = run(
+        "train", train, "-o", model, "--algorithm", "voted", "--epochs", "2", "--quiet"
+    )
+    assert status == 0, err
+    report = json.loads(run("evaluate", model, test, "--json")[1])
+    assert report["accuracy"] > 0.8
+    status, out, _ = run("predict", model, test)
+    assert len(out.splitlines()) == 16281
+
+
+# ---------------------------------------------------------------------- error paths
+def test_missing_file(tmp_path):
+    assert_user_error(run("train", tmp_path / "nope.txt", "-o", tmp_path / "m.npz"), 1, "nope.txt")
+
+
+def test_empty_file(tmp_path):
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("")
+    assert_user_error(run("train", empty, "-o", tmp_path / "m.npz"), 1, "empty.tsv")
+
+
+def test_malformed_line_names_file_and_line_and_can_be_skipped(tmp_path):
+    bad = tmp_path / "bad.svm"
+    rows = [f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 5}" for i in range(40)]
+    rows[6] = "1 1:0.5 2:oops"
+    bad.write_text("\n".join(rows) + "\n")
+    assert_user_error(run("train", bad, "-o", tmp_path / "m.npz"), 1, "bad.svm:7")
+    status, out, err = run("train", bad, "-o", tmp_path / "m.npz", "--skip-bad-lines")
+    assert status == 0, err
+    assert "skipped 1 bad line" in out
+
+
+def test_unknown_format_is_a_usage_error(tmp_path):
+    status, _, err = run("train", tmp_path / "x", "-o", tmp_path / "m.npz", "--format", "xml")
+    assert status == 2 and "invalid choice" in err and "Traceback" not in err
+
+
+def test_unknown_command_and_missing_arguments_are_usage_errors():
+    assert run("fly")[0] == 2
+    assert run("train")[0] == 2
+
+
+@pytest.fixture()
+def small_text_model(tmp_path):
+    train = tmp_path / "train.tsv"
+    rows = [f"{'a' if i % 2 else 'b'}\tword{i % 2} other{i % 3} common" for i in range(40)]
+    train.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "model.npz"
+    assert run("train", train, "-o", model, "--quiet")[0] == 0
+    return model
+
+
+def test_label_never_seen_in_training(small_text_model, tmp_path):
+    test = tmp_path / "test.tsv"
+    test.write_text("a\tword1 common\nzebra\tword0 other1\n")
+    assert_user_error(run("evaluate", small_text_model, test), 1, "zebra", "never seen")
+
+
+def test_text_model_on_numeric_data_and_other_features(small_text_model, tmp_path):
+    numeric = tmp_path / "x.svm"
+    numeric.write_text("1 1:1 2:1\n-1 3:1\n")
+    assert_user_error(run("evaluate", small_text_model, numeric), 1, "raw text")
+    train = tmp_path / "narrow.svm"
+    train.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 2}\n" for i in range(30)))
+    narrow = tmp_path / "narrow.npz"
+    assert run("train", train, "-o", narrow, "--quiet")[0] == 0
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 1:1 7:1\n-1 2:1\n")
+    assert_user_error(run("evaluate", narrow, wide), 1)
+
+
+def test_corrupt_and_non_model_files(small_text_model, tmp_path):
+    truncated = tmp_path / "truncated.npz"
+    content = small_text_model.read_bytes()
+    truncated.write_bytes(content[: len(content) // 2])
+    assert_user_error(run("inspect", truncated), 1, "truncated.npz")
+    text = tmp_path / "notes.npz"
+    text.write_text("not a model")
+    assert_user_error(run("predict", text, "-"), 1, "notes.npz")
+
+
+def test_a_failed_train_leaves_an_existing_model_untouched(small_text_model, tmp_path):
+    before = small_text_model.read_bytes()
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\tfine text\nno tab on this line\n")
+    assert_user_error(run("train", bad, "-o", small_text_model), 1, "bad.tsv:2")
+    assert small_text_model.read_bytes() == before
+    assert sorted(p.name for p in small_text_model.parent.glob(".*")) == []
+
+
+def test_plot_without_matplotlib_says_how_to_get_it(tmp_path):
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{'a' if i % 2 else 'b'}\tw{i % 2}\n" for i in range(20)))
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from perceptrons.cli import main\n"
+        f"raise SystemExit(main(['plot', {str(train)!r}, '-o', {str(tmp_path / 'p.png')!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "pip install" in done.stderr and "perceptrons[plot]" in done.stderr
+    assert "Traceback" not in done.stderr

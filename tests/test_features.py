@@ -1,0 +1,210 @@
+"""TextFeaturizer: scikit-learn's vectorizers, with a fitted state that saves without pickle."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+
+from perceptrons import TextFeaturizer
+
+TRAIN = [
+    "The cat sat on the mat .",
+    "the dog sat down , the dog barked",
+    "A cat and a dog ! cat cat",
+    "nothing in common here",
+    "Don't stop : the cat's toy",
+]
+NEW = ["the cat and the hat", "zebra quokka", "", "DOG dog Dog down"]
+
+CONFIGS = [
+    {},
+    {"n_features": 2**8},
+    {"weighting": "binary", "tokenizer": "whitespace"},
+    {"weighting": "tfidf", "n_features": 64, "ngram_range": (1, 2)},
+    {"weighting": "tfidf", "sublinear_tf": True},
+    {"weighting": "tf", "sublinear_tf": True, "lowercase": False},
+    {"vocabulary": "fit"},
+    {"vocabulary": "fit", "tokenizer": "whitespace", "min_df": 2},
+    {"vocabulary": "fit", "weighting": "binary", "ngram_range": (1, 3)},
+    {"vocabulary": "fit", "weighting": "tfidf", "sublinear_tf": True, "min_df": 0.3},
+    {"vocabulary": "fit", "weighting": "tf", "sublinear_tf": True, "ngram_range": (2, 2)},
+]
+
+
+def _assert_same_csr(A, B):
+    assert A.shape == B.shape
+    assert_array_equal(A.indptr, B.indptr)
+    assert_array_equal(A.indices, B.indices)
+    assert_array_equal(A.data, B.data)  # bit-identical values, not approximately equal
+
+
+def _assert_canonical(X, n_rows, n_columns):
+    assert isinstance(X, sp.csr_matrix)
+    assert X.shape == (n_rows, n_columns)
+    assert X.dtype == np.float64
+    assert X.indices.dtype == np.int32
+    assert X.has_canonical_format
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=str)
+def test_each_configuration_fits_and_transforms(params):
+    featurizer = TextFeaturizer(**params)
+    X = featurizer.fit_transform(TRAIN)
+    _assert_canonical(X, len(TRAIN), featurizer.n_features_out_)
+    assert X.nnz > 0
+    _assert_same_csr(X, TextFeaturizer(**params).fit(TRAIN).transform(TRAIN))
+    _assert_canonical(featurizer.transform(NEW), len(NEW), featurizer.n_features_out_)
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=str)
+def test_export_import_gives_identical_output(params):
+    fitted = TextFeaturizer(**params).fit(TRAIN)
+    arrays, values = fitted._export_state()
+    assert all(isinstance(a, np.ndarray) for a in arrays.values())
+    if fitted.vocabulary == "fit":
+        assert values["vocabulary"] == fitted.feature_names()
+    rebuilt = TextFeaturizer(**params)
+    rebuilt._import_state({k: np.array(v) for k, v in arrays.items()}, values)
+    assert rebuilt.n_features_out_ == fitted.n_features_out_
+    assert rebuilt.feature_names() == fitted.feature_names()
+    for texts in (TRAIN, NEW):
+        _assert_same_csr(rebuilt.transform(texts), fitted.transform(texts))
+
+
+def test_unseen_words_are_dropped_by_a_vocabulary():
+    featurizer = TextFeaturizer(vocabulary="fit").fit(TRAIN)
+    X = featurizer.transform(["zebra quokka", "zebra cat"])
+    assert X[0].nnz == 0
+    assert X[1].nnz == 1
+    assert featurizer.feature_names()[X[1].indices[0]] == "cat"
+
+
+def test_unseen_words_still_hash():
+    featurizer = TextFeaturizer(n_features=2**10).fit(TRAIN)
+    assert featurizer.transform(["zebra quokka"]).nnz == 2
+
+
+def test_feature_names_follow_the_columns():
+    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="whitespace").fit(TRAIN)
+    names = featurizer.feature_names()
+    assert names == sorted(names)
+    assert len(names) == featurizer.n_features_out_
+    for column, name in enumerate(names):
+        assert featurizer.transform([name]).indices.tolist() == [column]
+
+
+@pytest.mark.parametrize("n_features", [8, 2**20])
+def test_hashed_columns_are_named_by_the_training_terms_that_reach_them(n_features):
+    featurizer = TextFeaturizer(n_features=n_features, ngram_range=(1, 2)).fit(TRAIN)
+    names = featurizer.feature_names()
+    assert len(names) == n_features
+    for column, name in enumerate(names):
+        for term in filter(None, name.split("|")):
+            # The vectorizer itself puts each named term in that column.
+            assert column in featurizer.transform([term]).indices.tolist()
+    named = {term for name in names for term in name.split("|") if term}
+    assert {"cat", "dog", "the cat"} <= named
+    if n_features == 8:  # 8 columns for dozens of terms: collisions are joined
+        assert any("|" in name for name in names)
+
+
+def test_ngram_names_are_space_joined():
+    featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2)).fit(["red fox ran"])
+    assert featurizer.feature_names() == ["fox", "fox ran", "ran", "red", "red fox"]
+
+
+def test_tokenizers():
+    regex = TextFeaturizer(vocabulary="fit").fit(["Don't stop , a cat!"])
+    assert regex.feature_names() == ["cat", "don", "stop"]
+    spaces = TextFeaturizer(vocabulary="fit", tokenizer="whitespace").fit(["Don't stop , a cat!"])
+    assert spaces.feature_names() == [",", "a", "cat!", "don't", "stop"]
+    cased = TextFeaturizer(vocabulary="fit", lowercase=False).fit(["Cat cat"])
+    assert cased.feature_names() == ["Cat", "cat"]
+
+
+def test_counts_equal_scikit_learn():
+    ours = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2), min_df=2).fit_transform(TRAIN)
+    theirs = CountVectorizer(ngram_range=(1, 2), min_df=2).fit_transform(TRAIN)
+    assert_array_equal(ours.toarray(), theirs.toarray())
+    hashed = TextFeaturizer(n_features=2**12).fit_transform(TRAIN)
+    expected = HashingVectorizer(n_features=2**12, alternate_sign=False, norm=None)
+    assert_array_equal(hashed.toarray(), expected.transform(TRAIN).toarray())
+
+
+def test_weightings():
+    counts = TextFeaturizer(vocabulary="fit").fit(TRAIN).transform(NEW).toarray()
+    binary = TextFeaturizer(vocabulary="fit", weighting="binary").fit(TRAIN).transform(NEW)
+    assert_array_equal(binary.toarray(), counts > 0)
+    sublinear = TextFeaturizer(vocabulary="fit", sublinear_tf=True).fit(TRAIN).transform(NEW)
+    expected = np.where(counts > 0, 1 + np.log(np.maximum(counts, 1)), 0)
+    assert_allclose(sublinear.toarray(), expected)
+    tfidf = TextFeaturizer(vocabulary="fit", weighting="tfidf", sublinear_tf=True).fit(TRAIN)
+    reference = TfidfVectorizer(sublinear_tf=True).fit(TRAIN)
+    assert_allclose(tfidf.transform(NEW).toarray(), reference.transform(NEW).toarray())
+    norms = sp.linalg.norm(tfidf.transform(TRAIN), axis=1)
+    assert_allclose(norms, 1.0)
+
+
+def test_hashing_tfidf_stores_its_idf():
+    featurizer = TextFeaturizer(weighting="tfidf", n_features=32).fit(TRAIN)
+    arrays, values = featurizer._export_state()
+    assert arrays["idf"].shape == (32,)
+    assert values["n_features_out"] == 32 and set(values) == {"n_features_out", "hashed_names"}
+    stateless = TextFeaturizer(n_features=32).fit(TRAIN)
+    arrays, values = stateless._export_state()
+    assert arrays == {} and values["n_features_out"] == 32  # no idf without tf-idf
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"vocabulary": "learn"}, "vocabulary"),
+        ({"n_features": 0}, "n_features"),
+        ({"n_features": 2.5}, "n_features"),
+        ({"n_features": 2**31}, "n_features"),
+        ({"ngram_range": (2, 1)}, "ngram_range"),
+        ({"ngram_range": (0, 1)}, "ngram_range"),
+        ({"ngram_range": 2}, "ngram_range"),
+        ({"weighting": "idf"}, "weighting"),
+        ({"sublinear_tf": "yes"}, "sublinear_tf"),
+        ({"lowercase": None}, "lowercase"),
+        ({"tokenizer": str.split}, "tokenizer"),
+        ({"vocabulary": "fit", "min_df": 0}, "min_df"),
+        ({"vocabulary": "fit", "min_df": 1.5}, "min_df"),
+        ({"vocabulary": "fit", "min_df": True}, "min_df"),
+        ({"min_df": 2}, "min_df"),  # hashing has no document frequencies
+    ],
+)
+def test_bad_parameters_are_named(params, name):
+    with pytest.raises(ValueError, match=f"'{name}'"):
+        TextFeaturizer(**params).fit(TRAIN)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="single string"):
+        TextFeaturizer().fit("one document")
+    featurizer = TextFeaturizer().fit(TRAIN)
+    with pytest.raises(ValueError, match="single string"):
+        featurizer.transform("one document")
+    with pytest.raises(ValueError, match="not fitted"):
+        TextFeaturizer().transform(TRAIN)
+
+
+def test_import_rejects_inconsistent_state():
+    arrays, values = TextFeaturizer(vocabulary="fit").fit(TRAIN)._export_state()
+    with pytest.raises(ValueError, match="vocabulary"):
+        TextFeaturizer(vocabulary="fit")._import_state(arrays, {**values, "n_features_out": 3})
+    with pytest.raises(ValueError, match="n_features"):
+        TextFeaturizer(n_features=16)._import_state({}, {"n_features_out": 8})
+    with pytest.raises(ValueError, match="idf"):
+        TextFeaturizer(weighting="tfidf", n_features=8)._import_state(
+            {"idf": np.ones(4)}, {"n_features_out": 8}
+        )
+
+
+def test_scikit_learn_conventions():
+    featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2))
+    assert clone(featurizer).get_params() == featurizer.get_params()
+    assert "ngram_range=(1, 2)" in repr(featurizer)

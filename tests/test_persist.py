@@ -1,0 +1,723 @@
+"""save/load: every estimator round-trips exactly, without pickle, and bad files are refused."""
+
+import hashlib
+import json
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import Perceptron as SklearnPerceptron
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import perceptrons
+from perceptrons import (
+    AveragedPerceptron,
+    Perceptron,
+    TextFeaturizer,
+    VotedPerceptron,
+    load,
+    save,
+)
+from perceptrons.data import shared_data_dir
+from perceptrons.persist import describe
+
+LINEAR = [Perceptron, AveragedPerceptron]
+RULES = ["vote", "average", "last", "random"]
+LABELS = {
+    "int": np.array([-3, 7, 12]),
+    "uint8": np.array([1, 2, 250], dtype=np.uint8),
+    "float": np.array([-1.0, 0.0, 2.0]),
+    "str": np.array(["neg", "neutral", "pos"]),
+    "object": np.array(["neg", "neutral", "pos"], dtype=object),
+    "bool": np.array([False, True]),
+}
+
+
+def _problem(n_classes=3, labels="int", sparse=False, n=48, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random(size=X.shape) < 0.4] = 0.0  # some sparsity, so CSR differs from dense
+    codes = np.argmax(X[:, :n_classes] + 0.3 * rng.normal(size=(n, n_classes)), axis=1)
+    codes[:n_classes] = np.arange(n_classes)
+    y = LABELS[labels][:n_classes][codes]
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def _round_trip(model, tmp_path, name="model.npz"):
+    return load(save(model, tmp_path / name))
+
+
+def _assert_same(original, loaded, X):
+    assert type(loaded) is type(original)
+    assert loaded.get_params() == original.get_params()
+    assert loaded.classes_.dtype == original.classes_.dtype
+    assert_array_equal(loaded.classes_, original.classes_)
+    assert loaded.history_ == original.history_
+    assert loaded.n_features_in_ == original.n_features_in_
+    predicted = loaded.predict(X)
+    assert predicted.dtype == original.predict(X).dtype
+    assert_array_equal(predicted, original.predict(X))
+    assert_array_equal(loaded.decision_function(X), original.decision_function(X))
+
+
+# ------------------------------------------------------------------ round trips
+@pytest.mark.parametrize("cls", LINEAR)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    ("n_classes", "labels"),
+    [(k, kind) for k in (2, 3) for kind in LABELS if len(LABELS[kind]) >= k],
+)
+def test_linear_round_trip(tmp_path, cls, n_classes, sparse, labels):
+    X, y = _problem(n_classes, labels, sparse)
+    model = cls(max_epochs=3, random_state=0).fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    _assert_same(model, loaded, X)
+    assert_array_equal(loaded.coef_, model.coef_)
+    assert_array_equal(loaded.intercept_, model.intercept_)
+    assert loaded.n_iter_ == model.n_iter_
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_voted_round_trip_every_rule(tmp_path, kernel, multiclass, n_classes, sparse):
+    X, y = _problem(n_classes, "str", sparse)
+    model = VotedPerceptron(
+        kernel=kernel, degree=2, multiclass=multiclass, max_epochs=2, random_state=3
+    ).fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    for rule in RULES:
+        model.set_params(prediction=rule)
+        loaded.set_params(prediction=rule)
+        _assert_same(model, loaded, X)
+    assert loaded.n_updates_ == model.n_updates_
+    assert_array_equal(loaded.intercept_, model.intercept_)
+    for ours, theirs in zip(
+        loaded.staged_decision_function(X), model.staged_decision_function(X), strict=True
+    ):
+        assert_array_equal(ours, theirs)
+    support, expected = loaded.support_vectors_, model.support_vectors_
+    assert sp.issparse(support) == sp.issparse(expected)
+    assert_array_equal(
+        support.toarray() if sp.issparse(support) else support,
+        expected.toarray() if sp.issparse(expected) else expected,
+    )
+
+
+@pytest.mark.parametrize("labels", ["int", "float", "object", "bool"])
+def test_voted_round_trip_label_types(tmp_path, labels):
+    n_classes = len(LABELS[labels])
+    X, y = _problem(n_classes, labels)
+    model = VotedPerceptron(kernel="poly", degree=2, max_epochs=2, random_state=0).fit(X, y)
+    _assert_same(model, _round_trip(model, tmp_path), X)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+def test_voted_precomputed_round_trip(tmp_path, n_classes, multiclass):
+    X, y = _problem(n_classes, n=40)
+    X_test = _problem(n_classes, n=10, seed=1)[0]
+    gram, gram_test = (X @ X.T + 1) ** 2, (X_test @ X.T + 1) ** 2
+    model = VotedPerceptron(
+        kernel="precomputed", multiclass=multiclass, max_epochs=3, random_state=0
+    ).fit(gram, y)
+    loaded = _round_trip(model, tmp_path)
+    for rule in RULES:
+        model.set_params(prediction=rule)
+        loaded.set_params(prediction=rule)
+        _assert_same(model, loaded, gram_test)
+    assert_array_equal(loaded.support_, model.support_)
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+def test_linear_options_round_trip(tmp_path, cls):
+    X, y = _problem(3, "str")
+    model = cls(
+        max_epochs=30,
+        fit_intercept=False,
+        early_stopping=True,
+        validation_fraction=0.25,
+        n_iter_no_change=2,
+        delta=0.5,
+        random_state=1,
+    ).fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    _assert_same(model, loaded, X)
+    assert any("validation_score" in record for record in loaded.history_)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    labels=st.one_of(
+        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=2, max_size=4, unique=True),
+        st.lists(st.integers(-(10**6), 10**6).map(float), min_size=2, max_size=4, unique=True),
+        st.lists(st.text(max_size=6), min_size=2, max_size=4, unique=True),
+    ),
+    as_object=st.booleans(),
+)
+def test_any_label_values_round_trip(tmp_path, labels, as_object):
+    labels = np.array(labels, dtype=object if as_object else None)
+    if as_object and not isinstance(labels[0], str):
+        labels = labels.astype(type(labels[0]))  # only str labels stay object arrays
+    if labels.dtype.kind == "U" and len(set(labels.tolist())) < len(labels):
+        return  # NumPy strings dropped trailing NULs and merged two labels
+    if any(isinstance(x, str) and x.endswith("\0") for x in labels):
+        with pytest.raises(ValueError, match="NUL"):
+            save(AveragedPerceptron(max_epochs=1).fit(*_labelled(labels)), tmp_path / "m.npz")
+        return
+    X, y = _labelled(labels)
+    model = AveragedPerceptron(max_epochs=2, random_state=0).fit(X, y)
+    _assert_same(model, _round_trip(model, tmp_path), X)
+
+
+def _labelled(labels):
+    k = len(labels)
+    rng = np.random.default_rng(k)
+    X = rng.normal(size=(4 * k, 3))
+    return X, labels[np.arange(4 * k) % k]
+
+
+def test_feature_names_in_round_trip(tmp_path):
+    pandas = pytest.importorskip("pandas")
+    X, y = _problem(3, "int")
+    frame = pandas.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    model = AveragedPerceptron(random_state=0).fit(frame, y)
+    loaded = _round_trip(model, tmp_path)
+    assert loaded.feature_names_in_.dtype == object
+    assert_array_equal(loaded.feature_names_in_, model.feature_names_in_)
+    _assert_same(model, loaded, frame)
+    with pytest.raises(ValueError, match="feature names"):
+        loaded.predict(frame.rename(columns={"f0": "other"}))
+
+
+# ------------------------------------------------------------ continued training
+@pytest.mark.parametrize("cls", LINEAR)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("random_state", [5, None])
+def test_linear_partial_fit_after_load_continues_exactly(
+    tmp_path, cls, n_classes, sparse, random_state
+):
+    X, y = _problem(n_classes, "str", sparse, n=60)
+    model = cls(max_epochs=2, random_state=random_state).fit(X[:30], y[:30])
+    loaded = _round_trip(model, tmp_path)
+    for start in (30, 45):
+        model.partial_fit(X[start : start + 15], y[start : start + 15])
+        loaded.partial_fit(X[start : start + 15], y[start : start + 15])
+    _assert_same(model, loaded, X)
+    assert_array_equal(loaded.coef_, model.coef_)
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+def test_partial_fit_only_model_continues_exactly(tmp_path, cls):
+    X, y = _problem(3, "int", n=60)
+    model = cls(random_state=2).partial_fit(X[:20], y[:20], classes=LABELS["int"])
+    loaded = _round_trip(model, tmp_path)
+    model.partial_fit(X[20:], y[20:])
+    loaded.partial_fit(X[20:], y[20:])
+    _assert_same(model, loaded, X)
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+def test_warm_start_fit_after_load_keeps_delta_weights(tmp_path, cls):
+    X, y = _problem(3, "int")
+    model = cls(max_epochs=2, delta=1.0, warm_start=True, random_state=0).fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    model.fit(X, y)
+    loaded.fit(X, y)
+    _assert_same(model, loaded, X)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_voted_partial_fit_after_load_continues_exactly(
+    tmp_path, kernel, n_classes, multiclass, sparse
+):
+    X, y = _problem(n_classes, "int", sparse, n=60)
+    model = VotedPerceptron(
+        kernel=kernel, multiclass=multiclass, max_epochs=2, random_state=4, batch_size=7
+    ).fit(X[:30], y[:30])
+    loaded = _round_trip(model, tmp_path)
+    for start in (30, 45):
+        model.partial_fit(X[start : start + 15], y[start : start + 15])
+        loaded.partial_fit(X[start : start + 15], y[start : start + 15])
+    for rule in RULES:
+        model.set_params(prediction=rule)
+        loaded.set_params(prediction=rule)
+        _assert_same(model, loaded, X)
+
+
+def test_random_state_instance_is_saved_as_none(tmp_path):
+    X, y = _problem(3, "int")
+    model = AveragedPerceptron(max_epochs=2, random_state=np.random.RandomState(7)).fit(X, y)
+    with pytest.warns(UserWarning, match="saved as None"):
+        path = save(model, tmp_path / "m.npz")
+    loaded = load(path)
+    assert loaded.random_state is None
+    assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    model.partial_fit(X, y)
+    loaded.partial_fit(X, y)  # the shuffling generator itself was saved
+    assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+
+
+# -------------------------------------------------------------------- pipelines
+def _texts(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    good, bad, neutral = ["great", "fine", "superb"], ["awful", "poor", "dull"], ["movie", "the"]
+    texts, labels = [], []
+    for i in range(n):
+        label = ["neg", "pos", "meh"][i % 3]
+        words = {"pos": good, "neg": bad, "meh": neutral}[label]
+        tokens = list(rng.choice(words, 3)) + list(rng.choice(neutral + good + bad, 3))
+        texts.append(" ".join(tokens) + (" !" if i % 2 else " ."))
+        labels.append(label)
+    return texts, np.array(labels)
+
+
+@pytest.mark.parametrize(
+    "featurizer",
+    [
+        {},
+        {"weighting": "tfidf", "n_features": 2**12, "ngram_range": (1, 2)},
+        {"vocabulary": "fit", "weighting": "tfidf", "sublinear_tf": True},
+        {"vocabulary": "fit", "tokenizer": "whitespace", "weighting": "binary", "min_df": 2},
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        AveragedPerceptron(random_state=0),
+        Perceptron(random_state=0),
+        VotedPerceptron(max_epochs=3, random_state=0),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_text_pipeline_predicts_identically_on_raw_text(tmp_path, featurizer, estimator):
+    texts, y = _texts()
+    pipeline = make_pipeline(TextFeaturizer(**featurizer), estimator).fit(texts, y)
+    loaded = _round_trip(pipeline, tmp_path)
+    assert isinstance(loaded, Pipeline)
+    assert [name for name, _ in loaded.steps] == [name for name, _ in pipeline.steps]
+    assert loaded[0].get_params() == pipeline[0].get_params()
+    assert loaded[0].feature_names() == pipeline[0].feature_names()
+    new = [*_texts(20, seed=1)[0], "words never seen", ""]
+    assert_array_equal(loaded.predict(new), pipeline.predict(new))
+    assert_array_equal(loaded.decision_function(new), pipeline.decision_function(new))
+    assert loaded[-1].history_ == pipeline[-1].history_
+
+
+def test_pipeline_metadata_holds_the_vocabulary(tmp_path):
+    texts, y = _texts()
+    pipeline = make_pipeline(TextFeaturizer(vocabulary="fit"), AveragedPerceptron())
+    path = save(pipeline.fit(texts, y), tmp_path / "text.npz")
+    meta = _read(path)[1]
+    assert meta["algorithm"] == "AveragedPerceptron"
+    assert meta["pipeline"] == {"steps": ["textfeaturizer", "averagedperceptron"]}
+    assert meta["featurizer"]["algorithm"] == "TextFeaturizer"
+    assert meta["featurizer"]["params"]["ngram_range"] == [1, 1]
+    assert meta["featurizer"]["state"]["vocabulary"] == pipeline[0].feature_names()
+
+
+def test_sentiment_pipeline_round_trip(tmp_path):
+    root = shared_data_dir()
+    if root is None or not (root / "sentiment").is_dir():
+        pytest.skip("the shared sentiment data is absent (set PERCEPTRONS_DATA)")
+    from perceptrons.data import load_sentiment
+
+    docs_train, y_train, docs_test, y_test = load_sentiment()
+    pipeline = make_pipeline(
+        TextFeaturizer(vocabulary="fit", tokenizer="whitespace"),
+        AveragedPerceptron(random_state=0),
+    ).fit(docs_train, y_train)
+    loaded = _round_trip(pipeline, tmp_path)
+    assert_array_equal(loaded.predict(docs_test), pipeline.predict(docs_test))
+    assert loaded.score(docs_test, y_test) > 0.75
+
+
+# ------------------------------------------------------------------ file format
+def _read(path):
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    return arrays, json.loads(arrays["__meta__"].tobytes().decode("utf-8"))
+
+
+def _documented_digest(arrays):
+    """The checksum as the module documentation describes it, written independently."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = arrays[name]
+        raw = array.tobytes(order="C")
+        if name == "__meta__":
+            raw = raw[:-66] + b"0" * 64 + raw[-2:]
+        shape = ",".join(map(str, array.shape))
+        digest.update(f"{name}\n{array.dtype.str}\n{shape}\n".encode() + raw)
+    return digest.hexdigest()
+
+
+def _rewrite(path, arrays, meta, *, reseal=True):
+    """Write ``arrays`` with ``meta`` as a new file, with a fresh checksum if asked."""
+    arrays = {name: array for name, array in arrays.items() if name != "__meta__"}
+    blob = json.dumps({**meta, "sha256": "0" * 64}, ensure_ascii=False).encode()
+    if reseal:
+        digest = _documented_digest({**arrays, "__meta__": np.frombuffer(blob, np.uint8)})
+        blob = blob[:-66] + digest.encode() + blob[-2:]
+    else:
+        blob = blob[:-66] + meta["sha256"].encode() + blob[-2:]
+    with open(path, "wb") as file:
+        np.savez(file, __meta__=np.frombuffer(blob, np.uint8), **arrays)
+    return path
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    X, y = _problem(3, "str", n=60, d=40)
+    model = AveragedPerceptron(max_epochs=3, random_state=0).fit(X, y)
+    return save(model, tmp_path / "model.npz"), model, X
+
+
+def test_the_file_is_a_documented_npz(model_file):
+    path, model, _ = model_file
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(archive.namelist()) == sorted(
+            [
+                "__meta__.npy",
+                "estimator/aux.npy",
+                "estimator/classes.npy",
+                "estimator/rng_key.npy",
+                "estimator/weights.npy",
+            ]
+        )
+    arrays, meta = _read(path)
+    assert list(meta) == [
+        "format",
+        "format_version",
+        "library_version",
+        "created",
+        "algorithm",
+        "params",
+        "classes",
+        "n_features_in",
+        "feature_names_in",
+        "history",
+        "rng",
+        "state",
+        "state_arrays",
+        "pipeline",
+        "featurizer",
+        "sha256",
+    ]
+    assert meta["format"] == "perceptrons-model"
+    assert meta["format_version"] == 1
+    assert meta["library_version"] == perceptrons.__version__
+    assert meta["algorithm"] == "AveragedPerceptron"
+    assert meta["params"] == model.get_params()
+    assert meta["classes"] == {"dtype": "<U7", "array": "estimator/classes"}
+    assert meta["history"] == model.history_
+    assert meta["rng"]["algorithm"] == "MT19937"
+    assert arrays["estimator/rng_key"].dtype == np.uint32
+    assert meta["sha256"] == _documented_digest(arrays)
+    assert_array_equal(arrays["estimator/classes"], model.classes_)
+
+
+def test_describe_returns_the_checked_metadata(model_file, tmp_path):
+    path = model_file[0]
+    meta = describe(path)
+    assert meta == _read(path)[1]
+    assert meta["algorithm"] == "AveragedPerceptron"
+    arrays, meta = _read(path)
+    arrays["estimator/weights"] = arrays["estimator/weights"] + 1.0
+    tampered = _rewrite(tmp_path / "tampered.npz", arrays, meta, reseal=False)
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        describe(tampered)
+    with pytest.raises(FileNotFoundError):
+        describe(tmp_path / "absent.npz")
+
+
+def test_save_writes_exactly_the_given_name(tmp_path):
+    X, y = _problem()
+    model = Perceptron().fit(X, y)
+    written = save(model, str(tmp_path / "model.bin"))
+    assert written == tmp_path / "model.bin"
+    assert os.listdir(tmp_path) == ["model.bin"]
+    assert_array_equal(load(str(written)).predict(X), model.predict(X))
+
+
+def test_new_file_permissions_follow_the_umask(tmp_path):
+    X, y = _problem()
+    old = os.umask(0o027)
+    try:
+        path = save(Perceptron().fit(X, y), tmp_path / "m.npz")
+    finally:
+        os.umask(old)
+    assert (path.stat().st_mode & 0o777) == 0o640
+
+
+# ------------------------------------------------------------------- rejections
+def _rejects(path, match):
+    with pytest.raises(ValueError, match=match) as info:
+        load(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert str(path) in message
+    return message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file") as info:
+        load(tmp_path / "absent.npz")
+    assert "\n" not in str(info.value)
+    assert "absent.npz" in str(info.value)
+
+
+def test_truncated_file(model_file, tmp_path):
+    path = model_file[0]
+    data = path.read_bytes()
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(data[: len(data) // 2])
+    _rejects(truncated, "not a readable perceptrons model")
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    _rejects(empty, "not a readable perceptrons model")
+
+
+def test_flipped_byte_in_the_middle(model_file, tmp_path):
+    path = model_file[0]
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(bytes(data))
+    _rejects(damaged, "checksum mismatch|not a readable perceptrons model")
+
+
+def test_every_flipped_byte_is_refused_or_harmless(model_file, tmp_path):
+    """A damaged file never loads as a different model (zip CRCs and the sha256)."""
+    path, model, X = model_file
+    data = path.read_bytes()
+    expected = model.decision_function(X)
+    damaged = tmp_path / "damaged.npz"
+    refused = 0
+    for position in range(0, len(data), 3):
+        flipped = bytearray(data)
+        flipped[position] ^= 0x41
+        damaged.write_bytes(bytes(flipped))
+        try:
+            loaded = load(damaged)
+        except ValueError as exc:
+            assert "\n" not in str(exc)
+            refused += 1
+            continue
+        # Only zip bookkeeping the reader ignores (timestamps, versions) was hit.
+        assert_array_equal(loaded.decision_function(X), expected)
+    assert refused > len(data) // 3 * 0.8
+
+
+def test_text_and_npy_files(tmp_path):
+    text = tmp_path / "model.npz"
+    text.write_text("format = perceptrons-model\n")
+    _rejects(text, "not a readable perceptrons model")
+    array = tmp_path / "array.npy"
+    np.save(array, np.arange(3))
+    _rejects(array, "not an .npz archive")
+    _rejects(tmp_path, "not a readable perceptrons model")  # a directory
+
+
+def test_missing_meta_and_bad_json(tmp_path):
+    no_meta = tmp_path / "no_meta.npz"
+    with open(no_meta, "wb") as file:
+        np.savez(file, weights=np.zeros(3))
+    _rejects(no_meta, "no __meta__ array")
+    bad_json = tmp_path / "bad_json.npz"
+    with open(bad_json, "wb") as file:
+        np.savez(file, __meta__=np.frombuffer(b'{"format": ', dtype=np.uint8))
+    _rejects(bad_json, "not UTF-8 JSON")
+    not_object = tmp_path / "list.npz"
+    with open(not_object, "wb") as file:
+        np.savez(file, __meta__=np.frombuffer(b"[1, 2]", dtype=np.uint8))
+    _rejects(not_object, "not a JSON object")
+
+
+def test_wrong_format(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    _rejects(_rewrite(tmp_path / "f.npz", arrays, {**meta, "format": "other"}), "format 'other'")
+
+
+def test_newer_format_version(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    newer = _rewrite(tmp_path / "newer.npz", arrays, {**meta, "format_version": 999})
+    message = _rejects(newer, "written by a newer perceptrons")
+    assert message.endswith("written by a newer perceptrons (format 999 > 1); upgrade")
+    _rejects(_rewrite(tmp_path / "zero.npz", arrays, {**meta, "format_version": 0}), "format")
+
+
+def test_tampered_array_with_the_old_checksum(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    arrays["estimator/weights"] = arrays["estimator/weights"] + 1.0
+    tampered = _rewrite(tmp_path / "tampered.npz", arrays, meta, reseal=False)
+    message = _rejects(tampered, "checksum mismatch")
+    assert message.endswith("checksum mismatch: the file was modified or corrupted")
+
+
+def test_tampered_metadata_with_the_old_checksum(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    meta["history"][0]["mistakes"] += 1
+    _rejects(_rewrite(tmp_path / "t.npz", arrays, meta, reseal=False), "checksum mismatch")
+
+
+def test_unknown_algorithm(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    _rejects(
+        _rewrite(tmp_path / "u.npz", arrays, {**meta, "algorithm": "os.system"}),
+        "unknown algorithm 'os.system'",
+    )
+
+
+def test_missing_and_unexpected_arrays(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    fewer = {name: a for name, a in arrays.items() if name != "estimator/weights"}
+    _rejects(_rewrite(tmp_path / "m.npz", fewer, meta), "arrays missing: estimator/weights")
+    more = {**arrays, "estimator/extra": np.zeros(2)}
+    _rejects(_rewrite(tmp_path / "x.npz", more, meta), "unexpected arrays: estimator/extra")
+
+
+def test_inconsistent_arrays(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    arrays["estimator/weights"] = arrays["estimator/weights"][:-1]
+    _rejects(_rewrite(tmp_path / "s.npz", arrays, meta), "invalid model data")
+    arrays, meta = _read(model_file[0])
+    meta["params"]["evil"] = 1
+    _rejects(_rewrite(tmp_path / "p.npz", arrays, meta), "unknown to AveragedPerceptron")
+
+
+class _Trap:
+    """Unpickling this would record that code from the file ran."""
+
+    ran = False
+
+    def __reduce__(self):
+        return (_Trap._spring, ())
+
+    @staticmethod
+    def _spring():
+        _Trap.ran = True
+        return 0
+
+
+def test_pickled_arrays_are_never_unpickled(model_file, tmp_path):
+    arrays, _ = _read(model_file[0])
+    arrays["estimator/classes"] = np.array([_Trap(), _Trap(), _Trap()], dtype=object)
+    path = tmp_path / "pickled.npz"
+    blob = arrays.pop("__meta__")
+    with open(path, "wb") as file:
+        np.savez(file, __meta__=blob, **arrays)  # allow_pickle defaults to True here
+    assert pickle.dumps(_Trap())  # the trap works when unpickled...
+    _rejects(path, "not a readable perceptrons model")
+    assert not _Trap.ran  # ...but load never unpickles
+
+
+# ------------------------------------------------------------------- atomicity
+def _fail(*args, **kwargs):
+    raise OSError("disk full")
+
+
+@pytest.mark.parametrize("where", ["savez", "fsync", "replace"])
+def test_failed_save_leaves_the_old_file(model_file, monkeypatch, where):
+    path, _, X = model_file
+    before = path.read_bytes()
+    listing = sorted(os.listdir(path.parent))
+    X2, y2 = _problem(2, "int", d=X.shape[1], seed=5)
+    other = Perceptron().fit(X2, y2)
+    if where == "savez":
+
+        def partial_savez(file, **arrays):
+            file.write(b"PK\x03\x04 half a model")
+            raise OSError("disk full")
+
+        monkeypatch.setattr(np, "savez_compressed", partial_savez)
+    else:
+        monkeypatch.setattr(os, where, _fail)
+    with pytest.raises(OSError, match="disk full"):
+        save(other, path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(path.parent)) == listing
+
+
+def test_failed_save_of_a_new_file_leaves_nothing(tmp_path, monkeypatch):
+    X, y = _problem()
+    monkeypatch.setattr(os, "replace", _fail)
+    with pytest.raises(OSError):
+        save(Perceptron().fit(X, y), tmp_path / "new.npz")
+    assert os.listdir(tmp_path) == []
+
+
+def test_save_replaces_an_existing_model(model_file):
+    path, _, X = model_file
+    X2, y2 = _problem(2, "bool", d=X.shape[1], seed=5)
+    other = Perceptron(random_state=0).fit(X2, y2)
+    save(other, path)
+    _assert_same(other, load(path), X2)
+    assert sorted(os.listdir(path.parent)) == ["model.npz"]
+
+
+# ------------------------------------------------------------- unsavable models
+def test_callable_kernel_cannot_be_saved(tmp_path):
+    X, y = _problem()
+    model = VotedPerceptron(kernel=lambda a, b: a @ b.T, max_epochs=1).fit(X, y)
+    with pytest.raises(ValueError, match="a callable kernel cannot be saved; "):
+        save(model, tmp_path / "m.npz")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("model", [Perceptron(), AveragedPerceptron(), VotedPerceptron()])
+def test_unfitted_estimator_cannot_be_saved(tmp_path, model):
+    with pytest.raises(NotFittedError, match=f"unfitted {type(model).__name__}"):
+        save(model, tmp_path / "m.npz")
+    with pytest.raises(NotFittedError, match="TextFeaturizer is not fitted"):
+        pipeline = make_pipeline(TextFeaturizer(), model)
+        pipeline[-1].fit(*_problem())
+        save(pipeline, tmp_path / "m.npz")
+    assert os.listdir(tmp_path) == []
+
+
+def test_other_models_cannot_be_saved(tmp_path):
+    X, y = _problem()
+    texts, labels = _texts()
+    with pytest.raises(ValueError, match="cannot save a Perceptron"):
+        save(SklearnPerceptron().fit(X, y), tmp_path / "m.npz")
+    with pytest.raises(ValueError, match=r"only \[TextFeaturizer, estimator\]"):
+        save(make_pipeline(StandardScaler(), Perceptron()).fit(X, y), tmp_path / "m.npz")
+    three = make_pipeline(TextFeaturizer(), StandardScaler(with_mean=False), Perceptron())
+    with pytest.raises(ValueError, match="TextFeaturizer', 'StandardScaler', 'Perceptron"):
+        save(three.fit(texts, labels), tmp_path / "m.npz")
+
+    class Custom(Perceptron):
+        pass
+
+    with pytest.raises(ValueError, match="cannot save a Custom"):
+        save(Custom().fit(X, y), tmp_path / "m.npz")
+    assert os.listdir(tmp_path) == []
+
+
+def test_unsavable_labels_and_parameters(tmp_path):
+    X, y = _problem()
+    ints_as_objects = AveragedPerceptron().fit(X, y)
+    ints_as_objects.classes_ = ints_as_objects.classes_.astype(object)  # fit refuses these
+    with pytest.raises(ValueError, match=r"classes_ of dtype object holding \['int'\]"):
+        save(ints_as_objects, tmp_path / "m.npz")
+    model = AveragedPerceptron().fit(X, y).set_params(verbose=object())
+    with pytest.raises(ValueError, match="parameter 'verbose'"):
+        save(model, tmp_path / "m.npz")
+    assert os.listdir(tmp_path) == []

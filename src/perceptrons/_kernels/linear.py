@@ -63,12 +63,13 @@ def binary_epoch_dense(X, y, order, weights, aux, slack, mistake_log, count, bia
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
             step = y[i]
+            scaled = count * step
             for j in range(n_features):
                 value = X[i, j]
                 if value != 0.0:
                     weights[j] += step * value
                     if average:
-                        aux[j] += count * step * value
+                        aux[j] += scaled * value
             weights[n_features] += step * bias_feature
             if average:
                 aux[n_features] += count * step * bias_feature
@@ -99,10 +100,16 @@ def binary_epoch_csr(
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
             step = y[i]
-            for p in range(start, end):
-                weights[indices[p]] += step * data[p]
-                if average:
-                    aux[indices[p]] += count * step * data[p]
+            # One loop per case (not a branch per nonzero); (count * step) * value is the
+            # same product either way, so hoisting it changes no bit.
+            if average:
+                scaled = count * step
+                for p in range(start, end):
+                    weights[indices[p]] += step * data[p]
+                    aux[indices[p]] += scaled * data[p]
+            else:
+                for p in range(start, end):
+                    weights[indices[p]] += step * data[p]
             weights[n_features] += step * bias_feature
             if average:
                 aux[n_features] += count * step * bias_feature
@@ -194,13 +201,18 @@ def multiclass_epoch_csr(
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = predicted
             mistakes += 1
-            for p in range(start, end):
-                value, row = data[p], indices[p]
-                weights[row, predicted] -= value
-                weights[row, gold] += value
-                if average:
+            if average:  # one loop per case, not a branch per nonzero
+                for p in range(start, end):
+                    value, row = data[p], indices[p]
+                    weights[row, predicted] -= value
+                    weights[row, gold] += value
                     aux[row, predicted] -= count * value
                     aux[row, gold] += count * value
+            else:
+                for p in range(start, end):
+                    value, row = data[p], indices[p]
+                    weights[row, predicted] -= value
+                    weights[row, gold] += value
             weights[n_features, predicted] -= bias_feature
             weights[n_features, gold] += bias_feature
             if average:

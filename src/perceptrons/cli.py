@@ -180,7 +180,8 @@ def _train_with_curve(args, estimator, X, y, X_dev=None, y_dev=None, desc="train
     with _progress_bar(args, total, desc) as bar:
         for record in estimator.fit_epochs(X, y, progress=bar.update):
             entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
-            line = f"epoch {record['epoch']}: {record['mistakes']} mistakes in "
+            prefix = "" if desc == "training" else f"{desc} "
+            line = f"{prefix}epoch {record['epoch']}: {record['mistakes']} mistakes in "
             line += f"{record['examples']} examples"
             if X_dev is not None:
                 entry["dev_accuracy"] = float(estimator.score(X_dev, y_dev))

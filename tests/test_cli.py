@@ -320,7 +320,7 @@ def test_text_model_on_numeric_data_and_other_features(small_text_model, tmp_pat
     assert run("train", train, "-o", narrow, "--quiet")[0] == 0
     wide = tmp_path / "wide.svm"
     wide.write_text("1 1:1 7:1\n-1 2:1\n")
-    assert_user_error(run("evaluate", narrow, wide), 1)
+    assert_user_error(run("evaluate", narrow, wide), 1, "wide.svm:1", "beyond the 2 features")
 
 
 def test_corrupt_and_non_model_files(small_text_model, tmp_path):

@@ -262,6 +262,41 @@ def test_svmlight_voted_perceptron_end_to_end(tmp_path):
     assert len(out.splitlines()) == 16281
 
 
+@needs_data
+def test_stream_trains_the_same_model_as_in_memory(tmp_path):
+    train, test = SHARED / "a9a" / "a9a", SHARED / "a9a" / "a9a.t"
+    streamed, in_memory = tmp_path / "streamed.npz", tmp_path / "memory.npz"
+    status, out, err = run(
+        "train",
+        train,
+        "-o",
+        streamed,
+        "--stream",
+        "--chunk-size",
+        "3000",
+        "--epochs",
+        "2",
+        "--no-shuffle",
+        "--json",
+        "--quiet",
+    )
+    assert status == 0, err
+    assert json.loads(out)["streamed"] is True
+    assert run("train", train, "-o", in_memory, "--epochs", "2", "--no-shuffle", "--quiet")[0] == 0
+    a = json.loads(run("evaluate", streamed, test, "--json")[1])
+    b = json.loads(run("evaluate", in_memory, test, "--json")[1])
+    assert a["accuracy"] == b["accuracy"] and a["confusion_matrix"] == b["confusion_matrix"]
+
+
+def test_stream_refuses_a_vocabulary_featurizer(tmp_path):
+    train = tmp_path / "t.tsv"
+    train.write_text("a\tx y\nb\ty z\n")
+    status, _, err = run(
+        "train", train, "-o", tmp_path / "m.npz", "--stream", "--features", "vocabulary"
+    )
+    assert status == 2 and "--stream" in err and "Traceback" not in err
+
+
 # ---------------------------------------------------------------------- error paths
 def test_missing_file(tmp_path):
     assert_user_error(run("train", tmp_path / "nope.txt", "-o", tmp_path / "m.npz"), 1, "nope.txt")

@@ -213,6 +213,7 @@ def _run_kernel(X, y, order, *, multiclass, sparse, delta, log):
         "mistake_log": mistake_log,
         "count": 0,
         "bias_feature": 1.0,
+        "update": _kernels.linear.PLAIN_PERCEPTRON,
         "delta": delta,
     }
     if sparse:

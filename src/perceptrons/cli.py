@@ -70,10 +70,13 @@ def _estimator(args: argparse.Namespace):
         "random_state": args.seed,
         "delta": args.delta,
     }
+    rule = {"update": args.update, "margin": args.margin, "C": args.C}
     if args.algorithm == "perceptron":
-        return Perceptron(**common)
+        return Perceptron(**common, **rule)
     if args.algorithm == "averaged":
-        return AveragedPerceptron(**common)
+        return AveragedPerceptron(**common, **rule)
+    if (args.update, args.margin) != ("perceptron", 0.0):
+        raise UserError("--update and --margin apply to perceptron and averaged", EXIT_USAGE)
     gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
     return VotedPerceptron(
         kernel=args.kernel,
@@ -200,6 +203,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from perceptrons import persist
 
+    if args.stream:
+        return _train_stream(args)
     started = time.perf_counter()
     train = _read(args, args.data, labels=True)
     dev = _read(args, args.dev, labels=True) if args.dev else None
@@ -244,6 +249,95 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.plot:
         _plot_training(args, records, estimator, X_dev, dev)
     if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _train_stream(args: argparse.Namespace) -> int:
+    """train --stream: chunks of the file through partial_fit, memory bounded by a chunk."""
+    from sklearn.pipeline import make_pipeline
+    from tqdm import tqdm
+
+    from perceptrons import persist, stream
+    from perceptrons.data import detect_format
+
+    started = time.perf_counter()
+    fmt = detect_format(args.data) if args.format == "auto" else args.format
+    featurizer = None
+    if fmt in ("fasttext", "tsv", "sentiment", "lines"):
+        if args.features != "hashing" or args.weighting == "tfidf":
+            raise UserError(
+                "--stream trains text with --features hashing and --weighting tf or binary "
+                "(a vocabulary or idf weights need the whole file first)",
+                EXIT_USAGE,
+            )
+        featurizer = _featurizer(args)
+    estimator = _estimator(args)
+    dev = _read(args, args.dev, labels=True) if args.dev else None
+    classes = args.classes.split(",") if args.classes else None
+    size = os.path.getsize(args.data)
+    bar = tqdm(
+        total=size * args.epochs,
+        unit="B",
+        unit_scale=True,
+        file=sys.stderr,
+        leave=False,
+        disable=True if args.quiet else None,
+    )
+    examples_seen = [0, time.perf_counter()]
+
+    def progress(n_bytes: int, n_examples: int) -> None:
+        examples_seen[0] += n_examples
+        rate = examples_seen[0] / max(time.perf_counter() - examples_seen[1], 1e-9)
+        bar.set_postfix_str(f"{rate:,.0f} examples/s", refresh=False)
+        bar.update(n_bytes)
+
+    def on_epoch(record: dict) -> None:
+        line = (
+            f"epoch {record['epoch']}: {record['mistakes']} mistakes in "
+            f"{record['examples']} examples ({record['examples'] / record['seconds']:,.0f} "
+            "examples/s)"
+        )
+        if dev is not None:
+            inputs = (
+                dev.texts
+                if featurizer is not None
+                else _pad_columns(dev.X, estimator.n_features_in_)
+            )
+            model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+            record["dev_accuracy"] = float(model.score(inputs, dev.y))
+            line += f", dev accuracy {record['dev_accuracy']:.4f}"
+        bar.clear()
+        _say(args, line)
+
+    with bar:
+        report = stream.fit_stream(
+            estimator,
+            args.data,
+            format=fmt,
+            epochs=args.epochs,
+            chunk_size=args.chunk_size,
+            featurizer=featurizer,
+            classes=classes,
+            shuffle_window=args.shuffle_window,
+            random_state=args.seed,
+            skip_bad_lines=args.skip_bad_lines,
+            progress=progress,
+            on_epoch=on_epoch,
+        )
+    model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+    path = persist.save(model, args.output)
+    _say(args, f"model written to {path}")
+    if args.json:
+        result = {
+            "model": str(path),
+            "algorithm": args.algorithm,
+            "streamed": True,
+            "examples": report.epochs[-1]["examples"],
+            "classes": [str(c) for c in estimator.classes_],
+            "epochs": report.epochs,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
         print(json.dumps(result, indent=2))
     return 0
 
@@ -536,6 +630,19 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
     group.add_argument("--delta", type=float, default=0.0, help="the Δ trick (default 0)")
     if algorithm:
         group.add_argument(
+            "--update",
+            choices=("perceptron", "pa", "pa-i", "pa-ii"),
+            default="perceptron",
+            help="update rule: the perceptron's, or passive-aggressive (PA, PA-I, PA-II)",
+        )
+        group.add_argument(
+            "--margin",
+            type=float,
+            default=0.0,
+            help="perceptron with margin: also update when y·score <= MARGIN",
+        )
+        group.add_argument("--C", type=float, default=1.0, help="PA-I/PA-II aggressiveness")
+        group.add_argument(
             "--kernel",
             choices=("linear", "poly", "rbf"),
             default="linear",
@@ -598,6 +705,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--quiet", action="store_true")
     train.add_argument("--json", action="store_true", help="print metrics as JSON")
+    streaming = train.add_argument_group("streaming (files larger than memory)")
+    streaming.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the file in chunks; memory does not grow with its size",
+    )
+    streaming.add_argument(
+        "--chunk-size", type=_positive_int, default=10_000, help="lines per chunk (default 10000)"
+    )
+    streaming.add_argument(
+        "--shuffle-window",
+        type=int,
+        default=0,
+        metavar="CHUNKS",
+        help="shuffle examples within windows of this many chunks",
+    )
+    streaming.add_argument(
+        "--classes", help="every label, comma-separated (else a first pass finds them)"
+    )
     _add_training_options(train, algorithm=True)
     _add_data_options(train)
     train.set_defaults(run=cmd_train)

@@ -227,6 +227,43 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self._hashed_names = self._names_of_hashed_columns(texts) if self._hashing else None
         return _canonical(X)
 
+    def partial_fit(self, texts, y=None) -> TextFeaturizer:
+        """Learn from more texts without a pass over all of them: hashing only.
+
+        A hashing featurizer with ``"tf"`` or ``"binary"`` weighting has nothing to learn
+        but the names of its hashed columns (for :meth:`feature_names`); this adds the
+        terms of ``texts`` to them, for training on a stream of chunks.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            More training documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The featurizer.
+        """
+        if not (self._hashing and self.weighting in ("tf", "binary")):
+            raise ValueError(
+                "partial_fit needs vocabulary='hashing' and weighting 'tf' or 'binary': a "
+                "vocabulary or idf weights must be learned from all the texts at once"
+            )
+        texts = list(texts)
+        if not hasattr(self, "n_features_out_"):
+            return self.fit(texts)
+        _check_texts(texts)
+        for column, names in self._names_of_hashed_columns(texts).items():
+            known = self._hashed_names.get(column)
+            if known is None:
+                self._hashed_names[column] = names
+            elif names != known:
+                terms = set(known.split("|")) | set(names.split("|"))
+                self._hashed_names[column] = "|".join(sorted(terms))
+        return self
+
     @property
     def _hashing(self) -> bool:
         return self.vocabulary == "hashing"

@@ -25,6 +25,7 @@ from perceptrons import _common, _kernels
 from perceptrons import _params as rules
 
 # An empty mistake log: the kernels then log nothing, at no cost.
+_UPDATE_KINDS = {"perceptron": 0, "pa": 1, "pa-i": 2, "pa-ii": 3}
 # Examples per kernel call when the caller follows progress (a bar updates this often).
 _PROGRESS_CHUNK = 2**15
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
@@ -85,6 +86,9 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
         "delta": rules.Rule("a finite float >= 0", _non_negative_real),
+        "update": rules.one_of(*_UPDATE_KINDS),
+        "margin": rules.real(0.0),
+        "C": rules.real(0.0, inclusive=False),
     }
 
     def __init__(
@@ -100,6 +104,9 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
         delta: float = 0.0,
+        update: str = "perceptron",
+        margin: float = 0.0,
+        C: float = 1.0,
     ) -> None:
         self.max_epochs = max_epochs
         self.shuffle = shuffle
@@ -111,6 +118,9 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.delta = delta
+        self.update = update
+        self.margin = margin
+        self.C = C
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -320,6 +330,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             "mistake_log": _NO_MISTAKE_LOG,
             "bias_feature": 1.0 if self.fit_intercept else 0.0,
             "delta": float(self.delta),
+            "update": _kernels.update_rule(_UPDATE_KINDS[self.update], self.margin, self.C),
         }
         if sp.issparse(X):
             kernel = _kernels.multiclass_epoch_csr if multiclass else _kernels.binary_epoch_csr
@@ -470,6 +481,22 @@ _SHARED_PARAMETERS = """
         as many examples. Each ``partial_fit`` batch holds new examples, each seen once,
         so there ``delta`` changes nothing. Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
+    update : {"perceptron", "pa", "pa-i", "pa-ii"}, default="perceptron"
+        The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
+        (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
+        positive ``margin``, also when the gold score beats the best other class by no
+        more than ``margin``). The passive-aggressive rules (Crammer et al. 2006) step
+        by ``tau y x`` whenever the hinge loss ``l = max(0, 1 - y (w·x + b))`` is
+        positive (multiclass: ``1 -`` the gold score's lead over the best other class),
+        with ``tau = l / ||x||²`` (``"pa"``), ``min(C, l / ||x||²)`` (``"pa-i"``) or
+        ``l / (||x||² + 1 / (2 C))`` (``"pa-ii"``); ``||x||²`` counts the bias feature,
+        and doubles for multiclass, where two rows move. Averaging, the Δ trick and
+        ``history_`` (which counts updates as mistakes) work with every rule.
+    margin : float, default=0.0
+        ``update="perceptron"`` only: also update correct examples whose (signed) score
+        is at most ``margin``: the perceptron with margin.
+    C : float, default=1.0
+        Aggressiveness of PA-I and PA-II (larger: bigger steps, less regularization).
 
     Attributes
     ----------

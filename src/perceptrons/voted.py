@@ -537,6 +537,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             "count": 0,
             "bias_feature": bias_feature,
             "delta": float(self.delta),
+            "update": _linear.PLAIN_PERCEPTRON,
         }
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))

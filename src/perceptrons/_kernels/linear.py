@@ -34,7 +34,19 @@ arrays the caller allocated. The three optional arrays (``aux``, ``slack`` and
     ``mistake_log[m, 0]`` and the predicted class code to ``mistake_log[m, 1]`` (-1 for
     binary models); the caller reads the first ``n_mistakes`` rows.
 
-The kernels return ``(n_mistakes, count)`` with ``count`` advanced by ``len(order)``.
+``update``
+    The update rule, a float64 array ``(kind, margin, C)``. ``kind`` 0 is the
+    perceptron: binary, update when ``y * score <= margin``; multiclass with margin 0,
+    when the argmax (ties to the lowest class) is wrong, and with a positive margin,
+    when the gold score beats the best other class's by no more than ``margin``; the
+    step is 1. Kinds 1, 2, 3 are the passive-aggressive updates PA, PA-I and PA-II
+    (Crammer et al. 2006): with the hinge loss ``l = max(0, 1 - y * score)`` (multiclass:
+    ``1 - (gold score - best other score)``) and ``q = ||x||²`` (including the bias
+    feature and the Δ feature; multiclass ``2 ||x||²``, two rows move), the step is
+    ``l / q``, ``min(C, l / q)`` or ``l / (q + 1 / (2 C))``. Every rule updates the
+    weights, the average, and the Δ feature the same way, by ``step * y * x``.
+
+The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)``.
 They hold no Python objects and allocate only one score buffer per call (multiclass);
 nothing is allocated per example.
 """
@@ -44,11 +56,46 @@ import numpy as np
 
 _jit = numba.njit(cache=True, nogil=True)
 
+PERCEPTRON, PA, PA_I, PA_II = 0, 1, 2, 3
+
+
+def update_rule(kind: int = PERCEPTRON, margin: float = 0.0, C: float = 1.0) -> np.ndarray:
+    """The ``update`` argument of the kernels (plain Python: called once per fit)."""
+    return np.array([float(kind), float(margin), float(C)])
+
+
+# The textbook perceptron: update on a mistake, step 1.
+PLAIN_PERCEPTRON = update_rule()
+
 
 @_jit
-def binary_epoch_dense(X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta):
+def _step(signed_score, sq_norm, update):
+    """The step multiplier of one example (0: no update) for the rule ``update``."""
+    kind, margin, C = int(update[0]), update[1], update[2]
+    if kind == PERCEPTRON:
+        return 1.0 if signed_score <= margin else 0.0
+    loss = 1.0 - signed_score
+    if loss <= 0.0 or sq_norm == 0.0:  # no loss, or nothing to move
+        return 0.0
+    if kind == PA:
+        return loss / sq_norm
+    if kind == PA_I:
+        return min(C, loss / sq_norm)
+    return loss / (sq_norm + 1.0 / (2.0 * C))
+
+
+@_jit
+def _plain_perceptron(update):
+    return int(update[0]) == PERCEPTRON and update[1] == 0.0
+
+
+@_jit
+def binary_epoch_dense(
+    X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta, update
+):
     n_features = X.shape[1]
     average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
+    needs_norm = int(update[0]) != PERCEPTRON
     mistakes = 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -57,12 +104,18 @@ def binary_epoch_dense(X, y, order, weights, aux, slack, mistake_log, count, bia
             score += X[i, j] * weights[j]
         if use_slack:
             score += delta * slack[i]
-        if y[i] * score <= 0.0:
+        sq_norm = 0.0
+        if needs_norm:
+            sq_norm = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
+            for j in range(n_features):
+                sq_norm += X[i, j] * X[i, j]
+        eta = _step(y[i] * score, sq_norm, update)
+        if eta != 0.0:
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
-            step = y[i]
+            step = eta * y[i]
             scaled = count * step
             for j in range(n_features):
                 value = X[i, j]
@@ -81,10 +134,23 @@ def binary_epoch_dense(X, y, order, weights, aux, slack, mistake_log, count, bia
 
 @_jit
 def binary_epoch_csr(
-    data, indices, indptr, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
+    data,
+    indices,
+    indptr,
+    y,
+    order,
+    weights,
+    aux,
+    slack,
+    mistake_log,
+    count,
+    bias_feature,
+    delta,
+    update,
 ):
     n_features = weights.shape[0] - 1
     average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
+    needs_norm = int(update[0]) != PERCEPTRON
     mistakes = 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -94,12 +160,18 @@ def binary_epoch_csr(
             score += data[p] * weights[indices[p]]
         if use_slack:
             score += delta * slack[i]
-        if y[i] * score <= 0.0:
+        sq_norm = 0.0
+        if needs_norm:
+            sq_norm = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
+            for p in range(start, end):
+                sq_norm += data[p] * data[p]
+        eta = _step(y[i] * score, sq_norm, update)
+        if eta != 0.0:
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
-            step = y[i]
+            step = eta * y[i]
             # One loop per case (not a branch per nonzero); (count * step) * value is the
             # same product either way, so hoisting it changes no bit.
             if average:
@@ -130,11 +202,32 @@ def _argmax_lowest(scores):
 
 
 @_jit
+def _best_other(scores, gold):
+    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
+    best = 1 if gold == 0 else 0
+    for k in range(best + 1, scores.shape[0]):
+        if k != gold and scores[k] > scores[best]:
+            best = k
+    return best
+
+
+@_jit
+def _multiclass_decision(scores, gold, sq_norm, update):
+    """(class to move away from, step): the perceptron's argmax rule, or a margin rule."""
+    if _plain_perceptron(update):
+        predicted = _argmax_lowest(scores)
+        return predicted, 1.0 if predicted != gold else 0.0
+    other = _best_other(scores, gold)
+    return other, _step(scores[gold] - scores[other], 2.0 * sq_norm, update)
+
+
+@_jit
 def multiclass_epoch_dense(
-    X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
+    X, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta, update
 ):
     n_features, n_classes = X.shape[1], weights.shape[1]
     average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
+    needs_norm = int(update[0]) != PERCEPTRON
     scores = np.empty(n_classes)
     mistakes = 0
     for position in range(order.shape[0]):
@@ -149,38 +242,58 @@ def multiclass_epoch_dense(
         if use_slack:
             for k in range(n_classes):
                 scores[k] += delta * slack[i, k]
-        predicted, gold = _argmax_lowest(scores), y[i]
-        if predicted != gold:
+        sq_norm = 0.0
+        if needs_norm:
+            sq_norm = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
+            for j in range(n_features):
+                sq_norm += X[i, j] * X[i, j]
+        gold = y[i]
+        predicted, eta = _multiclass_decision(scores, gold, sq_norm, update)
+        if eta != 0.0:
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = predicted
             mistakes += 1
+            scaled = count * eta
             for j in range(n_features):
                 value = X[i, j]
                 if value != 0.0:
-                    weights[j, predicted] -= value
-                    weights[j, gold] += value
+                    weights[j, predicted] -= eta * value
+                    weights[j, gold] += eta * value
                     if average:
-                        aux[j, predicted] -= count * value
-                        aux[j, gold] += count * value
-            weights[n_features, predicted] -= bias_feature
-            weights[n_features, gold] += bias_feature
+                        aux[j, predicted] -= scaled * value
+                        aux[j, gold] += scaled * value
+            weights[n_features, predicted] -= eta * bias_feature
+            weights[n_features, gold] += eta * bias_feature
             if average:
-                aux[n_features, predicted] -= count * bias_feature
-                aux[n_features, gold] += count * bias_feature
+                aux[n_features, predicted] -= scaled * bias_feature
+                aux[n_features, gold] += scaled * bias_feature
             if use_slack:
-                slack[i, predicted] -= delta
-                slack[i, gold] += delta
+                slack[i, predicted] -= eta * delta
+                slack[i, gold] += eta * delta
         count += 1
     return mistakes, count
 
 
 @_jit
 def multiclass_epoch_csr(
-    data, indices, indptr, y, order, weights, aux, slack, mistake_log, count, bias_feature, delta
+    data,
+    indices,
+    indptr,
+    y,
+    order,
+    weights,
+    aux,
+    slack,
+    mistake_log,
+    count,
+    bias_feature,
+    delta,
+    update,
 ):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
     average, use_slack, log = aux.shape[0] != 0, slack.shape[0] != 0, mistake_log.shape[0] != 0
+    needs_norm = int(update[0]) != PERCEPTRON
     scores = np.empty(n_classes)
     mistakes = 0
     for position in range(order.shape[0]):
@@ -195,31 +308,38 @@ def multiclass_epoch_csr(
         if use_slack:
             for k in range(n_classes):
                 scores[k] += delta * slack[i, k]
-        predicted, gold = _argmax_lowest(scores), y[i]
-        if predicted != gold:
+        sq_norm = 0.0
+        if needs_norm:
+            sq_norm = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
+            for p in range(start, end):
+                sq_norm += data[p] * data[p]
+        gold = y[i]
+        predicted, eta = _multiclass_decision(scores, gold, sq_norm, update)
+        if eta != 0.0:
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = predicted
             mistakes += 1
+            scaled = count * eta
             if average:  # one loop per case, not a branch per nonzero
                 for p in range(start, end):
                     value, row = data[p], indices[p]
-                    weights[row, predicted] -= value
-                    weights[row, gold] += value
-                    aux[row, predicted] -= count * value
-                    aux[row, gold] += count * value
+                    weights[row, predicted] -= eta * value
+                    weights[row, gold] += eta * value
+                    aux[row, predicted] -= scaled * value
+                    aux[row, gold] += scaled * value
             else:
                 for p in range(start, end):
                     value, row = data[p], indices[p]
-                    weights[row, predicted] -= value
-                    weights[row, gold] += value
-            weights[n_features, predicted] -= bias_feature
-            weights[n_features, gold] += bias_feature
+                    weights[row, predicted] -= eta * value
+                    weights[row, gold] += eta * value
+            weights[n_features, predicted] -= eta * bias_feature
+            weights[n_features, gold] += eta * bias_feature
             if average:
-                aux[n_features, predicted] -= count * bias_feature
-                aux[n_features, gold] += count * bias_feature
+                aux[n_features, predicted] -= scaled * bias_feature
+                aux[n_features, gold] += scaled * bias_feature
             if use_slack:
-                slack[i, predicted] -= delta
-                slack[i, gold] += delta
+                slack[i, predicted] -= eta * delta
+                slack[i, gold] += eta * delta
         count += 1
     return mistakes, count

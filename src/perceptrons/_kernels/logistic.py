@@ -1,0 +1,277 @@
+"""Compiled epochs of logistic regression trained by SGD, binary and multinomial.
+
+Every kernel runs one pass over the examples in ``order`` and updates, in place, arrays
+the caller allocated; nothing is allocated per example. Per example ``t`` (seed 004,
+the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old ``w``):
+
+1. ``p = σ(w·x + b)`` (binary) or ``p = softmax(W x + b)`` (multinomial), from the
+   current weights, and the example's log-loss;
+2. decay: ``w <- decay * w`` with ``decay = 1 - learning_rate * l2`` (the prior; the
+   intercept is not decayed);
+3. gradient step: ``w += learning_rate * (y - p) * x``, ``b += learning_rate * (y - p)``
+   (multinomial: ``w_k += learning_rate * ([y = k] - p_k) * x`` for every class ``k``).
+
+``weights``
+    Binary: shape ``(n_features + 1,)``. Multinomial: ``(n_features + 1, n_classes)``,
+    C-contiguous (a sparse feature reads one contiguous row). The last row is the
+    intercept, the weight of an implicit constant feature of value ``bias_feature``
+    (0.0 leaves it at zero). The feature rows hold ``v`` with the true weights
+    ``w = scale * v`` (the intercept row is stored as it is): the decay of step 2 is
+    the O(1) ``scale *= decay``, and step 3 adds ``learning_rate * (y - p) * x / scale``
+    to ``v``, so an update costs O(nnz(x)) however many features there are. When
+    ``scale`` falls below ``min_scale``, ``v`` is multiplied by it and ``scale`` reset to 1
+    (O(n_features), once every ``log(min_scale) / log(decay)`` examples).
+``aux``
+    Averaging (an empty array switches it off): the auxiliary array of the perceptrons'
+    trick, generalised to the scale. Let ``P`` (``scales[1]``) be the sum of the scales
+    of the examples seen so far (``P = count`` when ``l2 = 0``). Whenever an entry of
+    ``v`` changes by ``δ`` on an example, ``aux += P * δ`` with ``P`` not yet counting that
+    example. Then ``P * v - aux`` is, exactly, the sum over every example seen of the
+    weights after it (each change ``δ`` made at example ``t`` is in the sum
+    with weight ``scale_t + scale_{t+1} + ... = P_N - P_{t-1}``), so the mean weights are
+    ``(P * v - aux) / count``. The intercept row, never scaled, uses ``count`` for ``P``:
+    its mean is ``v - aux / count``, as for the perceptrons. A rescale first folds the
+    running sum into ``aux`` (``aux <- aux - P * v``, then ``P <- 0``), so the identity
+    holds across rescales and both terms stay within ``1 / min_scale`` of the sum.
+``scales``
+    Float64 array ``[scale, P]``, read and written back.
+
+The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
+call (each computed before its update) and ``count`` advanced by ``len(order)``.
+"""
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def _logistic(z, y):
+    """``(y - σ(z), -log P(y | z))`` for ``y`` in {0, 1}, never exponentiating ``|z|``."""
+    e = np.exp(-abs(z))
+    if z >= 0.0:
+        p, q = 1.0 / (1.0 + e), e / (1.0 + e)  # q = 1 - p, without cancellation
+    else:
+        p, q = e / (1.0 + e), 1.0 / (1.0 + e)
+    if y == 1.0:
+        return q, np.log1p(e) + max(-z, 0.0)
+    return -p, np.log1p(e) + max(z, 0.0)
+
+
+@_jit
+def _softmax_residual(scores, gold, residual):
+    """Write ``[k = gold] - softmax(scores)_k`` into ``residual``; return the log-loss."""
+    top = scores[0]
+    for k in range(1, scores.shape[0]):
+        top = max(top, scores[k])
+    total, others = 0.0, 0.0
+    for k in range(scores.shape[0]):
+        residual[k] = np.exp(scores[k] - top)
+        total += residual[k]
+        if k != gold:
+            others += residual[k]
+    for k in range(scores.shape[0]):
+        residual[k] = -residual[k] / total
+    residual[gold] = others / total  # 1 - p_gold, without cancellation
+    return np.log(total) - (scores[gold] - top)
+
+
+@_jit
+def _rescale(weights, aux, scale, scale_sum, n_features):
+    """Fold ``scale`` into the feature rows of ``v`` (and the running sum into ``aux``)."""
+    if aux.shape[0] != 0:
+        aux[:n_features] -= scale_sum * weights[:n_features]
+    weights[:n_features] *= scale
+
+
+@_jit
+def binary_epoch_dense(
+    X, y, order, weights, aux, scales, count, learning_rate, decay, bias_feature, min_scale
+):
+    n_features = X.shape[1]
+    average = aux.shape[0] != 0
+    scale, scale_sum = scales[0], scales[1]
+    loss_sum = 0.0
+    for position in range(order.shape[0]):
+        i = order[position]
+        dot = 0.0
+        for j in range(n_features):
+            dot += X[i, j] * weights[j]
+        residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
+        loss_sum += loss
+        scale *= decay
+        if scale < min_scale:
+            _rescale(weights, aux, scale, scale_sum, n_features)
+            scale, scale_sum = 1.0, 0.0
+        step = learning_rate * residual
+        feature_step = step / scale
+        for j in range(n_features):
+            value = X[i, j]
+            if value != 0.0:
+                change = feature_step * value
+                weights[j] += change
+                if average:
+                    aux[j] += scale_sum * change
+        weights[n_features] += step * bias_feature
+        if average:
+            aux[n_features] += count * (step * bias_feature)
+        scale_sum += scale
+        count += 1
+    scales[0], scales[1] = scale, scale_sum
+    return loss_sum, count
+
+
+@_jit
+def binary_epoch_csr(
+    data,
+    indices,
+    indptr,
+    y,
+    order,
+    weights,
+    aux,
+    scales,
+    count,
+    learning_rate,
+    decay,
+    bias_feature,
+    min_scale,
+):
+    n_features = weights.shape[0] - 1
+    average = aux.shape[0] != 0
+    scale, scale_sum = scales[0], scales[1]
+    loss_sum = 0.0
+    for position in range(order.shape[0]):
+        i = order[position]
+        start, end = indptr[i], indptr[i + 1]
+        dot = 0.0
+        for p in range(start, end):
+            dot += data[p] * weights[indices[p]]
+        residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
+        loss_sum += loss
+        scale *= decay
+        if scale < min_scale:
+            _rescale(weights, aux, scale, scale_sum, n_features)
+            scale, scale_sum = 1.0, 0.0
+        step = learning_rate * residual
+        feature_step = step / scale
+        if average:  # one loop per case, not a branch per nonzero
+            for p in range(start, end):
+                change = feature_step * data[p]
+                weights[indices[p]] += change
+                aux[indices[p]] += scale_sum * change
+        else:
+            for p in range(start, end):
+                weights[indices[p]] += feature_step * data[p]
+        weights[n_features] += step * bias_feature
+        if average:
+            aux[n_features] += count * (step * bias_feature)
+        scale_sum += scale
+        count += 1
+    scales[0], scales[1] = scale, scale_sum
+    return loss_sum, count
+
+
+@_jit
+def multinomial_epoch_dense(
+    X, y, order, weights, aux, scales, count, learning_rate, decay, bias_feature, min_scale
+):
+    n_features, n_classes = X.shape[1], weights.shape[1]
+    average = aux.shape[0] != 0
+    scale, scale_sum = scales[0], scales[1]
+    scores, residual = np.empty(n_classes), np.empty(n_classes)
+    loss_sum = 0.0
+    for position in range(order.shape[0]):
+        i = order[position]
+        scores[:] = 0.0
+        for j in range(n_features):
+            value = X[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    scores[k] += value * weights[j, k]
+        for k in range(n_classes):
+            scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
+        loss_sum += _softmax_residual(scores, y[i], residual)
+        scale *= decay
+        if scale < min_scale:
+            _rescale(weights, aux, scale, scale_sum, n_features)
+            scale, scale_sum = 1.0, 0.0
+        for k in range(n_classes):
+            residual[k] *= learning_rate  # now the step of class k
+        for j in range(n_features):
+            value = X[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    change = (residual[k] / scale) * value
+                    weights[j, k] += change
+                    if average:
+                        aux[j, k] += scale_sum * change
+        for k in range(n_classes):
+            weights[n_features, k] += residual[k] * bias_feature
+            if average:
+                aux[n_features, k] += count * (residual[k] * bias_feature)
+        scale_sum += scale
+        count += 1
+    scales[0], scales[1] = scale, scale_sum
+    return loss_sum, count
+
+
+@_jit
+def multinomial_epoch_csr(
+    data,
+    indices,
+    indptr,
+    y,
+    order,
+    weights,
+    aux,
+    scales,
+    count,
+    learning_rate,
+    decay,
+    bias_feature,
+    min_scale,
+):
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    average = aux.shape[0] != 0
+    scale, scale_sum = scales[0], scales[1]
+    scores, residual = np.empty(n_classes), np.empty(n_classes)
+    loss_sum = 0.0
+    for position in range(order.shape[0]):
+        i = order[position]
+        start, end = indptr[i], indptr[i + 1]
+        scores[:] = 0.0
+        for p in range(start, end):
+            value, row = data[p], indices[p]
+            for k in range(n_classes):
+                scores[k] += value * weights[row, k]
+        for k in range(n_classes):
+            scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
+        loss_sum += _softmax_residual(scores, y[i], residual)
+        scale *= decay
+        if scale < min_scale:
+            _rescale(weights, aux, scale, scale_sum, n_features)
+            scale, scale_sum = 1.0, 0.0
+        for k in range(n_classes):
+            residual[k] *= learning_rate  # now the step of class k
+        if average:  # one loop per case, not a branch per nonzero
+            for p in range(start, end):
+                value, row = data[p], indices[p]
+                for k in range(n_classes):
+                    change = (residual[k] / scale) * value
+                    weights[row, k] += change
+                    aux[row, k] += scale_sum * change
+        else:
+            for p in range(start, end):
+                value, row = data[p], indices[p]
+                for k in range(n_classes):
+                    weights[row, k] += (residual[k] / scale) * value
+        for k in range(n_classes):
+            weights[n_features, k] += residual[k] * bias_feature
+            if average:
+                aux[n_features, k] += count * (residual[k] * bias_feature)
+        scale_sum += scale
+        count += 1
+    scales[0], scales[1] = scale, scale_sum
+    return loss_sum, count

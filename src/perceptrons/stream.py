@@ -1,0 +1,373 @@
+"""Training from files larger than memory: chunks of a file fed to ``partial_fit``.
+
+:func:`iter_chunks` reads a line-oriented file (svmlight, fastText, TSV, the sentiment
+layout, plain lines; gzipped or not) a fixed number of lines at a time, parsing each
+chunk with :func:`perceptrons.data.read_data`, so the formats, checks and error messages
+are those of the in-memory readers, with line numbers counted over the whole file.
+:func:`fit_stream` trains an estimator over several passes of such chunks. Peak memory
+holds one window of chunks and the model, whatever the file's size.
+
+For a fixed order (``shuffle=False`` and no shuffling window) the streamed model is
+exactly the in-memory ``fit`` with ``shuffle=False`` and as many epochs: the perceptrons
+run the same updates in the same order, and the averaged perceptron's average covers
+every example either way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from perceptrons import data as _data
+
+STREAMABLE = ("svmlight", "fasttext", "tsv", "sentiment", "lines")
+
+
+@dataclass
+class Chunk:
+    """One parsed piece of a file.
+
+    Attributes
+    ----------
+    data : LabeledData
+        The chunk, as :func:`perceptrons.data.read_data` gives it.
+    first_line : int
+        Line number (1-based) of the chunk's first line in the file.
+    bytes_read : int
+        Bytes of the file (compressed bytes for gzip) consumed once this chunk was read.
+    """
+
+    data: _data.LabeledData
+    first_line: int
+    bytes_read: int
+
+
+@dataclass
+class StreamScan:
+    """What one pass over a file tells before training: labels, width, size."""
+
+    format: str
+    classes: np.ndarray
+    n_features: int | None
+    zero_based: bool | None
+    n_examples: int
+    n_bytes: int
+
+
+@dataclass
+class StreamReport:
+    """Per-epoch counts of a :func:`fit_stream` run."""
+
+    epochs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _open(path: str):
+    """The file as binary lines, and a function giving the bytes consumed so far."""
+    raw = open(path, "rb")
+    if raw.read(2) == b"\x1f\x8b":
+        raw.seek(0)
+        return gzip.GzipFile(fileobj=raw), raw
+    raw.seek(0)
+    return raw, raw
+
+
+def iter_chunks(
+    path: str | os.PathLike,
+    format: str = "auto",
+    *,
+    chunk_size: int = 10_000,
+    labels: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    skip_bad_lines: bool = False,
+) -> Iterator[Chunk]:
+    """Read ``path`` ``chunk_size`` lines at a time.
+
+    Parameters
+    ----------
+    path : path-like
+        A file in one of :data:`STREAMABLE` (gzipped or not).
+    format : str, default="auto"
+        The format, or ``"auto"`` to detect it from the file's name and first lines.
+    chunk_size : int, default=10000
+        Lines per chunk (blank lines count; the chunk holds their examples).
+    labels, n_features, zero_based, skip_bad_lines
+        As for :func:`perceptrons.data.read_data`. For svmlight give ``n_features``
+        (every chunk then has that width) and a fixed ``zero_based``; :func:`scan`
+        finds both.
+
+    Yields
+    ------
+    chunk : Chunk
+        Chunks with at least one example, in file order.
+
+    Raises
+    ------
+    DataFormatError
+        A malformed line, named ``PATH:LINE`` with the line counted over the file.
+    """
+    name = os.fspath(path)
+    fmt = _data.detect_format(name) if format == "auto" else format
+    if fmt not in STREAMABLE:
+        raise _data.DataFormatError(
+            name, f"cannot stream {fmt} files (streamable: {', '.join(STREAMABLE)})"
+        )
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    lines, counter = _open(name)
+    first_line = 1
+    with lines, counter:
+        while True:
+            block = list(itertools.islice(lines, chunk_size))
+            if not block:
+                return
+            parsed = _parse(
+                b"".join(block),
+                fmt,
+                name,
+                first_line,
+                labels=labels,
+                n_features=n_features,
+                zero_based=zero_based,
+                skip_bad_lines=skip_bad_lines,
+            )
+            if parsed is not None:
+                yield Chunk(data=parsed, first_line=first_line, bytes_read=counter.tell())
+            first_line += len(block)
+
+
+def _parse(raw: bytes, fmt, name, first_line, **options) -> _data.LabeledData | None:
+    """One chunk through the in-memory reader; line numbers shifted to the file's."""
+    if not raw.strip():
+        return None
+    offset = first_line - 1
+    try:
+        parsed = _data.read_data("-", fmt, stdin=io.BytesIO(raw), **options)
+    except _data.DataFormatError as error:
+        if error.reason.startswith("no valid lines") and options["skip_bad_lines"]:
+            return None  # every line of this chunk was bad: counted by the caller below
+        line = None if error.line is None else error.line + offset
+        raise _data.DataFormatError(name, error.reason, line) from None
+    parsed.source = name
+    parsed.skipped = [(line + offset, reason) for line, reason in parsed.skipped]
+    return parsed
+
+
+def scan(
+    path: str | os.PathLike,
+    format: str = "auto",
+    *,
+    chunk_size: int = 10_000,
+    skip_bad_lines: bool = False,
+) -> StreamScan:
+    """One pass over a labelled file: its classes and, for svmlight, width and base.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    format : str, default="auto"
+        Its format.
+    chunk_size : int, default=10000
+        Lines read at a time.
+    skip_bad_lines : bool, default=False
+        Skip malformed lines instead of stopping.
+
+    Returns
+    -------
+    StreamScan
+    """
+    name = os.fspath(path)
+    fmt = _data.detect_format(name) if format == "auto" else format
+    classes: set = set()
+    max_index, has_zero, n_examples, n_bytes = -1, False, 0, 0
+    # Read svmlight chunks 0-based so that raw indices show whether index 0 occurs.
+    options = {"zero_based": True} if fmt == "svmlight" else {}
+    for chunk in iter_chunks(
+        name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines, **options
+    ):
+        classes.update(np.unique(chunk.data.y).tolist())
+        n_examples += chunk.data.n_samples
+        n_bytes = chunk.bytes_read
+        X = chunk.data.X
+        if X is not None and X.nnz:
+            max_index = max(max_index, int(X.indices.max()))
+            has_zero = has_zero or bool((X.indices == 0).any())
+    if n_examples == 0:
+        raise _data.DataFormatError(name, "no data")
+    n_features = zero_based = None
+    if fmt == "svmlight":
+        # scikit-learn's rule: 1-based unless some index is 0.
+        zero_based = has_zero
+        n_features = max(max_index + (1 if zero_based else 0), 1)
+    return StreamScan(
+        format=fmt,
+        classes=np.array(sorted(classes)),
+        n_features=n_features,
+        zero_based=zero_based,
+        n_examples=n_examples,
+        n_bytes=n_bytes,
+    )
+
+
+def fit_stream(
+    estimator,
+    path: str | os.PathLike,
+    *,
+    format: str = "auto",
+    epochs: int = 1,
+    chunk_size: int = 10_000,
+    featurizer=None,
+    classes: Sequence | None = None,
+    n_features: int | None = None,
+    zero_based: bool | None = None,
+    shuffle_window: int = 0,
+    random_state: int | None = None,
+    skip_bad_lines: bool = False,
+    progress: Callable[[int, int], object] | None = None,
+    on_epoch: Callable[[dict[str, Any]], object] | None = None,
+) -> StreamReport:
+    """Train ``estimator`` on a file read chunk by chunk, ``epochs`` times.
+
+    Parameters
+    ----------
+    estimator : estimator with ``partial_fit``
+        Trained in place (``Perceptron``, ``AveragedPerceptron``, ``VotedPerceptron``,
+        or any scikit-learn incremental classifier).
+    path : path-like
+        A file in one of :data:`STREAMABLE`; each epoch reads it again.
+    format : str, default="auto"
+        Its format.
+    epochs : int, default=1
+        Passes over the file.
+    chunk_size : int, default=10000
+        Lines per chunk, and examples per ``partial_fit`` call.
+    featurizer : TextFeaturizer, optional
+        For text formats: a hashing featurizer (``vocabulary="hashing"``, weighting
+        ``"tf"`` or ``"binary"``), which needs no pass over the data before training.
+        Fitted in place (it learns the names of the hashed features as it goes).
+    classes : sequence, optional
+        Every label. Found by a first pass over the file (:func:`scan`) if not given.
+    n_features : int, optional
+        svmlight: the number of features (with ``zero_based``); found by the first pass
+        if not given.
+    zero_based : bool, optional
+        svmlight: whether indices start at 0; found by the first pass if not given.
+    shuffle_window : int, default=0
+        Shuffle the examples within windows of this many chunks (memory: one window).
+        0 keeps the file order (the estimator's own ``shuffle`` still shuffles each
+        chunk).
+    random_state : int, optional
+        Seeds the window shuffles.
+    skip_bad_lines : bool, default=False
+        Skip malformed lines instead of stopping.
+    progress : callable, optional
+        Called as ``progress(bytes, examples)`` with the bytes read and examples trained
+        since the last call.
+    on_epoch : callable, optional
+        Called with each epoch's record once the epoch is done (the model is current):
+        it may add entries to the record, such as a development score.
+
+    Returns
+    -------
+    StreamReport
+        Mistakes and examples per epoch.
+    """
+    name = os.fspath(path)
+    fmt = _data.detect_format(name) if format == "auto" else format
+    text = fmt in ("fasttext", "tsv", "sentiment", "lines")
+    if text and featurizer is None:
+        raise ValueError(f"{name} is text ({fmt}): pass a hashing TextFeaturizer")
+    if text and not _stateless(featurizer):
+        raise ValueError(
+            "streaming text needs a featurizer with vocabulary='hashing' and weighting "
+            "'tf' or 'binary': a vocabulary or idf would need the whole file first"
+        )
+    if classes is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
+        found = scan(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
+        classes = found.classes if classes is None else classes
+        if fmt == "svmlight":
+            n_features = found.n_features if n_features is None else n_features
+            zero_based = found.zero_based if zero_based is None else zero_based
+    options = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
+    if fmt == "svmlight":
+        options.update(n_features=n_features, zero_based=zero_based)
+    rng = check_random_state(random_state)
+    classes = np.asarray(classes)
+    report = StreamReport()
+    for epoch in range(1, epochs + 1):
+        started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
+        for X, y, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
+            estimator.partial_fit(X, y, classes=classes)
+            mistakes += _last_mistakes(estimator)
+            examples += len(y)
+            if progress is not None:
+                progress(bytes_read - last_bytes, len(y))
+            last_bytes = bytes_read
+        report.epochs.append(
+            {
+                "epoch": epoch,
+                "mistakes": mistakes,
+                "examples": examples,
+                "seconds": round(time.perf_counter() - started, 3),
+            }
+        )
+        if on_epoch is not None:
+            on_epoch(report.epochs[-1])
+    return report
+
+
+def _stateless(featurizer) -> bool:
+    return getattr(featurizer, "vocabulary", None) == "hashing" and featurizer.weighting in (
+        "tf",
+        "binary",
+    )
+
+
+def _last_mistakes(estimator) -> int:
+    """Mistakes of the last partial_fit (ours log one record per call; others: 0)."""
+    history = getattr(estimator, "history_", None)
+    return int(history[-1].get("mistakes", 0)) if history else 0
+
+
+def _batches(name, fmt, options, featurizer, window: int, rng):
+    """(X, y, bytes read) per chunk, or per chunk-sized slice of a shuffled window."""
+    chunks = iter_chunks(name, fmt, **options)
+    if window <= 0:
+        for chunk in chunks:
+            yield _features(chunk.data, featurizer), chunk.data.y, chunk.bytes_read
+        return
+    size = options["chunk_size"]
+    while True:
+        group = list(itertools.islice(chunks, window))
+        if not group:
+            return
+        X = _stack([_features(chunk.data, featurizer) for chunk in group])
+        y = np.concatenate([chunk.data.y for chunk in group])
+        order = rng.permutation(len(y))
+        for start in range(0, len(y), size):
+            rows = order[start : start + size]
+            yield X[rows], y[rows], group[-1].bytes_read
+
+
+def _features(chunk: _data.LabeledData, featurizer):
+    if chunk.texts is None:
+        return chunk.X
+    if not hasattr(featurizer, "n_features_out_"):
+        return featurizer.fit_transform(chunk.texts)
+    featurizer.partial_fit(chunk.texts)
+    return featurizer.transform(chunk.texts)
+
+
+def _stack(parts):
+    return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)

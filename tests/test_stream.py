@@ -1,0 +1,158 @@
+"""Training from a file chunk by chunk equals training on it in memory."""
+
+import gzip
+import resource
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, VotedPerceptron
+from perceptrons import data as _data
+from perceptrons.stream import fit_stream, iter_chunks, scan
+
+
+def _svmlight_file(path, n=300, d=40, n_classes=3, seed=0, gz=False):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        label = i % n_classes if n_classes > 2 else (1 if i % 2 else -1)
+        features = sorted(rng.choice(np.arange(1, d + 1), size=rng.integers(1, 8), replace=False))
+        cells = " ".join(f"{j}:{rng.integers(1, 5) + 0.5 * (j % 3 == label % 3)}" for j in features)
+        rows.append(f"{label} {cells}")
+        if i % 50 == 7:
+            rows.append("")  # blank lines are allowed anywhere
+    content = "\n".join(rows) + "\n"
+    if gz:
+        path.write_bytes(gzip.compress(content.encode()))
+    else:
+        path.write_text(content)
+    return path
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+@pytest.mark.parametrize("chunk_size", [1, 17, 10_000])
+@pytest.mark.parametrize("gz", [False, True])
+def test_streamed_svmlight_equals_the_in_memory_fit(tmp_path, cls, chunk_size, gz):
+    path = _svmlight_file(tmp_path / ("train.svm.gz" if gz else "train.svm"), gz=gz)
+    streamed = cls(shuffle=False)
+    report = fit_stream(streamed, path, epochs=3, chunk_size=chunk_size)
+    whole = _data.read_data(path)
+    in_memory = cls(max_epochs=3, shuffle=False).fit(whole.X, whole.y)
+    assert_array_equal(streamed.coef_, in_memory.coef_)
+    assert_array_equal(streamed.intercept_, in_memory.intercept_)
+    assert [e["mistakes"] for e in report.epochs] == [r["mistakes"] for r in in_memory.history_]
+    assert all(e["examples"] == 300 for e in report.epochs)
+
+
+def test_streamed_text_equals_the_in_memory_pipeline(tmp_path):
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(60)]
+    lines = []
+    for i in range(250):
+        label = ("sport", "art", "food")[i % 3]
+        doc = " ".join(rng.choice(words[i % 3 :: 3], size=5)) + " " + " ".join(rng.choice(words, 3))
+        lines.append(f"__label__{label} {doc}")
+    path = tmp_path / "train.ft"
+    path.write_text("\n".join(lines) + "\n")
+    streamed, featurizer = AveragedPerceptron(shuffle=False), TextFeaturizer(n_features=2**12)
+    fit_stream(streamed, path, epochs=2, chunk_size=40, featurizer=featurizer)
+    whole = _data.read_data(path)
+    reference = TextFeaturizer(n_features=2**12)
+    in_memory = AveragedPerceptron(max_epochs=2, shuffle=False)
+    in_memory.fit(reference.fit_transform(whole.texts), whole.y)
+    assert_allclose(streamed.coef_, in_memory.coef_, rtol=1e-12, atol=1e-12)
+    # The featurizer learned the names of every hashed column over all chunks.
+    assert featurizer.feature_names() == reference.feature_names()
+
+
+def test_voted_perceptron_streams_too(tmp_path):
+    path = _svmlight_file(tmp_path / "train.svm", n=120)
+    streamed = VotedPerceptron(shuffle=False, kernel="poly", degree=2, gamma=0.5)
+    fit_stream(streamed, path, epochs=1, chunk_size=25)
+    whole = _data.read_data(path)
+    in_memory = VotedPerceptron(max_epochs=1, shuffle=False, kernel="poly", degree=2, gamma=0.5)
+    in_memory.fit(whole.X, whole.y)
+    assert_allclose(streamed.decision_function(whole.X), in_memory.decision_function(whole.X))
+
+
+def test_scan_finds_classes_width_and_index_base(tmp_path):
+    path = _svmlight_file(tmp_path / "train.svm", d=40)
+    found = scan(path, chunk_size=33)
+    assert found.format == "svmlight" and found.n_examples == 300
+    assert found.classes.tolist() == [0, 1, 2]
+    assert found.zero_based is False and 38 <= found.n_features <= 40
+    zero = tmp_path / "zero.svm"
+    zero.write_text("1 0:1 3:2\n-1 1:1\n")
+    assert scan(zero).zero_based is True and scan(zero).n_features == 4
+
+
+def test_shuffle_window_is_seeded_and_keeps_every_example(tmp_path):
+    path = _svmlight_file(tmp_path / "train.svm")
+    models = []
+    for seed in (0, 0, 1):
+        model = AveragedPerceptron(shuffle=False)
+        report = fit_stream(model, path, chunk_size=20, shuffle_window=4, random_state=seed)
+        assert report.epochs[0]["examples"] == 300
+        models.append(model.coef_)
+    assert_array_equal(models[0], models[1])
+    assert not np.array_equal(models[0], models[2])
+
+
+def test_errors_name_the_line_in_the_whole_file(tmp_path):
+    path = tmp_path / "bad.svm"
+    rows = [f"{1 if i % 2 else -1} 1:{i}" for i in range(50)]
+    rows[36] = "1 1:x"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(_data.DataFormatError, match=r"bad\.svm:37:"):
+        list(iter_chunks(path, chunk_size=10, n_features=1, zero_based=False))
+    chunks = list(
+        iter_chunks(path, chunk_size=10, n_features=1, zero_based=False, skip_bad_lines=True)
+    )
+    assert sum(c.data.n_samples for c in chunks) == 49
+    assert next(s for c in chunks for s in c.data.skipped)[0] == 37
+
+
+def test_text_needs_a_stateless_featurizer(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("a\tx y\nb\ty z\n")
+    with pytest.raises(ValueError, match="hashing TextFeaturizer"):
+        fit_stream(Perceptron(), path)
+    with pytest.raises(ValueError, match="vocabulary='hashing'"):
+        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(vocabulary="fit"))
+    csv = tmp_path / "t.csv"
+    csv.write_text("a,label\n1,x\n2,y\n")
+    with pytest.raises(_data.DataFormatError, match="cannot stream csv"):
+        fit_stream(Perceptron(), csv)
+
+
+def test_progress_reports_bytes_and_examples(tmp_path):
+    path = _svmlight_file(tmp_path / "train.svm")
+    seen = []
+    fit_stream(Perceptron(), path, chunk_size=50, progress=lambda b, n: seen.append((b, n)))
+    assert sum(n for _, n in seen) == 300
+    assert sum(b for b, _ in seen) == path.stat().st_size
+
+
+def test_peak_memory_does_not_grow_with_the_file(tmp_path):
+    """A file of ~60 MB streams through chunks of 2,000 lines: the process grows by far
+    less than the file (the in-memory reader would hold it all at once)."""
+    path = tmp_path / "big.svm"
+    rng = np.random.default_rng(2)
+    with path.open("w") as out:
+        for _ in range(40):
+            block = rng.integers(1, 100_000, size=(5000, 30))
+            block.sort(axis=1)
+            lines = [
+                f"{1 if r[0] % 2 else -1} " + " ".join(f"{j}:1" for j in np.unique(r))
+                for r in block
+            ]
+            out.write("\n".join(lines) + "\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    model = AveragedPerceptron()
+    fit_stream(model, path, chunk_size=2000, classes=[-1, 1], n_features=100_000, zero_based=False)
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    size_mb = path.stat().st_size / 2**20
+    assert size_mb > 40
+    assert grown < size_mb / 2, f"peak RSS grew {grown:.0f} MB for a {size_mb:.0f} MB file"
+    assert model.history_ and sum(r["examples"] for r in model.history_) == 200_000

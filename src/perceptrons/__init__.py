@@ -2,6 +2,7 @@
 
 from perceptrons.features import TextFeaturizer
 from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.persist import load, save
 from perceptrons.voted import VotedPerceptron
 
@@ -9,6 +10,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AveragedPerceptron",
+    "BernoulliNaiveBayes",
+    "MultinomialNaiveBayes",
     "Perceptron",
     "TextFeaturizer",
     "VotedPerceptron",

@@ -112,6 +112,7 @@ from sklearn.pipeline import Pipeline
 import perceptrons
 from perceptrons.features import TextFeaturizer
 from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.voted import VotedPerceptron
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "describe", "load", "save"]
@@ -123,7 +124,14 @@ _META = "__meta__"
 _DIGEST_LENGTH = 64
 # The only classes a file can name; loading never imports or evaluates anything else.
 _ESTIMATORS: dict[str, type] = {
-    cls.__name__: cls for cls in (Perceptron, AveragedPerceptron, VotedPerceptron)
+    cls.__name__: cls
+    for cls in (
+        Perceptron,
+        AveragedPerceptron,
+        VotedPerceptron,
+        MultinomialNaiveBayes,
+        BernoulliNaiveBayes,
+    )
 }
 _FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}
 # Array names under "estimator/" that persist.py itself writes.

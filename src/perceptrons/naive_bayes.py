@@ -1,0 +1,547 @@
+"""Naive Bayes as a linear classifier: multinomial (counts) and Bernoulli (presence).
+
+Seed 004 ("Naïve Bayes is also linear"): the naive Bayes rule
+
+    argmax_c  log P(c) + Σ_j log P(x_j | c)
+
+is, for these two event models, an argmax of linear functions of ``x``, one per class:
+
+Multinomial
+    ``log P(x | c) = Σ_j x_j log p_cj`` (up to the multinomial coefficient, which is the
+    same for every class), so class ``c`` has weights ``w_cj = log p_cj`` and bias
+    ``b_c = log P(c)``, with ``p_cj = (N_cj + α) / (Σ_k N_ck + α n_features)`` and
+    ``N_cj`` the total count of feature ``j`` in class ``c``.
+Bernoulli
+    ``log P(x | c) = Σ_j x_j log p_cj + (1 - x_j) log(1 - p_cj)``
+    ``= Σ_j x_j [log p_cj - log(1 - p_cj)] + Σ_j log(1 - p_cj)``, so
+    ``w_cj = log p_cj - log(1 - p_cj)`` (the log odds of the feature being present) and
+    ``b_c = log P(c) + Σ_j log(1 - p_cj)``, with ``p_cj = (N_cj + α) / (n_c + 2α)``,
+    ``N_cj`` the number of class-``c`` examples where feature ``j`` is present and
+    ``n_c`` the number of class-``c`` examples; ``x`` is binarized first.
+
+Training is counting: ``fit`` and ``partial_fit`` add a batch's per-class feature
+counts (one sparse-times-dense product, so sparse input is never densified) and
+recompute the weights from the counts. The weights are then exposed exactly like the
+perceptrons' (``coef_``, ``intercept_``, ``decision_function``), so all the linear
+models of this package can be compared, inspected and saved the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from perceptrons import _common
+from perceptrons import _params as rules
+
+__all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
+
+
+def _positive_vector_or_none(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str | bytes):
+        return False
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return array.ndim == 1 and array.size > 0 and bool(np.all(np.isfinite(array) & (array > 0)))
+
+
+_POSITIVE_ALPHA = rules.Rule(
+    "a finite float > 0 (alpha=0 would give the weight log(0) = -inf to every feature "
+    "never seen with a class)",
+    rules.real(0.0, inclusive=False).accepts,
+)
+
+
+class _NaiveBayes(ClassifierMixin, BaseEstimator):
+    """Shared counting, weights and prediction; subclasses give the event model."""
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "alpha": _POSITIVE_ALPHA,
+        "fit_prior": rules.boolean(),
+        "class_prior": rules.Rule(
+            "None or a non-empty 1-D array-like of finite floats > 0", _positive_vector_or_none
+        ),
+    }
+
+    def __init__(
+        self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: ArrayLike | None = None
+    ) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        # Like scikit-learn's naive Bayes: a generative model need not reach the
+        # accuracy the common checks demand of discriminative classifiers.
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    # ------------------------------------------------------------ event model
+    def _prepare(self, X):
+        """Check (and, for Bernoulli, binarize) validated input; subclasses override."""
+        return X
+
+    def _class_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-class ``log P(x_j | c)`` term weights and the feature part of the bias."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _NaiveBayes:
+        """Count the features of each class in ``(X, y)``, forgetting earlier calls.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse input is never densified.
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two distinct values.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        rules.validate(self, self._rules)
+        X, y = _common.validate_training_data(self, X, y, reset=True)
+        X = self._prepare(X)
+        self._start(X, y, classes=None, incremental=False)
+        self._count(X, y)
+        self._publish()
+        return self
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> _NaiveBayes:
+        """Add the counts of one more batch: any split into batches gives ``fit``'s model.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the model will ever see. Required on the first call unless that
+            first batch already holds every label; later calls may only repeat it.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = getattr(self, "class_count_", None) is None
+        rules.validate(self, self._rules)
+        X, y = _common.validate_training_data(self, X, y, reset=first_call)
+        X = self._prepare(X)
+        if first_call:
+            self._start(X, y, classes=classes, incremental=True)
+        else:
+            _common.check_same_classes(classes, self.classes_)
+            self._check_class_prior()
+        self._count(X, y)
+        self._publish()
+        return self
+
+    def _start(self, X, y, classes, *, incremental: bool) -> None:
+        """Fix the label set and zero the counts."""
+        self.classes_ = _common.label_set(y, classes, self, incremental=incremental)
+        self._check_class_prior()
+        self.class_count_ = np.zeros(self.classes_.shape[0])
+        self.feature_count_ = np.zeros((self.classes_.shape[0], X.shape[1]))
+
+    def _check_class_prior(self) -> None:
+        """One prior per class (checked on every call: set_params may change it)."""
+        n_classes = self.classes_.shape[0]
+        if self.class_prior is not None and len(self.class_prior) != n_classes:
+            raise ValueError(
+                f"{type(self).__name__}: class_prior has {len(self.class_prior)} values "
+                f"but there are {n_classes} classes {self.classes_.tolist()!r}."
+            )
+
+    def _count(self, X, y) -> None:
+        """Add the batch's per-class sums of X: ``onehot(y).T @ X``, computed as
+        ``(X.T @ onehot(y)).T`` so that a CSR ``X`` is only transposed (to CSC, no copy)."""
+        codes = _common.encode(self.classes_, y, self)
+        onehot = np.zeros((codes.shape[0], self.classes_.shape[0]))
+        onehot[np.arange(codes.shape[0]), codes] = 1.0
+        self.feature_count_ += np.asarray(X.T @ onehot).T
+        self.class_count_ += onehot.sum(axis=0)
+
+    def _class_log_prior(self) -> np.ndarray:
+        n_classes = self.classes_.shape[0]
+        if self.class_prior is not None:
+            return np.log(np.asarray(self.class_prior, dtype=np.float64))
+        if self.fit_prior:
+            # A class declared to partial_fit but not seen yet has prior log(0) = -inf.
+            with np.errstate(divide="ignore"):
+                return np.log(self.class_count_) - np.log(self.class_count_.sum())
+        return np.full(n_classes, -np.log(n_classes))
+
+    def _publish(self) -> None:
+        """Turn the counts into the per-class weights and the public linear model."""
+        self.class_log_prior_ = self._class_log_prior()
+        weights, feature_bias = self._class_weights()
+        self._joint_coef = weights
+        self._joint_intercept = self.class_log_prior_ + feature_bias
+        if self.classes_.shape[0] == 2:
+            # One row, like the binary perceptrons: positive scores predict classes_[1].
+            self.coef_ = (weights[1] - weights[0])[np.newaxis, :]
+            self.intercept_ = np.array([self._joint_intercept[1] - self._joint_intercept[0]])
+        else:
+            self.coef_ = weights
+            self.intercept_ = self._joint_intercept
+
+    # ---------------------------------------------------------------- persistence
+    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The counts, from which every weight is recomputed (see :mod:`perceptrons.persist`).
+
+        Enough to predict and to continue with ``partial_fit`` exactly.
+        """
+        arrays = {"feature_count": self.feature_count_, "class_count": self.class_count_}
+        return arrays, {"n_seen": round(float(self.class_count_.sum()))}
+
+    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the model from the counts written by :meth:`_export_state`."""
+        rules.validate(self, self._rules)
+        self._check_class_prior()
+        n_classes = self.classes_.shape[0]
+        feature_count = np.array(arrays["feature_count"], dtype=np.float64)
+        class_count = np.array(arrays["class_count"], dtype=np.float64)
+        if feature_count.shape != (n_classes, self.n_features_in_) or class_count.shape != (
+            n_classes,
+        ):
+            raise ValueError(
+                f"counts of shapes {feature_count.shape} and {class_count.shape} do not fit "
+                f"{self.n_features_in_} features and {n_classes} classes"
+            )
+        for name, counts in (("feature", feature_count), ("class", class_count)):
+            if not np.all(np.isfinite(counts) & (counts >= 0)):
+                raise ValueError(f"{name} counts must be finite and non-negative")
+        if int(values["n_seen"]) != round(float(class_count.sum())):
+            raise ValueError(
+                f"n_seen={values['n_seen']!r} differs from the {class_count.sum():g} "
+                "examples the class counts hold"
+            )
+        self.feature_count_, self.class_count_ = feature_count, class_count
+        self._check_counts()
+        self._publish()
+
+    def _check_counts(self) -> None:
+        """Subclasses check invariants of imported counts."""
+
+    # ---------------------------------------------------------------- prediction
+    def _validate_predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_common.FLOAT_DTYPES
+        )
+        return self._prepare(X)
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Linear scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            With three or more classes, the joint log-likelihoods ``log P(c) + log
+            P(x | c)`` (dropping the multinomial coefficient, the same for every class).
+            With two classes, their difference ``log P(classes_[1], x) - log
+            P(classes_[0], x)``, the log odds: positive scores predict ``classes_[1]``.
+        """
+        scores = self._validate_predict(X) @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict_joint_log_proba(self, X: ArrayLike) -> np.ndarray:
+        """Per-class joint log-likelihoods ``log P(c) + log P(x | c)``, also for binary.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        jll : ndarray of shape (n_samples, n_classes)
+            One column per class of ``classes_`` (Multinomial: up to the multinomial
+            coefficient of ``x``, which every class shares).
+        """
+        return self._validate_predict(X) @ self._joint_coef.T + self._joint_intercept
+
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
+        """Log posterior probabilities ``log P(c | x)``: the log-softmax of the scores.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            One column per class of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            # From the log odds d: log P(c1 | x) = -log(1 + e^-d), log P(c0 | x) = -log(1 + e^d).
+            return np.column_stack([-np.logaddexp(0.0, scores), -np.logaddexp(0.0, -scores)])
+        return scores - logsumexp(scores, axis=1, keepdims=True)
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Posterior probabilities ``P(c | x)``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            One column per class of ``classes_``; rows sum to 1.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The most probable class of each sample.
+
+        Binary models predict ``classes_[1]`` when the log odds are positive; otherwise
+        the highest-scoring class, ties going to the lowest index (so ``classes_[0]`` on
+        an exact binary tie too, as scikit-learn's naive Bayes).
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, drawn from ``classes_``.
+        """
+        scores = self.decision_function(X)  # raises NotFittedError first
+        return _common.labels_from_scores(self.classes_, scores)
+
+
+_SHARED_PARAMETERS = """
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive (Laplace for 1, Lidstone otherwise) smoothing of the counts; must be
+        > 0, so that every weight is finite.
+    fit_prior : bool, default=True
+        Learn the class priors from the class frequencies; otherwise uniform priors.
+    class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes (in the order of ``classes_``); overrides
+        ``fit_prior``. Must be positive; need not sum to 1 (the posterior
+        probabilities are normalized anyway). A list saves with
+        :func:`perceptrons.save`; an ndarray does not.
+"""
+
+_SHARED_ATTRIBUTES = """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The linear weights: per class, the coefficients of ``x`` in ``log P(c, x)``.
+        For two classes, one row: the second class's weights minus the first's.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The biases, alike (for two classes the log prior odds plus, for Bernoulli, the
+        difference of the ``Σ_j log(1 - p_cj)`` terms).
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log p_cj``, the smoothed log probability of feature ``j`` given class ``c``.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        ``log P(c)``: learned, uniform or from ``class_prior``.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        The counts every weight is computed from, summed over all ``fit`` and
+        ``partial_fit`` batches since the last ``fit``.
+    class_count_ : ndarray of shape (n_classes,)
+        Number of training examples of each class.
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+"""
+
+_BINARY_NOTE = """
+    Notes
+    -----
+    Binary problems are exposed like the binary perceptrons: ``coef_`` has one row
+    (the weights of ``classes_[1]`` minus those of ``classes_[0]``),
+    ``decision_function`` is 1-D (the posterior log odds) and a positive score predicts
+    ``classes_[1]``. :meth:`predict_joint_log_proba` gives the per-class scores. The
+    predictions are scikit-learn's (``{sk}``, whose ``feature_log_prob_`` and
+    ``class_log_prior_`` are the same), except where two classes tie: exactly, or
+    within floating-point rounding (the binary score is computed as one difference,
+    scikit-learn compares two sums). Unlike scikit-learn, ``alpha`` must be positive and
+    ``partial_fit``'s first call may omit ``classes`` when its batch holds every label.
+"""
+
+
+class MultinomialNaiveBayes(_NaiveBayes):
+    __doc__ = (
+        """Multinomial naive Bayes (counts, e.g. word counts), as a linear classifier.
+
+    Each class ``c`` has the weights ``coef_[c, j] = log p_cj`` and the bias
+    ``intercept_[c] = log P(c)``, where ``p_cj = (N_cj + alpha) / (N_c + alpha
+    n_features)`` is the smoothed share of feature ``j`` in the counts of class ``c``,
+    so that ``decision_function(X) = X @ coef_.T + intercept_`` is the per-class joint
+    log-likelihood (seed 004). Features must be non-negative (counts, or tf-idf-like
+    weights).
+"""
+        + _SHARED_PARAMETERS
+        + _SHARED_ATTRIBUTES
+        + _BINARY_NOTE.format(sk="sklearn.naive_bayes.MultinomialNB")
+        + """
+    See Also
+    --------
+    BernoulliNaiveBayes : the presence/absence event model.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from perceptrons.naive_bayes import MultinomialNaiveBayes
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = MultinomialNaiveBayes().fit(X[:1200], y[:1200])
+    >>> clf.coef_.shape
+    (10, 64)
+    >>> round(clf.score(X[1200:], y[1200:]), 3)
+    0.869
+
+    A binary text problem has one row of weights, positive for ``classes_[1]``:
+
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> docs = ["good fun film", "great fun", "dull film", "bad dull plot"]
+    >>> vectorizer = CountVectorizer()
+    >>> X = vectorizer.fit_transform(docs)
+    >>> clf = MultinomialNaiveBayes().fit(X, ["neg" if "dull" in d else "pos" for d in docs])
+    >>> clf.coef_.shape
+    (1, 7)
+    >>> clf.predict(vectorizer.transform(["fun plot", "dull fun"])).tolist()
+    ['pos', 'neg']
+    """
+    )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        return tags
+
+    def _prepare(self, X):
+        if sp.issparse(X):
+            low = X.data.min() if X.nnz else 0.0
+        else:
+            low = X.min() if X.size else 0.0
+        if low < 0:
+            # "Negative values in data" is the phrase scikit-learn's checks look for.
+            raise ValueError(
+                f"{type(self).__name__} needs non-negative features (counts). Negative "
+                f"values in data passed to X: the smallest is {float(low):g}. Use "
+                "BernoulliNaiveBayes for features of any sign, or shift or rescale them."
+            )
+        return X
+
+    def _class_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        smoothed = self.feature_count_ + self.alpha
+        self.feature_log_prob_ = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        return self.feature_log_prob_, np.zeros(self.classes_.shape[0])
+
+
+class BernoulliNaiveBayes(_NaiveBayes):
+    __doc__ = (
+        """Bernoulli naive Bayes (feature present or absent), as a linear classifier.
+
+    With ``p_cj = (N_cj + alpha) / (n_c + 2 alpha)`` the smoothed share of class-``c``
+    examples where feature ``j`` is present, ``log P(x | c) = Σ_j x_j log p_cj +
+    (1 - x_j) log(1 - p_cj)`` is linear in the binarized ``x``: each class has the
+    weights ``coef_[c, j] = log p_cj - log(1 - p_cj)`` (computed from the counts as
+    ``log(N_cj + alpha) - log(n_c - N_cj + alpha)``, without cancellation) and the bias
+    ``intercept_[c] = log P(c) + Σ_j log(1 - p_cj)``, so that ``decision_function(X) =
+    binarized(X) @ coef_.T + intercept_`` is the per-class joint log-likelihood.
+"""
+        + _SHARED_PARAMETERS
+        + """    binarize : float or None, default=0.0
+        Features above this threshold count as present, the others as absent. None
+        means the input is already binary: then any value other than 0 and 1 is an
+        error.
+"""
+        + _SHARED_ATTRIBUTES
+        + _BINARY_NOTE.format(sk="sklearn.naive_bayes.BernoulliNB")
+        + """
+    See Also
+    --------
+    MultinomialNaiveBayes : the count event model.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from perceptrons.naive_bayes import BernoulliNaiveBayes
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = BernoulliNaiveBayes(binarize=4.0).fit(X[:1200], y[:1200])
+    >>> round(clf.score(X[1200:], y[1200:]), 3)
+    0.858
+    """
+    )
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        **_NaiveBayes._rules,
+        "binarize": rules.Rule(
+            "None or a finite float >= 0",
+            lambda v: v is None or rules.real(0.0).accepts(v),
+        ),
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        binarize: float | None = 0.0,
+    ) -> None:
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+        self.binarize = binarize
+
+    def _prepare(self, X):
+        values = X.data if sp.issparse(X) else X
+        if self.binarize is None:
+            if np.any((values != 0) & (values != 1)):
+                raise ValueError(
+                    f"{type(self).__name__} with binarize=None needs binary features (0 or "
+                    "1); set binarize to a threshold to binarize them."
+                )
+            return X
+        if sp.issparse(X):
+            # Implicit zeros stay absent: the threshold is >= 0.
+            X = X.copy()
+            X.data = (X.data > self.binarize).astype(np.float64)
+            X.eliminate_zeros()
+            return X
+        return (X > self.binarize).astype(np.float64)
+
+    def _check_counts(self) -> None:
+        if np.any(self.feature_count_ > self.class_count_[:, np.newaxis]):
+            raise ValueError("a feature is counted present in more examples than its class has")
+
+    def _class_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        total = np.log(self.class_count_ + 2 * self.alpha)[:, np.newaxis]
+        present = np.log(self.feature_count_ + self.alpha)
+        absent = np.log(self.class_count_[:, np.newaxis] - self.feature_count_ + self.alpha)
+        self.feature_log_prob_ = present - total
+        log_absent = absent - total
+        return present - absent, log_absent.sum(axis=1)

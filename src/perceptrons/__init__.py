@@ -2,6 +2,7 @@
 
 from perceptrons.features import TextFeaturizer
 from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.persist import load, save
 from perceptrons.voted import VotedPerceptron
@@ -11,6 +12,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AveragedPerceptron",
     "BernoulliNaiveBayes",
+    "LogisticRegressionSGD",
     "MultinomialNaiveBayes",
     "Perceptron",
     "TextFeaturizer",

@@ -112,6 +112,7 @@ from sklearn.pipeline import Pipeline
 import perceptrons
 from perceptrons.features import TextFeaturizer
 from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.voted import VotedPerceptron
 
@@ -131,6 +132,7 @@ _ESTIMATORS: dict[str, type] = {
         VotedPerceptron,
         MultinomialNaiveBayes,
         BernoulliNaiveBayes,
+        LogisticRegressionSGD,
     )
 }
 _FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}

@@ -1352,3 +1352,252 @@ def dual_vote_scores(
             score = score + update_signs[j] * (K[r, update_examples[j]] + 1.0)
             scores[r, j + 1] = score
     return scores
+
+
+# --------------------------------------------------------------------------- logistic regression
+
+__all__ += ["logistic_regression_sgd"]
+
+
+def _sigmoid(z: float) -> float:
+    """``1 / (1 + exp(-z))`` without overflowing ``exp`` for large ``|z|``."""
+    if z >= 0:
+        return 1.0 / (1.0 + np.exp(-z))
+    e = np.exp(z)
+    return e / (1.0 + e)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """``exp(z_k) / sum_j exp(z_j)``, shifted by ``max(z)`` so that ``exp`` cannot overflow."""
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def logistic_regression_sgd(
+    X: Matrix,
+    y: np.ndarray,
+    orders: Sequence[np.ndarray],
+    learning_rate: float,
+    l2: float,
+    n_classes: int | None = None,
+) -> tuple[np.ndarray, np.ndarray | float, np.ndarray, np.ndarray | float, list[float]]:
+    """Logistic regression trained online by SGD, with an optional Gaussian prior.
+
+    Seed 004, "Stochastic gradients (SGD) for logistic regression": for each example
+    ``p = (1 + exp(-x·w))^-1; w <- w + λ (y - p) x``, and its "Regularization" slides:
+    the prior ``w^j ~ N(0, σ²)`` adds ``- λ w^j / σ²`` to the update of every weight
+    (the MAP estimate). With ``l2 = 1/σ²`` one example does, both terms at the old ``w``::
+
+        p = σ(w·x + b)
+        w = (1 - λ l2) w + λ (y - p) x      # = w + λ (y - p) x - λ w / σ²
+        b = b + λ (y - p)                   # the intercept has no prior
+
+    Multinomial (``n_classes`` given): ``p = softmax(W x + b)`` and, for every class
+    ``k``, ``W[k] = (1 - λ l2) W[k] + λ ([y = k] - p_k) x; b[k] += λ ([y = k] - p_k)``:
+    the same gradient of the log conditional likelihood, one row per class.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Binary (``n_classes=None``): labels in ``{0, 1}``, as in the seed.
+        Multinomial: integer class codes in ``0 .. n_classes - 1``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders) >= 1``.
+    learning_rate : float
+        ``λ``, constant.
+    l2 : float
+        ``1 / σ²``, the strength of the prior (0: none).
+    n_classes : int or None, default=None
+        ``None`` for the binary model, else the number of classes ``K``.
+
+    Returns
+    -------
+    w : ndarray of shape (n_features,) or (n_classes, n_features)
+        The last weights ``w_N``.
+    b : float or ndarray of shape (n_classes,)
+        The last intercept(s).
+    w_mean : ndarray, same shape as ``w``
+        The exact mean ``(w_1 + ... + w_N) / N`` of the weights after every example,
+        from a naive running sum.
+    b_mean : float or ndarray of shape (n_classes,)
+        The exact mean of the intercepts.
+    losses : list of float
+        Per epoch, the mean log-loss ``-log p(y | x)`` of its examples, each computed
+        with the weights before that example's update.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> w, b, w_mean, b_mean, losses = logistic_regression_sgd(
+    ...     X, np.array([1, 0]), epoch_orders(2, 1), learning_rate=1.0, l2=0.0)
+    >>> w.tolist(), b  # p = σ(0) on x_1: +0.5 x_1; then p = σ(b) = σ(0.5) on x_2
+    ([0.5, -0.6224593312018546], -0.1224593312018546)
+    >>> w_mean.tolist(), round(losses[0], 6)  # ([0.5, 0] + [0.5, -0.62]) / 2
+    ([0.5, -0.3112296656009273], 0.833612)
+    """
+    X = _as_matrix(X)
+    orders = _as_orders(orders)
+    n_total = _n_examples(orders)
+    _require_examples(n_total)
+    decay = 1.0 - learning_rate * l2
+    multinomial = n_classes is not None
+    if multinomial:
+        y = _class_codes(y, n_classes)
+        w, b = np.zeros((n_classes, X.shape[1])), np.zeros(n_classes)
+    else:
+        y = np.asarray(y, dtype=np.float64).ravel()
+        if not np.all((y == 0.0) | (y == 1.0)):
+            raise ValueError("binary labels must be 0 or 1")
+        w, b = np.zeros(X.shape[1]), 0.0
+    w_sum, b_sum = np.zeros_like(w), np.zeros_like(b)
+    losses = []
+    for order in orders:
+        epoch_loss = 0.0
+        for i in order:
+            x = _row(X, i)
+            if multinomial:
+                z = w @ x + b
+                p = _softmax(z)
+                target = np.zeros(n_classes)
+                target[y[i]] = 1.0
+                epoch_loss += np.logaddexp.reduce(z) - z[y[i]]  # -log p[y]
+                w = decay * w + learning_rate * np.outer(target - p, x)
+                b = b + learning_rate * (target - p)
+            else:
+                z = w @ x + b
+                p = _sigmoid(z)
+                epoch_loss += np.logaddexp(0.0, z) - y[i] * z  # -log p(y | x)
+                w = decay * w + learning_rate * (y[i] - p) * x
+                b = b + learning_rate * (y[i] - p)
+            # after EVERY example
+            w_sum = w_sum + w
+            b_sum = b_sum + b
+        losses.append(float(epoch_loss / max(len(order), 1)))
+    if not multinomial:
+        return w, float(b), w_sum / n_total, float(b_sum / n_total), losses
+    return w, b, w_sum / n_total, b_sum / n_total, losses
+
+
+# ----------------------------------------------------------- margin and passive-aggressive
+def _pa_step(loss: float, sq_norm: float, variant: str, C: float) -> float:
+    """Crammer et al. (2006): the step of PA, PA-I and PA-II for a positive loss."""
+    if variant == "pa":
+        return loss / sq_norm
+    if variant == "pa-i":
+        return min(C, loss / sq_norm)
+    return loss / (sq_norm + 1.0 / (2.0 * C))
+
+
+def linear_update_rule(
+    X: Matrix,
+    y: np.ndarray,
+    orders: Sequence[np.ndarray],
+    *,
+    rule: str = "margin",
+    margin: float = 0.0,
+    C: float = 1.0,
+) -> tuple[np.ndarray, float, np.ndarray, float, int]:
+    """The binary perceptron with margin, and the passive-aggressive updates.
+
+    Seed 004 names "many variants" of the perceptron; these are the classic two.
+    ``rule="margin"``: the perceptron with margin τ, update ``w += y x``, ``b += y``
+    whenever ``y (w·x + b) <= τ`` (τ = 0 is the vanilla perceptron of seed 003).
+    ``rule`` in ``"pa"``, ``"pa-i"``, ``"pa-ii"`` (Crammer, Dekel, Keshet, Shalev-Shwartz &
+    Singer 2006): with the hinge loss ``l = max(0, 1 - y (w·x + b))`` and
+    ``q = ||x||² + 1`` (the bias is the weight of a constant feature 1), step
+    ``tau = l / q``, ``min(C, l / q)`` or ``l / (q + 1 / (2 C))``, then ``w += tau y x``,
+    ``b += tau y``.
+
+    Returns
+    -------
+    w, b : the final weights and bias
+    w_mean, b_mean : the exact mean of the weights after every example (the averaged model)
+    updates : int, the number of examples that changed the weights
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    w_sum = np.zeros(X.shape[1])
+    b_sum = 0.0
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            signed = y[i] * (w @ x + b)
+            if rule == "margin":
+                step = 1.0 if signed <= margin else 0.0
+            else:
+                loss = 1.0 - signed
+                step = _pa_step(loss, x @ x + 1.0, rule, C) if loss > 0.0 else 0.0
+            if step != 0.0:
+                w = w + step * y[i] * x
+                b = b + step * y[i]
+                updates += 1
+            w_sum = w_sum + w
+            b_sum = b_sum + b
+    n = _n_examples(orders)
+    _require_examples(n)
+    return w, float(b), w_sum / n, float(b_sum / n), updates
+
+
+def multiclass_linear_update_rule(
+    X: Matrix,
+    y: np.ndarray,
+    n_classes: int,
+    orders: Sequence[np.ndarray],
+    *,
+    rule: str = "margin",
+    margin: float = 0.0,
+    C: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Multiclass perceptron with margin and multiclass passive-aggressive updates.
+
+    With margin 0 the rule is seed 001's: update when the argmax (ties to the lowest
+    class) is not the gold class ``g``, moving ``+x`` to ``g`` and ``-x`` to the predicted
+    class. Otherwise let ``p`` be the best class other than ``g`` (ties to the lowest):
+    ``rule="margin"`` updates the same way (with ``p``) when ``s_g - s_p <= margin``; the
+    passive-aggressive rules use the loss ``l = max(0, 1 - (s_g - s_p))`` and
+    ``q = 2 (||x||² + 1)`` (two rows move, Crammer et al. 2006, multiclass
+    single-prototype), step ``tau`` as in :func:`linear_update_rule`, and move
+    ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns the final ``W`` (K, d) and ``b``, their
+    exact mean over every example, and the number of updates.
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    W = np.zeros((n_classes, X.shape[1]))
+    b = np.zeros(n_classes)
+    W_sum = np.zeros_like(W)
+    b_sum = np.zeros_like(b)
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            scores = W @ x + b
+            gold = y[i]
+            if rule == "margin" and margin == 0.0:
+                other = int(np.argmax(scores))
+                step = 1.0 if other != gold else 0.0
+            else:
+                rest = scores.copy()
+                rest[gold] = -np.inf
+                other = int(np.argmax(rest))
+                gap = scores[gold] - scores[other]
+                if rule == "margin":
+                    step = 1.0 if gap <= margin else 0.0
+                else:
+                    loss = 1.0 - gap
+                    step = _pa_step(loss, 2.0 * (x @ x + 1.0), rule, C) if loss > 0.0 else 0.0
+            if step != 0.0:
+                W[gold] = W[gold] + step * x
+                W[other] = W[other] - step * x
+                b[gold] += step
+                b[other] -= step
+                updates += 1
+            W_sum = W_sum + W
+            b_sum = b_sum + b
+    n = _n_examples(orders)
+    _require_examples(n)
+    return W, b, W_sum / n, b_sum / n, updates

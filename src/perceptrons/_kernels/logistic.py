@@ -23,16 +23,20 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
     (O(n_features), once every ``log(min_scale) / log(decay)`` examples).
 ``aux``
     Averaging (an empty array switches it off): the auxiliary array of the perceptrons'
-    trick, generalised to the scale. Let ``P`` (``scales[1]``) be the sum of the scales
-    of the examples seen so far (``P = count`` when ``l2 = 0``). Whenever an entry of
-    ``v`` changes by ``δ`` on an example, ``aux += P * δ`` with ``P`` not yet counting that
-    example. Then ``P * v - aux`` is, exactly, the sum over every example seen of the
-    weights after it (each change ``δ`` made at example ``t`` is in the sum
-    with weight ``scale_t + scale_{t+1} + ... = P_N - P_{t-1}``), so the mean weights are
-    ``(P * v - aux) / count``. The intercept row, never scaled, uses ``count`` for ``P``:
-    its mean is ``v - aux / count``, as for the perceptrons. A rescale first folds the
-    running sum into ``aux`` (``aux <- aux - P * v``, then ``P <- 0``), so the identity
-    holds across rescales and both terms stay within ``1 / min_scale`` of the sum.
+    trick, with the example counter replaced by ``P`` (``scales[1]``), the sum of the
+    scales of the examples seen since the last rescale (``P = count`` when ``l2 = 0``,
+    and then the bookkeeping is exactly the averaged perceptron's). Whenever an entry of
+    ``v`` changes by ``δ`` on example ``t``, ``aux += P_{t-1} * δ``, ``P_{t-1}`` not yet
+    counting example ``t``. Since ``v`` is constant between changes and ``w_τ = scale_τ v_τ``,
+    the sum of the weights after every example is
+    ``Σ_τ scale_τ v_τ = Σ_changes δ (P_N - P_{t-1}) = P_N v_N - aux``: the mean weights
+    are ``(P * v - aux) / count``, exactly, at O(nnz(x)) per example whatever the decay.
+    The intercept row, never scaled, uses ``count`` for ``P``: its mean is
+    ``v - aux / count``. A rescale first folds the running sum into ``aux``
+    (``aux <- aux - P * v``, i.e. ``aux = -sum so far``), then sets ``P = 0``, so the
+    identity holds across rescales. Between rescales ``P * v`` and ``aux`` grow to about
+    ``1 / min_scale`` times the sum they represent, which bounds the rounding error of
+    the mean (about ``2e-16 / min_scale`` relative).
 ``scales``
     Float64 array ``[scale, P]``, read and written back.
 

@@ -591,6 +591,32 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from perceptrons.diagnostics import mistake_bound
+
+    dataset = _read(args, args.data, labels=True)
+    X = dataset.X if dataset.texts is None else _featurizer(args).fit_transform(dataset.texts)
+    labels = np.unique(dataset.y)
+    if args.positive is not None:
+        known = {str(label): label for label in labels}
+        if args.positive not in known:
+            raise UserError(f"--positive {args.positive}: no such label in {args.data}")
+        y = np.where(dataset.y == known[args.positive], args.positive, "rest")
+    elif len(labels) > 2:
+        raise UserError(
+            f"{args.data} has {len(labels)} classes; the mistake bound is for two: pass "
+            "--positive LABEL to diagnose one class against the rest",
+            EXIT_USAGE,
+        )
+    else:
+        y = dataset.y
+    report = mistake_bound(
+        X, y, fit_intercept=not args.no_intercept, C=args.C, max_epochs=args.epochs
+    )
+    print(report.to_json() if args.json else report.to_text())
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from perceptrons import demo
 
@@ -748,6 +774,35 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--top", type=_positive_int, default=10, help="features per class")
     inspect.add_argument("--json", action="store_true")
     inspect.set_defaults(run=cmd_inspect)
+
+    diagnose = commands.add_parser(
+        "diagnose", help="the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
+    )
+    diagnose.add_argument("data", metavar="DATA")
+    diagnose.add_argument("--positive", metavar="LABEL", help="multiclass: this class vs rest")
+    diagnose.add_argument(
+        "--epochs",
+        type=_positive_int,
+        default=100,
+        help="most epochs the perceptron may take to converge (default 100)",
+    )
+    diagnose.add_argument(
+        "--C",
+        type=float,
+        default=1e4,
+        help="C of the LinearSVC that finds the separator (default 1e4)",
+    )
+    diagnose.add_argument("--no-intercept", action="store_true", help="no bias feature")
+    diagnose.add_argument("--json", action="store_true")
+    text = diagnose.add_argument_group("text features (text formats only)")
+    text.add_argument("--features", choices=("hashing", "vocabulary"), default="vocabulary")
+    text.add_argument("--n-features", type=_positive_int, default=2**20)
+    text.add_argument("--ngrams", type=_positive_int, default=1)
+    text.add_argument("--weighting", choices=("tf", "binary", "tfidf"), default="tf")
+    text.add_argument("--tokenizer", choices=("regex", "whitespace"), default="regex")
+    text.add_argument("--min-df", type=_positive_int, default=1)
+    _add_data_options(diagnose)
+    diagnose.set_defaults(run=cmd_diagnose)
 
     plot = commands.add_parser("plot", help="learning curves of the three perceptrons")
     plot.add_argument("data", metavar="DATA")

@@ -58,6 +58,8 @@ DEFAULT_OUTPUT = BENCH_DIR / "RESULTS.md"
 # Model keys, in table order.
 OURS_VANILLA = "ours_vanilla"
 OURS_AVERAGED = "ours_averaged"
+OURS_LOGISTIC = "ours_logistic"
+OURS_NB = "ours_naive_bayes"
 SK_VANILLA = "sk_vanilla"
 SK_AVERAGED = "sk_averaged"
 
@@ -97,6 +99,7 @@ def _sk_perceptron() -> SkPerceptron:
 
 def model_specs(only_sklearn: bool) -> list[ModelSpec]:
     """The four models; with ``only_sklearn`` ours are replaced by sklearn stand-ins."""
+    cousins: list[ModelSpec] = []
     sk = [
         ModelSpec(SK_VANILLA, "sklearn Perceptron", _sk_perceptron, False),
         ModelSpec(SK_AVERAGED, "sklearn averaged SGD (perceptron loss)", _sk_averaged_sgd, False),
@@ -109,8 +112,25 @@ def model_specs(only_sklearn: bool) -> list[ModelSpec]:
             ),
         ]
     else:
-        from perceptrons import AveragedPerceptron, Perceptron
+        from perceptrons import (
+            AveragedPerceptron,
+            LogisticRegressionSGD,
+            MultinomialNaiveBayes,
+            Perceptron,
+        )
 
+        # Seed 004's other linear classifiers, beside the perceptrons (no targets).
+        cousins = [
+            ModelSpec(
+                OURS_LOGISTIC,
+                "perceptrons LogisticRegressionSGD (averaged, lr=1)",
+                lambda: LogisticRegressionSGD(
+                    learning_rate=1.0, average=True, max_epochs=EPOCHS, random_state=SEED
+                ),
+                True,
+            ),
+            ModelSpec(OURS_NB, "perceptrons MultinomialNaiveBayes", MultinomialNaiveBayes, True),
+        ]
         ours = [
             ModelSpec(
                 OURS_VANILLA,
@@ -125,7 +145,7 @@ def model_specs(only_sklearn: bool) -> list[ModelSpec]:
                 True,
             ),
         ]
-    return ours + sk
+    return ours + cousins + sk
 
 
 # --------------------------------------------------------------------------- timing

@@ -297,6 +297,37 @@ def test_stream_refuses_a_vocabulary_featurizer(tmp_path):
     assert status == 2 and "--stream" in err and "Traceback" not in err
 
 
+def test_diagnose_reports_the_bound_and_the_mistakes(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X @ [1.0, -2.0, 0.5] > 0, 1, -1)
+    keep = np.abs(X @ [1.0, -2.0, 0.5]) > 0.3  # a margin: separable
+    path = tmp_path / "sep.svm"
+    lines = (
+        f"{label} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(row))
+        for row, label in zip(X[keep], y[keep], strict=True)
+    )
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = run("diagnose", path, "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["separable"] and report["converged"]
+    assert report["mistakes"] <= report["bound"]
+    status, out, _ = run("diagnose", path)
+    assert "R" in out and "bound" in out and "mistakes" in out
+
+
+@needs_data
+def test_diagnose_a_multiclass_corpus_one_class_against_the_rest(newsgroups):
+    train, _ = newsgroups
+    status, _, err = run("diagnose", train)
+    assert status == 2 and "--positive" in err
+    status, out, err = run("diagnose", train, "--positive", "sci.space", "--epochs", "5", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["R"] > 0 and report["mistakes"] > 0
+
+
 # ---------------------------------------------------------------------- error paths
 def test_missing_file(tmp_path):
     assert_user_error(run("train", tmp_path / "nope.txt", "-o", tmp_path / "m.npz"), 1, "nope.txt")

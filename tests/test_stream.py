@@ -156,3 +156,14 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path):
     assert size_mb > 40
     assert grown < size_mb / 2, f"peak RSS grew {grown:.0f} MB for a {size_mb:.0f} MB file"
     assert model.history_ and sum(r["examples"] for r in model.history_) == 200_000
+
+
+def test_classes_given_as_text_take_the_type_of_numeric_labels(tmp_path):
+    path = _svmlight_file(tmp_path / "train.svm", n_classes=2)
+    model = AveragedPerceptron(shuffle=False)
+    fit_stream(model, path, classes=["-1", "1"], n_features=40, zero_based=False)
+    assert model.classes_.tolist() == [-1, 1]
+    with pytest.raises(_data.DataFormatError, match="labels are numbers"):
+        fit_stream(
+            AveragedPerceptron(), path, classes=["neg", "pos"], n_features=40, zero_based=False
+        )

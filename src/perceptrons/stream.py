@@ -308,6 +308,7 @@ def fit_stream(
     for epoch in range(1, epochs + 1):
         started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
         for X, y, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
+            classes = _as_label_type(classes, y, name)
             estimator.partial_fit(X, y, classes=classes)
             mistakes += _last_mistakes(estimator)
             examples += len(y)
@@ -325,6 +326,18 @@ def fit_stream(
         if on_epoch is not None:
             on_epoch(report.epochs[-1])
     return report
+
+
+def _as_label_type(classes: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
+    """Classes given as text (``--classes -1,1``) in the type of the file's labels."""
+    if classes.dtype.kind not in "US" or y.dtype.kind not in "iuf":
+        return classes
+    try:
+        return classes.astype(np.float64).astype(y.dtype)
+    except ValueError:
+        raise _data.DataFormatError(
+            name, f"the labels are numbers, but the classes given are {classes.tolist()!r}"
+        ) from None
 
 
 def _stateless(featurizer) -> bool:

@@ -288,6 +288,27 @@ def test_stream_trains_the_same_model_as_in_memory(tmp_path):
     assert a["accuracy"] == b["accuracy"] and a["confusion_matrix"] == b["confusion_matrix"]
 
 
+def test_train_on_local_workers_by_parameter_mixing(tmp_path):
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    train = tmp_path / "train.svm"
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    y = np.where(X @ [1.0, -1.0, 0.5, 0.0] > 0, 1, -1)
+    train.write_text(
+        "".join(
+            f"{label} " + " ".join(f"{j + 1}:{v:.5f}" for j, v in enumerate(row)) + "\n"
+            for row, label in zip(X, y, strict=True)
+        )
+    )
+    status, out, err = run(
+        "train", train, "-o", tmp_path / "m.npz", "--workers", "2", "--epochs", "3", "--json"
+    )
+    assert status == 0, err
+    result = json.loads(out)
+    assert len(result["epochs"]) == 3 and result["train_accuracy"] > 0.9
+    assert "on 2 workers" in err  # the human lines go to stderr when stdout is JSON
+
+
 def test_stream_refuses_a_vocabulary_featurizer(tmp_path):
     train = tmp_path / "t.tsv"
     train.write_text("a\tx y\nb\ty z\n")

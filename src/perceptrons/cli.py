@@ -228,9 +228,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"{train.source}: {X.shape[0]:,} examples, {X.shape[1]:,} features "
         f"({train.format}), {len(np.unique(train.y))} classes",
     )
-    records = _train_with_curve(
-        args, estimator, X, train.y, X_dev, dev.y if dev is not None else None
-    )
+    y_dev = dev.y if dev is not None else None
+    if args.workers or args.scheduler:
+        estimator, records = _train_mixing(args, estimator, X, train.y, X_dev, y_dev)
+    else:
+        records = _train_with_curve(args, estimator, X, train.y, X_dev, y_dev)
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
     path = persist.save(model, args.output)
     result: dict[str, Any] = {
@@ -340,6 +342,30 @@ def _train_stream(args: argparse.Namespace) -> int:
         }
         print(json.dumps(result, indent=2))
     return 0
+
+
+def _train_mixing(args, estimator, X, y, X_dev, y_dev):
+    """train --workers/--scheduler: iterative parameter mixing on a Dask cluster."""
+    if args.algorithm == "voted":
+        raise UserError("--workers and --scheduler train perceptron or averaged", EXIT_USAGE)
+    try:
+        from perceptrons.distributed import ParameterMixing
+    except ImportError as missing:  # pragma: no cover - the extra is in the test set
+        raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
+    mixing = ParameterMixing(estimator, n_partitions=args.workers, client=args.scheduler)
+    records = []
+    for record in mixing.fit_epochs(X, y):
+        entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
+        line = (
+            f"epoch {record['epoch']}: {record['mistakes']} mistakes in {record['examples']} "
+            f"examples on {len(record['shard_mistakes'])} workers"
+        )
+        if X_dev is not None:
+            entry["dev_accuracy"] = float(mixing.score(X_dev, y_dev))
+            line += f", dev accuracy {entry['dev_accuracy']:.4f}"
+        records.append(entry)
+        _say(args, line)
+    return mixing.estimator_, records
 
 
 def _pad_columns(X, n_columns: int):
@@ -731,6 +757,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--quiet", action="store_true")
     train.add_argument("--json", action="store_true", help="print metrics as JSON")
+    cluster = train.add_argument_group("distributed (iterative parameter mixing on Dask)")
+    cluster.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="shards on N local worker processes (127.0.0.1)",
+    )
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a Dask scheduler, e.g. tcp://HOST:8786 (shards: its workers)",
+    )
     streaming = train.add_argument_group("streaming (files larger than memory)")
     streaming.add_argument(
         "--stream",

@@ -89,6 +89,10 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         "update": rules.one_of(*_UPDATE_KINDS),
         "margin": rules.real(0.0),
         "C": rules.real(0.0, inclusive=False),
+        "n_jobs": rules.Rule(
+            "None, -1 or an int >= 1",
+            lambda v: v is None or v == -1 or rules.integer(1).accepts(v),
+        ),
     }
 
     def __init__(
@@ -107,6 +111,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         update: str = "perceptron",
         margin: float = 0.0,
         C: float = 1.0,
+        n_jobs: int | None = None,
     ) -> None:
         self.max_epochs = max_epochs
         self.shuffle = shuffle
@@ -121,6 +126,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self.update = update
         self.margin = margin
         self.C = C
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -143,6 +149,11 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if self.n_jobs not in (None, 1):
+            rules.validate(self, self._rules)
+            from perceptrons.distributed import mix_threads
+
+            return mix_threads(self, X, y, n_jobs=self.n_jobs)
         for _ in self._epochs(X, y, progress=None, publish_each_epoch=False):
             pass
         return self
@@ -181,6 +192,11 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         >>> [record["epoch"] for record in model.fit_epochs(X, y)]
         [1, 2, 3]
         """
+        if self.n_jobs not in (None, 1):
+            raise ValueError(
+                "fit_epochs trains serially; with n_jobs > 1 use fit, or "
+                "perceptrons.distributed.ParameterMixing(...).fit_epochs"
+            )
         yield from self._epochs(X, y, progress=progress, publish_each_epoch=True)
 
     def _epochs(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
@@ -492,6 +508,13 @@ _SHARED_PARAMETERS = """
         ``l / (||x||² + 1 / (2 C))`` (``"pa-ii"``); ``||x||²`` counts the bias feature,
         and doubles for multiclass, where two rows move. Averaging, the Δ trick and
         ``history_`` (which counts updates as mistakes) work with every rule.
+    n_jobs : int or None, default=None
+        ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
+        2010; see :func:`perceptrons.distributed.mix_threads`): the data split in
+        ``n_jobs`` shards (-1: one per CPU), each epoch run on every shard from the mixed
+        weights, the shards' weights averaged. A different algorithm from the serial
+        perceptron, close in accuracy; None or 1 trains serially (and exactly as the
+        textbook). ``partial_fit`` and ``fit_epochs`` are serial.
     margin : float, default=0.0
         ``update="perceptron"`` only: also update correct examples whose (signed) score
         is at most ``margin``: the perceptron with margin.

@@ -1,0 +1,447 @@
+"""Parameter mixing: one shard is the serial fit; threads and Dask agree; faults recover.
+
+Every cluster here is a LocalCluster of worker processes bound to 127.0.0.1, stopped at
+the end. One module-scoped cluster serves most tests; the fault test starts its own,
+since it kills workers.
+"""
+
+import faulthandler
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import dump_svmlight_file, make_classification
+from sklearn.model_selection import train_test_split
+
+from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron, load, save
+from perceptrons.data import read_data
+
+distributed = pytest.importorskip(
+    "distributed",
+    reason='parameter mixing needs dask and distributed ("pip install .[distributed]")',
+)
+da = pytest.importorskip(
+    "dask.array", reason='parameter mixing needs dask[array] ("pip install .[distributed]")'
+)
+
+from perceptrons.distributed import ParameterMixing, _mix, _ShardResult, mix_threads  # noqa: E402
+
+# Several clusters in one process: the later ones serve HTTP on another local port.
+pytestmark = pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")
+
+LINEAR = [Perceptron, AveragedPerceptron]
+TOL = {"rtol": 1e-9, "atol": 1e-9}
+
+
+def _local_cluster(n_workers=2):
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with _local_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    with distributed.Client(cluster) as client:
+        yield client
+
+
+def _problem(n_classes=2, sparse=False, n_samples=120, seed=0):
+    X, y = make_classification(
+        n_samples,
+        12,
+        n_informative=6,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        class_sep=1.5,
+        random_state=seed,
+    )
+    X = np.round(X, 3)
+    X[np.abs(X) < 0.4] = 0.0  # some zeros, so that CSR differs from dense
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def _same_model(a, b, **tol):
+    if tol:
+        assert_allclose(a.coef_, b.coef_, **tol)
+        assert_allclose(a.intercept_, b.intercept_, **tol)
+    else:
+        assert_array_equal(a.coef_, b.coef_)
+        assert_array_equal(a.intercept_, b.intercept_)
+    assert_array_equal(a.classes_, b.classes_)
+
+
+# ------------------------------------------------------------- one partition
+@pytest.mark.parametrize("cls", LINEAR)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_one_partition_equals_serial_fit(client, cls, sparse, n_classes, shuffle):
+    X, y = _problem(n_classes, sparse)
+    serial = cls(max_epochs=3, shuffle=shuffle, random_state=7).fit(X, y)
+    mixed = ParameterMixing(
+        cls(max_epochs=3, shuffle=shuffle, random_state=7), n_partitions=1, client=client
+    ).fit(X, y)
+    _same_model(mixed.estimator_, serial, **TOL)
+    assert [r["mistakes"] for r in mixed.history_] == [r["mistakes"] for r in serial.history_]
+    assert_array_equal(mixed.predict(X), serial.predict(X))
+    # The generator ends where the serial fit's does, so partial_fit continues alike.
+    assert_array_equal(mixed.estimator_._rng.get_state()[1], serial._rng.get_state()[1])
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_one_thread_partition_equals_serial_fit(cls, n_classes):
+    """Also with the Δ trick and another update rule: the shard runs the estimator's own epoch."""
+    X, y = _problem(n_classes, sparse=False)
+    for params in ({"delta": 0.0}, {"delta": 0.5}, {"update": "pa-i", "margin": 1.0}):
+        serial = cls(max_epochs=4, random_state=3, **params).fit(X, y)
+        mixed = mix_threads(cls(max_epochs=4, random_state=3, **params), X, y, n_jobs=1)
+        _same_model(mixed, serial, **TOL)
+        assert mixed.n_iter_ == serial.n_iter_ == 4
+        assert mixed._state.count == serial._state.count == 4 * len(y)
+
+
+# ----------------------------------------------------------- several partitions
+@pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
+@pytest.mark.parametrize("cls", LINEAR)
+def test_threads_equal_dask(client, cls, mixing):
+    X, y = _problem(3, sparse=True, n_samples=200)
+    estimator = cls(max_epochs=4, random_state=11)
+    mixed = ParameterMixing(estimator, n_partitions=3, client=client, mixing=mixing).fit(X, y)
+    threaded = mix_threads(clone_of(estimator), X, y, n_jobs=2, mixing=mixing, n_partitions=3)
+    _same_model(mixed.estimator_, threaded)
+    assert mixed.estimator_.history_ == threaded.history_
+    assert [r["shard_mistakes"] for r in mixed.history_] == [
+        r["shard_mistakes"] for r in threaded.history_
+    ]
+
+
+def clone_of(estimator):
+    return type(estimator)(**estimator.get_params())
+
+
+def test_fixed_random_state_is_deterministic(client):
+    X, y = _problem(3, n_samples=200)
+    fits = [
+        ParameterMixing(
+            AveragedPerceptron(max_epochs=3, random_state=seed), n_partitions=4, client=client
+        )
+        .fit(X, y)
+        .estimator_
+        for seed in (5, 5, 6)
+    ]
+    _same_model(fits[0], fits[1])
+    assert not np.array_equal(fits[0].coef_, fits[2].coef_)
+
+
+def test_history_records_every_shard(client):
+    X, y = _problem(2, n_samples=101)
+    mixer = ParameterMixing(
+        Perceptron(max_epochs=3, random_state=0), n_partitions=3, client=client
+    ).fit(X, y)
+    assert mixer.n_partitions_ == 3
+    assert [r["epoch"] for r in mixer.history_] == [1, 2, 3]
+    for record in mixer.history_:
+        assert len(record["shard_mistakes"]) == 3
+        assert sum(record["shard_mistakes"]) == record["mistakes"]
+        assert record["examples"] == 101
+        assert record["seconds"] >= 0
+    assert mixer.estimator_.history_ == [
+        {k: v for k, v in r.items() if k != "seconds"} for r in mixer.history_
+    ]
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+def test_accuracy_close_to_serial(cls):
+    X, y = make_classification(
+        2000,
+        20,
+        n_informative=10,
+        n_classes=3,
+        n_clusters_per_class=1,
+        class_sep=2.0,
+        random_state=1,
+    )
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    serial = cls(max_epochs=10, random_state=0).fit(X_train, y_train).score(X_test, y_test)
+    for mixing in ("uniform", "mistakes"):
+        model = mix_threads(
+            cls(max_epochs=10, random_state=0),
+            X_train,
+            y_train,
+            n_jobs=2,
+            mixing=mixing,
+            n_partitions=4,
+        )
+        assert model.score(X_test, y_test) > serial - 0.05
+
+
+def test_mistake_weighted_mixing():
+    w = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+
+    def results(k0, k1):
+        return [
+            _ShardResult(w[0], None, k0, 5, None, None),
+            _ShardResult(w[1], None, k1, 5, None, None),
+        ]
+
+    assert_allclose(_mix(results(3, 1), "mistakes"), [0.75, 0.25])
+    assert_allclose(_mix(results(0, 0), "mistakes"), [0.5, 0.5])  # no mistakes: uniform
+    assert_allclose(_mix(results(3, 1), "uniform"), [0.5, 0.5])
+
+
+def test_averaged_model_is_mean_of_every_shard_weight_vector():
+    """The averaged model is the mean of the weights after each example of each shard."""
+    X, y = _problem(2, n_samples=40)
+    model = mix_threads(AveragedPerceptron(max_epochs=3, shuffle=False), X, y, n_jobs=2)
+    codes = np.where(y == model.classes_[1], 1.0, -1.0)
+    Xb = np.hstack([X, np.ones((len(y), 1))])
+    shards = np.array_split(np.arange(len(y)), 2)
+    start, seen = np.zeros(X.shape[1] + 1), []
+    for _ in range(3):
+        ends = []
+        for rows in shards:
+            w = start.copy()
+            for i in rows:
+                if codes[i] * (Xb[i] @ w) <= 0:
+                    w += codes[i] * Xb[i]
+                seen.append(w.copy())
+            ends.append(w)
+        start = np.mean(ends, axis=0)
+    mean = np.mean(seen, axis=0)
+    assert_allclose(model.coef_.ravel(), mean[:-1], **TOL)
+    assert_allclose(model.intercept_, mean[-1:], **TOL)
+    assert_allclose(model._state.weights, start, **TOL)  # training continues from the mix
+
+
+def test_fitted_estimator_saves_and_continues(client, tmp_path):
+    X, y = _problem(3, sparse=True)
+    model = (
+        ParameterMixing(
+            AveragedPerceptron(max_epochs=2, random_state=0), n_partitions=2, client=client
+        )
+        .fit(X, y)
+        .estimator_
+    )
+    again = load(save(model, tmp_path / "mixed.npz"))
+    _same_model(again, model)
+    assert_array_equal(again.predict(X), model.predict(X))
+    # The state is a genuine training state: partial_fit continues the same way.
+    _same_model(again.partial_fit(X, y), model.partial_fit(X, y))
+
+
+def test_early_stopping_after_an_epoch_without_mistakes():
+    X = np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 0.0], [-2.0, -1.0]] * 5)
+    y = np.array([1, 1, 0, 0] * 5)
+    model = mix_threads(
+        Perceptron(max_epochs=50, early_stopping=True, random_state=0), X, y, n_jobs=2
+    )
+    assert model.history_[-1]["mistakes"] == 0
+    assert len(model.history_) < 50
+    assert model.score(X, y) == 1.0
+
+
+# ----------------------------------------------------------------- other inputs
+def test_dask_array_blocks_are_the_partitions(client):
+    X, y = _problem(3, n_samples=150)
+    sizes = tuple(len(p) for p in np.array_split(np.arange(150), 3))
+    estimator = AveragedPerceptron(max_epochs=3, shuffle=True, random_state=2)
+    threaded = mix_threads(
+        clone_of(estimator).set_params(shuffle=False), X, y, n_jobs=1, n_partitions=3
+    )
+    by_chunks = ParameterMixing(clone_of(estimator).set_params(shuffle=False), client=client)
+    by_chunks.fit(da.from_array(X, chunks=(sizes, -1)), da.from_array(y, chunks=(sizes,)))
+    assert by_chunks.n_partitions_ == 3
+    _same_model(by_chunks.estimator_, threaded)
+    # Given n_partitions, the rows are rechunked into as many near-equal blocks.
+    rechunked = ParameterMixing(estimator, n_partitions=3, client=client)
+    rechunked.fit(da.from_array(X, chunks=(40, 6)), y)
+    assert rechunked.n_partitions_ == 3
+    assert rechunked.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_files_are_read_by_the_workers(client, tmp_path, given):
+    X, y = _problem(3, sparse=True, n_samples=150)
+    X = X.tolil()
+    X[:, 0] = 0
+    X[3, 0] = 1.5  # only the first file has feature 0: every file is read 0-based
+    X = X.tocsr()
+    paths = []
+    for i, rows in enumerate(np.array_split(np.arange(150), 3)):
+        paths.append(tmp_path / f"part{i}.svm")
+        dump_svmlight_file(X[rows], y[rows], str(paths[-1]), zero_based=True)
+    read = [read_data(p, zero_based=True, n_features=X.shape[1]) for p in paths]
+    X_read = sp.vstack([r.X for r in read]).tocsr()
+    estimator = AveragedPerceptron(max_epochs=3, random_state=4)
+    threaded = mix_threads(
+        clone_of(estimator).set_params(shuffle=False), X_read, y, n_jobs=1, n_partitions=3
+    )
+    extra = {"classes": np.unique(y), "n_features": X.shape[1]} if given else {}
+    from_files = ParameterMixing(clone_of(estimator).set_params(shuffle=False), client=client)
+    from_files.fit([str(p) for p in paths], **extra)
+    assert from_files.n_partitions_ == 3
+    assert from_files.estimator_.n_features_in_ == X.shape[1]
+    _same_model(from_files.estimator_, threaded)
+    # With shuffling the shards are still the files, each shuffled with its generator.
+    shuffled = ParameterMixing(estimator, client=client).fit(paths, **extra)
+    assert shuffled.score(X_read, y) > 0.8
+
+
+def test_text_files_are_refused(client, tmp_path):
+    path = tmp_path / "docs.tsv"
+    path.write_text("pos\ta good film\nneg\ta bad one\n")
+    with pytest.raises(ValueError, match="text format"):
+        ParameterMixing(Perceptron(), client=client).fit([path])
+
+
+def test_client_as_address(cluster):
+    X, y = _problem(2)
+    mixer = ParameterMixing(
+        Perceptron(max_epochs=2), n_partitions=2, client=cluster.scheduler_address
+    ).fit(X, y)
+    assert mixer.score(X, y) > 0.8
+
+
+def test_own_local_cluster_is_started_and_closed():
+    X, y = _problem(2)
+    mixer = ParameterMixing(Perceptron(max_epochs=2, random_state=0), n_partitions=1).fit(X, y)
+    _same_model(mixer.estimator_, Perceptron(max_epochs=2, random_state=0).fit(X, y))
+
+
+# ----------------------------------------------------------------------- faults
+@pytest.fixture
+def fragile_client():
+    """A cluster of its own, whose workers the test kills. Short comm timeouts bound
+    any wait on a dead worker; a stuck test dumps every thread's stack after 60 s."""
+    import dask
+
+    faulthandler.dump_traceback_later(60, exit=False, file=sys.stderr)
+    try:
+        with (
+            dask.config.set({"distributed.comm.timeouts.connect": "5s"}),
+            _local_cluster() as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            yield client
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _kill(client, address):
+    try:
+        client.run(os._exit, 1, workers=[address])
+    except OSError:  # the worker died before answering: as intended
+        pass
+
+
+def test_lost_worker_is_recovered_or_named(fragile_client):
+    """Kill a worker after an epoch: its shards are sent again and the model is the
+    uninterrupted one; with max_retries=0 the fit fails naming the lost worker."""
+    client = fragile_client
+    X, y = _problem(3, sparse=True, n_samples=300)
+    estimator = AveragedPerceptron(max_epochs=4, random_state=9)
+    expected = mix_threads(clone_of(estimator), X, y, n_jobs=2, n_partitions=4)
+    mixer = ParameterMixing(estimator, n_partitions=4, client=client)
+    for record in mixer.fit_epochs(X, y):
+        if record["epoch"] == 2:
+            _kill(client, sorted(client.scheduler_info()["workers"])[0])
+    _same_model(mixer.estimator_, expected)
+    assert mixer.estimator_.history_ == expected.history_
+
+    client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed worker
+    strict = ParameterMixing(estimator, n_partitions=4, client=client, max_retries=0)
+    with pytest.raises(RuntimeError, match="lost worker") as failure:
+        for record in strict.fit_epochs(X, y):
+            if record["epoch"] == 2:
+                victim = sorted(client.scheduler_info()["workers"])[0]
+                _kill(client, victim)
+    assert re.search(re.escape(victim), str(failure.value))
+
+
+def test_lost_worker_with_file_shards_is_recovered(fragile_client, tmp_path):
+    """Shards read from files are read again by Dask after a worker dies mid-training."""
+    client = fragile_client
+    X, y = _problem(3, sparse=True, n_samples=200)
+    paths = []
+    for i, rows in enumerate(np.array_split(np.arange(200), 4)):
+        paths.append(str(tmp_path / f"part{i}.svm"))
+        dump_svmlight_file(X[rows], y[rows], paths[-1], zero_based=True)
+    estimator = Perceptron(max_epochs=4, random_state=2)
+    expected = ParameterMixing(estimator, client=client).fit(paths).estimator_
+    mixer = ParameterMixing(estimator, client=client)
+    for record in mixer.fit_epochs(paths):
+        if record["epoch"] == 1:
+            _kill(client, sorted(client.scheduler_info()["workers"])[-1])
+    _same_model(mixer.estimator_, expected)
+    assert mixer.estimator_.history_ == expected.history_
+
+
+# ----------------------------------------------------------------------- errors
+def test_unsupported_settings_are_clear_errors():
+    X, y = _problem(2)
+    with pytest.raises(ValueError, match="mixing must be one of"):
+        ParameterMixing(Perceptron(), mixing="median").fit(X, y)
+    with pytest.raises(ValueError, match="n_partitions must be an int >= 1"):
+        ParameterMixing(Perceptron(), n_partitions=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"VotedPerceptron.*cannot be mixed"):
+        ParameterMixing(VotedPerceptron()).fit(X, y)
+    with pytest.raises(ValueError, match="validation_fraction"):
+        ParameterMixing(Perceptron(early_stopping=True, validation_fraction=0.2)).fit(X, y)
+    with pytest.raises(ValueError, match="max_epochs"):
+        ParameterMixing(Perceptron(max_epochs=0)).fit(X, y)
+    with pytest.raises(ValueError, match="VotedPerceptron"):
+        mix_threads(VotedPerceptron(), X, y, n_jobs=2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        mix_threads(Perceptron(), X, y, n_jobs=0)
+    with pytest.raises(ValueError, match="more than the 4 training examples"):
+        mix_threads(Perceptron(), X[:4], y[:4], n_jobs=5)
+
+
+def test_input_errors(client, tmp_path):
+    X, y = _problem(2)
+    with pytest.raises(ValueError, match="more than the 120 training examples"):
+        ParameterMixing(Perceptron(), n_partitions=121, client=client).fit(X, y)
+    with pytest.raises(ValueError, match="y is required"):
+        ParameterMixing(Perceptron(), client=client).fit(X)
+    path = tmp_path / "a.svm"
+    dump_svmlight_file(X, y, str(path))
+    with pytest.raises(ValueError, match="each file is one partition"):
+        ParameterMixing(Perceptron(), n_partitions=2, client=client).fit([path])
+    with pytest.raises(ValueError, match="y must be None"):
+        ParameterMixing(Perceptron(), client=client).fit([path], y)
+    with pytest.raises(ValueError, match="client must be"):
+        ParameterMixing(Perceptron(), client=42).fit(X, y)
+    with pytest.raises(ValueError, match="never declared"):  # a label outside classes
+        ParameterMixing(Perceptron(), client=client).fit([path], classes=[0, 7])
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+def test_n_jobs_fits_by_parameter_mixing_over_threads(cls):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(400, 6))
+    y = (X @ rng.normal(size=6) > 0).astype(int)
+    threaded = cls(max_epochs=4, random_state=0, n_jobs=2).fit(X, y)
+    mixed = mix_threads(cls(max_epochs=4, random_state=0), X, y, n_jobs=2)
+    np.testing.assert_array_equal(threaded.coef_, mixed.coef_)
+    assert all(len(r["shard_mistakes"]) == 2 for r in threaded.history_)
+    serial = cls(max_epochs=4, random_state=0, n_jobs=1).fit(X, y)
+    assert "shard_mistakes" not in serial.history_[0]
+    with pytest.raises(ValueError, match="fit_epochs trains serially"):
+        next(cls(n_jobs=2).fit_epochs(X, y))
+    with pytest.raises(ValueError, match="parameter 'n_jobs' must be"):
+        cls(n_jobs=0).fit(X, y)

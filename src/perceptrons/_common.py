@@ -25,6 +25,11 @@ def validate_training_data(estimator: Any, X, y, *, reset: bool):
     return X, y
 
 
+def validate_prediction_data(estimator: Any, X, *, accept_sparse=("csr", "csc")):
+    """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
+    return validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES)
+
+
 def label_set(y: np.ndarray, classes, estimator: Any, *, incremental: bool) -> np.ndarray:
     """The sorted labels a model will know: ``classes`` if given, else those of ``y``."""
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,7 +18,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _common, _kernels
 from perceptrons import _params as rules
@@ -29,15 +28,6 @@ _UPDATE_KINDS = {"perceptron": 0, "pa": 1, "pa-i": 2, "pa-ii": 3}
 # Examples per kernel call when the caller follows progress (a bar updates this often).
 _PROGRESS_CHUNK = 2**15
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
-
-
-def _non_negative_real(value: Any) -> bool:
-    return (
-        isinstance(value, Real)
-        and not isinstance(value, bool | np.bool_)
-        and bool(np.isfinite(value))
-        and value >= 0
-    )
 
 
 @dataclass
@@ -85,7 +75,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         "n_iter_no_change": rules.integer(1),
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
-        "delta": rules.Rule("a finite float >= 0", _non_negative_real),
+        "delta": rules.real(0.0),
         "update": rules.one_of(*_UPDATE_KINDS),
         "margin": rules.real(0.0),
         "C": rules.real(0.0, inclusive=False),
@@ -434,9 +424,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             For binary models, positive scores predict ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(
-            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_common.FLOAT_DTYPES
-        )
+        X = _common.validate_prediction_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 

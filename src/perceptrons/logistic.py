@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _common
 from perceptrons import _params as rules
@@ -432,9 +432,7 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
             softmax is :meth:`predict_proba`.
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(
-            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_common.FLOAT_DTYPES
-        )
+        X = _common.validate_prediction_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _common
 from perceptrons import _params as rules
@@ -244,9 +244,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- prediction
     def _validate_predict(self, X):
         check_is_fitted(self)
-        X = validate_data(
-            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=_common.FLOAT_DTYPES
-        )
+        X = _common.validate_prediction_data(self, X)
         return self._prepare(X)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:

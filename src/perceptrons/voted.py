@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _common
 from perceptrons import _params as rules
@@ -741,7 +741,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         once per block of rows and shared by every stage.
         """
         check_is_fitted(self, "classes_")
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=_common.FLOAT_DTYPES)
+        X = _common.validate_prediction_data(self, X, accept_sparse="csr")
         rule = _RULES[self.prediction]
         bias_sq = 1.0 if self.fit_intercept else 0.0
         n_columns = self._bias.shape[0]

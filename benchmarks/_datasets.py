@@ -1,6 +1,6 @@
 """Benchmark featurization of the shared data sets (kept out of the library).
 
-Each ``featurize_*`` function loads one data set with :mod:`perceptrons.data` and
+Each ``featurize_*`` function loads one data set with :mod:`perceptrons.io.formats` and
 returns a :class:`Dataset` following the standard protocol of
 ``../shared/data/README.md``. Vectorizers are fit on the training split only.
 """
@@ -22,7 +22,7 @@ SRC_DIR = Path(__file__).resolve().parents[1] / "src"
 
 
 def _load_data_module() -> ModuleType:
-    """Import :mod:`perceptrons.data`, falling back to this checkout's source file.
+    """Import :mod:`perceptrons.io.formats`, falling back to this checkout's source file.
 
     The fallback keeps the benchmark usable (e.g. with ``--only-sklearn``) when the
     package is not on ``sys.path`` or its ``__init__`` cannot be imported.
@@ -30,14 +30,14 @@ def _load_data_module() -> ModuleType:
     if importlib.util.find_spec("perceptrons") is None and str(SRC_DIR) not in sys.path:
         sys.path.insert(0, str(SRC_DIR))
     try:
-        from perceptrons import data
+        from perceptrons.io import formats as data
 
         return data
     except Exception as exc:  # any import failure: use the source file directly
         path = SRC_DIR / "perceptrons" / "data.py"
         spec = importlib.util.spec_from_file_location("_perceptrons_data", path)
         if spec is None or spec.loader is None:
-            raise ImportError(f"cannot import perceptrons.data ({exc})") from exc
+            raise ImportError(f"cannot import perceptrons.io.formats ({exc})") from exc
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module

@@ -67,7 +67,7 @@ def _row(label, units, model, data, fit_seconds, epoch_seconds, serial_accuracy)
 def bench_dataset(data, workers: list[int]) -> list[dict]:
     import distributed
 
-    from perceptrons.distributed import ParameterMixing, mix_threads
+    from perceptrons.parallel import ParameterMixing, mix_threads
 
     # The training sets are sorted by class (20news): warm up on a random sample.
     warm = np.random.RandomState(0).choice(data.X_train.shape[0], 300, replace=False)

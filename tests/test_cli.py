@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from perceptrons import data
+from perceptrons.io import formats as data
 
 SHARED = data.shared_data_dir()
 needs_data = pytest.mark.skipif(

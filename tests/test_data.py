@@ -1,4 +1,4 @@
-"""Tests of the shared data readers in :mod:`perceptrons.data`.
+"""Tests of the shared data readers in :mod:`perceptrons.io.formats`.
 
 Tests on the real data skip (with the reason) when the shared data directory or
 the data file is absent; the error-path tests use tiny files in ``tmp_path``.
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from perceptrons.data import (
+from perceptrons.io.formats import (
     DATA_ENV_VAR,
     load_20newsgroups,
     load_a9a,

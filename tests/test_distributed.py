@@ -18,7 +18,7 @@ from sklearn.datasets import dump_svmlight_file, make_classification
 from sklearn.model_selection import train_test_split
 
 from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron, load, save
-from perceptrons.data import read_data
+from perceptrons.io.formats import read_data
 
 distributed = pytest.importorskip(
     "distributed",
@@ -28,7 +28,7 @@ da = pytest.importorskip(
     "dask.array", reason='parameter mixing needs dask[array] ("pip install .[distributed]")'
 )
 
-from perceptrons.distributed import ParameterMixing, _mix, _ShardResult, mix_threads  # noqa: E402
+from perceptrons.parallel import ParameterMixing, _mix, _ShardResult, mix_threads  # noqa: E402
 
 # Several clusters in one process: the later ones serve HTTP on another local port.
 pytestmark = pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")

@@ -61,12 +61,12 @@ def test_each_configuration_fits_and_transforms(params):
 @pytest.mark.parametrize("params", CONFIGS, ids=str)
 def test_export_import_gives_identical_output(params):
     fitted = TextFeaturizer(**params).fit(TRAIN)
-    arrays, values = fitted._export_state()
+    arrays, values = fitted.export_state()
     assert all(isinstance(a, np.ndarray) for a in arrays.values())
     if fitted.vocabulary == "fit":
         assert values["vocabulary"] == fitted.feature_names()
     rebuilt = TextFeaturizer(**params)
-    rebuilt._import_state({k: np.array(v) for k, v in arrays.items()}, values)
+    rebuilt.import_state({k: np.array(v) for k, v in arrays.items()}, values)
     assert rebuilt.n_features_out_ == fitted.n_features_out_
     assert rebuilt.feature_names() == fitted.feature_names()
     for texts in (TRAIN, NEW):
@@ -149,11 +149,11 @@ def test_weightings():
 
 def test_hashing_tfidf_stores_its_idf():
     featurizer = TextFeaturizer(weighting="tfidf", n_features=32).fit(TRAIN)
-    arrays, values = featurizer._export_state()
+    arrays, values = featurizer.export_state()
     assert arrays["idf"].shape == (32,)
     assert values["n_features_out"] == 32 and set(values) == {"n_features_out", "hashed_names"}
     stateless = TextFeaturizer(n_features=32).fit(TRAIN)
-    arrays, values = stateless._export_state()
+    arrays, values = stateless.export_state()
     assert arrays == {} and values["n_features_out"] == 32  # no idf without tf-idf
 
 
@@ -193,13 +193,13 @@ def test_bad_input():
 
 
 def test_import_rejects_inconsistent_state():
-    arrays, values = TextFeaturizer(vocabulary="fit").fit(TRAIN)._export_state()
+    arrays, values = TextFeaturizer(vocabulary="fit").fit(TRAIN).export_state()
     with pytest.raises(ValueError, match="vocabulary"):
-        TextFeaturizer(vocabulary="fit")._import_state(arrays, {**values, "n_features_out": 3})
+        TextFeaturizer(vocabulary="fit").import_state(arrays, {**values, "n_features_out": 3})
     with pytest.raises(ValueError, match="n_features"):
-        TextFeaturizer(n_features=16)._import_state({}, {"n_features_out": 8})
+        TextFeaturizer(n_features=16).import_state({}, {"n_features_out": 8})
     with pytest.raises(ValueError, match="idf"):
-        TextFeaturizer(weighting="tfidf", n_features=8)._import_state(
+        TextFeaturizer(weighting="tfidf", n_features=8).import_state(
             {"idf": np.ones(4)}, {"n_features_out": 8}
         )
 

@@ -1,4 +1,4 @@
-"""Tests of :func:`perceptrons.data.read_data` and :func:`perceptrons.data.detect_format`.
+"""Tests of :func:`~perceptrons.io.formats.read_data` and ``detect_format``.
 
 Every format and error path runs on tiny files written to ``tmp_path``; the real-data
 tests skip (with the reason) when the shared data directory or a file is absent.  The
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from perceptrons import data as data_module
-from perceptrons.data import (
+from perceptrons.io import formats as data_module
+from perceptrons.io.formats import (
     DATA_ENV_VAR,
     FORMATS,
     DataFormatError,

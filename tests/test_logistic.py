@@ -12,7 +12,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import softmax
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from perceptrons import data, logistic, reference
+from perceptrons import logistic, reference
+from perceptrons.io import formats as data
 from perceptrons.logistic import LogisticRegressionSGD
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
@@ -245,19 +246,19 @@ def test_export_import_state_continues_exactly():
     rng = np.random.default_rng(7)
     X, y = rng.normal(size=(40, 4)), rng.integers(0, 3, size=40)
     model = LogisticRegressionSGD(l2=0.3, average=True, random_state=0).fit(X, y)
-    arrays, values = model._export_state()
+    arrays, values = model.export_state()
     copy = LogisticRegressionSGD(**model.get_params())
     copy.classes_, copy.n_features_in_, copy.history_ = model.classes_, 4, list(model.history_)
     copy._rng = np.random.RandomState()
     copy._rng.set_state(model._rng.get_state())
-    copy._import_state({k: v.copy() for k, v in arrays.items()}, dict(values))
+    copy.import_state({k: v.copy() for k, v in arrays.items()}, dict(values))
     assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
     model.partial_fit(X[:9], y[:9])
     copy.partial_fit(X[:9], y[:9])
     assert_array_equal(copy.coef_, model.coef_)
     assert_array_equal(copy.intercept_, model.intercept_)
     with pytest.raises(ValueError, match="do not fit"):
-        copy._import_state({**arrays, "weights": np.zeros(3)}, values)
+        copy.import_state({**arrays, "weights": np.zeros(3)}, values)
 
 
 def test_same_seed_same_model_and_any_label_type():

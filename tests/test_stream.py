@@ -8,8 +8,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, VotedPerceptron
-from perceptrons import data as _data
-from perceptrons.stream import fit_stream, iter_chunks, scan
+from perceptrons.io import formats as _data
+from perceptrons.io.stream import fit_stream, iter_chunks, scan
 
 
 def _svmlight_file(path, n=300, d=40, n_classes=3, seed=0, gz=False):

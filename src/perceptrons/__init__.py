@@ -1,13 +1,12 @@
 """perceptrons: vanilla, averaged and voted perceptrons, exact and fast."""
 
+from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
-from perceptrons.linear import AveragedPerceptron, Perceptron
+from perceptrons.io.persist import load, save
 from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
-from perceptrons.persist import load, save
+from perceptrons.perceptron import AveragedPerceptron, Perceptron
 from perceptrons.voted import VotedPerceptron
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AveragedPerceptron",

@@ -36,8 +36,8 @@ from sklearn.utils.extmath import row_norms
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_X_y, column_or_1d
 
-from perceptrons._common import FLOAT_DTYPES
-from perceptrons.linear import Perceptron
+from perceptrons._validation import FLOAT_DTYPES
+from perceptrons.perceptron import Perceptron
 
 __all__ = ["MistakeBound", "mistake_bound"]
 

@@ -1,7 +1,7 @@
 """Text to sparse features, as a scikit-learn transformer that saves without pickle.
 
 :class:`TextFeaturizer` wraps scikit-learn's vectorizers (tokenization, n-grams and
-hashing are theirs) and adds what :mod:`perceptrons.persist` needs: its fitted state as
+hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs: its fitted state as
 plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
 array), from which an equivalent transformer is rebuilt that gives bit-identical output.
 """
@@ -324,8 +324,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         return self._vectorizer.get_feature_names_out().tolist()
 
     # ----------------------------------------------------------- persistence
-    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The fitted state as arrays and JSON values (see :mod:`perceptrons.persist`).
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Values: ``n_features_out`` and, for ``vocabulary="fit"``, ``vocabulary``, the
         list of terms ordered by column. Arrays: ``idf`` (float64, one per column) for
@@ -342,8 +342,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
             values["hashed_names"] = [[c, n] for c, n in sorted(self._hashed_names.items())]
         return arrays, values
 
-    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the fitted state written by :meth:`_export_state`."""
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the fitted state written by :meth:`export_state`."""
         self._validate_params()
         n_out = int(values["n_features_out"])
         terms = None

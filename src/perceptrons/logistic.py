@@ -1,6 +1,6 @@
 """Logistic regression trained online by SGD (seed 004), binary and multinomial.
 
-The estimator follows the perceptrons' structure (:mod:`perceptrons.linear`): validate
+The estimator follows the perceptrons' structure (:mod:`perceptrons.perceptron`): validate
 and convert the input once, then one compiled kernel call per epoch
 (:mod:`perceptrons._kernels.logistic`), the epoch loop in Python.
 """
@@ -19,8 +19,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _common
 from perceptrons import _params as rules
+from perceptrons import _validation
 from perceptrons._kernels import logistic as _kernels
 
 __all__ = ["LogisticRegressionSGD"]
@@ -250,7 +250,7 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
 
     def _epochs(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
         self._check_params()
-        X, y = _common.validate_training_data(self, X, y, reset=True)
+        X, y = _validation.validate_training_data(self, X, y, reset=True)
         self._start(X, y, classes=None)
         self.history_ = []
         codes = self._encode(y)
@@ -290,13 +290,13 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         first_call = getattr(self, "_state", None) is None
-        X, y = _common.validate_training_data(self, X, y, reset=first_call)
+        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
         if first_call:
             self._start(X, y, classes=classes, incremental=True)
             self.history_ = []
             self._rng = check_random_state(self.random_state)
         else:
-            _common.check_same_classes(classes, self.classes_)
+            _validation.check_same_classes(classes, self.classes_)
             if (self._state.aux.size != 0) != self.average:
                 raise ValueError(
                     f"{type(self).__name__}: average={self.average!r} differs from the "
@@ -311,13 +311,13 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
         """Fix the label set and allocate zero weights."""
-        self.classes_ = _common.label_set(y, classes, self, incremental=incremental)
+        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._state = _TrainingState.zeros(X.shape[1], n_columns, self.average)
 
     def _encode(self, y) -> np.ndarray:
         """Labels to kernel codes: 0.0/1.0 for binary, class indices otherwise."""
-        codes = _common.encode(self.classes_, y, self)
+        codes = _validation.encode(self.classes_, y, self)
         return codes.astype(np.float64) if self.classes_.shape[0] == 2 else codes
 
     def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray, progress) -> None:
@@ -356,8 +356,8 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
         state.scale, state.scale_sum = float(scales[0]), float(scales[1])
         self._log({"log_loss": loss / max(len(order), 1), "examples": len(order)})
 
-    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The training state as arrays and JSON values (see :mod:`perceptrons.persist`).
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Enough to predict and to continue training exactly (``partial_fit``);
         ``coef_`` and ``intercept_`` are derived from it.
@@ -371,8 +371,8 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
         }
         return {"weights": state.weights, "aux": state.aux}, values
 
-    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the training state written by :meth:`_export_state`."""
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the training state written by :meth:`export_state`."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         expected = (self.n_features_in_ + 1,) + (() if n_columns == 1 else (n_columns,))
         if arrays["weights"].shape != expected:
@@ -432,7 +432,7 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
             softmax is :meth:`predict_proba`.
         """
         check_is_fitted(self, "coef_")
-        X = _common.validate_prediction_data(self, X)
+        X = _validation.validate_prediction_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -489,4 +489,4 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
             Predicted labels, drawn from ``classes_``.
         """
         scores = self.decision_function(X)  # raises NotFittedError first
-        return _common.labels_from_scores(self.classes_, scores)
+        return _validation.labels_from_scores(self.classes_, scores)

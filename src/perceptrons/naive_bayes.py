@@ -37,8 +37,8 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _common
 from perceptrons import _params as rules
+from perceptrons import _validation
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
 
@@ -114,7 +114,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         rules.validate(self, self._rules)
-        X, y = _common.validate_training_data(self, X, y, reset=True)
+        X, y = _validation.validate_training_data(self, X, y, reset=True)
         X = self._prepare(X)
         self._start(X, y, classes=None, incremental=False)
         self._count(X, y)
@@ -143,12 +143,12 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
         """
         first_call = getattr(self, "class_count_", None) is None
         rules.validate(self, self._rules)
-        X, y = _common.validate_training_data(self, X, y, reset=first_call)
+        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
         X = self._prepare(X)
         if first_call:
             self._start(X, y, classes=classes, incremental=True)
         else:
-            _common.check_same_classes(classes, self.classes_)
+            _validation.check_same_classes(classes, self.classes_)
             self._check_class_prior()
         self._count(X, y)
         self._publish()
@@ -156,7 +156,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
 
     def _start(self, X, y, classes, *, incremental: bool) -> None:
         """Fix the label set and zero the counts."""
-        self.classes_ = _common.label_set(y, classes, self, incremental=incremental)
+        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
         self._check_class_prior()
         self.class_count_ = np.zeros(self.classes_.shape[0])
         self.feature_count_ = np.zeros((self.classes_.shape[0], X.shape[1]))
@@ -173,7 +173,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
     def _count(self, X, y) -> None:
         """Add the batch's per-class sums of X: ``onehot(y).T @ X``, computed as
         ``(X.T @ onehot(y)).T`` so that a CSR ``X`` is only transposed (to CSC, no copy)."""
-        codes = _common.encode(self.classes_, y, self)
+        codes = _validation.encode(self.classes_, y, self)
         onehot = np.zeros((codes.shape[0], self.classes_.shape[0]))
         onehot[np.arange(codes.shape[0]), codes] = 1.0
         self.feature_count_ += np.asarray(X.T @ onehot).T
@@ -204,16 +204,16 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
             self.intercept_ = self._joint_intercept
 
     # ---------------------------------------------------------------- persistence
-    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The counts, from which every weight is recomputed (see :mod:`perceptrons.persist`).
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The counts, from which every weight is recomputed (see :mod:`perceptrons.io.persist`).
 
         Enough to predict and to continue with ``partial_fit`` exactly.
         """
         arrays = {"feature_count": self.feature_count_, "class_count": self.class_count_}
         return arrays, {"n_seen": round(float(self.class_count_.sum()))}
 
-    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the model from the counts written by :meth:`_export_state`."""
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the model from the counts written by :meth:`export_state`."""
         rules.validate(self, self._rules)
         self._check_class_prior()
         n_classes = self.classes_.shape[0]
@@ -244,7 +244,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- prediction
     def _validate_predict(self, X):
         check_is_fitted(self)
-        X = _common.validate_prediction_data(self, X)
+        X = _validation.validate_prediction_data(self, X)
         return self._prepare(X)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -334,7 +334,7 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
             Predicted labels, drawn from ``classes_``.
         """
         scores = self.decision_function(X)  # raises NotFittedError first
-        return _common.labels_from_scores(self.classes_, scores)
+        return _validation.labels_from_scores(self.classes_, scores)
 
 
 _SHARED_PARAMETERS = """

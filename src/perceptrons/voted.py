@@ -29,9 +29,9 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _common
 from perceptrons import _params as rules
-from perceptrons._kernels import linear as _linear
+from perceptrons import _validation
+from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 
 _RULES = {
@@ -359,17 +359,17 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             self._rng = check_random_state(self.random_state)
             self.history_ = []
         else:
-            _common.check_same_classes(classes, self.classes_)
+            _validation.check_same_classes(classes, self.classes_)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
         self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False), None)
         return self
 
     def _validate_input(self, X, y, *, reset: bool):
-        return _common.validate_training_data(self, X, y, reset=reset)
+        return _validation.validate_training_data(self, X, y, reset=reset)
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
-        labels = _common.label_set(y, classes, self, incremental=incremental)
+        labels = _validation.label_set(y, classes, self, incremental=incremental)
         self.classes_ = labels
         self._native = labels.shape[0] > 2 and self.multiclass == "native"
         n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
@@ -399,7 +399,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
 
     def _targets(self, y) -> np.ndarray:
         """Kernel targets: class codes (native) or a ±1 column per binary problem."""
-        codes = _common.encode(self.classes_, y, self)
+        codes = _validation.encode(self.classes_, y, self)
         if self._native:
             return codes
         if self.classes_.shape[0] == 2:
@@ -537,12 +537,16 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             "count": 0,
             "bias_feature": bias_feature,
             "delta": float(self.delta),
-            "update": _linear.PLAIN_PERCEPTRON,
+            "update": _perceptron_kernels.PLAIN_PERCEPTRON,
         }
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))
         if self._native:
-            kernel = _linear.multiclass_epoch_csr if sparse else _linear.multiclass_epoch_dense
+            kernel = (
+                _perceptron_kernels.multiclass_epoch_csr
+                if sparse
+                else _perceptron_kernels.multiclass_epoch_dense
+            )
             n, _ = kernel(
                 **data,
                 **common,
@@ -558,7 +562,11 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             entries = np.column_stack([positions, gold, predicted])
             self._bias = self._weights[-1] * bias_feature
         else:
-            kernel = _linear.binary_epoch_csr if sparse else _linear.binary_epoch_dense
+            kernel = (
+                _perceptron_kernels.binary_epoch_csr
+                if sparse
+                else _perceptron_kernels.binary_epoch_dense
+            )
             parts = []
             for column in range(self._bias.shape[0]):
                 signs = np.ascontiguousarray(targets[:, column])
@@ -608,8 +616,8 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             )
         )
 
-    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The fitted model as arrays and JSON values (see :mod:`perceptrons.persist`):
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fitted model as arrays and JSON values (see :mod:`perceptrons.io.persist`):
         support vectors, dual coefficients, intercepts and the update sequence."""
         arrays = {
             "alpha": self._alpha.view,
@@ -639,8 +647,8 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         }
         return arrays, values
 
-    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the model written by :meth:`_export_state`."""
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the model written by :meth:`export_state`."""
         n_features = self.n_features_in_
         precomputed = self.kernel == "precomputed"
         self._native = bool(values["native"])
@@ -741,7 +749,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         once per block of rows and shared by every stage.
         """
         check_is_fitted(self, "classes_")
-        X = _common.validate_prediction_data(self, X, accept_sparse="csr")
+        X = _validation.validate_prediction_data(self, X, accept_sparse="csr")
         rule = _RULES[self.prediction]
         bias_sq = 1.0 if self.fit_intercept else 0.0
         n_columns = self._bias.shape[0]
@@ -836,7 +844,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             One array per epoch.
         """
         for scores in self.staged_decision_function(X):
-            yield _common.labels_from_scores(self.classes_, scores)
+            yield _validation.labels_from_scores(self.classes_, scores)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample under the ``prediction`` rule.
@@ -852,4 +860,4 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             Predicted labels, drawn from ``classes_``.
         """
         scores = self.decision_function(X)  # raises NotFittedError first
-        return _common.labels_from_scores(self.classes_, scores)
+        return _validation.labels_from_scores(self.classes_, scores)

@@ -1,6 +1,6 @@
 """Numba-compiled kernels: pure functions over arrays, no Python objects inside."""
 
-from perceptrons._kernels.linear import (
+from perceptrons._kernels.perceptron import (
     PLAIN_PERCEPTRON,
     binary_epoch_csr,
     binary_epoch_dense,

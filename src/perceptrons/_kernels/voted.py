@@ -27,7 +27,7 @@ reduces them by the prediction rule. Model ``k`` (``k = 0`` is the zero model) h
 import numba
 import numpy as np
 
-from perceptrons._kernels.linear import _argmax_lowest
+from perceptrons._kernels.perceptron import _argmax_lowest
 
 _jit = numba.njit(cache=True, nogil=True)
 

@@ -1,7 +1,7 @@
 """The ``perceptrons`` command: train, evaluate, predict, inspect, plot and demo.
 
-Thin by design: parse the arguments, call the public API (:mod:`perceptrons.data`,
-:mod:`perceptrons.features`, the estimators, :mod:`perceptrons.persist`,
+Thin by design: parse the arguments, call the public API (:mod:`perceptrons.io.formats`,
+:mod:`perceptrons.features`, the estimators, :mod:`perceptrons.io.persist`,
 :mod:`perceptrons.plots`), print. A user's mistake (a missing or malformed file, an
 unknown label, a model trained on other features) ends with a one-line message and exit
 code 1; a usage error with exit code 2. ``PERCEPTRONS_DEBUG=1`` shows tracebacks.
@@ -41,7 +41,7 @@ def _say(args: argparse.Namespace, text: str = "") -> None:
 
 
 def _read(args: argparse.Namespace, path: str, *, labels: bool | None, n_features=None):
-    from perceptrons import data
+    from perceptrons.io import formats as data
 
     dataset = data.read_data(
         path,
@@ -201,7 +201,7 @@ def _train_with_curve(args, estimator, X, y, X_dev=None, y_dev=None, desc="train
 def cmd_train(args: argparse.Namespace) -> int:
     from sklearn.pipeline import make_pipeline
 
-    from perceptrons import persist
+    from perceptrons.io import persist
 
     if args.stream:
         return _train_stream(args)
@@ -260,8 +260,8 @@ def _train_stream(args: argparse.Namespace) -> int:
     from sklearn.pipeline import make_pipeline
     from tqdm import tqdm
 
-    from perceptrons import persist, stream
-    from perceptrons.data import detect_format
+    from perceptrons.io import persist, stream
+    from perceptrons.io.formats import detect_format
 
     started = time.perf_counter()
     fmt = detect_format(args.data) if args.format == "auto" else args.format
@@ -349,7 +349,7 @@ def _train_mixing(args, estimator, X, y, X_dev, y_dev):
     if args.algorithm == "voted":
         raise UserError("--workers and --scheduler train perceptron or averaged", EXIT_USAGE)
     try:
-        from perceptrons.distributed import ParameterMixing
+        from perceptrons.parallel import ParameterMixing
     except ImportError as missing:  # pragma: no cover - the extra is in the test set
         raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
     mixing = ParameterMixing(estimator, n_partitions=args.workers, client=args.scheduler)
@@ -391,7 +391,7 @@ def _plot_training(args, records, estimator, X_dev, dev) -> None:
 
 
 def _load_model(path: str):
-    from perceptrons import persist
+    from perceptrons.io import persist
 
     return persist.load(path)
 
@@ -492,7 +492,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from perceptrons import persist
+    from perceptrons.io import persist
 
     model = _load_model(args.model)
     meta = persist.describe(args.model)
@@ -651,7 +651,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- parser
 def _add_data_options(parser: argparse.ArgumentParser) -> None:
-    from perceptrons.data import FORMATS
+    from perceptrons.io.formats import FORMATS
 
     group = parser.add_argument_group("input files")
     group.add_argument(
@@ -738,7 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="perceptrons",
         description="Vanilla, averaged and voted perceptrons from the command line.",
     )
-    from perceptrons import __version__
+    from perceptrons._version import __version__
 
     parser.add_argument("--version", action="version", version=f"perceptrons {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -2,7 +2,7 @@
 
 :func:`iter_chunks` reads a line-oriented file (svmlight, fastText, TSV, the sentiment
 layout, plain lines; gzipped or not) a fixed number of lines at a time, parsing each
-chunk with :func:`perceptrons.data.read_data`, so the formats, checks and error messages
+chunk with :func:`perceptrons.io.formats.read_data`, so the formats, checks and error messages
 are those of the in-memory readers, with line numbers counted over the whole file.
 :func:`fit_stream` trains an estimator over several passes of such chunks. Peak memory
 holds one window of chunks and the model, whatever the file's size.
@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from perceptrons import data as _data
+from perceptrons.io import formats as _data
 
 STREAMABLE = ("svmlight", "fasttext", "tsv", "sentiment", "lines")
 
@@ -40,7 +40,7 @@ class Chunk:
     Attributes
     ----------
     data : LabeledData
-        The chunk, as :func:`perceptrons.data.read_data` gives it.
+        The chunk, as :func:`perceptrons.io.formats.read_data` gives it.
     first_line : int
         Line number (1-based) of the chunk's first line in the file.
     bytes_read : int
@@ -102,7 +102,7 @@ def iter_chunks(
     chunk_size : int, default=10000
         Lines per chunk (blank lines count; the chunk holds their examples).
     labels, n_features, zero_based, skip_bad_lines
-        As for :func:`perceptrons.data.read_data`. For svmlight give ``n_features``
+        As for :func:`perceptrons.io.formats.read_data`. For svmlight give ``n_features``
         (every chunk then has that width) and a fixed ``zero_based``; :func:`scan`
         finds both.
 

@@ -87,9 +87,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _common
 from perceptrons import _params as rules
-from perceptrons.linear import AveragedPerceptron, Perceptron, _LinearPerceptron, _TrainingState
+from perceptrons import _validation
+from perceptrons.perceptron import AveragedPerceptron, Perceptron, _LinearPerceptron, _TrainingState
 
 __all__ = ["MIXINGS", "ParameterMixing", "mix_threads"]
 
@@ -226,7 +226,7 @@ def _shard_epoch(
     sums = None
     if plan.average:
         # The kernels' averaging trick, started at count 0: n * w - aux is the sum of
-        # the weight vectors after each of the n examples (perceptrons._kernels.linear).
+        # the weight vectors after each of the n examples (perceptrons._kernels.perceptron).
         sums = np.multiply(state.weights, n, out=workspace.sums)
         sums -= state.aux
     return _ShardResult(
@@ -373,7 +373,7 @@ class _Training:
             aux = self.plan.zeros().aux
         else:
             aux = count * weights - sums
-        estimator._import_state(
+        estimator.import_state(
             {"weights": weights.copy(), "aux": aux}, {"count": count, "n_iter": n_iter}
         )
         # Shard 0's generator: with one shard, exactly the serial fit's after training.
@@ -384,8 +384,8 @@ class _Training:
 
 def _prepare_arrays(estimator: _LinearPerceptron, X, y) -> tuple[Any, np.ndarray, np.ndarray]:
     """Validate like the serial fit (which sets ``n_features_in_``, feature names...)."""
-    X, y = _common.validate_training_data(estimator, X, y, reset=True)
-    estimator.classes_ = _common.label_set(y, None, estimator, incremental=False)
+    X, y = _validation.validate_training_data(estimator, X, y, reset=True)
+    estimator.classes_ = _validation.label_set(y, None, estimator, incremental=False)
     return X, estimator._encode(y), estimator.classes_
 
 
@@ -450,7 +450,7 @@ def mix_threads(
     --------
     >>> from sklearn.datasets import load_iris
     >>> from perceptrons import AveragedPerceptron
-    >>> from perceptrons.distributed import mix_threads
+    >>> from perceptrons.parallel import mix_threads
     >>> X, y = load_iris(return_X_y=True)
     >>> model = mix_threads(AveragedPerceptron(max_epochs=20, random_state=0), X, y, n_jobs=2)
     >>> [len(record["shard_mistakes"]) for record in model.history_][:3]
@@ -504,8 +504,8 @@ class _RawBlock:
 
 
 def _read_file(path: str, read_options: dict[str, Any]) -> _RawBlock:
-    """Read one file on the worker (any numeric format of :func:`perceptrons.data.read_data`)."""
-    from perceptrons.data import read_data
+    """Read one file on the worker (a numeric format of ``read_data``)."""
+    from perceptrons.io.formats import read_data
 
     data = read_data(path, labels=True, **read_options)
     if data.X is None:
@@ -548,7 +548,7 @@ def _prepare_block(block: _RawBlock, plan: _Plan, zero_based: bool | None) -> _S
             (X.data, X.indices + shift, X.indptr), shape=(X.shape[0], plan.n_features)
         )
     estimator = plan.estimator()
-    X, y = _common.validate_training_data(estimator, X, block.y, reset=True)
+    X, y = _validation.validate_training_data(estimator, X, block.y, reset=True)
     if X.shape[1] != plan.n_features:
         raise ValueError(
             f"a partition has {X.shape[1]} features where {plan.n_features} were expected."
@@ -732,7 +732,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     --------
     >>> from sklearn.datasets import load_iris
     >>> from perceptrons import AveragedPerceptron
-    >>> from perceptrons.distributed import ParameterMixing
+    >>> from perceptrons.parallel import ParameterMixing
     >>> X, y = load_iris(return_X_y=True)
     >>> mixer = ParameterMixing(AveragedPerceptron(random_state=0), n_partitions=2)
     >>> model = mixer.fit(X, y).estimator_  # doctest: +SKIP
@@ -771,7 +771,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         X : {ndarray, sparse matrix, dask array} or list of paths
             Training data. In-memory arrays are split into shards, each sent once to a
             worker and kept there. A Dask array is used block by block where it lives.
-            A list of files (any numeric format :func:`perceptrons.data.read_data`
+            A list of files (any numeric format :func:`perceptrons.io.formats.read_data`
             reads: svmlight, csv, idx) is read by the workers themselves, one shard per
             file: the data never passes through the client.
         y : array-like or dask array of shape (n_samples,), default=None
@@ -781,13 +781,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             a first pass on the workers reads each block and sends back only its
             labels, width and, for svmlight, whether its indices are 0-based (files
             are then indexed 0-based if any of them uses index 0, as
-            :func:`~perceptrons.data.read_data` decides for one file). The blocks read
+            :func:`~perceptrons.io.formats.read_data` decides for one file). The blocks read
             then stay on the workers as the shards.
         n_features : int, default=None
             Files and Dask arrays: the number of features (the widest block when
             None).
         read_options : dict, default=None
-            Files: keyword arguments for :func:`~perceptrons.data.read_data` (e.g.
+            Files: keyword arguments for :func:`~perceptrons.io.formats.read_data` (e.g.
             ``{"format": "svmlight", "zero_based": False}``).
 
         Returns
@@ -907,7 +907,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             if n_features is None:
                 n_features = max(_width(info, zero_based) for info in infos)
             sizes = [info["rows"] for info in infos]
-        classes = _common.label_set(np.asarray(classes), None, estimator, incremental=False)
+        classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
         if not rules.integer(1).accepts(n_features):
             raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
         plan = _Plan.of(estimator, classes, n_features)

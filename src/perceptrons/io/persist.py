@@ -26,7 +26,7 @@ object arrays). Array names:
     (``numpy.random.RandomState.get_state()[1]``), when the model has one.
 ``estimator/<name>``
     For each name in ``meta["state_arrays"]``: the estimator's fitted internals, as its
-    ``_export_state`` gives them (e.g. ``weights``, ``aux`` for the linear models;
+    ``export_state`` gives them (e.g. ``weights``, ``aux`` for the linear models;
     ``alpha``, ``bias``, ``updates``, ``support``... for the voted perceptron).
 ``featurizer/<name>``
     For pipelines, each name in ``meta["featurizer"]["state_arrays"]`` (``idf`` for
@@ -66,7 +66,7 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
     "has_gauss": int, "cached_gaussian": float}``: with the key, the rest of
     ``RandomState.get_state()``.
 ``state``
-    The JSON half of the estimator's ``_export_state`` (counters, flags).
+    The JSON half of the estimator's ``export_state`` (counters, flags).
 ``state_arrays``
     Sorted names of the estimator's state arrays (stored as ``estimator/<name>``).
 ``pipeline``
@@ -109,11 +109,11 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 
-import perceptrons
+from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
-from perceptrons.linear import AveragedPerceptron, Perceptron
 from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
+from perceptrons.perceptron import AveragedPerceptron, Perceptron
 from perceptrons.voted import VotedPerceptron
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "describe", "load", "save"]
@@ -234,10 +234,10 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
     if not hasattr(estimator, "classes_"):
         raise NotFittedError(f"cannot save an unfitted {name}: call fit or partial_fit first.")
     params = _params_to_json(estimator)
-    state_arrays, state_values = estimator._export_state()
+    state_arrays, state_values = estimator.export_state()
     clash = sorted(set(state_arrays) & set(_RESERVED))
     if clash:  # a bug in an estimator, not a user error
-        raise RuntimeError(f"{name}._export_state uses reserved array names {clash}")
+        raise RuntimeError(f"{name}.export_state uses reserved array names {clash}")
 
     arrays = {f"estimator/{key}": np.asarray(value) for key, value in state_arrays.items()}
     classes, classes_dtype = _labels_to_array(estimator.classes_, "classes_")
@@ -260,7 +260,7 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "library_version": perceptrons.__version__,
+        "library_version": __version__,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "algorithm": name,
         "params": params,
@@ -278,7 +278,7 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
 def _encode_featurizer(featurizer: TextFeaturizer) -> tuple[dict[str, np.ndarray], dict]:
     if not hasattr(featurizer, "n_features_out_"):
         raise NotFittedError("cannot save a pipeline whose TextFeaturizer is not fitted.")
-    state_arrays, state_values = featurizer._export_state()
+    state_arrays, state_values = featurizer.export_state()
     arrays = {f"featurizer/{key}": np.asarray(value) for key, value in state_arrays.items()}
     meta = {
         "algorithm": type(featurizer).__name__,
@@ -586,7 +586,7 @@ def _decode_model(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
         return estimator
     info = meta["featurizer"]
     featurizer = _FEATURIZERS[info["algorithm"]](**_params_from_json(TextFeaturizer, info))
-    featurizer._import_state(
+    featurizer.import_state(
         {name: arrays[f"featurizer/{name}"] for name in info["state_arrays"]}, info["state"]
     )
     first, second = meta["pipeline"]["steps"]
@@ -603,7 +603,7 @@ def _decode_estimator(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> An
         estimator.feature_names_in_ = _labels_from_array(names, "object")
     estimator.history_ = list(meta["history"])
     state = {name: arrays[f"estimator/{name}"] for name in meta["state_arrays"]}
-    estimator._import_state(state, meta["state"])
+    estimator.import_state(state, meta["state"])
     if meta["rng"] is not None:
         info = meta["rng"]
         rng = np.random.RandomState()

@@ -2,7 +2,7 @@
 
 Both estimators share one training path (:class:`_LinearPerceptron`): validate and
 convert the input once, then call one compiled kernel per epoch
-(:mod:`perceptrons._kernels.linear`). The epoch loop stays in Python so that early
+(:mod:`perceptrons._kernels.perceptron`). The epoch loop stays in Python so that early
 stopping, verbosity and ``history_`` cost nothing inside the kernels.
 """
 
@@ -20,7 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _common, _kernels
+from perceptrons import _kernels, _validation
 from perceptrons import _params as rules
 
 # An empty mistake log: the kernels then log nothing, at no cost.
@@ -35,7 +35,7 @@ class _TrainingState:
     """Everything training needs to continue exactly where it stopped.
 
     ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
-    (see :mod:`perceptrons._kernels.linear`); binary models keep a single column as a
+    (see :mod:`perceptrons._kernels.perceptron`); binary models keep a single column as a
     1-D array. ``count`` is the number of examples seen over all epochs and calls.
     ``slack`` holds the weights of the Δ trick's per-example features for the examples
     of the last ``fit`` (one row per example, empty until a ``fit`` with ``delta > 0``);
@@ -141,7 +141,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         """
         if self.n_jobs not in (None, 1):
             rules.validate(self, self._rules)
-            from perceptrons.distributed import mix_threads
+            from perceptrons.parallel import mix_threads
 
             return mix_threads(self, X, y, n_jobs=self.n_jobs)
         for _ in self._epochs(X, y, progress=None, publish_each_epoch=False):
@@ -185,7 +185,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         if self.n_jobs not in (None, 1):
             raise ValueError(
                 "fit_epochs trains serially; with n_jobs > 1 use fit, or "
-                "perceptrons.distributed.ParameterMixing(...).fit_epochs"
+                "perceptrons.parallel.ParameterMixing(...).fit_epochs"
             )
         yield from self._epochs(X, y, progress=progress, publish_each_epoch=True)
 
@@ -271,7 +271,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             self.history_ = []
             self._rng = check_random_state(self.random_state)
         else:
-            _common.check_same_classes(classes, self.classes_)
+            _validation.check_same_classes(classes, self.classes_)
         codes = self._encode(y)
         rows = np.arange(X.shape[0])
         order = self._rng.permutation(rows) if self.shuffle else rows
@@ -290,17 +290,17 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         # is: sorting would copy the whole matrix. Canonical CSR sums each score in the
         # same order as dense input and gives a bit-identical model; unsorted CSR agrees
         # with it up to floating-point rounding.
-        return _common.validate_training_data(self, X, y, reset=reset)
+        return _validation.validate_training_data(self, X, y, reset=reset)
 
     def _start(self, X, y, classes, *, incremental: bool = False) -> None:
         """Fix the label set and allocate zero weights."""
-        self.classes_ = _common.label_set(y, classes, self, incremental=incremental)
+        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._state = _TrainingState.zeros(X.shape[1], n_columns, self._average)
 
     def _encode(self, y) -> np.ndarray:
         """Labels to kernel codes: -1/+1 floats for binary, class indices otherwise."""
-        codes = _common.encode(self.classes_, y, self)
+        codes = _validation.encode(self.classes_, y, self)
         if self.classes_.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)
         return codes
@@ -354,8 +354,8 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
                 progress(len(part))
         return mistakes
 
-    def _export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The training state as arrays and JSON values (see :mod:`perceptrons.persist`).
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Enough to predict and to continue training exactly (``partial_fit``,
         ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
@@ -366,8 +366,8 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             arrays["slack"] = state.slack
         return arrays, {"count": int(state.count), "n_iter": int(self.n_iter_)}
 
-    def _import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the training state written by :meth:`_export_state`."""
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the training state written by :meth:`export_state`."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         expected = (self.n_features_in_ + 1,) + (() if n_columns == 1 else (n_columns,))
         if arrays["weights"].shape != expected:
@@ -424,7 +424,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             For binary models, positive scores predict ``classes_[1]``.
         """
         check_is_fitted(self, "coef_")
-        X = _common.validate_prediction_data(self, X)
+        X = _validation.validate_prediction_data(self, X)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -445,7 +445,7 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
             Predicted labels, drawn from ``classes_``.
         """
         scores = self.decision_function(X)  # raises NotFittedError first
-        return _common.labels_from_scores(self.classes_, scores)
+        return _validation.labels_from_scores(self.classes_, scores)
 
 
 _SHARED_PARAMETERS = """
@@ -498,7 +498,7 @@ _SHARED_PARAMETERS = """
         ``history_`` (which counts updates as mistakes) work with every rule.
     n_jobs : int or None, default=None
         ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
-        2010; see :func:`perceptrons.distributed.mix_threads`): the data split in
+        2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
         ``n_jobs`` shards (-1: one per CPU), each epoch run on every shard from the mixed
         weights, the shards' weights averaged. A different algorithm from the serial
         perceptron, close in accuracy; None or 1 trains serially (and exactly as the

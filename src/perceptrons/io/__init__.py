@@ -1,0 +1,1 @@
+"""Reading data files, streaming them, and the model files."""

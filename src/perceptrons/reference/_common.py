@@ -1,0 +1,106 @@
+"""Helpers shared by every oracle of :mod:`perceptrons.reference`.
+
+Input conversion (``X`` to a dense ndarray or CSR, read one row at a time as a dense
+float64 copy, so dense and sparse inputs go through the same arithmetic), label checks,
+and the per-epoch visiting orders (:func:`epoch_orders`, public: callers build the
+``orders`` argument of every oracle with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Matrix", "epoch_orders"]
+
+# What the oracles accept as ``X``: dense, or any scipy.sparse matrix or array.
+Matrix = np.ndarray | sp.spmatrix | sp.sparray
+
+
+def epoch_orders(
+    n_samples: int,
+    n_epochs: int,
+    shuffle: bool = False,
+    random_state: int | None = None,
+) -> list[np.ndarray]:
+    """Return the per-epoch visiting orders, drawn exactly as the estimators draw them.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of training examples.
+    n_epochs : int
+        Number of passes over the data.
+    shuffle : bool, default=False
+        If false every epoch visits ``0, 1, ..., n_samples - 1``.
+    random_state : int or None, default=None
+        Seed of ``np.random.RandomState``, used only when ``shuffle`` is true.
+
+    Returns
+    -------
+    orders : list of ndarray of shape (n_samples,)
+        ``[np.arange(n_samples)] * n_epochs`` without shuffling; with shuffling
+        ``rs = np.random.RandomState(random_state)`` then
+        ``[rs.permutation(n_samples) for _ in range(n_epochs)]``.
+
+    Examples
+    --------
+    >>> [o.tolist() for o in epoch_orders(3, 2)]
+    [[0, 1, 2], [0, 1, 2]]
+    >>> a = epoch_orders(5, 3, shuffle=True, random_state=0)
+    >>> b = epoch_orders(5, 3, shuffle=True, random_state=0)
+    >>> all((p == q).all() for p, q in zip(a, b))
+    True
+    """
+    if not shuffle:
+        return [np.arange(n_samples)] * n_epochs
+    rs = np.random.RandomState(random_state)
+    return [rs.permutation(n_samples) for _ in range(n_epochs)]
+
+
+def _as_matrix(X: Matrix) -> np.ndarray | sp.csr_matrix:
+    """Sparse input to CSR (row indexing), dense input to a 2-D float64 ndarray."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    return X
+
+
+def _row(X: np.ndarray | sp.csr_matrix, i: int) -> np.ndarray:
+    """Row ``i`` of ``X`` as a dense 1-D float64 array (a copy for sparse input)."""
+    if sp.issparse(X):
+        return np.asarray(X[i].todense(), dtype=np.float64).ravel()
+    return np.asarray(X[i], dtype=np.float64).ravel()
+
+
+def _as_orders(orders: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.asarray(order, dtype=np.intp).ravel() for order in orders]
+
+
+def _n_examples(orders: Sequence[np.ndarray]) -> int:
+    """``N``: the length of the whole example sequence of a run."""
+    return sum(len(order) for order in orders)
+
+
+def _binary_labels(y: np.ndarray) -> np.ndarray:
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError("binary labels must be +1 or -1")
+    return y
+
+
+def _class_codes(y: np.ndarray, n_classes: int) -> np.ndarray:
+    y = np.asarray(y).ravel()
+    codes = y.astype(np.intp)
+    if not np.array_equal(codes, y) or np.any(codes < 0) or np.any(codes >= n_classes):
+        raise ValueError(f"class codes must be integers in 0..{n_classes - 1}")
+    return codes
+
+
+def _require_examples(n: int) -> None:
+    if n == 0:
+        raise ValueError("the mean over an empty example sequence is undefined")

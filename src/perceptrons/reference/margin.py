@@ -1,0 +1,147 @@
+"""The perceptron with margin and the passive-aggressive updates, binary and multiclass.
+
+Seed 004 names "many variants" of the perceptron (ROMMA, Passive-Aggressive, MIRA, ...)
+without writing them out; these oracles follow the perceptron with margin and Crammer,
+Dekel, Keshet, Shalev-Shwartz & Singer (2006), "Online passive-aggressive algorithms".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from perceptrons.reference._common import (
+    Matrix,
+    _as_matrix,
+    _as_orders,
+    _binary_labels,
+    _class_codes,
+    _n_examples,
+    _require_examples,
+    _row,
+)
+
+__all__ = ["linear_update_rule", "multiclass_linear_update_rule"]
+
+
+def _pa_step(loss: float, sq_norm: float, variant: str, C: float) -> float:
+    """Crammer et al. (2006): the step of PA, PA-I and PA-II for a positive loss."""
+    if variant == "pa":
+        return loss / sq_norm
+    if variant == "pa-i":
+        return min(C, loss / sq_norm)
+    return loss / (sq_norm + 1.0 / (2.0 * C))
+
+
+def linear_update_rule(
+    X: Matrix,
+    y: np.ndarray,
+    orders: Sequence[np.ndarray],
+    *,
+    rule: str = "margin",
+    margin: float = 0.0,
+    C: float = 1.0,
+) -> tuple[np.ndarray, float, np.ndarray, float, int]:
+    """The binary perceptron with margin, and the passive-aggressive updates.
+
+    Seed 004 names "many variants" of the perceptron; these are the classic two.
+    ``rule="margin"``: the perceptron with margin τ, update ``w += y x``, ``b += y``
+    whenever ``y (w·x + b) <= τ`` (τ = 0 is the vanilla perceptron of seed 003).
+    ``rule`` in ``"pa"``, ``"pa-i"``, ``"pa-ii"`` (Crammer, Dekel, Keshet, Shalev-Shwartz &
+    Singer 2006): with the hinge loss ``l = max(0, 1 - y (w·x + b))`` and
+    ``q = ||x||² + 1`` (the bias is the weight of a constant feature 1), step
+    ``tau = l / q``, ``min(C, l / q)`` or ``l / (q + 1 / (2 C))``, then ``w += tau y x``,
+    ``b += tau y``.
+
+    Returns
+    -------
+    w, b : the final weights and bias
+    w_mean, b_mean : the exact mean of the weights after every example (the averaged model)
+    updates : int, the number of examples that changed the weights
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    w_sum = np.zeros(X.shape[1])
+    b_sum = 0.0
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            signed = y[i] * (w @ x + b)
+            if rule == "margin":
+                step = 1.0 if signed <= margin else 0.0
+            else:
+                loss = 1.0 - signed
+                step = _pa_step(loss, x @ x + 1.0, rule, C) if loss > 0.0 else 0.0
+            if step != 0.0:
+                w = w + step * y[i] * x
+                b = b + step * y[i]
+                updates += 1
+            w_sum = w_sum + w
+            b_sum = b_sum + b
+    n = _n_examples(orders)
+    _require_examples(n)
+    return w, float(b), w_sum / n, float(b_sum / n), updates
+
+
+def multiclass_linear_update_rule(
+    X: Matrix,
+    y: np.ndarray,
+    n_classes: int,
+    orders: Sequence[np.ndarray],
+    *,
+    rule: str = "margin",
+    margin: float = 0.0,
+    C: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Multiclass perceptron with margin and multiclass passive-aggressive updates.
+
+    With margin 0 the rule is seed 001's: update when the argmax (ties to the lowest
+    class) is not the gold class ``g``, moving ``+x`` to ``g`` and ``-x`` to the predicted
+    class. Otherwise let ``p`` be the best class other than ``g`` (ties to the lowest):
+    ``rule="margin"`` updates the same way (with ``p``) when ``s_g - s_p <= margin``; the
+    passive-aggressive rules use the loss ``l = max(0, 1 - (s_g - s_p))`` and
+    ``q = 2 (||x||² + 1)`` (two rows move, Crammer et al. 2006, multiclass
+    single-prototype), step ``tau`` as in :func:`linear_update_rule`, and move
+    ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns the final ``W`` (K, d) and ``b``, their
+    exact mean over every example, and the number of updates.
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    W = np.zeros((n_classes, X.shape[1]))
+    b = np.zeros(n_classes)
+    W_sum = np.zeros_like(W)
+    b_sum = np.zeros_like(b)
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            scores = W @ x + b
+            gold = y[i]
+            if rule == "margin" and margin == 0.0:
+                other = int(np.argmax(scores))
+                step = 1.0 if other != gold else 0.0
+            else:
+                rest = scores.copy()
+                rest[gold] = -np.inf
+                other = int(np.argmax(rest))
+                gap = scores[gold] - scores[other]
+                if rule == "margin":
+                    step = 1.0 if gap <= margin else 0.0
+                else:
+                    loss = 1.0 - gap
+                    step = _pa_step(loss, 2.0 * (x @ x + 1.0), rule, C) if loss > 0.0 else 0.0
+            if step != 0.0:
+                W[gold] = W[gold] + step * x
+                W[other] = W[other] - step * x
+                b[gold] += step
+                b[other] -= step
+                updates += 1
+            W_sum = W_sum + W
+            b_sum = b_sum + b
+    n = _n_examples(orders)
+    _require_examples(n)
+    return W, b, W_sum / n, b_sum / n, updates

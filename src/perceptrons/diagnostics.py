@@ -1,11 +1,11 @@
 """How hard is a binary problem for the perceptron? The mistake bound, measured.
 
-The perceptron convergence theorem (seed 004, after Novikoff and Freund & Schapire
-1998): if every example has norm ``||x|| <= R`` and a unit vector ``u`` separates the
-examples with margin ``y u·x >= γ > 0``, then the perceptron makes at most ``(R/γ)²``
-mistakes on *any* sequence of them, over any number of epochs, whatever the
-dimension. :func:`mistake_bound` measures ``R`` and ``γ`` on a data set, evaluates the
-bound, and runs this package's :class:`~perceptrons.Perceptron` on the same sequence to
+The perceptron convergence theorem (Block 1962; Novikoff 1962): if every example has
+norm ``||x|| <= R`` and a unit vector ``u`` separates the examples with margin
+``y u·x >= γ > 0``, then the perceptron makes at most ``(R/γ)²`` mistakes on *any*
+sequence of them, over any number of epochs, whatever the dimension.
+:func:`mistake_bound` measures ``R`` and ``γ`` on a data set, evaluates the bound, and
+runs this package's :class:`~perceptrons.Perceptron` on the same sequence to
 compare it with the mistakes actually made.
 
 Everything lives in the space the perceptron learns in: with ``fit_intercept=True`` the
@@ -13,10 +13,22 @@ bias is the weight of a constant feature of value 1, so each example is ``(x, 1)
 is the largest ``||(x, 1)||`` and the separator ``u`` includes the bias.
 
 When no separator is at hand (the data are not separable, or the one tried does not
-separate them) the Δ trick of seed 004 still gives a bound: for any ``γ > 0`` let
-``d_i = max(0, γ - y_i u·x_i)`` and ``D = sqrt(Σ d_i²)``; the perceptron trained with
-``Perceptron(delta=sqrt(R * D))`` (every example gets a feature of its own of value Δ)
-makes at most ``((R + D) / γ)²`` mistakes, and then separates the augmented data.
+separate them) the Δ trick of Freund & Schapire (1999, Theorem 2) still gives a bound:
+for any ``γ > 0`` let ``d_i = max(0, γ - y_i u·x_i)`` and ``D = sqrt(Σ d_i²)``; the
+perceptron trained with ``Perceptron(delta=sqrt(R * D))`` (every example gets a feature
+of its own of value Δ) makes at most ``((R + D) / γ)²`` mistakes, and then separates the
+augmented data.
+
+References
+----------
+H. D. Block, "The perceptron: a model for brain functioning", Reviews of Modern Physics
+34(1):123-135, 1962.
+
+A. B. J. Novikoff, "On convergence proofs on perceptrons", Proceedings of the Symposium
+on the Mathematical Theory of Automata, 12:615-622, 1962.
+
+Y. Freund and R. E. Schapire, "Large margin classification using the perceptron
+algorithm", Machine Learning 37(3):277-296, 1999.
 """
 
 from __future__ import annotations
@@ -85,7 +97,7 @@ class MistakeBound:
         ``Δ = sqrt(R * D)``, the ``delta`` to train :class:`~perceptrons.Perceptron`
         with for ``delta_bound`` to hold (0 means plain training).
     delta_bound : float
-        ``((R + D) / gamma_delta)²`` (seed 004): the most mistakes
+        ``((R + D) / gamma_delta)²`` (Freund & Schapire 1999): the most mistakes
         ``Perceptron(delta=delta, shuffle=False)`` can make before it converges.
     mistakes : int
         Mistakes the plain perceptron (``delta=0``) made on the examples in the given
@@ -160,7 +172,7 @@ class MistakeBound:
         if self.epochs > _EPOCHS_SHOWN:
             shown += ", ..."
         lines = [
-            "Perceptron mistake bound (seed 004)",
+            "Perceptron mistake bound (Block 1962, Novikoff 1962; Δ trick: Freund & Schapire 1999)",
             f"  data          {self.n_samples} examples, {self.n_features} features{bias}",
             f"  separator u   {self.separator_source}",
             f"  R             {_num(self.R)}  = max ||{space}||",
@@ -198,10 +210,11 @@ def mistake_bound(
     """Measure the perceptron mistake bound of a binary problem and the real mistakes.
 
     Computes ``R``, the margin ``γ`` of a unit separator ``u`` and the bound ``(R/γ)²``
-    of seed 004, the Δ-trick bound ``((R + D)/γ_Δ)²`` that holds even without a
-    separator, and trains :class:`~perceptrons.Perceptron` on the examples in the
-    given order (``shuffle=False``) until an epoch has no mistake, to report the
-    mistakes it actually makes. The bounds hold for any order of the examples.
+    (Block 1962; Novikoff 1962), the Δ-trick bound ``((R + D)/γ_Δ)²`` (Freund &
+    Schapire 1999, Theorem 2) that holds even without a separator, and trains
+    :class:`~perceptrons.Perceptron` on the examples in the given order
+    (``shuffle=False``) until an epoch has no mistake, to report the mistakes it
+    actually makes. The bounds hold for any order of the examples.
 
     Parameters
     ----------
@@ -255,7 +268,7 @@ def mistake_bound(
 
     Notes
     -----
-    **The target margin of the Δ trick.** Seed 004's Δ-trick bound holds for every
+    **The target margin of the Δ trick.** The Δ-trick bound holds for every
     ``γ > 0`` (and every unit ``u``): with ``d_i = max(0, γ - y_i u·x_i)``,
     ``D = sqrt(Σ d_i²)`` and ``Δ = sqrt(R D)``, the data ``[X | Δ I]`` are separated by
     ``u' = (u, y_1 d_1/Δ, ..., y_n d_n/Δ) / Z``, ``Z = sqrt(1 + D²/Δ²)``, with margin
@@ -283,7 +296,7 @@ def mistake_bound(
     >>> report.mistakes, report.mistakes_per_epoch, report.converged
     (1, (1, 0), True)
     >>> print(report)  # doctest: +ELLIPSIS
-    Perceptron mistake bound (seed 004)
+    Perceptron mistake bound (Block 1962, Novikoff 1962; Δ trick: Freund & Schapire 1999)
       data          4 examples, 2 features
       separator u   given weight vector of length 2
       R             2.23607  = max ||x||
@@ -353,7 +366,7 @@ def mistake_bound(
     )
 
 
-def _check_data(X, y):
+def _check_data(X: ArrayLike, y: ArrayLike) -> tuple[Any, np.ndarray, np.ndarray]:
     """Finite float X (CSR or dense), and y of exactly two labels as ±1 signs."""
     X, labels = check_X_y(X, y, accept_sparse="csr", dtype=FLOAT_DTYPES, y_numeric=False)
     labels = column_or_1d(labels)
@@ -374,7 +387,15 @@ def _check_data(X, y):
     return X, signs, labels
 
 
-def _svc_separator(X, signs, bias: float, R: float, *, C: float, random_state):
+def _svc_separator(
+    X: Any,
+    signs: np.ndarray,
+    bias: float,
+    R: float,
+    *,
+    C: float,
+    random_state: int | np.random.RandomState | None,
+) -> tuple[np.ndarray, str]:
     """LinearSVC on [X | 1] / R: the bias is a regularized coordinate of u, as in R."""
     if not (isinstance(C, int | float | np.number) and np.isfinite(C) and C > 0):
         raise ValueError(f"C must be a finite float > 0, got {C!r}.")
@@ -403,7 +424,9 @@ def _svc_separator(X, signs, bias: float, R: float, *, C: float, random_state):
     return weights, source
 
 
-def _given_separator(separator, n_features: int, labels, fit_intercept: bool):
+def _given_separator(
+    separator: Any, n_features: int, labels: np.ndarray, fit_intercept: bool
+) -> tuple[np.ndarray, str]:
     """A fitted binary linear model or a weight vector, as n_features + 1 weights."""
     if hasattr(separator, "coef_"):
         name = type(separator).__name__
@@ -495,5 +518,5 @@ def _best_target_margin(margins: np.ndarray, R: float) -> float:
 
 
 def _shortfall(margins: np.ndarray, gamma: float) -> float:
-    """Seed 004's D = sqrt(Σ_i max(0, γ - y_i u·x_i)²)."""
+    """Freund & Schapire's (1999) D = sqrt(Σ_i max(0, γ - y_i u·x_i)²)."""
     return float(np.sqrt(np.sum(np.maximum(0.0, gamma - margins) ** 2)))

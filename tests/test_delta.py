@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from perceptrons import AveragedPerceptron, Perceptron, _kernels, reference
+from perceptrons import AveragedPerceptron, Perceptron, reference
+from perceptrons._kernels import perceptron as perceptron_kernels
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 ESTIMATORS = [Perceptron, AveragedPerceptron]
@@ -198,11 +199,11 @@ def _run_kernel(X, y, order, *, multiclass, sparse, delta, log):
         k = int(y.max()) + 1
         codes, weights, aux = y.astype(np.int64), np.zeros((d + 1, k)), np.zeros((0, 0))
         slack = np.zeros((n, k) if delta > 0 else (0, k))
-        kernel = _kernels.multiclass_epoch_csr if sparse else _kernels.multiclass_epoch_dense
+        kernel = perceptron_kernels.multiclass_epoch
     else:
         codes, weights, aux = np.where(y == 1, 1.0, -1.0), np.zeros(d + 1), np.zeros(0)
         slack = np.zeros(n if delta > 0 else 0)
-        kernel = _kernels.binary_epoch_csr if sparse else _kernels.binary_epoch_dense
+        kernel = perceptron_kernels.binary_epoch
     mistake_log = np.full((len(order) if log else 0, 2), -7, dtype=np.int64)
     common = {
         "y": codes,
@@ -212,15 +213,13 @@ def _run_kernel(X, y, order, *, multiclass, sparse, delta, log):
         "slack": slack,
         "mistake_log": mistake_log,
         "count": 0,
-        "bias_feature": 1.0,
-        "update": _kernels.linear.PLAIN_PERCEPTRON,
-        "delta": delta,
+        "rule": perceptron_kernels.update_rule(bias_feature=1.0, delta=delta),
     }
     if sparse:
         M = sp.csr_matrix(X)
-        mistakes, count = kernel(data=M.data, indices=M.indices, indptr=M.indptr, **common)
+        mistakes, count = kernel(rows=(M.data, M.indices, M.indptr), **common)
     else:
-        mistakes, count = kernel(X=X, **common)
+        mistakes, count = kernel(rows=X, **common)
     assert count == len(order)
     return mistakes, weights, mistake_log
 

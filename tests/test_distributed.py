@@ -28,7 +28,8 @@ da = pytest.importorskip(
     "dask.array", reason='parameter mixing needs dask[array] ("pip install .[distributed]")'
 )
 
-from perceptrons.parallel import ParameterMixing, _mix, _ShardResult, mix_threads  # noqa: E402
+from perceptrons.parallel import ParameterMixing, mix_threads  # noqa: E402
+from perceptrons.parallel._mixing import ShardResult, mix  # noqa: E402
 
 # Several clusters in one process: the later ones serve HTTP on another local port.
 pytestmark = pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")
@@ -99,7 +100,9 @@ def test_one_partition_equals_serial_fit(client, cls, sparse, n_classes, shuffle
     assert [r["mistakes"] for r in mixed.history_] == [r["mistakes"] for r in serial.history_]
     assert_array_equal(mixed.predict(X), serial.predict(X))
     # The generator ends where the serial fit's does, so partial_fit continues alike.
-    assert_array_equal(mixed.estimator_._rng.get_state()[1], serial._rng.get_state()[1])
+    assert_array_equal(
+        mixed.estimator_.random_state_.get_state()[1], serial.random_state_.get_state()[1]
+    )
 
 
 @pytest.mark.parametrize("cls", LINEAR)
@@ -195,13 +198,13 @@ def test_mistake_weighted_mixing():
 
     def results(k0, k1):
         return [
-            _ShardResult(w[0], None, k0, 5, None, None),
-            _ShardResult(w[1], None, k1, 5, None, None),
+            ShardResult(w[0], None, k0, 5, None, None),
+            ShardResult(w[1], None, k1, 5, None, None),
         ]
 
-    assert_allclose(_mix(results(3, 1), "mistakes"), [0.75, 0.25])
-    assert_allclose(_mix(results(0, 0), "mistakes"), [0.5, 0.5])  # no mistakes: uniform
-    assert_allclose(_mix(results(3, 1), "uniform"), [0.5, 0.5])
+    assert_allclose(mix(results(3, 1), "mistakes"), [0.75, 0.25])
+    assert_allclose(mix(results(0, 0), "mistakes"), [0.5, 0.5])  # no mistakes: uniform
+    assert_allclose(mix(results(3, 1), "uniform"), [0.5, 0.5])
 
 
 def test_averaged_model_is_mean_of_every_shard_weight_vector():

@@ -12,8 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import softmax
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from perceptrons import logistic, reference
-from perceptrons.io import formats as data
+from perceptrons import _online, datasets, logistic, reference
 from perceptrons.logistic import LogisticRegressionSGD
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
@@ -204,7 +203,7 @@ def test_changing_average_between_partial_fit_calls_is_an_error():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fit_epochs_is_fit_paused_after_every_epoch(monkeypatch, sparse):
-    monkeypatch.setattr(logistic, "_PROGRESS_CHUNK", 7)
+    monkeypatch.setattr(_online, "_PROGRESS_CHUNK", 7)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(50, 3)) * (rng.random((50, 3)) < 0.7)
     y = rng.integers(0, 3, size=50)
@@ -249,8 +248,8 @@ def test_export_import_state_continues_exactly():
     arrays, values = model.export_state()
     copy = LogisticRegressionSGD(**model.get_params())
     copy.classes_, copy.n_features_in_, copy.history_ = model.classes_, 4, list(model.history_)
-    copy._rng = np.random.RandomState()
-    copy._rng.set_state(model._rng.get_state())
+    copy.random_state_ = np.random.RandomState()
+    copy.random_state_.set_state(model.random_state_.get_state())
     copy.import_state({k: v.copy() for k, v in arrays.items()}, dict(values))
     assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
     model.partial_fit(X[:9], y[:9])
@@ -314,7 +313,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 # ------------------------------------------------------------------- shared data sets
 
-SHARED = data.shared_data_dir()
+SHARED = datasets.shared_data_dir()
 needs_data = pytest.mark.skipif(SHARED is None, reason="no shared data directory")
 
 
@@ -332,7 +331,7 @@ def test_sentiment_accuracy_matches_sklearn():
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    docs_train, y_train, docs_test, y_test = data.load_sentiment()
+    docs_train, y_train, docs_test, y_test = datasets.load_sentiment()
     vectorizer = CountVectorizer(analyzer=str.split).fit(docs_train)
     X_train, X_test = vectorizer.transform(docs_train), vectorizer.transform(docs_test)
     model = LogisticRegressionSGD(
@@ -349,7 +348,7 @@ def test_a9a_accuracy_matches_sklearn():
     Measured: ours 0.8520, scikit-learn 0.8495."""
     from sklearn.linear_model import LogisticRegression
 
-    X_train, y_train, X_test, y_test = data.load_a9a()
+    X_train, y_train, X_test, y_test = datasets.load_a9a()
     model = LogisticRegressionSGD(
         learning_rate=0.01, l2=1 / 32561, average=True, max_epochs=3, random_state=0
     )

@@ -11,7 +11,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from perceptrons.io import formats as data
+from perceptrons import datasets
 from perceptrons.io import persist
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 
@@ -383,9 +383,9 @@ def test_one_class_nan_and_unfitted(cls):
 
 # ------------------------------------------------------------ real text corpora
 def _text_data(loader):
-    if data.shared_data_dir() is None:
+    if datasets.shared_data_dir() is None:
         pytest.skip(
-            f"shared data directory not found (set {data.DATA_ENV_VAR} or place it at "
+            f"shared data directory not found (set {datasets.DATA_ENV_VAR} or place it at "
             "<repo root>/../shared/data)"
         )
     try:
@@ -398,12 +398,12 @@ def _text_data(loader):
 
 @pytest.fixture(scope="module")
 def sentiment():
-    return _text_data(data.load_sentiment)
+    return _text_data(datasets.load_sentiment)
 
 
 @pytest.fixture(scope="module")
 def newsgroups():
-    return _text_data(data.load_20newsgroups)
+    return _text_data(datasets.load_20newsgroups)
 
 
 def _compare_on_corpus(corpus, cls, name):

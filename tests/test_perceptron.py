@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from perceptrons import AveragedPerceptron, Perceptron, _kernels, reference
+from perceptrons import AveragedPerceptron, Perceptron, reference
+from perceptrons._kernels import perceptron as perceptron_kernels
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 
@@ -281,18 +282,13 @@ def test_training_data_reaches_the_kernel_without_a_copy(monkeypatch, dtype, lay
     if layout == "csr":
         X = sp.csr_matrix(X)
     seen = []
-    original = _kernels.multiclass_epoch_dense, _kernels.multiclass_epoch_csr
+    original = perceptron_kernels.multiclass_epoch
 
-    def spy_dense(X, **kwargs):
-        seen.append(X)
-        return original[0](X=X, **kwargs)
+    def spy(rows, **kwargs):
+        seen.append(rows[0] if isinstance(rows, tuple) else rows)
+        return original(rows=rows, **kwargs)
 
-    def spy_csr(data, indices, indptr, **kwargs):
-        seen.append(data)
-        return original[1](data=data, indices=indices, indptr=indptr, **kwargs)
-
-    monkeypatch.setattr(_kernels, "multiclass_epoch_dense", spy_dense)
-    monkeypatch.setattr(_kernels, "multiclass_epoch_csr", spy_csr)
+    monkeypatch.setattr(perceptron_kernels, "multiclass_epoch", spy)
     Perceptron(max_epochs=2).fit(X, np.arange(20) % 3)
     source = X.data if layout == "csr" else X
     assert len(seen) == 2 and all(np.shares_memory(s, source) for s in seen)

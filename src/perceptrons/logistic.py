@@ -1,32 +1,23 @@
-"""Logistic regression trained online by SGD (seed 004), binary and multinomial.
+"""Logistic regression trained online by SGD, binary and multinomial.
 
-The estimator follows the perceptrons' structure (:mod:`perceptrons.perceptron`): validate
-and convert the input once, then one compiled kernel call per epoch
-(:mod:`perceptrons._kernels.logistic`), the epoch loop in Python.
+Configuration on the shared online engine (:mod:`perceptrons._online`), with its own
+kernels (:mod:`perceptrons._kernels.logistic`) and the lazy scale of its prior.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._kernels import logistic as _kernels
+from perceptrons._online import LogisticState, OnlineLinearClassifier
 
 __all__ = ["LogisticRegressionSGD"]
 
-# Examples per kernel call when the caller follows progress (a bar updates this often).
-_PROGRESS_CHUNK = 2**15
 # The lazy prior's scale is folded back into the weights when it falls below this; a
 # rescale costs O(n_features), once every log(min_scale) / log(1 - learning_rate * l2)
 # examples. The averaged model's two terms, P * v and aux, grow to about 1 / min_scale
@@ -36,43 +27,8 @@ _MIN_SCALE = 1e-9
 _MIN_SCALE_AVERAGED = 1e-4
 
 
-@dataclass
-class _TrainingState:
-    """Everything training needs to continue exactly where it stopped.
-
-    ``weights`` and ``aux`` have one row per feature plus a last row for the intercept,
-    binary models a single column as a 1-D array (see :mod:`perceptrons._kernels.logistic`).
-    The true feature weights are ``scale * weights[:-1]`` (the prior's decay, applied
-    lazily); the intercept row is stored as it is. ``scale_sum`` is the sum of the
-    scales of the examples seen since the last rescale and ``count`` the number of
-    examples seen over all epochs and calls.
-    """
-
-    weights: np.ndarray
-    aux: np.ndarray
-    scale: float = 1.0
-    scale_sum: float = 0.0
-    count: int = 0
-
-    @classmethod
-    def zeros(cls, n_features: int, n_columns: int, average: bool) -> _TrainingState:
-        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
-        aux = np.zeros(shape) if average else np.zeros((0,) * len(shape))
-        return cls(weights=np.zeros(shape), aux=aux)
-
-    def model(self, average: bool) -> np.ndarray:
-        """The current weights (intercept last), or the exact mean of all of them."""
-        if not average or self.count == 0:
-            model = self.weights.copy()
-            model[:-1] *= self.scale
-            return model
-        model = self.weights - self.aux / self.count
-        model[:-1] = (self.scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
-        return model
-
-
-class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
-    """Logistic regression trained online by stochastic gradient ascent (seed 004).
+class LogisticRegressionSGD(OnlineLinearClassifier):
+    """Logistic regression trained online by stochastic gradient ascent (Bottou 2010).
 
     Binary problems (two labels, mapped to 0/1) keep one weight vector ``w`` and an
     intercept ``b``; ``p = σ(w·x + b)`` and each example updates
@@ -81,9 +37,9 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
     weight vector per class, one pass per epoch, not one-vs-rest):
     ``p = softmax(W x + b)`` and every class ``k`` gets ``w_k += λ ([y = k] - p_k) x``.
 
-    The Gaussian prior ``w ~ N(0, σ²)`` (the MAP estimate of the seed) is ``l2 = 1/σ²``.
+    The Gaussian prior ``w ~ N(0, σ²)`` (the MAP estimate) is ``l2 = 1/σ²``.
     Per example, in this order: ``p`` from the current weights; then the prior's decay
-    ``w <- (1 - λ l2) w``; then the gradient step. This is the seed's
+    ``w <- (1 - λ l2) w``; then the gradient step. This is the textbook
     ``w += λ (y - p) x - λ w / σ²`` with both terms taken at the old weights. The
     intercept is not regularized. The decay is applied lazily, as a global scale of the
     weights, so an update on sparse input costs O(nnz(x)), not O(n_features).
@@ -146,15 +102,13 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
     [[0.97, 0.03, 0.0]]
     """
 
+    _state_class = LogisticState
+
     _rules: ClassVar[dict[str, rules.Rule]] = {
+        **OnlineLinearClassifier._rules,
         "learning_rate": rules.real(0.0, inclusive=False),
         "l2": rules.real(0.0),
         "average": rules.boolean(),
-        "max_epochs": rules.integer(1),
-        "shuffle": rules.boolean(),
-        "fit_intercept": rules.boolean(),
-        "random_state": rules.random_state(),
-        "verbose": rules.integer(0),
     }
 
     def __init__(
@@ -178,14 +132,13 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+    @property
+    def _averaged(self) -> bool:
+        return self.average
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         """Each parameter's own rule, then the rules between parameters."""
-        rules.validate(self, self._rules)
+        super().check_params()
         if self.learning_rate * self.l2 >= 1.0:
             raise ValueError(
                 f"{type(self).__name__}: learning_rate * l2 must be < 1 (each example "
@@ -193,249 +146,27 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
                 f"{self.learning_rate!r} and l2={self.l2!r}."
             )
 
-    # ------------------------------------------------------------------ training
-    def fit(self, X: ArrayLike, y: ArrayLike) -> LogisticRegressionSGD:
-        """Train from zero for ``max_epochs`` passes over ``(X, y)``.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is never densified.
-        y : array-like of shape (n_samples,)
-            Labels of any type; at least two distinct values.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        for _ in self._epochs(X, y, progress=None, publish_each_epoch=False):
-            pass
-        return self
-
-    def fit_epochs(
-        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """Train like :meth:`fit`, pausing after every epoch.
-
-        Exactly the training of ``fit`` (same shuffles); after each epoch the model
-        (``coef_``, ``intercept_``, ``predict_proba``...) is current, so the caller can
-        evaluate it on development data, log or plot, or stop early by leaving the loop.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Labels.
-        progress : callable, default=None
-            Called with the number of examples just processed, several times per epoch
-            on large data (for progress bars).
-
-        Yields
-        ------
-        record : dict
-            The epoch's entry of ``history_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from perceptrons.logistic import LogisticRegressionSGD
-        >>> X, y = load_iris(return_X_y=True)
-        >>> model = LogisticRegressionSGD(max_epochs=3, random_state=0)
-        >>> [record["epoch"] for record in model.fit_epochs(X, y)]
-        [1, 2, 3]
-        """
-        yield from self._epochs(X, y, progress=progress, publish_each_epoch=True)
-
-    def _epochs(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
-        self._check_params()
-        X, y = _validation.validate_training_data(self, X, y, reset=True)
-        self._start(X, y, classes=None)
-        self.history_ = []
-        codes = self._encode(y)
-        rng = self._rng = check_random_state(self.random_state)
-        rows = np.arange(X.shape[0])
-        self.n_iter_ = 0
-        for _ in range(self.max_epochs):
-            order = rng.permutation(rows) if self.shuffle else rows
-            self._run_epoch(X, codes, order, progress)
-            self.n_iter_ += 1
-            if publish_each_epoch or self.n_iter_ == self.max_epochs:
-                self._publish()
-            yield self.history_[-1]
-
-    def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
-    ) -> LogisticRegressionSGD:
-        """Run one epoch over ``(X, y)``, continuing from the current state.
-
-        The averaged model stays the exact mean over every example seen by every
-        ``fit`` and ``partial_fit`` call.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its labels.
-        classes : array-like of shape (n_classes,), default=None
-            Every label the model will ever see. Required on the first call unless
-            that first batch already holds every label; ignored afterwards.
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
-        """
-        self._check_params()
-        first_call = getattr(self, "_state", None) is None
-        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
-        if first_call:
-            self._start(X, y, classes=classes, incremental=True)
-            self.history_ = []
-            self._rng = check_random_state(self.random_state)
-        else:
-            _validation.check_same_classes(classes, self.classes_)
-            if (self._state.aux.size != 0) != self.average:
-                raise ValueError(
-                    f"{type(self).__name__}: average={self.average!r} differs from the "
-                    "first partial_fit call; call fit to start again."
-                )
-        codes = self._encode(y)
-        rows = np.arange(X.shape[0])
-        self._run_epoch(X, codes, self._rng.permutation(rows) if self.shuffle else rows, None)
-        self.n_iter_ = 1
-        self._publish()
-        return self
-
-    def _start(self, X, y, classes, *, incremental: bool = False) -> None:
-        """Fix the label set and allocate zero weights."""
-        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
-        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        self._state = _TrainingState.zeros(X.shape[1], n_columns, self.average)
-
-    def _encode(self, y) -> np.ndarray:
-        """Labels to kernel codes: 0.0/1.0 for binary, class indices otherwise."""
-        codes = _validation.encode(self.classes_, y, self)
+    def _targets(self, codes: np.ndarray) -> np.ndarray:
+        """0.0/1.0 for binary problems, class indices otherwise."""
         return codes.astype(np.float64) if self.classes_.shape[0] == 2 else codes
 
-    def _run_epoch(self, X, codes: np.ndarray, order: np.ndarray, progress) -> None:
-        """One kernel call per epoch, or per chunk of it when progress is reported
-        (the kernels resume exactly: their whole state is in the arrays and scalars)."""
-        state = self._state
-        multinomial = state.weights.ndim == 2
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        scales = np.array([state.scale, state.scale_sum])
-        common = {
-            "y": codes,
-            "weights": state.weights,
-            "aux": state.aux,
-            "scales": scales,
-            "learning_rate": float(self.learning_rate),
-            "decay": 1.0 - float(self.learning_rate) * float(self.l2),
-            "bias_feature": 1.0 if self.fit_intercept else 0.0,
-            "min_scale": _MIN_SCALE_AVERAGED if self.average else _MIN_SCALE,
-        }
-        if sp.issparse(X):
-            kernel = _kernels.multinomial_epoch_csr if multinomial else _kernels.binary_epoch_csr
-            common.update(data=X.data, indices=X.indices, indptr=X.indptr)
-        else:
-            kernel = (
-                _kernels.multinomial_epoch_dense if multinomial else _kernels.binary_epoch_dense
-            )
-            common.update(X=X)
-        chunk = len(order) if progress is None else _PROGRESS_CHUNK
-        loss = 0.0
-        for start in range(0, len(order), max(chunk, 1)):
-            part = order[start : start + chunk]
-            part_loss, state.count = kernel(order=part, count=state.count, **common)
-            loss += float(part_loss)
-            if progress is not None:
-                progress(len(part))
-        state.scale, state.scale_sum = float(scales[0]), float(scales[1])
-        self._log({"log_loss": loss / max(len(order), 1), "examples": len(order)})
-
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
-
-        Enough to predict and to continue training exactly (``partial_fit``);
-        ``coef_`` and ``intercept_`` are derived from it.
-        """
-        state = self._state
-        values = {
-            "scale": float(state.scale),
-            "scale_sum": float(state.scale_sum),
-            "count": int(state.count),
-            "n_iter": int(self.n_iter_),
-        }
-        return {"weights": state.weights, "aux": state.aux}, values
-
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the training state written by :meth:`export_state`."""
-        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        expected = (self.n_features_in_ + 1,) + (() if n_columns == 1 else (n_columns,))
-        if arrays["weights"].shape != expected:
-            raise ValueError(
-                f"weights of shape {arrays['weights'].shape} do not fit "
-                f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
-            )
-        aux_shape = expected if self.average else (0,) * len(expected)
-        if arrays["aux"].shape != aux_shape:
-            raise ValueError(f"aux of shape {arrays['aux'].shape}, expected {aux_shape}")
-        scale = float(values["scale"])
-        if not (np.isfinite(scale) and 0.0 < scale <= 1.0):
-            raise ValueError(f"scale must be in (0, 1], got {scale!r}")
-        self._state = _TrainingState(
-            weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
-            aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
-            scale=scale,
-            scale_sum=float(values["scale_sum"]),
-            count=int(values["count"]),
+    def _epoch_kernel(self, state, multiclass: bool, slack: np.ndarray):
+        kernel = _kernels.multinomial_epoch if multiclass else _kernels.binary_epoch
+        rule = _kernels.sgd_rule(
+            float(self.learning_rate),
+            1.0 - float(self.learning_rate) * float(self.l2),
+            bias_feature=1.0 if self.fit_intercept else 0.0,
+            min_scale=_MIN_SCALE_AVERAGED if self.average else _MIN_SCALE,
         )
-        self.n_iter_ = int(values["n_iter"])
-        self._publish()
+        return kernel, {"scales": state.scales, "rule": rule}
 
-    def _publish(self) -> None:
-        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
-        model = self._state.model(self.average)
-        if model.ndim == 1:
-            model = model[:, np.newaxis]
-        # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
-        # is C-contiguous: scipy's sparse product then needs no copy.
-        self.coef_ = model[:-1].T
-        self.intercept_ = model[-1].copy()
+    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        return {"log_loss": float(statistic) / max(n_examples, 1), "examples": n_examples}
 
-    def _log(self, record: dict[str, Any]) -> None:
-        record = {"epoch": len(self.history_) + 1, **record}
-        self.history_.append(record)
-        if self.verbose:
-            print(
-                f"{type(self).__name__} epoch {record['epoch']}: mean log-loss "
-                f"{record['log_loss']:.4f} over {record['examples']} examples",
-                flush=True,
-            )
+    def _describe(self, record: dict[str, Any]) -> str:
+        return f"mean log-loss {record['log_loss']:.4f} over {record['examples']} examples"
 
     # ---------------------------------------------------------------- prediction
-    def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Scores ``w·x + b``: shape (n_samples,) for binary, (n_samples, n_classes) else.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: the log-odds of ``classes_[1]``. Multinomial: the logits, whose
-            softmax is :meth:`predict_proba`.
-        """
-        check_is_fitted(self, "coef_")
-        X = _validation.validate_prediction_data(self, X)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities: ``σ`` of the score (binary) or its softmax.
 
@@ -471,22 +202,3 @@ class LogisticRegressionSGD(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
         return log_softmax(scores, axis=1)
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predict the most probable label for each sample.
-
-        Binary models predict ``classes_[1]`` when the score is positive (``p > 0.5``);
-        multinomial models the highest-scoring class, ties going to the lowest index.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to classify.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels, drawn from ``classes_``.
-        """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)

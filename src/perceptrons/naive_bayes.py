@@ -34,11 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
+from perceptrons._online import IncrementalClassifier
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
 
@@ -62,10 +62,11 @@ _POSITIVE_ALPHA = rules.Rule(
 )
 
 
-class _NaiveBayes(ClassifierMixin, BaseEstimator):
+class _NaiveBayes(IncrementalClassifier):
     """Shared counting, weights and prediction; subclasses give the event model."""
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
+        **IncrementalClassifier._rules,
         "alpha": _POSITIVE_ALPHA,
         "fit_prior": rules.boolean(),
         "class_prior": rules.Rule(
@@ -82,7 +83,6 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         # Like scikit-learn's naive Bayes: a generative model need not reach the
         # accuracy the common checks demand of discriminative classifiers.
         tags.classifier_tags.poor_score = True
@@ -113,13 +113,8 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        rules.validate(self, self._rules)
-        X, y = _validation.validate_training_data(self, X, y, reset=True)
-        X = self._prepare(X)
-        self._start(X, y, classes=None, incremental=False)
-        self._count(X, y)
-        self._publish()
-        return self
+        vars(self).pop("class_count_", None)  # fit forgets earlier calls
+        return self._partial_fit(X, y, None, incremental=False)
 
     def partial_fit(
         self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
@@ -141,25 +136,22 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
         self : object
             The updated estimator.
         """
-        first_call = getattr(self, "class_count_", None) is None
-        rules.validate(self, self._rules)
-        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
+        return self._partial_fit(X, y, classes, incremental=True)
+
+    def _partial_fit(self, X, y, classes, *, incremental: bool) -> _NaiveBayes:
+        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental)
         X = self._prepare(X)
+        self._check_class_prior()
         if first_call:
-            self._start(X, y, classes=classes, incremental=True)
-        else:
-            _validation.check_same_classes(classes, self.classes_)
-            self._check_class_prior()
+            self.class_count_ = np.zeros(self.classes_.shape[0])
+            self.feature_count_ = np.zeros((self.classes_.shape[0], X.shape[1]))
         self._count(X, y)
         self._publish()
         return self
 
-    def _start(self, X, y, classes, *, incremental: bool) -> None:
-        """Fix the label set and zero the counts."""
-        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
-        self._check_class_prior()
-        self.class_count_ = np.zeros(self.classes_.shape[0])
-        self.feature_count_ = np.zeros((self.classes_.shape[0], X.shape[1]))
+    def _is_first_call(self) -> bool:
+        # The counts are the state: they exist from the first call on.
+        return getattr(self, "class_count_", None) is None
 
     def _check_class_prior(self) -> None:
         """One prior per class (checked on every call: set_params may change it)."""
@@ -316,26 +308,6 @@ class _NaiveBayes(ClassifierMixin, BaseEstimator):
         """
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """The most probable class of each sample.
-
-        Binary models predict ``classes_[1]`` when the log odds are positive; otherwise
-        the highest-scoring class, ties going to the lowest index (so ``classes_[0]`` on
-        an exact binary tie too, as scikit-learn's naive Bayes).
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to classify.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels, drawn from ``classes_``.
-        """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)
-
 
 _SHARED_PARAMETERS = """
     Parameters
@@ -399,7 +371,7 @@ class MultinomialNaiveBayes(_NaiveBayes):
     ``intercept_[c] = log P(c)``, where ``p_cj = (N_cj + alpha) / (N_c + alpha
     n_features)`` is the smoothed share of feature ``j`` in the counts of class ``c``,
     so that ``decision_function(X) = X @ coef_.T + intercept_`` is the per-class joint
-    log-likelihood (seed 004). Features must be non-negative (counts, or tf-idf-like
+    log-likelihood (McCallum & Nigam 1998). Features must be non-negative (counts, or tf-idf-like
     weights).
 """
         + _SHARED_PARAMETERS

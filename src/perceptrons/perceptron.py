@@ -1,80 +1,42 @@
 """The vanilla and the averaged perceptron, binary and natively multiclass.
 
-Both estimators share one training path (:class:`_LinearPerceptron`): validate and
-convert the input once, then call one compiled kernel per epoch
-(:mod:`perceptrons._kernels.perceptron`). The epoch loop stays in Python so that early
-stopping, verbosity and ``history_`` cost nothing inside the kernels.
+Both are configuration on the shared online engine (:mod:`perceptrons._online`): its
+training path, epoch loop and prediction, with the perceptron kernels
+(:mod:`perceptrons._kernels.perceptron`) and the update rules they implement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _kernels, _validation
 from perceptrons import _params as rules
+from perceptrons._kernels import perceptron as _kernels
+from perceptrons._online import OnlineLinearClassifier, PerceptronState
 
+__all__ = ["AveragedPerceptron", "Perceptron"]
+
+_UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
+_UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II})
 # An empty mistake log: the kernels then log nothing, at no cost.
-_UPDATE_KINDS = {"perceptron": 0, "pa": 1, "pa-i": 2, "pa-ii": 3}
-# Examples per kernel call when the caller follows progress (a bar updates this often).
-_PROGRESS_CHUNK = 2**15
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
 
 
-@dataclass
-class _TrainingState:
-    """Everything training needs to continue exactly where it stopped.
+class _PerceptronBase(OnlineLinearClassifier):
+    """The perceptrons' parameters and kernels; subclasses say whether they average."""
 
-    ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
-    (see :mod:`perceptrons._kernels.perceptron`); binary models keep a single column as a
-    1-D array. ``count`` is the number of examples seen over all epochs and calls.
-    ``slack`` holds the weights of the Δ trick's per-example features for the examples
-    of the last ``fit`` (one row per example, empty until a ``fit`` with ``delta > 0``);
-    a warm-started ``fit`` on as many examples continues from it.
-    """
-
-    weights: np.ndarray
-    aux: np.ndarray
-    count: int = 0
-    slack: np.ndarray | None = None
-
-    @classmethod
-    def zeros(cls, n_features: int, n_columns: int, average: bool) -> _TrainingState:
-        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
-        aux = np.zeros(shape) if average else np.zeros((0,) * len(shape))
-        return cls(weights=np.zeros(shape), aux=aux)
-
-    def model(self, average: bool) -> np.ndarray:
-        """The current model: the last weights, or the exact mean of all of them."""
-        if not average or self.count == 0:
-            return self.weights.copy()
-        return self.weights - self.aux / self.count
-
-
-class _LinearPerceptron(ClassifierMixin, BaseEstimator):
-    """Shared fit logic; subclasses only say whether the model is averaged."""
-
-    _average: bool = False
+    _state_class = PerceptronState
+    mixable = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
-        "max_epochs": rules.integer(1),
-        "shuffle": rules.boolean(),
-        "fit_intercept": rules.boolean(),
+        **OnlineLinearClassifier._rules,
         "warm_start": rules.boolean(),
         "early_stopping": rules.boolean(),
         "validation_fraction": rules.real_open_interval(0.0, 1.0, allow_none=True),
         "n_iter_no_change": rules.integer(1),
-        "random_state": rules.random_state(),
-        "verbose": rules.integer(0),
         "delta": rules.real(0.0),
         "update": rules.one_of(*_UPDATE_KINDS),
         "margin": rules.real(0.0),
@@ -118,334 +80,57 @@ class _LinearPerceptron(ClassifierMixin, BaseEstimator):
         self.C = C
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-    # ------------------------------------------------------------------ training
-    def fit(self, X: ArrayLike, y: ArrayLike) -> _LinearPerceptron:
-        """Train for up to ``max_epochs`` passes over ``(X, y)``.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is never densified.
-        y : array-like of shape (n_samples,)
-            Labels of any type; at least two distinct values.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _PerceptronBase:
         if self.n_jobs not in (None, 1):
-            rules.validate(self, self._rules)
-            from perceptrons.parallel import mix_threads
+            self.check_params()
+            # Imported here: perceptrons.parallel drives estimators through the engine API
+            # and never imports this module, so there is no import circle.
+            from perceptrons.parallel.threads import mix_threads
 
             return mix_threads(self, X, y, n_jobs=self.n_jobs)
-        for _ in self._epochs(X, y, progress=None, publish_each_epoch=False):
-            pass
-        return self
+        return super().fit(X, y)
+
+    fit.__doc__ = OnlineLinearClassifier.fit.__doc__
 
     def fit_epochs(
         self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
     ) -> Iterator[dict[str, Any]]:
-        """Train like :meth:`fit`, pausing after every epoch.
-
-        Exactly the training of ``fit`` (same shuffles, early stopping, Δ trick); after
-        each epoch the model (``coef_``, ``intercept_``, ``predict``...) is current, so
-        the caller can evaluate it on development data, log or plot, or stop early by
-        leaving the loop.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
-            Labels.
-        progress : callable, default=None
-            Called with the number of examples just processed, several times per epoch
-            on large data (for progress bars).
-
-        Yields
-        ------
-        record : dict
-            The epoch's entry of ``history_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from perceptrons import AveragedPerceptron
-        >>> X, y = load_iris(return_X_y=True)
-        >>> model = AveragedPerceptron(max_epochs=3, random_state=0)
-        >>> [record["epoch"] for record in model.fit_epochs(X, y)]
-        [1, 2, 3]
-        """
         if self.n_jobs not in (None, 1):
             raise ValueError(
                 "fit_epochs trains serially; with n_jobs > 1 use fit, or "
                 "perceptrons.parallel.ParameterMixing(...).fit_epochs"
             )
-        yield from self._epochs(X, y, progress=progress, publish_each_epoch=True)
+        yield from super().fit_epochs(X, y, progress)
 
-    def _epochs(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
-        rules.validate(self, self._rules)
-        first_call = not (self.warm_start and self._is_trained())
-        X, y = self._validate_input(X, y, reset=first_call)
-        if first_call:
-            self._start(X, y, classes=None)
-            self.history_ = []
-        codes = self._encode(y)
-        rng = self._rng = check_random_state(self.random_state)
+    fit_epochs.__doc__ = OnlineLinearClassifier.fit_epochs.__doc__
 
-        train_rows = np.arange(X.shape[0])
-        validation = None
-        if self.early_stopping and self.validation_fraction is not None:
-            train_rows, held_out = train_test_split(
-                train_rows,
-                test_size=self.validation_fraction,
-                stratify=codes,
-                random_state=rng.randint(np.iinfo(np.int32).max),
-            )
-            train_rows = np.sort(train_rows)
-            validation = (X[held_out], y[held_out])
-
-        slack = self._fit_slack(X.shape[0])
-        best_score, epochs_without_gain = -np.inf, 0
-        self.n_iter_ = 0
-        for _ in range(self.max_epochs):
-            order = rng.permutation(train_rows) if self.shuffle else train_rows
-            mistakes = self._run_epoch(X, codes, order, slack, progress)
-            self.n_iter_ += 1
-            record: dict[str, Any] = {"mistakes": mistakes, "examples": len(order)}
-            if validation is not None or publish_each_epoch:
-                self._publish()
-            if validation is not None:
-                record["validation_score"] = float(self.score(*validation))
-            self._log(record)
-            stop = False
-            if self.early_stopping and validation is None:
-                stop = mistakes == 0
-            elif self.early_stopping:
-                if record["validation_score"] > best_score:
-                    best_score, epochs_without_gain = record["validation_score"], 0
-                else:
-                    epochs_without_gain += 1
-                    stop = epochs_without_gain >= self.n_iter_no_change
-            if not publish_each_epoch and (stop or self.n_iter_ == self.max_epochs):
-                self._publish()
-            yield self.history_[-1]
-            if stop:
-                break
-
-    def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
-    ) -> _LinearPerceptron:
-        """Run one epoch over ``(X, y)``, continuing from the current state.
-
-        The averaged model stays the exact mean over every example seen by every
-        ``fit`` and ``partial_fit`` call.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-        y : array-like of shape (n_samples,)
-            Its labels.
-        classes : array-like of shape (n_classes,), default=None
-            Every label the model will ever see. Required on the first call unless
-            that first batch already holds every label; ignored afterwards.
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
-        """
-        first_call = not self._is_trained()
-        if first_call:
-            rules.validate(self, self._rules)
-        X, y = self._validate_input(X, y, reset=first_call)
-        if first_call:
-            self._start(X, y, classes=classes, incremental=True)
-            self.history_ = []
-            self._rng = check_random_state(self.random_state)
-        else:
-            _validation.check_same_classes(classes, self.classes_)
-        codes = self._encode(y)
-        rows = np.arange(X.shape[0])
-        order = self._rng.permutation(rows) if self.shuffle else rows
-        # The batch holds new examples: their own Δ features start from zero.
-        mistakes = self._run_epoch(X, codes, order, self._new_slack(X.shape[0]), None)
-        self.n_iter_ = 1
-        self._log({"mistakes": mistakes, "examples": len(order)})
-        self._publish()
-        return self
-
-    def _is_trained(self) -> bool:
-        return getattr(self, "_state", None) is not None
-
-    def _validate_input(self, X, y, *, reset: bool):
-        # CSR with unsorted indices (scikit-learn's vectorizers make them) is used as it
-        # is: sorting would copy the whole matrix. Canonical CSR sums each score in the
-        # same order as dense input and gives a bit-identical model; unsorted CSR agrees
-        # with it up to floating-point rounding.
-        return _validation.validate_training_data(self, X, y, reset=reset)
-
-    def _start(self, X, y, classes, *, incremental: bool = False) -> None:
-        """Fix the label set and allocate zero weights."""
-        self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
-        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        self._state = _TrainingState.zeros(X.shape[1], n_columns, self._average)
-
-    def _encode(self, y) -> np.ndarray:
-        """Labels to kernel codes: -1/+1 floats for binary, class indices otherwise."""
-        codes = _validation.encode(self.classes_, y, self)
+    def _targets(self, codes: np.ndarray) -> np.ndarray:
+        """-1/+1 floats for binary problems, class indices otherwise."""
         if self.classes_.shape[0] == 2:
             return np.where(codes == 1, 1.0, -1.0)
         return codes
 
-    def _new_slack(self, n_samples: int) -> np.ndarray:
-        """Zero weights for the Δ features of ``n_samples`` examples (empty if Δ = 0)."""
-        columns = self._state.weights.shape[1:]
-        return np.zeros((n_samples if self.delta > 0 else 0, *columns))
-
-    def _fit_slack(self, n_samples: int) -> np.ndarray:
-        """The Δ features of ``fit``'s examples: kept over its epochs and, with
-        ``warm_start``, over later calls on as many examples; fresh otherwise."""
-        state = self._state
-        if self.delta == 0:
-            return self._new_slack(n_samples)
-        if state.slack is None or state.slack.shape[0] != n_samples:
-            state.slack = self._new_slack(n_samples)
-        return state.slack
-
-    def _run_epoch(
-        self, X, codes: np.ndarray, order: np.ndarray, slack: np.ndarray, progress
-    ) -> int:
-        """One kernel call per epoch, or per chunk of it when progress is reported
-        (the kernels resume exactly: their whole state is in the arrays and count)."""
-        state = self._state
-        multiclass = state.weights.ndim == 2
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        common = {
-            "y": codes,
-            "weights": state.weights,
-            "aux": state.aux,
-            "slack": slack,
-            "mistake_log": _NO_MISTAKE_LOG,
-            "bias_feature": 1.0 if self.fit_intercept else 0.0,
-            "delta": float(self.delta),
-            "update": _kernels.update_rule(_UPDATE_KINDS[self.update], self.margin, self.C),
-        }
-        if sp.issparse(X):
-            kernel = _kernels.multiclass_epoch_csr if multiclass else _kernels.binary_epoch_csr
-            common.update(data=X.data, indices=X.indices, indptr=X.indptr)
-        else:
-            kernel = _kernels.multiclass_epoch_dense if multiclass else _kernels.binary_epoch_dense
-            common.update(X=X)
-        chunk = len(order) if progress is None else _PROGRESS_CHUNK
-        mistakes = 0
-        for start in range(0, len(order), max(chunk, 1)):
-            part = order[start : start + chunk]
-            n, state.count = kernel(order=part, count=state.count, **common)
-            mistakes += int(n)
-            if progress is not None:
-                progress(len(part))
-        return mistakes
-
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
-
-        Enough to predict and to continue training exactly (``partial_fit``,
-        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
-        """
-        state = self._state
-        arrays = {"weights": state.weights, "aux": state.aux}
-        if state.slack is not None:
-            arrays["slack"] = state.slack
-        return arrays, {"count": int(state.count), "n_iter": int(self.n_iter_)}
-
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the training state written by :meth:`export_state`."""
-        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        expected = (self.n_features_in_ + 1,) + (() if n_columns == 1 else (n_columns,))
-        if arrays["weights"].shape != expected:
-            raise ValueError(
-                f"weights of shape {arrays['weights'].shape} do not fit "
-                f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
-            )
-        self._state = _TrainingState(
-            weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
-            aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
-            count=int(values["count"]),
-            slack=arrays.get("slack"),
+    def _epoch_kernel(self, state, multiclass: bool, slack: np.ndarray):
+        kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
+        rule = _kernels.update_rule(
+            _UPDATE_KINDS[self.update],
+            self.margin,
+            self.C,
+            bias_feature=1.0 if self.fit_intercept else 0.0,
+            delta=self.delta,
         )
-        self.n_iter_ = int(values["n_iter"])
-        self._publish()
+        return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule}
 
-    def _publish(self) -> None:
-        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
-        model = self._state.model(self._average)
-        if model.ndim == 1:
-            model = model[:, np.newaxis]
-        # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
-        # is C-contiguous: scipy's sparse product then needs no copy.
-        self.coef_ = model[:-1].T
-        self.intercept_ = model[-1].copy()
+    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        return {"mistakes": int(statistic), "examples": n_examples}
 
-    def _log(self, record: dict[str, Any]) -> None:
-        record = {"epoch": len(self.history_) + 1, **record}
-        self.history_.append(record)
-        if self.verbose:
-            extra = (
-                f", validation score {record['validation_score']:.4f}"
-                if "validation_score" in record
-                else ""
-            )
-            print(
-                f"{type(self).__name__} epoch {record['epoch']}: "
-                f"{record['mistakes']} mistakes in {record['examples']} examples{extra}",
-                flush=True,
-            )
-
-    # ---------------------------------------------------------------- prediction
-    def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Scores ``w·x + b``: shape (n_samples,) for binary, (n_samples, n_classes) else.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For binary models, positive scores predict ``classes_[1]``.
-        """
-        check_is_fitted(self, "coef_")
-        X = _validation.validate_prediction_data(self, X)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predict a label for each sample.
-
-        Binary models predict ``classes_[1]`` when the score is positive; multiclass
-        models predict the highest-scoring class, ties going to the lowest index.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to classify.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels, drawn from ``classes_``.
-        """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)
+    def _describe(self, record: dict[str, Any]) -> str:
+        extra = (
+            f", validation score {record['validation_score']:.4f}"
+            if "validation_score" in record
+            else ""
+        )
+        return f"{record['mistakes']} mistakes in {record['examples']} examples{extra}"
 
 
 _SHARED_PARAMETERS = """
@@ -475,7 +160,7 @@ _SHARED_PARAMETERS = """
     verbose : int, default=0
         Print one line per epoch.
     delta : float, default=0.0
-        The Δ trick (seed 004), which lets the perceptron converge on data that no
+        The Δ trick (Freund & Schapire 1999), which lets the perceptron converge on data that no
         hyperplane separates: train exactly as if every training example had one more
         feature of its own, of value ``delta`` (``X`` becomes ``[X | delta * I]``),
         without building those columns. A mistake on an example also updates its own
@@ -527,7 +212,7 @@ _SHARED_PARAMETERS = """
 """
 
 
-class Perceptron(_LinearPerceptron):
+class Perceptron(_PerceptronBase):
     __doc__ = (
         """The vanilla perceptron (Rosenblatt), binary or natively multiclass.
 
@@ -557,10 +242,10 @@ class Perceptron(_LinearPerceptron):
     """
     )
 
-    _average = False
+    _averaged = False
 
 
-class AveragedPerceptron(_LinearPerceptron):
+class AveragedPerceptron(_PerceptronBase):
     __doc__ = (
         """The averaged perceptron: the perceptron's updates, the mean of its weights.
 
@@ -587,4 +272,4 @@ class AveragedPerceptron(_LinearPerceptron):
     """
     )
 
-    _average = True
+    _averaged = True

@@ -1,6 +1,6 @@
 """The voted perceptron of Freund & Schapire (1999), with kernels.
 
-The model is the perceptron's *update sequence* (seed 000's improved voted perceptron):
+The model is the perceptron's *update sequence* (the improved voted perceptron of Daumé's notes):
 which training examples were mistakes, with their sign or classes, and how many examples
 each intermediate model survived (its votes). Weight vectors are never stored: the
 examples that caused updates (the support vectors) are, once each, and every intermediate
@@ -24,7 +24,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -33,6 +32,7 @@ from perceptrons import _params as rules
 from perceptrons import _validation
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
+from perceptrons._online import IncrementalClassifier
 
 _RULES = {
     "vote": _voted.RULE_VOTE,
@@ -114,7 +114,7 @@ class _CallState:
     max_cached: int = 0
 
 
-class VotedPerceptron(ClassifierMixin, BaseEstimator):
+class VotedPerceptron(IncrementalClassifier):
     """The voted perceptron (Freund & Schapire 1999), with kernels, binary and multiclass.
 
     Trains the perceptron online (in the dual form, so any kernel works) and keeps every
@@ -143,7 +143,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         predicts ``classes_[0]``). ``"average"``: the survival-weighted mean of the
         models' scores, which is the averaged perceptron. ``"last"``: the final model,
         which is the vanilla perceptron. ``"random"``: for each point, one model drawn
-        with probability proportional to its votes (seed 004), reproducible from
+        with probability proportional to its votes (Freund & Schapire 1999), reproducible from
         ``random_state``. With ``multiclass="ovr"`` each class's binary sequence is
         reduced by the rule and the class with the highest value wins.
     multiclass : {"native", "ovr"}, default="native"
@@ -158,7 +158,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Learn a bias, as the weight of a constant feature of value 1.
     delta : float, default=0.0
-        The Δ trick (seed 004): train as if each training example had its own extra
+        The Δ trick (Freund & Schapire 1999): train as if each training example had its own extra
         feature of value ``delta``; it never enters prediction. Each ``partial_fit`` call
         treats its batch as new examples.
     batch_size : int, default=512
@@ -205,6 +205,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
     """
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
+        **IncrementalClassifier._rules,
         "kernel": rules.either(
             rules.one_of("linear", "poly", "rbf", "precomputed"), rules.callable_()
         ),
@@ -258,7 +259,6 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
@@ -306,15 +306,15 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         record : dict
             The epoch's entry of ``history_``.
         """
-        rules.validate(self, self._rules)
-        X, y = self._validate_input(X, y, reset=True)
+        self._support = None  # fit starts afresh
+        X, y, _ = self._begin_call(X, y, None, incremental=False)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 "kernel='precomputed' needs the square Gram matrix of the training data in "
                 f"fit, got shape {X.shape}."
             )
-        self._start(X, y, classes=None)
-        rng = self._rng = check_random_state(self.random_state)
+        self._start(X)
+        rng = self.random_state_ = check_random_state(self.random_state)
         targets = self._targets(y)
         call = self._new_call(X, cache=self.max_epochs > 1)
         self.history_ = []
@@ -345,32 +345,37 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The updated estimator.
         """
-        first_call = getattr(self, "_support", None) is None
-        if first_call:
-            rules.validate(self, self._rules)
+        self.check_params()
         if self.kernel == "precomputed":
             raise ValueError(
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
-        X, y = self._validate_input(X, y, reset=first_call)
+        X, y, first_call = self._begin_call(X, y, classes, incremental=True)
         if first_call:
-            self._start(X, y, classes=classes, incremental=True)
-            self._rng = check_random_state(self.random_state)
+            self._start(X)
+            self.random_state_ = check_random_state(self.random_state)
             self.history_ = []
-        else:
-            _validation.check_same_classes(classes, self.classes_)
+        elif self._kernel_name != self._kernel_in_use():
+            raise ValueError(
+                f"VotedPerceptron: kernel={self.kernel!r} differs from the kernel the "
+                "support vectors were trained with; call fit to start again."
+            )
         rows = np.arange(X.shape[0])
-        order = self._rng.permutation(rows) if self.shuffle else rows
+        order = self.random_state_.permutation(rows) if self.shuffle else rows
         self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False), None)
         return self
 
-    def _validate_input(self, X, y, *, reset: bool):
-        return _validation.validate_training_data(self, X, y, reset=reset)
+    def _is_first_call(self) -> bool:
+        return getattr(self, "_support", None) is None
 
-    def _start(self, X, y, classes, *, incremental: bool = False) -> None:
-        labels = _validation.label_set(y, classes, self, incremental=incremental)
-        self.classes_ = labels
+    def _kernel_in_use(self) -> str:
+        return "callable" if callable(self.kernel) else self.kernel
+
+    def _start(self, X) -> None:
+        """Empty update sequence and support set for the labels in ``classes_``."""
+        labels = self.classes_
+        self._kernel_name = self._kernel_in_use()
         self._native = labels.shape[0] > 2 and self.multiclass == "native"
         n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
         precomputed = self.kernel == "precomputed"
@@ -425,7 +430,9 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             return linear_kernel(A, B, dense_output=True)
         if self.kernel == "poly":
             return polynomial_kernel(A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
-        return rbf_kernel(A, B, gamma=self._gamma)
+        if self.kernel == "rbf":
+            return rbf_kernel(A, B, gamma=self._gamma)
+        raise ValueError(f"VotedPerceptron: unknown kernel {self.kernel!r}.")
 
     def _new_call(self, X, *, cache: bool) -> _CallState:
         n_columns = self._bias.shape[0]
@@ -529,26 +536,19 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         rows as the dual kernels write, so the update sequence is stored the same way.
         """
         bias_feature = 1.0 if self.fit_intercept else 0.0
-        sparse = sp.issparse(X)
-        data = {"data": X.data, "indices": X.indices, "indptr": X.indptr} if sparse else {"X": X}
         common = {
+            "rows": (X.data, X.indices, X.indptr) if sp.issparse(X) else X,
             "order": np.ascontiguousarray(order, dtype=np.int64),
             "aux": np.zeros((0, 0)) if self._native else np.zeros(0),
             "count": 0,
-            "bias_feature": bias_feature,
-            "delta": float(self.delta),
-            "update": _perceptron_kernels.PLAIN_PERCEPTRON,
+            "rule": _perceptron_kernels.update_rule(
+                bias_feature=bias_feature, delta=float(self.delta)
+            ),
         }
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))
         if self._native:
-            kernel = (
-                _perceptron_kernels.multiclass_epoch_csr
-                if sparse
-                else _perceptron_kernels.multiclass_epoch_dense
-            )
-            n, _ = kernel(
-                **data,
+            n, _ = _perceptron_kernels.multiclass_epoch(
                 **common,
                 y=targets,
                 weights=self._weights,
@@ -562,16 +562,10 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             entries = np.column_stack([positions, gold, predicted])
             self._bias = self._weights[-1] * bias_feature
         else:
-            kernel = (
-                _perceptron_kernels.binary_epoch_csr
-                if sparse
-                else _perceptron_kernels.binary_epoch_dense
-            )
             parts = []
             for column in range(self._bias.shape[0]):
                 signs = np.ascontiguousarray(targets[:, column])
-                n, _ = kernel(
-                    **data,
+                n, _ = _perceptron_kernels.binary_epoch(
                     **common,
                     y=signs,
                     weights=self._weights[column],
@@ -678,6 +672,7 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
                 f"{store.size} support vectors but {self._alpha.size} dual coefficients"
             )
         self._support = store
+        self._kernel_name = self._kernel_in_use()
         if self._primal:
             self._weights = np.ascontiguousarray(arrays["weights"], dtype=np.float64)
 
@@ -845,19 +840,3 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         """
         for scores in self.staged_decision_function(X):
             yield _validation.labels_from_scores(self.classes_, scores)
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predict a label for each sample under the ``prediction`` rule.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to classify.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels, drawn from ``classes_``.
-        """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)

@@ -39,6 +39,8 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
     the mean (about ``2e-16 / min_scale`` relative).
 ``scales``
     Float64 array ``[scale, P]``, read and written back.
+``rule``
+    Float64 array ``(learning_rate, decay, bias_feature, min_scale)`` (:func:`sgd_rule`).
 
 The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
 call (each computed before its update) and ``count`` advanced by ``len(order)``.
@@ -47,7 +49,19 @@ call (each computed before its update) and ``count`` advanced by ``len(order)``.
 import numba
 import numpy as np
 
+from perceptrons._kernels import _rows
+
 _jit = numba.njit(cache=True, nogil=True)
+
+# Positions in the ``rule`` array (:func:`sgd_rule`).
+LEARNING_RATE, DECAY, BIAS_FEATURE, MIN_SCALE = 0, 1, 2, 3
+
+
+def sgd_rule(
+    learning_rate: float, decay: float, *, bias_feature: float, min_scale: float
+) -> np.ndarray:
+    """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
+    return np.array([learning_rate, decay, bias_feature, min_scale], dtype=np.float64)
 
 
 @_jit
@@ -90,68 +104,16 @@ def _rescale(weights, aux, scale, scale_sum, n_features):
 
 
 @_jit
-def binary_epoch_dense(
-    X, y, order, weights, aux, scales, count, learning_rate, decay, bias_feature, min_scale
-):
-    n_features = X.shape[1]
-    average = aux.shape[0] != 0
-    scale, scale_sum = scales[0], scales[1]
-    loss_sum = 0.0
-    for position in range(order.shape[0]):
-        i = order[position]
-        dot = 0.0
-        for j in range(n_features):
-            dot += X[i, j] * weights[j]
-        residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
-        loss_sum += loss
-        scale *= decay
-        if scale < min_scale:
-            _rescale(weights, aux, scale, scale_sum, n_features)
-            scale, scale_sum = 1.0, 0.0
-        step = learning_rate * residual
-        feature_step = step / scale
-        for j in range(n_features):
-            value = X[i, j]
-            if value != 0.0:
-                change = feature_step * value
-                weights[j] += change
-                if average:
-                    aux[j] += scale_sum * change
-        weights[n_features] += step * bias_feature
-        if average:
-            aux[n_features] += count * (step * bias_feature)
-        scale_sum += scale
-        count += 1
-    scales[0], scales[1] = scale, scale_sum
-    return loss_sum, count
-
-
-@_jit
-def binary_epoch_csr(
-    data,
-    indices,
-    indptr,
-    y,
-    order,
-    weights,
-    aux,
-    scales,
-    count,
-    learning_rate,
-    decay,
-    bias_feature,
-    min_scale,
-):
+def binary_epoch(rows, y, order, weights, aux, scales, count, rule):
     n_features = weights.shape[0] - 1
+    learning_rate, decay = rule[LEARNING_RATE], rule[DECAY]
+    bias_feature, min_scale = rule[BIAS_FEATURE], rule[MIN_SCALE]
     average = aux.shape[0] != 0
     scale, scale_sum = scales[0], scales[1]
     loss_sum = 0.0
     for position in range(order.shape[0]):
         i = order[position]
-        start, end = indptr[i], indptr[i + 1]
-        dot = 0.0
-        for p in range(start, end):
-            dot += data[p] * weights[indices[p]]
+        dot = _rows.dot(rows, i, weights, 0.0)
         residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
         loss_sum += loss
         scale *= decay
@@ -159,15 +121,7 @@ def binary_epoch_csr(
             _rescale(weights, aux, scale, scale_sum, n_features)
             scale, scale_sum = 1.0, 0.0
         step = learning_rate * residual
-        feature_step = step / scale
-        if average:  # one loop per case, not a branch per nonzero
-            for p in range(start, end):
-                change = feature_step * data[p]
-                weights[indices[p]] += change
-                aux[indices[p]] += scale_sum * change
-        else:
-            for p in range(start, end):
-                weights[indices[p]] += feature_step * data[p]
+        _rows.add(rows, i, step / scale, weights, aux, scale_sum)
         weights[n_features] += step * bias_feature
         if average:
             aux[n_features] += count * (step * bias_feature)
@@ -178,78 +132,18 @@ def binary_epoch_csr(
 
 
 @_jit
-def multinomial_epoch_dense(
-    X, y, order, weights, aux, scales, count, learning_rate, decay, bias_feature, min_scale
-):
-    n_features, n_classes = X.shape[1], weights.shape[1]
-    average = aux.shape[0] != 0
-    scale, scale_sum = scales[0], scales[1]
-    scores, residual = np.empty(n_classes), np.empty(n_classes)
-    loss_sum = 0.0
-    for position in range(order.shape[0]):
-        i = order[position]
-        scores[:] = 0.0
-        for j in range(n_features):
-            value = X[i, j]
-            if value != 0.0:
-                for k in range(n_classes):
-                    scores[k] += value * weights[j, k]
-        for k in range(n_classes):
-            scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
-        loss_sum += _softmax_residual(scores, y[i], residual)
-        scale *= decay
-        if scale < min_scale:
-            _rescale(weights, aux, scale, scale_sum, n_features)
-            scale, scale_sum = 1.0, 0.0
-        for k in range(n_classes):
-            residual[k] *= learning_rate  # now the step of class k
-        for j in range(n_features):
-            value = X[i, j]
-            if value != 0.0:
-                for k in range(n_classes):
-                    change = (residual[k] / scale) * value
-                    weights[j, k] += change
-                    if average:
-                        aux[j, k] += scale_sum * change
-        for k in range(n_classes):
-            weights[n_features, k] += residual[k] * bias_feature
-            if average:
-                aux[n_features, k] += count * (residual[k] * bias_feature)
-        scale_sum += scale
-        count += 1
-    scales[0], scales[1] = scale, scale_sum
-    return loss_sum, count
-
-
-@_jit
-def multinomial_epoch_csr(
-    data,
-    indices,
-    indptr,
-    y,
-    order,
-    weights,
-    aux,
-    scales,
-    count,
-    learning_rate,
-    decay,
-    bias_feature,
-    min_scale,
-):
+def multinomial_epoch(rows, y, order, weights, aux, scales, count, rule):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    learning_rate, decay = rule[LEARNING_RATE], rule[DECAY]
+    bias_feature, min_scale = rule[BIAS_FEATURE], rule[MIN_SCALE]
     average = aux.shape[0] != 0
     scale, scale_sum = scales[0], scales[1]
-    scores, residual = np.empty(n_classes), np.empty(n_classes)
+    scores, residual, steps = np.empty(n_classes), np.empty(n_classes), np.empty(n_classes)
     loss_sum = 0.0
     for position in range(order.shape[0]):
         i = order[position]
-        start, end = indptr[i], indptr[i + 1]
         scores[:] = 0.0
-        for p in range(start, end):
-            value, row = data[p], indices[p]
-            for k in range(n_classes):
-                scores[k] += value * weights[row, k]
+        _rows.add_scores(rows, i, weights, scores)
         for k in range(n_classes):
             scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
         loss_sum += _softmax_residual(scores, y[i], residual)
@@ -259,18 +153,8 @@ def multinomial_epoch_csr(
             scale, scale_sum = 1.0, 0.0
         for k in range(n_classes):
             residual[k] *= learning_rate  # now the step of class k
-        if average:  # one loop per case, not a branch per nonzero
-            for p in range(start, end):
-                value, row = data[p], indices[p]
-                for k in range(n_classes):
-                    change = (residual[k] / scale) * value
-                    weights[row, k] += change
-                    aux[row, k] += scale_sum * change
-        else:
-            for p in range(start, end):
-                value, row = data[p], indices[p]
-                for k in range(n_classes):
-                    weights[row, k] += (residual[k] / scale) * value
+            steps[k] = residual[k] / scale  # and its step in the scaled feature rows
+        _rows.add_columns(rows, i, steps, weights, aux, scale_sum)
         for k in range(n_classes):
             weights[n_features, k] += residual[k] * bias_feature
             if average:

@@ -10,8 +10,8 @@ mistakes are exactly those of the textbook dual perceptron. Columns are independ
 problems (one for binary, one per class for one-vs-rest); the native multiclass kernel
 has one column per class and predicts their argmax.
 
-``slack`` implements the Δ trick (an own feature of value Δ per training example, seed
-004): its row for the example adds to the example's training scores only; the update adds
+``slack`` implements the Δ trick (an own feature of value Δ per training example, Freund &
+Schapire 1999): its row for the example adds to the example's training scores only; the update adds
 Δ² to it. A size-0 ``slack`` disables it.
 
 The update log rows are ``(position in block, column, sign)`` (binary) or
@@ -27,7 +27,7 @@ reduces them by the prediction rule. Model ``k`` (``k = 0`` is the zero model) h
 import numba
 import numpy as np
 
-from perceptrons._kernels.perceptron import _argmax_lowest
+from perceptrons._kernels.perceptron import argmax_lowest
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -197,7 +197,7 @@ def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule,
                 # may lead now; otherwise only the class that went up can overtake it.
                 up, down = (g, p) if value >= 0.0 else (p, g)
                 if best == down:
-                    best = _argmax_lowest(scores)
+                    best = argmax_lowest(scores)
                 elif scores[up] > scores[best] or (scores[up] == scores[best] and up < best):
                     best = up
                 out[i, best] += votes[j + 1]

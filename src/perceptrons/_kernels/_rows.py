@@ -1,0 +1,146 @@
+"""The per-example pieces every epoch kernel is made of, for both input layouts.
+
+``rows`` is either a 2-D float array (dense input, C or F order) or the CSR triple
+``(data, indices, indptr)``. Each piece branches on the layout with ``isinstance``, which
+Numba resolves when it compiles: a kernel compiled for dense input holds only the dense
+walk, one compiled for CSR only the CSR walk, so one kernel body serves both.
+
+The two walks of each piece are the documented dense/CSR pair. The dense walk visits
+every column (skipping zeros where it writes), the CSR walk the stored nonzeros in their
+order. For canonical CSR (sorted indices) both add the same products in the same order,
+so dense and CSR input train bit-identical models.
+
+``weights`` and ``aux`` follow the kernels' layout (one row per feature, the intercept
+last, see :mod:`perceptrons._kernels.perceptron`); the pieces touch feature rows only.
+``aux`` is the averaging trick's auxiliary array, or empty for a model that is not
+averaged: every change ``c`` written to ``weights`` is written as ``aux_factor * c`` to
+``aux``. Nothing here allocates.
+"""
+
+import numba
+
+_jit = numba.njit(cache=True, nogil=True, inline="always")
+
+
+@_jit
+def dot(rows, i, weights, total):
+    """``total + Σ_j x_ij weights[j]``, added in column order (1-D ``weights``)."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            total += data[p] * weights[indices[p]]
+    else:
+        for j in range(rows.shape[1]):
+            total += rows[i, j] * weights[j]
+    return total
+
+
+@_jit
+def sq_norm(rows, i, total):
+    """``total + ||x_i||²``."""
+    if isinstance(rows, tuple):
+        data, _, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            total += data[p] * data[p]
+    else:
+        for j in range(rows.shape[1]):
+            total += rows[i, j] * rows[i, j]
+    return total
+
+
+@_jit
+def add(rows, i, step, weights, aux, aux_factor):
+    """``weights += step * x_i`` (1-D ``weights``), tracked in ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        # One loop per case rather than a branch per nonzero.
+        if averaged:
+            for p in range(indptr[i], indptr[i + 1]):
+                change = step * data[p]
+                weights[indices[p]] += change
+                aux[indices[p]] += aux_factor * change
+        else:
+            for p in range(indptr[i], indptr[i + 1]):
+                weights[indices[p]] += step * data[p]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                change = step * value
+                weights[j] += change
+                if averaged:
+                    aux[j] += aux_factor * change
+
+
+@_jit
+def add_scores(rows, i, weights, scores):
+    """``scores[k] += Σ_j x_ij weights[j, k]`` for every class ``k``."""
+    n_classes = scores.shape[0]
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            value, row = data[p], indices[p]
+            for k in range(n_classes):
+                scores[k] += value * weights[row, k]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    scores[k] += value * weights[j, k]
+
+
+@_jit
+def move(rows, i, step, gold, other, weights, aux, aux_factor):
+    """``weights[:, gold] += step * x_i`` and ``weights[:, other] -= step * x_i``: the
+    multiclass perceptron's update, two columns whatever the number of classes."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        if averaged:
+            for p in range(indptr[i], indptr[i + 1]):
+                change, row = step * data[p], indices[p]
+                weights[row, gold] += change
+                weights[row, other] -= change
+                aux[row, gold] += aux_factor * change
+                aux[row, other] -= aux_factor * change
+        else:
+            for p in range(indptr[i], indptr[i + 1]):
+                change, row = step * data[p], indices[p]
+                weights[row, gold] += change
+                weights[row, other] -= change
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                change = step * value
+                weights[j, gold] += change
+                weights[j, other] -= change
+                if averaged:
+                    aux[j, gold] += aux_factor * change
+                    aux[j, other] -= aux_factor * change
+
+
+@_jit
+def add_columns(rows, i, steps, weights, aux, aux_factor):
+    """``weights[:, k] += steps[k] * x_i`` for every class ``k`` (softmax's update)."""
+    averaged, n_classes = aux.shape[0] != 0, steps.shape[0]
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            value, row = data[p], indices[p]
+            for k in range(n_classes):
+                change = steps[k] * value
+                weights[row, k] += change
+                if averaged:
+                    aux[row, k] += aux_factor * change
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    change = steps[k] * value
+                    weights[j, k] += change
+                    if averaged:
+                        aux[j, k] += aux_factor * change

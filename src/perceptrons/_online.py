@@ -1,0 +1,589 @@
+"""The one training path of every online linear learner.
+
+:class:`OnlineLinearClassifier` is the shared base of :class:`~perceptrons.Perceptron`,
+:class:`~perceptrons.AveragedPerceptron` (with the margin and passive-aggressive rules)
+and :class:`~perceptrons.LogisticRegressionSGD`. A family member is configuration plus
+what is truly its own: its parameters, its :class:`TrainingState`, its compiled kernel
+(:meth:`OnlineLinearClassifier._epoch_kernel`) and how an epoch's statistic reads.
+
+``fit`` resets the state (unless ``warm_start``) and ``partial_fit`` does not; both then
+go through the same :meth:`~OnlineLinearClassifier._partial_fit`: hyperparameters
+checked on every call, input validated, labels fixed on the first call (the one
+first-call flag is ``self._state is None``), then the one epoch loop (shuffling, progress,
+early stopping, ``history_``), one compiled call per epoch.
+
+The engine API
+--------------
+What the epoch loop here and :mod:`perceptrons.parallel` both call, so that no module
+reaches into another's private members:
+
+* :meth:`~OnlineLinearClassifier.new_training_state` -- zero weights for the classes;
+* :meth:`~OnlineLinearClassifier.encode_labels` -- labels to the kernel's targets;
+* :meth:`~OnlineLinearClassifier.new_slack` -- the Δ trick's per-example weights;
+* :meth:`~OnlineLinearClassifier.run_epoch` -- one epoch over a state, in place;
+* :meth:`~OnlineLinearClassifier.export_state` / ``import_state`` -- the state as
+  arrays and JSON values (what a model file holds, see :mod:`perceptrons.io.persist`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from perceptrons import _params as rules
+from perceptrons import _validation
+
+__all__ = [
+    "IncrementalClassifier",
+    "LogisticState",
+    "OnlineLinearClassifier",
+    "PerceptronState",
+    "TrainingState",
+]
+
+# Examples per kernel call when the caller follows progress (a bar updates this often).
+_PROGRESS_CHUNK = 2**15
+
+
+@dataclass
+class TrainingState:
+    """Everything training needs to continue exactly where it stopped.
+
+    ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
+    (see :mod:`perceptrons._kernels.perceptron`); binary models keep a single column as
+    a 1-D array. ``aux`` is the averaging trick's auxiliary array, empty (shape
+    ``(0,)`` or ``(0, 0)``) for a model that is not averaged. ``count`` is the number of
+    examples seen over all epochs and calls.
+    """
+
+    weights: np.ndarray
+    aux: np.ndarray
+    count: int = 0
+
+    @classmethod
+    def zeros(cls, n_features: int, n_columns: int, average: bool) -> TrainingState:
+        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
+        aux = np.zeros(shape) if average else np.zeros((0,) * len(shape))
+        return cls(weights=np.zeros(shape), aux=aux)
+
+    @property
+    def averaged(self) -> bool:
+        return self.aux.size != 0
+
+    def model(self) -> np.ndarray:
+        """The current model: the last weights, or the exact mean of all of them."""
+        if not self.averaged or self.count == 0:
+            return self.weights.copy()
+        return self.weights - self.aux / self.count
+
+    def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Σ of the weights after each of the ``count`` examples (averaged states):
+        ``count * weights - aux``, the averaging trick read backwards."""
+        total = np.multiply(self.weights, self.count, out=out)
+        total -= self.aux
+        return total
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"weights": self.weights, "aux": self.aux}
+
+    def values(self) -> dict[str, Any]:
+        return {"count": int(self.count)}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> TrainingState:
+        return cls(
+            weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
+            aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
+            count=_non_negative_int(values["count"], "count"),
+        )
+
+
+@dataclass
+class PerceptronState(TrainingState):
+    """The perceptrons' state, plus ``slack``: the weights of the Δ trick's per-example
+    features for the examples of the last ``fit`` (one row per example; None until a
+    ``fit`` with ``delta > 0``); a warm-started ``fit`` on as many examples continues it."""
+
+    slack: np.ndarray | None = None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        arrays = super().arrays()
+        if self.slack is not None:
+            arrays["slack"] = self.slack
+        return arrays
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> PerceptronState:
+        state = super().restore(arrays, values)
+        slack = arrays.get("slack")
+        if slack is not None:
+            slack = np.ascontiguousarray(slack, dtype=np.float64)
+            if slack.shape[1:] != state.weights.shape[1:]:
+                raise ValueError(
+                    f"slack of shape {slack.shape} does not fit weights of shape "
+                    f"{state.weights.shape}"
+                )
+        return cls(state.weights, state.aux, state.count, slack)
+
+
+@dataclass
+class LogisticState(TrainingState):
+    """Logistic regression's state: the true feature weights are
+    ``scale * weights[:-1]`` (the prior's decay, applied lazily); ``scale_sum`` is the
+    sum of the scales of the examples seen since the last rescale (see
+    :mod:`perceptrons._kernels.logistic`). ``scales`` holds ``[scale, scale_sum]``, the
+    array the kernels read and write."""
+
+    scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0]))
+
+    @property
+    def scale(self) -> float:
+        return float(self.scales[0])
+
+    @property
+    def scale_sum(self) -> float:
+        return float(self.scales[1])
+
+    def model(self) -> np.ndarray:
+        scale, scale_sum = self.scales
+        if not self.averaged or self.count == 0:
+            model = self.weights.copy()
+            model[:-1] *= scale
+            return model
+        model = self.weights - self.aux / self.count
+        model[:-1] = (scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
+        return model
+
+    def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError("parameter mixing of logistic regression")
+
+    def values(self) -> dict[str, Any]:
+        scale, scale_sum = self.scales
+        return {"scale": float(scale), "scale_sum": float(scale_sum), **super().values()}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> LogisticState:
+        state = super().restore(arrays, values)
+        scale, scale_sum = float(values["scale"]), float(values["scale_sum"])
+        if not (np.isfinite(scale) and 0.0 < scale <= 1.0):
+            raise ValueError(f"scale must be in (0, 1], got {scale!r}")
+        if not np.isfinite(scale_sum):
+            raise ValueError(f"scale_sum must be finite, got {scale_sum!r}")
+        return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
+
+
+def _non_negative_int(value: Any, name: str) -> int:
+    if not rules.integer(0).accepts(value):
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    return int(value)
+
+
+class IncrementalClassifier(ClassifierMixin, BaseEstimator):
+    """What every classifier of the package shares: parameters checked on every call,
+    the one first-call flag, the label bookkeeping of ``partial_fit``, sparse input and
+    prediction from ``decision_function``."""
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def check_params(self) -> None:
+        """Each parameter's own rule (``__init__`` only stores; ``set_params`` may
+        change them between calls); members add the rules between parameters."""
+        rules.validate(self, self._rules)
+
+    def _is_first_call(self) -> bool:
+        """True until training has state to continue (``fit`` resets it)."""
+        return getattr(self, "_state", None) is None
+
+    def _begin_call(self, X, y, classes, *, incremental: bool):
+        """Check the parameters and the batch; fix the labels on the first call.
+
+        Returns the validated ``(X, y)`` and whether this was the first call.
+        """
+        self.check_params()
+        first_call = self._is_first_call()
+        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
+        if first_call:
+            self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
+        else:
+            _validation.check_same_classes(classes, self.classes_)
+        return X, y, first_call
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predict a label for each sample.
+
+        Binary models predict ``classes_[1]`` when the score is positive; multiclass
+        models predict the highest-scoring class, ties going to the lowest index.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, drawn from ``classes_``.
+        """
+        scores = self.decision_function(X)  # raises NotFittedError first
+        return _validation.labels_from_scores(self.classes_, scores)
+
+
+class OnlineLinearClassifier(IncrementalClassifier):
+    """The shared base: subclasses set the class attributes and the kernel hooks.
+
+    Parameters shared by every member are ``max_epochs``, ``shuffle``,
+    ``fit_intercept``, ``random_state`` and ``verbose``. A member without early stopping,
+    warm start or the Δ trick inherits the class attributes below, which keep them off.
+    """
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        **IncrementalClassifier._rules,
+        "max_epochs": rules.integer(1),
+        "shuffle": rules.boolean(),
+        "fit_intercept": rules.boolean(),
+        "random_state": rules.random_state(),
+        "verbose": rules.integer(0),
+    }
+    #: The family's training state.
+    _state_class: ClassVar[type[TrainingState]] = TrainingState
+    #: Whether :mod:`perceptrons.parallel` can mix this family's epochs.
+    mixable: ClassVar[bool] = False
+
+    # Off unless a member declares them as parameters.
+    warm_start: bool = False
+    early_stopping: bool = False
+    validation_fraction: float | None = None
+    n_iter_no_change: int = 5
+    delta: float = 0.0
+
+    max_epochs: int
+    shuffle: bool
+    fit_intercept: bool
+    random_state: int | np.random.RandomState | None
+    verbose: int
+
+    # ------------------------------------------------------------- the members' hooks
+    @property
+    def _averaged(self) -> bool:
+        """Whether the model predicts with the mean of its weights."""
+        raise NotImplementedError
+
+    def _targets(self, codes: np.ndarray) -> np.ndarray:
+        """Class codes to the kernel's targets (binary: one float per example)."""
+        raise NotImplementedError
+
+    def _epoch_kernel(self, state: TrainingState, multiclass: bool, slack: np.ndarray):
+        """``(kernel, arguments)``: the compiled epoch and its family's own arguments."""
+        raise NotImplementedError
+
+    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        """An epoch's ``history_`` record from the kernels' summed statistic."""
+        raise NotImplementedError
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        """The verbose line of an epoch."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- engine API
+    def new_training_state(self, n_features: int) -> TrainingState:
+        """Zero weights for ``n_features`` features and the classes in ``classes_``."""
+        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        return self._state_class.zeros(n_features, n_columns, self._averaged)
+
+    def encode_labels(self, y: np.ndarray) -> np.ndarray:
+        """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
+        return self._targets(_validation.encode(self.classes_, y, self))
+
+    def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
+        """Zero weights for the Δ features of ``n_samples`` examples (empty if Δ = 0)."""
+        return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
+
+    def run_epoch(
+        self,
+        state: TrainingState,
+        X,
+        targets: np.ndarray,
+        order: np.ndarray,
+        *,
+        slack: np.ndarray | None = None,
+        progress: Callable[[int], object] | None = None,
+    ) -> dict[str, Any]:
+        """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
+
+        One kernel call, or one per chunk of ``order`` when ``progress`` is given (the
+        kernels resume exactly: their whole state is in the arrays and ``count``).
+        Returns the epoch's record (``examples`` and the family's statistic).
+        """
+        if slack is None:
+            slack = self.new_slack(state, 0)
+        rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        chunk = len(order) if progress is None else _PROGRESS_CHUNK
+        statistic = 0.0
+        for start in range(0, len(order), max(chunk, 1)):
+            part = order[start : start + chunk]
+            value, state.count = kernel(
+                rows=rows,
+                y=targets,
+                order=part,
+                weights=state.weights,
+                aux=state.aux,
+                count=state.count,
+                **arguments,
+            )
+            statistic += value
+            if progress is not None:
+                progress(len(part))
+        return self._epoch_record(statistic, len(order))
+
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
+
+        Enough to predict and to continue training exactly (``partial_fit``,
+        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
+        """
+        return self._state.arrays(), {**self._state.values(), "n_iter": int(self.n_iter_)}
+
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the training state written by :meth:`export_state`, checking every
+        shape against ``n_features_in_`` and ``classes_`` before a kernel can see it."""
+        state = self._state_class.restore(arrays, values)
+        expected = self.new_training_state(self.n_features_in_)
+        for name in ("weights", "aux"):
+            got, want = getattr(state, name).shape, getattr(expected, name).shape
+            if got != want:
+                raise ValueError(
+                    f"{name} of shape {got} does not fit {self.n_features_in_} features and "
+                    f"{self.classes_.shape[0]} classes (expected {want})"
+                )
+        self._state = state
+        self.n_iter_ = _non_negative_int(values["n_iter"], "n_iter")
+        self._publish()
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: ArrayLike, y: ArrayLike) -> OnlineLinearClassifier:
+        """Train for up to ``max_epochs`` passes over ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse input is never densified.
+        y : array-like of shape (n_samples,)
+            Labels of any type; at least two distinct values.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        for _ in self._fit(X, y, progress=None, publish_each_epoch=False):
+            pass
+        return self
+
+    def fit_epochs(
+        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Train like :meth:`fit`, pausing after every epoch.
+
+        Exactly the training of ``fit`` (same shuffles, early stopping, Δ trick); after
+        each epoch the model (``coef_``, ``intercept_``, ``predict``...) is current, so
+        the caller can evaluate it on development data, log or plot, or stop early by
+        leaving the loop.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels.
+        progress : callable, default=None
+            Called with the number of examples just processed, several times per epoch
+            on large data (for progress bars).
+
+        Yields
+        ------
+        record : dict
+            The epoch's entry of ``history_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from perceptrons import AveragedPerceptron
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = AveragedPerceptron(max_epochs=3, random_state=0)
+        >>> [record["epoch"] for record in model.fit_epochs(X, y)]
+        [1, 2, 3]
+        """
+        yield from self._fit(X, y, progress=progress, publish_each_epoch=True)
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> OnlineLinearClassifier:
+        """Run one epoch over ``(X, y)``, continuing from the current state.
+
+        An averaged model stays the exact mean over every example seen by every ``fit``
+        and ``partial_fit`` call.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            Every label the model will ever see. Required on the first call unless
+            that first batch already holds every label; ignored afterwards.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        for _ in self._partial_fit(X, y, classes, epochs=1, incremental=True):
+            pass
+        return self
+
+    def _fit(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
+        self.check_params()
+        if not self.warm_start:
+            self._state = None
+        # Every fit draws its shuffles afresh from random_state, warm started or not.
+        self.random_state_ = check_random_state(self.random_state)
+        yield from self._partial_fit(
+            X,
+            y,
+            None,
+            epochs=self.max_epochs,
+            incremental=False,
+            progress=progress,
+            publish_each_epoch=publish_each_epoch,
+        )
+
+    def _partial_fit(
+        self,
+        X,
+        y,
+        classes,
+        *,
+        epochs: int,
+        incremental: bool,
+        progress=None,
+        publish_each_epoch: bool = True,
+    ) -> Iterator[dict[str, Any]]:
+        """The one training path: ``epochs`` epochs over ``(X, y)`` from the current state.
+
+        ``incremental`` (``partial_fit``): one call is one batch of new examples, so the
+        Δ features start from zero and early stopping does not apply.
+        """
+        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental)
+        if first_call:
+            self._state = self.new_training_state(X.shape[1])
+            self.history_ = []
+            if incremental or getattr(self, "random_state_", None) is None:
+                self.random_state_ = check_random_state(self.random_state)
+        elif self._state.averaged != self._averaged:
+            raise ValueError(
+                f"{type(self).__name__}: average={self._averaged!r} differs from the "
+                "state being continued; call fit to start again."
+            )
+        targets = self.encode_labels(y)
+        rng = self.random_state_
+
+        train_rows = np.arange(X.shape[0])
+        validation = None
+        if not incremental and self.early_stopping and self.validation_fraction is not None:
+            train_rows, held_out = train_test_split(
+                train_rows,
+                test_size=self.validation_fraction,
+                stratify=targets,
+                random_state=rng.randint(np.iinfo(np.int32).max),
+            )
+            train_rows = np.sort(train_rows)
+            validation = (X[held_out], y[held_out])
+        slack = self.new_slack(self._state, X.shape[0])
+        if not incremental and self.delta > 0:
+            # fit's examples keep their Δ features over its epochs and, with warm_start,
+            # over later fits on as many examples.
+            if self._state.slack is None or self._state.slack.shape[0] != X.shape[0]:
+                self._state.slack = slack
+            slack = self._state.slack
+
+        best_score, epochs_without_gain = -np.inf, 0
+        self.n_iter_ = 0
+        for _ in range(epochs):
+            order = rng.permutation(train_rows) if self.shuffle else train_rows
+            record = self.run_epoch(self._state, X, targets, order, slack=slack, progress=progress)
+            self.n_iter_ += 1
+            if validation is not None or publish_each_epoch:
+                self._publish()
+            if validation is not None:
+                record["validation_score"] = float(self.score(*validation))
+            self._log(record)
+            stop = False
+            if incremental or not self.early_stopping:
+                pass
+            elif validation is None:
+                stop = record.get("mistakes") == 0
+            elif record["validation_score"] > best_score:
+                best_score, epochs_without_gain = record["validation_score"], 0
+            else:
+                epochs_without_gain += 1
+                stop = epochs_without_gain >= self.n_iter_no_change
+            if not publish_each_epoch and (stop or self.n_iter_ == epochs):
+                self._publish()
+            yield self.history_[-1]
+            if stop:
+                break
+
+    def _publish(self) -> None:
+        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
+        model = self._state.model()
+        if model.ndim == 1:
+            model = model[:, np.newaxis]
+        # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
+        # is C-contiguous: scipy's sparse product then needs no copy.
+        self.coef_ = model[:-1].T
+        self.intercept_ = model[-1].copy()
+
+    def _log(self, record: dict[str, Any]) -> None:
+        record = {"epoch": len(self.history_) + 1, **record}
+        self.history_.append(record)
+        if self.verbose:
+            print(
+                f"{type(self).__name__} epoch {record['epoch']}: {self._describe(record)}",
+                flush=True,
+            )
+
+    # ---------------------------------------------------------------- prediction
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Scores ``w·x + b``: shape (n_samples,) for binary, (n_samples, n_classes) else.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples to score.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For binary models, positive scores predict ``classes_[1]``.
+        """
+        check_is_fitted(self, "coef_")
+        X = _validation.validate_prediction_data(self, X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores

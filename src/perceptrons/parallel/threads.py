@@ -1,0 +1,99 @@
+"""Parameter mixing over threads of this process: the compiled kernels release the GIL."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from numpy.typing import ArrayLike
+
+from perceptrons import _params as rules
+from perceptrons.parallel._mixing import (
+    Training,
+    Workspace,
+    array_shards,
+    check_estimator,
+    shard_epoch,
+)
+
+if TYPE_CHECKING:
+    from perceptrons._online import OnlineLinearClassifier
+
+__all__ = ["mix_threads"]
+
+
+def mix_threads(
+    estimator: OnlineLinearClassifier,
+    X: ArrayLike,
+    y: ArrayLike,
+    n_jobs: int,
+    mixing: str = "uniform",
+    *,
+    n_partitions: int | None = None,
+) -> OnlineLinearClassifier:
+    """Fit ``estimator`` in place by parameter mixing over shards run in threads.
+
+    The algorithm of :class:`ParameterMixing` (see the module documentation), without
+    Dask: the compiled kernels release the GIL, so the shards' epochs run in parallel in
+    a ``ThreadPoolExecutor``. For the same shards and ``random_state`` the model is
+    exactly the one :class:`ParameterMixing` fits on a Dask cluster.
+
+    Parameters
+    ----------
+    estimator : Perceptron or AveragedPerceptron
+        Its hyperparameters set the training (``max_epochs``, ``shuffle``,
+        ``random_state``...); it is fitted in place, from zero.
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        Labels.
+    n_jobs : int
+        Threads; -1 for one per CPU.
+    mixing : {"uniform", "mistakes"}, default="uniform"
+        How the shards' weights are mixed after each epoch.
+    n_partitions : int, default=None
+        Number of shards; ``n_jobs`` when None.
+
+    Returns
+    -------
+    estimator : Perceptron or AveragedPerceptron
+        The fitted estimator; its ``history_`` records also hold ``shard_mistakes``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import AveragedPerceptron
+    >>> from perceptrons.parallel import mix_threads
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = mix_threads(AveragedPerceptron(max_epochs=20, random_state=0), X, y, n_jobs=2)
+    >>> [len(record["shard_mistakes"]) for record in model.history_][:3]
+    [2, 2, 2]
+    >>> bool(model.score(X, y) > 0.9)
+    True
+    """
+    check_estimator(estimator, mixing)
+    if not rules.integer(1).accepts(n_jobs) and n_jobs != -1:
+        raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
+    n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    shards, plan, streams = array_shards(
+        estimator, X, y, n_jobs if n_partitions is None else n_partitions, share=True
+    )
+    workspaces = [Workspace.allocate(plan) for _ in shards]
+    with ThreadPoolExecutor(max_workers=min(n_jobs, len(shards))) as pool:
+
+        def run_epoch(epoch, weights, rng_states, slacks):
+            jobs = [
+                pool.submit(
+                    shard_epoch, shard, weights, plan, rng_states[i], slacks[i], workspaces[i]
+                )
+                for i, shard in enumerate(shards)
+            ]
+            return [job.result() for job in jobs]
+
+        training = Training(
+            estimator, plan, mixing, run_epoch, streams, [s.n_samples for s in shards]
+        )
+        for _ in training.epochs(publish_each_epoch=False):
+            pass
+    return estimator

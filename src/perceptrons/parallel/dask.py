@@ -549,12 +549,14 @@ def _scatter_source(client, shard: ShardData) -> Callable[[str], Any]:
 
 def _scatter(client, data, *, worker: str | None = None, broadcast: bool = False, tries: int = 8):
     """``client.scatter`` that outlives a worker dying meanwhile: until the scheduler
-    has noticed it, sending to it fails; then try again, to any worker."""
+    has noticed it, sending to it fails (a connection error, or the scheduler's
+    ``KeyError`` for a worker it listed a moment before and has just removed, which a
+    broadcast hits); then try again, to any worker."""
     for attempt in range(tries):
         workers = [worker] if worker is not None and attempt == 0 else None
         try:
             return client.scatter(data, workers=workers, broadcast=broadcast, hash=False)
-        except OSError as exc:  # CommClosedError and friends
+        except (OSError, KeyError) as exc:  # CommClosedError and friends
             if attempt == tries - 1:
                 raise RuntimeError(
                     f"parameter mixing: could not send data to the workers ({exc})."

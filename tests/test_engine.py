@@ -1,0 +1,130 @@
+"""The shared online engine: one training path, parameters checked on every call, and
+the engine API that the estimators and perceptrons.parallel both drive."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+
+from perceptrons import (
+    AveragedPerceptron,
+    BernoulliNaiveBayes,
+    LogisticRegressionSGD,
+    MultinomialNaiveBayes,
+    Perceptron,
+    VotedPerceptron,
+)
+
+
+def _problem(n_classes=3, n=60, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.abs(rng.normal(size=(n, d)))
+    return X, rng.integers(0, n_classes, size=n)
+
+
+# ------------------------------------------------- the two bugs of the divergent paths
+def test_a_bad_update_rule_set_after_fit_is_refused_by_partial_fit():
+    """Regression: partial_fit used to check parameters on its first call only, so this
+    raised a bare KeyError('bogus') from deep inside the training code."""
+    X, y = _problem()
+    model = Perceptron().fit(X, y)
+    model.set_params(update="bogus")
+    with pytest.raises(ValueError, match=r"parameter 'update' must be one of"):
+        model.partial_fit(X, y)
+
+
+def test_a_bad_kernel_set_after_fit_is_refused_by_partial_fit():
+    """Regression: the voted perceptron used to train silently with the RBF kernel."""
+    X, y = _problem()
+    model = VotedPerceptron(max_epochs=2, random_state=0).fit(X, y)
+    model.set_params(kernel="bogus")
+    with pytest.raises(ValueError, match=r"parameter 'kernel' must be"):
+        model.partial_fit(X, y)
+
+
+def test_the_voted_perceptron_refuses_to_continue_with_another_kernel():
+    X, y = _problem()
+    model = VotedPerceptron(kernel="rbf", max_epochs=2, random_state=0).fit(X, y)
+    model.set_params(kernel="poly")
+    with pytest.raises(ValueError, match=r"kernel='poly' differs from the kernel"):
+        model.partial_fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "bad"),
+    [
+        (Perceptron(), {"margin": -1.0}),
+        (AveragedPerceptron(), {"C": 0.0}),
+        (LogisticRegressionSGD(), {"learning_rate": -0.1}),
+        (LogisticRegressionSGD(), {"learning_rate": 0.5, "l2": 2.0}),
+        (VotedPerceptron(max_epochs=1), {"degree": 0}),
+        (MultinomialNaiveBayes(), {"alpha": 0.0}),
+        (BernoulliNaiveBayes(), {"binarize": "x"}),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, dict) else ",".join(v),
+)
+def test_every_call_checks_the_parameters(estimator, bad):
+    X, y = _problem()
+    estimator.fit(X, y)
+    estimator.set_params(**bad)
+    with pytest.raises(ValueError, match=type(estimator).__name__):
+        estimator.partial_fit(X, y)
+    with pytest.raises(ValueError, match=type(estimator).__name__):
+        estimator.fit(X, y)
+
+
+# --------------------------------------------------------------- one training path
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Perceptron(shuffle=False),
+        lambda: AveragedPerceptron(shuffle=False, update="pa-i", C=0.5),
+        lambda: LogisticRegressionSGD(shuffle=False, average=True, l2=0.01),
+    ],
+    ids=["Perceptron", "AveragedPerceptron-pa-i", "LogisticRegressionSGD"],
+)
+def test_fit_of_one_epoch_is_partial_fit_from_zero(make):
+    """fit resets, then runs the same training as partial_fit: one epoch of each gives
+    the same model bit for bit, dense or sparse."""
+    X, y = _problem()
+    for data in (X, sp.csr_matrix(X)):
+        fitted = make().set_params(max_epochs=1).fit(data, y)
+        incremental = make().partial_fit(data, y, classes=np.unique(y))
+        assert_array_equal(fitted.coef_, incremental.coef_)
+        assert_array_equal(fitted.intercept_, incremental.intercept_)
+        assert fitted.history_ == incremental.history_
+
+
+def test_fit_starts_afresh_and_warm_start_continues():
+    X, y = _problem()
+    model = AveragedPerceptron(max_epochs=2, random_state=0)
+    first = model.fit(X, y).coef_.copy()
+    assert_array_equal(model.fit(X, y).coef_, first)  # reset: the same model again
+    assert len(model.history_) == 2
+    model.set_params(warm_start=True).fit(X, y)
+    assert len(model.history_) == 4
+    assert model.export_state()[1]["count"] == 4 * len(y)
+
+
+def test_the_engine_runs_an_epoch_on_a_state_the_caller_owns():
+    """The engine API is what perceptrons.parallel drives: a state, one epoch."""
+    X, y = _problem()
+    model = AveragedPerceptron(shuffle=False).fit(X, y)
+    state = model.new_training_state(X.shape[1])
+    record = model.run_epoch(state, X, model.encode_labels(y), np.arange(len(y)))
+    assert record == {"mistakes": model.history_[0]["mistakes"], "examples": len(y)}
+    assert state.count == len(y)
+    reference = AveragedPerceptron(shuffle=False, max_epochs=1).fit(X, y)
+    assert_array_equal(state.model()[:-1].T, reference.coef_)
+
+
+def test_import_state_checks_shapes_before_a_kernel_sees_them():
+    X, y = _problem()
+    model = AveragedPerceptron(max_epochs=1).fit(X, y)
+    arrays, values = model.export_state()
+    with pytest.raises(ValueError, match=r"aux of shape \(2, 3\) does not fit"):
+        model.import_state({**arrays, "aux": np.zeros((2, 3))}, values)
+    with pytest.raises(ValueError, match="count must be an int >= 0"):
+        model.import_state(arrays, {**values, "count": -1})
+    with pytest.raises(ValueError, match="slack of shape"):
+        model.import_state({**arrays, "slack": np.zeros((4, 2))}, values)

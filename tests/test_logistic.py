@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import softmax
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from perceptrons import _online, datasets, logistic, reference
 from perceptrons.logistic import LogisticRegressionSGD
@@ -277,38 +276,6 @@ def test_verbose_prints_one_line_per_epoch(capsys):
     LogisticRegressionSGD(max_epochs=3, verbose=1).fit(np.array([[1.0], [-1.0]]), [1, 0])
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and "epoch 3" in lines[-1] and "log-loss" in lines[-1]
-
-
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        ({"learning_rate": 0.0}, "'learning_rate' must be a float > 0"),
-        ({"learning_rate": -1.0}, "'learning_rate' must be a float > 0"),
-        ({"l2": -0.1}, "'l2' must be a float >= 0"),
-        ({"learning_rate": 0.5, "l2": 2.0}, r"learning_rate \* l2 must be < 1"),
-        ({"learning_rate": 2.0, "l2": 0.6}, r"learning_rate \* l2 must be < 1"),
-        ({"average": 1}, "'average' must be a bool"),
-        ({"max_epochs": 0}, "'max_epochs' must be an int >= 1"),
-    ],
-)
-def test_bad_parameters_are_named(params, message):
-    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
-    with pytest.raises(ValueError, match=message):
-        LogisticRegressionSGD(**params).fit(X, y)
-    with pytest.raises(ValueError, match=message):
-        LogisticRegressionSGD(**params).partial_fit(X, y)
-
-
-@parametrize_with_checks(
-    [LogisticRegressionSGD(), LogisticRegressionSGD(average=True, l2=0.01)],
-    expected_failed_checks=lambda estimator: {
-        "check_array_api_input": (
-            "the kernels are compiled for NumPy arrays; array-API namespaces are not supported"
-        ),
-    },
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # ------------------------------------------------------------------- shared data sets

@@ -185,18 +185,6 @@ def test_warm_start_continues_training():
     assert len(cold.history_) == 2
 
 
-@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
-def test_same_seed_same_model_and_other_seed_other_order(cls):
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(60, 6))
-    y = rng.integers(0, 3, size=60)
-    a = cls(random_state=7).fit(X, y)
-    b = cls(random_state=7).fit(X, y)
-    c = cls(random_state=8).fit(X, y)
-    assert_array_equal(a.coef_, b.coef_)
-    assert not np.array_equal(a.coef_, c.coef_)
-
-
 @pytest.mark.parametrize(
     "labels",
     [

@@ -261,25 +261,6 @@ def test_model_memory_is_the_support_vectors_not_the_weight_vectors():
     assert support.nnz <= X.nnz
 
 
-@pytest.mark.parametrize(
-    ("params", "name"),
-    [
-        ({"kernel": "sigmoid"}, "kernel"),
-        ({"degree": 0}, "degree"),
-        ({"gamma": 0.0}, "gamma"),
-        ({"gamma": -1.0}, "gamma"),
-        ({"gamma": "wide"}, "gamma"),
-        ({"delta": -0.5}, "delta"),
-        ({"prediction": "majority"}, "prediction"),
-        ({"multiclass": "ovo"}, "multiclass"),
-        ({"batch_size": 0}, "batch_size"),
-    ],
-)
-def test_bad_parameters_are_named(params, name):
-    with pytest.raises(ValueError, match=f"parameter '{name}' must be"):
-        VotedPerceptron(**params).fit(np.eye(4), [0, 1, 0, 1])
-
-
 def test_precomputed_kernel_of_the_wrong_shape():
     with pytest.raises(ValueError, match="square Gram matrix"):
         VotedPerceptron(kernel="precomputed").fit(np.ones((4, 3)), [0, 1, 0, 1])

@@ -194,7 +194,13 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
 
     _rules: ClassVar[dict[str, rules.Rule]] = {}
 
-    def __sklearn_tags__(self):
+    # Fitted attributes (set by training, scikit-learn style; absent before).
+    classes_: np.ndarray
+    n_features_in_: int
+    history_: list[dict[str, Any]]
+    random_state_: np.random.RandomState
+
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
@@ -208,19 +214,21 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         """True until training has state to continue (``fit`` resets it)."""
         return getattr(self, "_state", None) is None
 
-    def _begin_call(self, X, y, classes, *, incremental: bool):
+    def _begin_call(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None, *, incremental: bool
+    ) -> tuple[Any, np.ndarray, bool]:
         """Check the parameters and the batch; fix the labels on the first call.
 
         Returns the validated ``(X, y)`` and whether this was the first call.
         """
         self.check_params()
         first_call = self._is_first_call()
-        X, y = _validation.validate_training_data(self, X, y, reset=first_call)
+        data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
         if first_call:
-            self.classes_ = _validation.label_set(y, classes, self, incremental=incremental)
+            self.classes_ = _validation.label_set(labels, classes, self, incremental=incremental)
         else:
             _validation.check_same_classes(classes, self.classes_)
-        return X, y, first_call
+        return data, labels, first_call
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample.
@@ -276,6 +284,12 @@ class OnlineLinearClassifier(IncrementalClassifier):
     random_state: int | np.random.RandomState | None
     verbose: int
 
+    # The training state: None from the start of a fit until its first batch is checked.
+    _state: TrainingState | None
+    n_iter_: int
+    coef_: np.ndarray
+    intercept_: np.ndarray
+
     # ------------------------------------------------------------- the members' hooks
     @property
     def _averaged(self) -> bool:
@@ -286,7 +300,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
         """Class codes to the kernel's targets (binary: one float per example)."""
         raise NotImplementedError
 
-    def _epoch_kernel(self, state: TrainingState, multiclass: bool, slack: np.ndarray):
+    def _epoch_kernel(
+        self, state: TrainingState, multiclass: bool, slack: np.ndarray
+    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
         """``(kernel, arguments)``: the compiled epoch and its family's own arguments."""
         raise NotImplementedError
 
@@ -315,7 +331,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
     def run_epoch(
         self,
         state: TrainingState,
-        X,
+        X: Any,
         targets: np.ndarray,
         order: np.ndarray,
         *,
@@ -357,7 +373,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
         Enough to predict and to continue training exactly (``partial_fit``,
         ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
         """
-        return self._state.arrays(), {**self._state.values(), "n_iter": int(self.n_iter_)}
+        state = self._state
+        assert state is not None, "export_state needs a fitted estimator"
+        return state.arrays(), {**state.values(), "n_iter": int(self.n_iter_)}
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
         """Rebuild the training state written by :meth:`export_state`, checking every
@@ -458,7 +476,14 @@ class OnlineLinearClassifier(IncrementalClassifier):
             pass
         return self
 
-    def _fit(self, X, y, *, progress, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
+    def _fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        *,
+        progress: Callable[[int], object] | None,
+        publish_each_epoch: bool,
+    ) -> Iterator[dict[str, Any]]:
         self.check_params()
         if not self.warm_start:
             self._state = None
@@ -478,11 +503,11 @@ class OnlineLinearClassifier(IncrementalClassifier):
         self,
         X,
         y,
-        classes,
+        classes: ArrayLike | None,
         *,
         epochs: int,
         incremental: bool,
-        progress=None,
+        progress: Callable[[int], object] | None = None,
         publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """The one training path: ``epochs`` epochs over ``(X, y)`` from the current state.
@@ -496,7 +521,8 @@ class OnlineLinearClassifier(IncrementalClassifier):
             self.history_ = []
             if incremental or getattr(self, "random_state_", None) is None:
                 self.random_state_ = check_random_state(self.random_state)
-        elif self._state.averaged != self._averaged:
+        assert self._state is not None  # set by this first call or an earlier one
+        if not first_call and self._state.averaged != self._averaged:
             raise ValueError(
                 f"{type(self).__name__}: average={self._averaged!r} differs from the "
                 "state being continued; call fit to start again."
@@ -519,6 +545,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         if not incremental and self.delta > 0:
             # fit's examples keep their Δ features over its epochs and, with warm_start,
             # over later fits on as many examples.
+            assert isinstance(self._state, PerceptronState)  # only perceptrons have delta
             if self._state.slack is None or self._state.slack.shape[0] != X.shape[0]:
                 self._state.slack = slack
             slack = self._state.slack
@@ -552,6 +579,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
 
     def _publish(self) -> None:
         """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
+        assert self._state is not None  # called once training has a state
         model = self._state.model()
         if model.ndim == 1:
             model = model[:, np.newaxis]

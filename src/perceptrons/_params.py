@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,7 +27,8 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_real(value: Any) -> bool:
-    return isinstance(value, Real) and not _is_bool(value) and np.isfinite(value)
+    # NumPy's stubs do not know numbers.Real: isfinite takes the value as given (cast).
+    return isinstance(value, Real) and not _is_bool(value) and np.isfinite(cast(Any, value))
 
 
 def boolean() -> Rule:

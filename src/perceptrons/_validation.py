@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
@@ -17,20 +18,28 @@ from sklearn.utils.validation import column_or_1d, validate_data
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
-def validate_training_data(estimator: Any, X, y, *, reset: bool):
+def validate_training_data(
+    estimator: Any, X: ArrayLike, y: ArrayLike, *, reset: bool
+) -> tuple[Any, np.ndarray]:
     """Check X (any float array or CSR, converted once) and classification labels y."""
-    X, y = validate_data(estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES)
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    return X, y
+    data, labels = validate_data(
+        estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
+    )
+    labels = column_or_1d(labels, warn=True)
+    check_classification_targets(labels)
+    return data, labels
 
 
-def validate_prediction_data(estimator: Any, X, *, accept_sparse=("csr", "csc")):
+def validate_prediction_data(
+    estimator: Any, X: ArrayLike, *, accept_sparse: str | tuple[str, ...] = ("csr", "csc")
+) -> Any:
     """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
     return validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES)
 
 
-def label_set(y: np.ndarray, classes, estimator: Any, *, incremental: bool) -> np.ndarray:
+def label_set(
+    y: np.ndarray, classes: ArrayLike | None, estimator: Any, *, incremental: bool
+) -> np.ndarray:
     """The sorted labels a model will know: ``classes`` if given, else those of ``y``."""
     labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     if labels.shape[0] < 2:
@@ -47,7 +56,7 @@ def label_set(y: np.ndarray, classes, estimator: Any, *, incremental: bool) -> n
     return labels
 
 
-def check_same_classes(classes, known: np.ndarray) -> None:
+def check_same_classes(classes: ArrayLike | None, known: np.ndarray) -> None:
     """A later ``partial_fit(classes=...)`` must repeat the first call's classes."""
     if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), known):
         raise ValueError(

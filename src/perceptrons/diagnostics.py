@@ -306,26 +306,28 @@ def mistake_bound(
       mistakes      1  (Perceptron, given order, no shuffle: converged after 2 epochs ...)
       per epoch     1, 0
     """
-    X, signs, labels = _check_data(X, y)
+    data, signs, labels = _check_data(X, y)  # X validated: finite floats, dense or CSR
     if isinstance(max_epochs, bool) or not isinstance(max_epochs, int | np.integer):
         raise ValueError(f"max_epochs must be an int >= 1, got {max_epochs!r}.")
     if max_epochs < 1:
         raise ValueError(f"max_epochs must be an int >= 1, got {max_epochs!r}.")
     bias = 1.0 if fit_intercept else 0.0
 
-    squared_norms = row_norms(X, squared=True).astype(np.float64) + bias
+    squared_norms = row_norms(data, squared=True).astype(np.float64) + bias
     R = float(np.sqrt(squared_norms.max()))
     if R == 0.0:
         raise ValueError("Every example is the zero vector: no separator, no bound.")
 
     if separator is None:
-        weights, source = _svc_separator(X, signs, bias, R, C=C, random_state=random_state)
+        weights, source = _svc_separator(data, signs, bias, R, C=C, random_state=random_state)
     else:
-        weights, source = _given_separator(separator, X.shape[1], labels, fit_intercept)
+        weights, source = _given_separator(separator, data.shape[1], labels, fit_intercept)
     norm = float(np.linalg.norm(weights))
     weights = weights / norm
     # The margins y_i u·(x_i, 1): one sparse (or dense) product, no augmented copy.
-    margins = signs * (np.asarray(X @ weights[:-1], dtype=np.float64).ravel() + bias * weights[-1])
+    margins = signs * (
+        np.asarray(data @ weights[:-1], dtype=np.float64).ravel() + bias * weights[-1]
+    )
     gamma = float(margins.min())
     separable = gamma > 0.0
     bound = (R / gamma) ** 2 if separable else None
@@ -342,12 +344,12 @@ def mistake_bound(
         # The bound is the plain rule's: update (and count) only when y w·x <= 0.
         update="perceptron",
         margin=0.0,
-    ).fit(X, labels)
+    ).fit(data, labels)
     per_epoch = tuple(int(record["mistakes"]) for record in perceptron.history_)
 
     return MistakeBound(
-        n_samples=int(X.shape[0]),
-        n_features=int(X.shape[1]),
+        n_samples=int(data.shape[0]),
+        n_features=int(data.shape[1]),
         fit_intercept=bool(fit_intercept),
         separator_source=source,
         R=R,

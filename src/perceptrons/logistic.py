@@ -6,6 +6,7 @@ kernels (:mod:`perceptrons._kernels.logistic`) and the lazy scale of its prior.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,7 +15,7 @@ from scipy.special import expit, log_expit, log_softmax, softmax
 
 from perceptrons import _params as rules
 from perceptrons._kernels import logistic as _kernels
-from perceptrons._online import LogisticState, OnlineLinearClassifier
+from perceptrons._online import LogisticState, OnlineLinearClassifier, TrainingState
 
 __all__ = ["LogisticRegressionSGD"]
 
@@ -150,7 +151,10 @@ class LogisticRegressionSGD(OnlineLinearClassifier):
         """0.0/1.0 for binary problems, class indices otherwise."""
         return codes.astype(np.float64) if self.classes_.shape[0] == 2 else codes
 
-    def _epoch_kernel(self, state, multiclass: bool, slack: np.ndarray):
+    def _epoch_kernel(
+        self, state: TrainingState, multiclass: bool, slack: np.ndarray
+    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
+        assert isinstance(state, LogisticState)  # the _state_class of this family
         kernel = _kernels.multinomial_epoch if multiclass else _kernels.binary_epoch
         rule = _kernels.sgd_rule(
             float(self.learning_rate),

@@ -81,7 +81,7 @@ class _NaiveBayes(IncrementalClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         # Like scikit-learn's naive Bayes: a generative model need not reach the
         # accuracy the common checks demand of discriminative classifiers.
@@ -113,7 +113,7 @@ class _NaiveBayes(IncrementalClassifier):
         self : object
             The fitted estimator.
         """
-        vars(self).pop("class_count_", None)  # fit forgets earlier calls
+        self.__dict__.pop("class_count_", None)  # fit forgets earlier calls
         return self._partial_fit(X, y, None, incremental=False)
 
     def partial_fit(
@@ -156,9 +156,11 @@ class _NaiveBayes(IncrementalClassifier):
     def _check_class_prior(self) -> None:
         """One prior per class (checked on every call: set_params may change it)."""
         n_classes = self.classes_.shape[0]
-        if self.class_prior is not None and len(self.class_prior) != n_classes:
+        # The rule made class_prior a 1-D array-like, if not None: len is its size.
+        n_prior = None if self.class_prior is None else np.asarray(self.class_prior).shape[0]
+        if n_prior is not None and n_prior != n_classes:
             raise ValueError(
-                f"{type(self).__name__}: class_prior has {len(self.class_prior)} values "
+                f"{type(self).__name__}: class_prior has {n_prior} values "
                 f"but there are {n_classes} classes {self.classes_.tolist()!r}."
             )
 
@@ -407,7 +409,7 @@ class MultinomialNaiveBayes(_NaiveBayes):
     """
     )
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         return tags

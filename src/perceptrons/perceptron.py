@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _kernels
-from perceptrons._online import OnlineLinearClassifier, PerceptronState
+from perceptrons._online import OnlineLinearClassifier, PerceptronState, TrainingState
 
 __all__ = ["AveragedPerceptron", "Perceptron"]
 
@@ -110,7 +110,9 @@ class _PerceptronBase(OnlineLinearClassifier):
             return np.where(codes == 1, 1.0, -1.0)
         return codes
 
-    def _epoch_kernel(self, state, multiclass: bool, slack: np.ndarray):
+    def _epoch_kernel(
+        self, state: TrainingState, multiclass: bool, slack: np.ndarray
+    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
         kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
         rule = _kernels.update_rule(
             _UPDATE_KINDS[self.update],

@@ -71,26 +71,32 @@ class _SupportStore:
 
     def __init__(self, sparse: bool, n_features: int, precomputed: bool) -> None:
         self.sparse, self.precomputed = sparse, precomputed
-        self._dense = None if (sparse or precomputed) else _Growable(n_features, np.float64)
-        self._indices = _Growable(1, np.int64) if precomputed else None
+        self._dense: _Growable | None = (
+            None if (sparse or precomputed) else _Growable(n_features, np.float64)
+        )
+        self._indices: _Growable | None = _Growable(1, np.int64) if precomputed else None
         self._chunks: list[sp.csr_matrix] = []
         self._n_features = n_features
         self.size = 0
 
-    def append(self, rows, indices: np.ndarray) -> None:
+    def append(self, rows: Any, indices: np.ndarray) -> None:
         if self.precomputed:
+            assert self._indices is not None
             self._indices.append(indices[:, np.newaxis])
         elif self.sparse:
             self._chunks.append(sp.csr_matrix(rows, dtype=np.float64))
         else:
+            assert self._dense is not None
             self._dense.append(np.asarray(rows, dtype=np.float64))
         self.size += len(indices)
 
-    def matrix(self, start: int = 0):
+    def matrix(self, start: int = 0) -> Any:
         """Support vectors ``start:`` as a matrix (or their training indices)."""
         if self.precomputed:
+            assert self._indices is not None
             return self._indices.view[start:, 0]
         if not self.sparse:
+            assert self._dense is not None
             return self._dense.view[start:]
         if len(self._chunks) > 1:  # consolidate, so later calls slice one matrix
             self._chunks = [sp.vstack(self._chunks, format="csr")]
@@ -224,6 +230,20 @@ class VotedPerceptron(IncrementalClassifier):
         "verbose": rules.integer(0),
     }
 
+    # The fitted model (set by training or import_state). _support is the first-call
+    # flag: None from the start of a fit until its data are checked.
+    _support: _SupportStore | None
+    _alpha: _Growable
+    _updates: _Growable
+    _bias: np.ndarray
+    _weights: np.ndarray
+    _n_seen: int
+    _epoch_ends: list[int]
+    _native: bool
+    _primal: bool
+    _gamma: float
+    _kernel_name: str
+
     def __init__(
         self,
         *,
@@ -257,7 +277,7 @@ class VotedPerceptron(IncrementalClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
@@ -307,22 +327,23 @@ class VotedPerceptron(IncrementalClassifier):
             The epoch's entry of ``history_``.
         """
         self._support = None  # fit starts afresh
-        X, y, _ = self._begin_call(X, y, None, incremental=False)
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+        data, labels, _ = self._begin_call(X, y, None, incremental=False)
+        if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
             raise ValueError(
                 "kernel='precomputed' needs the square Gram matrix of the training data in "
-                f"fit, got shape {X.shape}."
+                f"fit, got shape {data.shape}."
             )
-        self._start(X)
+        self._start(data)
         rng = self.random_state_ = check_random_state(self.random_state)
-        targets = self._targets(y)
-        call = self._new_call(X, cache=self.max_epochs > 1)
+        targets = self._targets(labels)
+        call = self._new_call(data, cache=self.max_epochs > 1)
         self.history_ = []
+        n_samples = data.shape[0]
         for epoch in range(self.max_epochs):
-            order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_epoch(X, targets, order, call, progress)
+            order = rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
+            self._run_epoch(data, targets, order, call, progress)
             if epoch + 1 < self.max_epochs:
-                self._fill_cache(X, call)
+                self._fill_cache(data, call)
             yield self.history_[-1]
 
     def partial_fit(
@@ -351,9 +372,9 @@ class VotedPerceptron(IncrementalClassifier):
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
-        X, y, first_call = self._begin_call(X, y, classes, incremental=True)
+        data, labels, first_call = self._begin_call(X, y, classes, incremental=True)
         if first_call:
-            self._start(X)
+            self._start(data)
             self.random_state_ = check_random_state(self.random_state)
             self.history_ = []
         elif self._kernel_name != self._kernel_in_use():
@@ -361,9 +382,10 @@ class VotedPerceptron(IncrementalClassifier):
                 f"VotedPerceptron: kernel={self.kernel!r} differs from the kernel the "
                 "support vectors were trained with; call fit to start again."
             )
-        rows = np.arange(X.shape[0])
+        rows = np.arange(data.shape[0])
         order = self.random_state_.permutation(rows) if self.shuffle else rows
-        self._run_epoch(X, self._targets(y), order, self._new_call(X, cache=False), None)
+        targets = self._targets(labels)
+        self._run_epoch(data, targets, order, self._new_call(data, cache=False), None)
         return self
 
     def _is_first_call(self) -> bool:
@@ -452,6 +474,7 @@ class VotedPerceptron(IncrementalClassifier):
         """Add the kernel columns of new support vectors, while the budget allows."""
         if call.cache is None:
             return
+        assert self._support is not None
         have = call.cache.shape[1]
         room = min(self._support.size, call.max_cached) - have
         if room > 0:
@@ -460,16 +483,25 @@ class VotedPerceptron(IncrementalClassifier):
 
     def _base_scores(self, X, rows: np.ndarray, call: _CallState) -> np.ndarray:
         """Scores of the block's examples under the model as it stands (no bias)."""
+        assert self._support is not None
         alpha = self._alpha.view
         base = np.zeros((len(rows), alpha.shape[1]))
         cached = 0 if call.cache is None else call.cache.shape[1]
-        if cached:
+        if call.cache is not None and cached:
             base += call.cache[rows] @ alpha[:cached]
         if self._support.size > cached:
             base += self._gram(X[rows], self._support.matrix(cached)) @ alpha[cached:]
         return base
 
-    def _run_epoch(self, X, targets, order: np.ndarray, call: _CallState, progress) -> None:
+    def _run_epoch(
+        self,
+        X: Any,
+        targets: np.ndarray,
+        order: np.ndarray,
+        call: _CallState,
+        progress: Callable[[int], object] | None,
+    ) -> None:
+        assert self._support is not None
         if self._primal:
             mistakes = self._primal_epoch(X, targets, order, call)
             if progress is not None:
@@ -590,6 +622,7 @@ class VotedPerceptron(IncrementalClassifier):
         """Fold one block's updates into the support set, alphas and update sequence."""
         if log.shape[0] == 0:
             return
+        assert self._support is not None
         positions = np.unique(log[:, 0])
         examples = rows[positions]
         new = examples[example_support[examples] < 0]
@@ -618,6 +651,7 @@ class VotedPerceptron(IncrementalClassifier):
             "bias": self._bias,
             "updates": self._updates.view,
         }
+        assert self._support is not None
         support = self._support.matrix()
         if self._support.precomputed:
             arrays["support_indices"] = support
@@ -678,10 +712,11 @@ class VotedPerceptron(IncrementalClassifier):
 
     # ---------------------------------------------------------------- prediction
     @property
-    def support_vectors_(self):
+    def support_vectors_(self) -> Any:
         check_is_fitted(self, "classes_")
         if self.kernel == "precomputed":
             raise AttributeError("with kernel='precomputed' the support vectors are support_")
+        assert self._support is not None
         return self._support.matrix()
 
     @property
@@ -689,6 +724,7 @@ class VotedPerceptron(IncrementalClassifier):
         check_is_fitted(self, "classes_")
         if self.kernel != "precomputed":
             raise AttributeError("support_ is defined for kernel='precomputed' only")
+        assert self._support is not None
         return self._support.matrix()
 
     @property
@@ -724,13 +760,13 @@ class VotedPerceptron(IncrementalClassifier):
         updates = self._updates.view
         updates = updates[updates[:, 0] < n_seen]
 
-        def votes_of(positions):
+        def votes_of(positions: np.ndarray) -> np.ndarray:
             return np.diff(np.concatenate([[0], positions, [n_seen]])).astype(np.float64)
 
         if self._native:
             columns = [np.ascontiguousarray(updates[:, k]) for k in (1, 2, 3)]
             return [(*columns, votes_of(updates[:, 0]))]
-        sequences = []
+        sequences: list[tuple[np.ndarray, ...]] = []
         for column in range(self._bias.shape[0]):
             mine = updates[updates[:, 2] == column]
             support = np.ascontiguousarray(mine[:, 1])
@@ -752,6 +788,7 @@ class VotedPerceptron(IncrementalClassifier):
         # Every stage draws the same numbers, so "random" picks coincide where models do.
         rng = check_random_state(self.random_state)
         draws = [rng.random_sample(X.shape[0]) for _ in range(len(staged[0][0]))]
+        assert self._support is not None
         support = self._support.matrix()
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
         for start in range(0, X.shape[0], rows_per_block):

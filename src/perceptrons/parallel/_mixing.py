@@ -14,9 +14,10 @@ import copy
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 #: The mixing rules: the mean of the shards' weights, or their mean weighted by mistakes.
 MIXINGS = ("uniform", "mistakes")
+
+#: A generator's state as ``RandomState.get_state`` gives it (a tuple, in legacy form).
+RngState: TypeAlias = tuple[Any, ...] | dict[str, Any]
 
 
 @dataclass
@@ -101,7 +105,7 @@ class ShardResult:
     sums: np.ndarray | None  # Σ of the weights after each example (averaged models)
     mistakes: int
     examples: int
-    rng_state: tuple | None
+    rng_state: RngState | None
     slack: np.ndarray | None
 
 
@@ -124,7 +128,7 @@ def shard_epoch(
     shard: ShardData,
     start: np.ndarray,
     plan: Plan,
-    rng_state: tuple | None,
+    rng_state: RngState | None,
     slack: np.ndarray | None,
     workspace: Workspace | None = None,
 ) -> ShardResult:
@@ -252,7 +256,9 @@ class Training:
         sums = np.zeros_like(weights) if plan.averaged else None
         count = 0
         shuffle = estimator.shuffle
-        rng_states = [s.get_state() if shuffle else None for s in self.streams]
+        rng_states: list[RngState | None] = [
+            s.get_state() if shuffle else None for s in self.streams
+        ]
         slacks = [plan.new_slack(n) for n in self.shard_sizes]
         estimator.history_ = []
         for epoch in range(1, estimator.max_epochs + 1):
@@ -307,27 +313,36 @@ class Training:
         estimator.random_state_ = self.streams[0]
 
 
-def _prepare_arrays(estimator: OnlineLinearClassifier, X, y) -> tuple[Any, np.ndarray, np.ndarray]:
+def _prepare_arrays(
+    estimator: OnlineLinearClassifier, X: ArrayLike, y: ArrayLike
+) -> tuple[Any, np.ndarray, np.ndarray]:
     """Validate like the serial fit (which sets ``n_features_in_``, feature names...)."""
-    X, y = _validation.validate_training_data(estimator, X, y, reset=True)
-    estimator.classes_ = _validation.label_set(y, None, estimator, incremental=False)
-    return X, estimator.encode_labels(y), estimator.classes_
+    data, labels = _validation.validate_training_data(estimator, X, y, reset=True)
+    estimator.classes_ = _validation.label_set(labels, None, estimator, incremental=False)
+    return data, estimator.encode_labels(labels), estimator.classes_
 
 
-def array_shards(estimator, X, y, n_partitions: int, *, share: bool = False):
+def array_shards(
+    estimator: OnlineLinearClassifier,
+    X: ArrayLike,
+    y: ArrayLike,
+    n_partitions: int,
+    *,
+    share: bool = False,
+) -> tuple[list[ShardData], Plan, list[np.random.RandomState]]:
     """The validated shards of in-memory arrays, the plan and the shards' generators.
 
     ``share``: the shards are views of the same ``X`` (for threads; not with the Δ
     trick, whose per-example weights each shard then keeps for its own rows only).
     """
-    X, codes, classes = _prepare_arrays(estimator, X, y)
-    n_partitions = check_partitions(n_partitions, X.shape[0])
+    data, codes, classes = _prepare_arrays(estimator, X, y)
+    n_partitions = check_partitions(n_partitions, data.shape[0])
     dealer, streams = generators(estimator.random_state, n_partitions)
-    parts = split_rows(X.shape[0], n_partitions, dealer if estimator.shuffle else None)
+    parts = split_rows(data.shape[0], n_partitions, dealer if estimator.shuffle else None)
     if n_partitions == 1:
-        shards = [ShardData(X, codes)]
+        shards = [ShardData(data, codes)]
     elif share and estimator.delta == 0:
-        shards = [ShardData(X, codes, rows) for rows in parts]
+        shards = [ShardData(data, codes, rows) for rows in parts]
     else:
-        shards = [ShardData(X[rows], codes[rows]) for rows in parts]
-    return shards, Plan.of(estimator, classes, X.shape[1]), streams
+        shards = [ShardData(data[rows], codes[rows]) for rows in parts]
+    return shards, Plan.of(estimator, classes, data.shape[1]), streams

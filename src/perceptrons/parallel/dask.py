@@ -65,6 +65,7 @@ def _read_file(path: str, read_options: dict[str, Any]) -> _RawBlock:
             f"{path}: {data.format} is a text format; parameter mixing reads numeric "
             "formats only (svmlight, csv, idx). Featurize the text first."
         )
+    assert data.y is not None  # labels=True: read_data raises when labels are missing
     return _RawBlock(data.X, data.y, data.zero_based)
 
 
@@ -377,7 +378,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}.")
         distributed = _import_distributed()
         self.estimator_ = clone(self.estimator)
-        self.history_ = []
+        self.history_: list[dict[str, Any]] = []
         with _connect(distributed, self.client, self._cluster_size(X)) as client:
             workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
             if not workers:

@@ -9,6 +9,7 @@ and the per-epoch visiting orders (:func:`epoch_orders`, public: callers build t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,7 +17,7 @@ import scipy.sparse as sp
 __all__ = ["Matrix", "epoch_orders"]
 
 # What the oracles accept as ``X``: dense, or any scipy.sparse matrix or array.
-Matrix = np.ndarray | sp.spmatrix | sp.sparray
+Matrix: TypeAlias = np.ndarray | sp.spmatrix | sp.sparray
 
 
 def epoch_orders(

@@ -9,6 +9,7 @@ dot product becomes a kernel evaluation. The voted variant keeps seed 004's book
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,7 +25,8 @@ __all__ = ["dual_kernel_perceptron", "dual_vote_scores", "dual_voted_perceptron"
 
 def _as_kernel(K: np.ndarray | sp.spmatrix | sp.sparray) -> np.ndarray:
     """A kernel matrix as a dense 2-D float64 ndarray."""
-    K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+    # scipy.sparse is untyped, so issparse cannot narrow K for the type checker.
+    K = np.asarray(cast(Any, K).toarray() if sp.issparse(K) else K, dtype=np.float64)
     if K.ndim != 2:
         raise ValueError(f"a kernel matrix must be 2-D, got shape {K.shape}")
     return K

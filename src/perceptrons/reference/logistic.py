@@ -103,8 +103,11 @@ def logistic_regression_sgd(
     n_total = _n_examples(orders)
     _require_examples(n_total)
     decay = 1.0 - learning_rate * l2
-    multinomial = n_classes is not None
-    if multinomial:
+    # Multinomial: arrays per class; binary: one weight vector, a scalar b and p.
+    w: np.ndarray
+    b: np.ndarray | float
+    p: np.ndarray | float
+    if n_classes is not None:  # multinomial
         y = _class_codes(y, n_classes)
         w, b = np.zeros((n_classes, X.shape[1])), np.zeros(n_classes)
     else:
@@ -118,7 +121,7 @@ def logistic_regression_sgd(
         epoch_loss = 0.0
         for i in order:
             x = _row(X, i)
-            if multinomial:
+            if n_classes is not None:
                 z = w @ x + b
                 p = _softmax(z)
                 target = np.zeros(n_classes)
@@ -136,6 +139,6 @@ def logistic_regression_sgd(
             w_sum = w_sum + w
             b_sum = b_sum + b
         losses.append(float(epoch_loss / max(len(order), 1)))
-    if not multinomial:
+    if n_classes is None:
         return w, float(b), w_sum / n_total, float(b_sum / n_total), losses
     return w, b, w_sum / n_total, b_sum / n_total, losses

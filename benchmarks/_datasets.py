@@ -1,6 +1,6 @@
 """Benchmark featurization of the shared data sets (kept out of the library).
 
-Each ``featurize_*`` function loads one data set with :mod:`perceptrons.io.formats` and
+Each ``featurize_*`` function loads one data set with :mod:`perceptrons.datasets` and
 returns a :class:`Dataset` following the standard protocol of
 ``../shared/data/README.md``. Vectorizers are fit on the training split only.
 """
@@ -21,29 +21,36 @@ import scipy.sparse as sp
 SRC_DIR = Path(__file__).resolve().parents[1] / "src"
 
 
-def _load_data_module() -> ModuleType:
-    """Import :mod:`perceptrons.io.formats`, falling back to this checkout's source file.
+def _load_datasets_module() -> ModuleType:
+    """Import :mod:`perceptrons.datasets`, falling back to this checkout's source files.
 
     The fallback keeps the benchmark usable (e.g. with ``--only-sklearn``) when the
-    package is not on ``sys.path`` or its ``__init__`` cannot be imported.
+    package is not on ``sys.path`` or its ``__init__`` cannot be imported: it runs
+    ``io/formats.py`` and ``datasets.py`` (which need only NumPy and scikit-learn) under
+    their own names, without the package's ``__init__``.
     """
     if importlib.util.find_spec("perceptrons") is None and str(SRC_DIR) not in sys.path:
         sys.path.insert(0, str(SRC_DIR))
     try:
-        from perceptrons.io import formats as data
+        from perceptrons import datasets
 
-        return data
-    except Exception as exc:  # any import failure: use the source file directly
-        path = SRC_DIR / "perceptrons" / "data.py"
-        spec = importlib.util.spec_from_file_location("_perceptrons_data", path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot import perceptrons.io.formats ({exc})") from exc
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        return datasets
+    except Exception as exc:  # any import failure: use the source files directly
+        module = None
+        for name, path in (
+            ("perceptrons.io.formats", SRC_DIR / "perceptrons" / "io" / "formats.py"),
+            ("perceptrons.datasets", SRC_DIR / "perceptrons" / "datasets.py"),
+        ):
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot import perceptrons.datasets ({exc})") from exc
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # datasets.py imports perceptrons.io.formats
+            spec.loader.exec_module(module)
         return module
 
 
-_data = _load_data_module()
+loaders = _load_datasets_module()
 
 
 @dataclass
@@ -95,7 +102,7 @@ def featurize_sentiment(data_dir=None) -> Dataset:
     from sklearn.feature_extraction.text import CountVectorizer
 
     start = time.perf_counter()
-    docs_train, y_train, docs_test, y_test = _data.load_sentiment(data_dir)
+    docs_train, y_train, docs_test, y_test = loaders.load_sentiment(data_dir)
     vec = CountVectorizer(analyzer=str.split, dtype=np.float64)
     X_train = _csr64(vec.fit_transform(docs_train))
     X_test = _csr64(vec.transform(docs_test))
@@ -113,7 +120,7 @@ def featurize_sentiment(data_dir=None) -> Dataset:
 def featurize_a9a(data_dir=None) -> Dataset:
     """The given split, 123 binary features."""
     start = time.perf_counter()
-    X_train, y_train, X_test, y_test = _data.load_a9a(data_dir)
+    X_train, y_train, X_test, y_test = loaders.load_a9a(data_dir)
     return Dataset(
         "a9a",
         _csr64(X_train),
@@ -130,7 +137,7 @@ def featurize_20news(data_dir=None) -> Dataset:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     start = time.perf_counter()
-    docs_train, y_train, docs_test, y_test = _data.load_20newsgroups(data_dir)
+    docs_train, y_train, docs_test, y_test = loaders.load_20newsgroups(data_dir)
     vec = TfidfVectorizer(sublinear_tf=True)
     X_train = _csr64(vec.fit_transform(docs_train))
     X_test = _csr64(vec.transform(docs_test))
@@ -148,7 +155,7 @@ def featurize_20news(data_dir=None) -> Dataset:
 def featurize_mnist(data_dir=None) -> Dataset:
     """Dense float64 pixels in [0, 1], C-contiguous."""
     start = time.perf_counter()
-    X_train, y_train, X_test, y_test = _data.load_mnist(data_dir)
+    X_train, y_train, X_test, y_test = loaders.load_mnist(data_dir)
     return Dataset(
         "mnist",
         X_train,

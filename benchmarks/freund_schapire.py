@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
 
-    if _datasets._data.shared_data_dir() is None:
+    if _datasets.loaders.shared_data_dir() is None:
         print("freund_schapire: shared data not found; set PERCEPTRONS_DATA. Nothing run.")
         return 0
     command = "python " + " ".join(shlex.quote(a) for a in [sys.argv[0], *(argv or sys.argv[1:])])

@@ -1,5 +1,12 @@
-"""The ``perceptrons`` command, driven as a user drives it: in a subprocess."""
+"""The ``perceptrons`` command, driven as a user drives it.
 
+Each command runs in-process through :func:`perceptrons.cli.main` (the console script's
+entry point), with stdin, stdout and stderr swapped for strings; a few smoke tests at
+the end run ``python -m perceptrons`` in a subprocess, as installed.
+"""
+
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -8,15 +15,33 @@ import sys
 import numpy as np
 import pytest
 
-from perceptrons.io import formats as data
+from perceptrons.cli import main
+from perceptrons.datasets import load_20newsgroups, shared_data_dir
 
-SHARED = data.shared_data_dir()
+SHARED = shared_data_dir()
 needs_data = pytest.mark.skipif(
     SHARED is None, reason="shared data not found (set PERCEPTRONS_DATA or put ../shared/data)"
 )
 
 
-def run(*args, stdin=None, cwd=None):
+def run(*args, stdin=None):
+    """Run ``perceptrons ARGS`` in-process; return (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    stream = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
+    debug = os.environ.pop("PERCEPTRONS_DEBUG", None)
+    old_stdin, sys.stdin = sys.stdin, stream
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main([str(arg) for arg in args])
+    finally:
+        sys.stdin = old_stdin
+        if debug is not None:
+            os.environ["PERCEPTRONS_DEBUG"] = debug
+    assert isinstance(status, int)
+    return status, out.getvalue(), err.getvalue()
+
+
+def run_subprocess(*args, stdin=None):
     """Run ``python -m perceptrons ARGS``; return (exit code, stdout, stderr)."""
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
     done = subprocess.run(
@@ -24,7 +49,6 @@ def run(*args, stdin=None, cwd=None):
         input=stdin,
         capture_output=True,
         text=True,
-        cwd=cwd,
         env=env,
         timeout=600,
     )
@@ -65,7 +89,7 @@ def newsgroups(tmp_path_factory):
     """20 Newsgroups raw posts as TSV files (label, tab, the post on one line)."""
     if SHARED is None:
         pytest.skip("shared data not found")
-    docs_train, y_train, docs_test, y_test = data.load_20newsgroups()
+    docs_train, y_train, docs_test, y_test = load_20newsgroups()
     folder = tmp_path_factory.mktemp("20news")
     paths = []
     for name, docs, labels in (("train", docs_train, y_train), ("test", docs_test, y_test)):
@@ -116,7 +140,7 @@ def test_train_on_the_sentiment_corpus(sentiment_model):
     assert model.exists()
     assert metrics["classes"] == ["neg", "pos"] and metrics["examples"] == 4000
     assert len(metrics["epochs"]) == 10
-    # Seed 003 reports 0.829 for the averaged perceptron on the full corpus.
+    # Johansson's lecture on the averaged perceptron reports 0.829 on the full corpus.
     assert metrics["dev_accuracy"] > 0.78
 
 
@@ -288,6 +312,7 @@ def test_stream_trains_the_same_model_as_in_memory(tmp_path):
     assert a["accuracy"] == b["accuracy"] and a["confusion_matrix"] == b["confusion_matrix"]
 
 
+@pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
 def test_train_on_local_workers_by_parameter_mixing(tmp_path):
     pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
     train = tmp_path / "train.svm"
@@ -429,15 +454,52 @@ def test_a_failed_train_leaves_an_existing_model_untouched(small_text_model, tmp
     assert sorted(p.name for p in small_text_model.parent.glob(".*")) == []
 
 
-def test_plot_without_matplotlib_says_how_to_get_it(tmp_path):
+def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch):
     train = tmp_path / "train.tsv"
     train.write_text("".join(f"{'a' if i % 2 else 'b'}\tw{i % 2}\n" for i in range(20)))
-    code = (
-        "import sys; sys.modules['matplotlib'] = None\n"
-        "from perceptrons.cli import main\n"
-        f"raise SystemExit(main(['plot', {str(train)!r}, '-o', {str(tmp_path / 'p.png')!r}]))"
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    status, _, err = run("plot", train, "-o", tmp_path / "p.png")
+    assert status == 1
+    assert "pip install" in err and "perceptrons[plot]" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_main_returns_the_exit_code_of_help_version_and_usage_errors(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("perceptrons ")
+    assert main(["train", "--help"]) == 0
+    assert "--stream" in capsys.readouterr().out
+    assert main(["train", "data.svm", "--epochs", "0"]) == 2
+    assert "must be at least 1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------- as installed: in a subprocess
+def test_subprocess_version():
+    from perceptrons import __version__
+
+    status, out, err = run_subprocess("--version")
+    assert status == 0, err
+    assert out.strip() == f"perceptrons {__version__}"
+
+
+def test_subprocess_train_then_predict_from_stdin(tmp_path):
+    train = tmp_path / "train.tsv"
+    rows = [f"{'a' if i % 2 else 'b'}\tword{i % 2} other{i % 3} common" for i in range(40)]
+    train.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "model.npz"
+    status, out, err = run_subprocess("train", train, "-o", model, "--json", "--quiet")
+    assert status == 0, err
+    assert json.loads(out)["classes"] == ["a", "b"]
+    status, out, err = run_subprocess(
+        "predict", model, "-", "--format", "lines", stdin="word1 common\nword0 other1\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 1
-    assert "pip install" in done.stderr and "perceptrons[plot]" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert status == 0, err
+    assert out.splitlines() == ["a", "b"]
+
+
+def test_subprocess_error_is_one_line_without_traceback(tmp_path):
+    assert_user_error(
+        run_subprocess("train", tmp_path / "nope.txt", "-o", tmp_path / "m.npz"), 1, "nope.txt"
+    )
+    assert not (tmp_path / "m.npz").exists()

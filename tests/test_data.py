@@ -1,4 +1,5 @@
-"""Tests of the shared data readers in :mod:`perceptrons.io.formats`.
+"""Tests of the public data set loaders (:mod:`perceptrons.datasets`) and of
+:func:`perceptrons.io.formats.read_idx`.
 
 Tests on the real data skip (with the reason) when the shared data directory or
 the data file is absent; the error-path tests use tiny files in ``tmp_path``.
@@ -16,15 +17,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from perceptrons.io.formats import (
+from perceptrons.datasets import (
     DATA_ENV_VAR,
     load_20newsgroups,
     load_a9a,
     load_mnist,
     load_sentiment,
-    read_idx,
     shared_data_dir,
 )
+from perceptrons.io.formats import read_idx
 
 # --------------------------------------------------------------------------- helpers
 

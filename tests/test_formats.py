@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from perceptrons.io import formats as data_module
+from perceptrons.datasets import DATA_ENV_VAR, shared_data_dir
+from perceptrons.io import formats
 from perceptrons.io.formats import (
-    DATA_ENV_VAR,
     FORMATS,
+    TEXT_FORMATS,
     DataFormatError,
     LabeledData,
     detect_format,
     read_data,
-    shared_data_dir,
 )
 
 # --------------------------------------------------------------------------- helpers
@@ -146,7 +146,7 @@ def test_svmlight_valid_file_never_parsed_in_python(tmp_path, monkeypatch):
     def fail(parts):  # pragma: no cover - must not be called
         raise AssertionError("valid svmlight must go through the fast reader only")
 
-    monkeypatch.setattr(data_module, "_svmlight_line_error", fail)
+    monkeypatch.setattr(formats, "_svmlight_line_error", fail)
     data = read_data(_write(tmp_path, "d.svm", "1 1:1\n-1 2:1\n"), skip_bad_lines=True)
     assert data.n_samples == 2
 
@@ -369,6 +369,22 @@ def test_empty_file(tmp_path, fmt, content):
         f"{path}: no data",
         f"{path}: format 'lines' has no labels",
     )
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "idx"])
+def test_text_formats_give_texts_the_others_features(tmp_path, fmt):
+    content = {
+        "svmlight": "1 1:1\n",
+        "csv": "a,label\n1,x\n",
+        "fasttext": "__label__x some text\n",
+        "tsv": "x\tsome text\n",
+        "sentiment": "books pos 1.txt some text\n",
+        "lines": "some text\n",
+    }[fmt]
+    data = read_data(_write(tmp_path, "d", content), format=fmt)
+    assert (data.texts is not None) is (fmt in TEXT_FORMATS)
+    assert (data.X is None) is (fmt in TEXT_FORMATS)
+    assert set(TEXT_FORMATS) < set(FORMATS)
 
 
 def test_every_line_bad(tmp_path):

@@ -26,7 +26,7 @@ from perceptrons import (
     load,
     save,
 )
-from perceptrons.io.formats import shared_data_dir
+from perceptrons.datasets import shared_data_dir
 from perceptrons.io.persist import describe
 
 LINEAR = [Perceptron, AveragedPerceptron]
@@ -336,7 +336,7 @@ def test_sentiment_pipeline_round_trip(tmp_path):
     root = shared_data_dir()
     if root is None or not (root / "sentiment").is_dir():
         pytest.skip("the shared sentiment data is absent (set PERCEPTRONS_DATA)")
-    from perceptrons.io.formats import load_sentiment
+    from perceptrons.datasets import load_sentiment
 
     docs_train, y_train, docs_test, y_test = load_sentiment()
     pipeline = make_pipeline(

@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, VotedPerceptron
-from perceptrons.io import formats as _data
+from perceptrons.io.formats import DataFormatError, read_data
 from perceptrons.io.stream import fit_stream, iter_chunks, scan
 
 
@@ -37,7 +37,7 @@ def test_streamed_svmlight_equals_the_in_memory_fit(tmp_path, cls, chunk_size, g
     path = _svmlight_file(tmp_path / ("train.svm.gz" if gz else "train.svm"), gz=gz)
     streamed = cls(shuffle=False)
     report = fit_stream(streamed, path, epochs=3, chunk_size=chunk_size)
-    whole = _data.read_data(path)
+    whole = read_data(path)
     in_memory = cls(max_epochs=3, shuffle=False).fit(whole.X, whole.y)
     assert_array_equal(streamed.coef_, in_memory.coef_)
     assert_array_equal(streamed.intercept_, in_memory.intercept_)
@@ -57,7 +57,7 @@ def test_streamed_text_equals_the_in_memory_pipeline(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     streamed, featurizer = AveragedPerceptron(shuffle=False), TextFeaturizer(n_features=2**12)
     fit_stream(streamed, path, epochs=2, chunk_size=40, featurizer=featurizer)
-    whole = _data.read_data(path)
+    whole = read_data(path)
     reference = TextFeaturizer(n_features=2**12)
     in_memory = AveragedPerceptron(max_epochs=2, shuffle=False)
     in_memory.fit(reference.fit_transform(whole.texts), whole.y)
@@ -70,7 +70,7 @@ def test_voted_perceptron_streams_too(tmp_path):
     path = _svmlight_file(tmp_path / "train.svm", n=120)
     streamed = VotedPerceptron(shuffle=False, kernel="poly", degree=2, gamma=0.5)
     fit_stream(streamed, path, epochs=1, chunk_size=25)
-    whole = _data.read_data(path)
+    whole = read_data(path)
     in_memory = VotedPerceptron(max_epochs=1, shuffle=False, kernel="poly", degree=2, gamma=0.5)
     in_memory.fit(whole.X, whole.y)
     assert_allclose(streamed.decision_function(whole.X), in_memory.decision_function(whole.X))
@@ -104,7 +104,7 @@ def test_errors_name_the_line_in_the_whole_file(tmp_path):
     rows = [f"{1 if i % 2 else -1} 1:{i}" for i in range(50)]
     rows[36] = "1 1:x"
     path.write_text("\n".join(rows) + "\n")
-    with pytest.raises(_data.DataFormatError, match=r"bad\.svm:37:"):
+    with pytest.raises(DataFormatError, match=r"bad\.svm:37:"):
         list(iter_chunks(path, chunk_size=10, n_features=1, zero_based=False))
     chunks = list(
         iter_chunks(path, chunk_size=10, n_features=1, zero_based=False, skip_bad_lines=True)
@@ -122,7 +122,7 @@ def test_text_needs_a_stateless_featurizer(tmp_path):
         fit_stream(Perceptron(), path, featurizer=TextFeaturizer(vocabulary="fit"))
     csv = tmp_path / "t.csv"
     csv.write_text("a,label\n1,x\n2,y\n")
-    with pytest.raises(_data.DataFormatError, match="cannot stream csv"):
+    with pytest.raises(DataFormatError, match="cannot stream csv"):
         fit_stream(Perceptron(), csv)
 
 
@@ -163,7 +163,7 @@ def test_classes_given_as_text_take_the_type_of_numeric_labels(tmp_path):
     model = AveragedPerceptron(shuffle=False)
     fit_stream(model, path, classes=["-1", "1"], n_features=40, zero_based=False)
     assert model.classes_.tolist() == [-1, 1]
-    with pytest.raises(_data.DataFormatError, match="labels are numbers"):
+    with pytest.raises(DataFormatError, match="labels are numbers"):
         fit_stream(
             AveragedPerceptron(), path, classes=["neg", "pos"], n_features=40, zero_based=False
         )

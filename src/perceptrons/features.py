@@ -4,6 +4,7 @@
 hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs: its fitted state as
 plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
 array), from which an equivalent transformer is rebuilt that gives bit-identical output.
+:func:`top_features` names the heaviest weights of a linear model by its features.
 """
 
 from __future__ import annotations
@@ -372,6 +373,69 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
             self._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
             if any(not 0 <= c < n_out for c in self._hashed_names):
                 raise ValueError("a hashed feature name points outside the hashed features")
+
+
+def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
+    """The ``k`` largest and smallest weights of each class, by feature name.
+
+    Parameters
+    ----------
+    model : estimator or Pipeline
+        A fitted linear model of this package (it has ``coef_``), or a text pipeline
+        ``make_pipeline(TextFeaturizer(...), estimator)``.
+    k : int, default=10
+        Features per class and sign.
+
+    Returns
+    -------
+    list of dict or None
+        One entry per class (a binary model: one, for ``classes_[1]``, the class a
+        positive score predicts): ``{"class": str, "positive": [(name, weight), ...],
+        "negative": [(name, weight), ...]}``, the ``k`` largest positive weights in
+        decreasing order and the ``k`` most negative in increasing order.  Names come
+        from the pipeline's :meth:`TextFeaturizer.feature_names`, else the estimator's
+        ``feature_names_in_``, else ``"feature j"``.  ``None`` for a model without
+        weights per feature (a voted perceptron with a non-linear kernel).
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from perceptrons import Perceptron
+    >>> texts = ["good fine film", "bad dull film", "good plot", "bad acting"]
+    >>> model = make_pipeline(TextFeaturizer(vocabulary="fit"), Perceptron(shuffle=False))
+    >>> top = top_features(model.fit(texts, ["pos", "neg", "pos", "neg"]), k=1)
+    >>> top[0]["class"], top[0]["positive"][0][0], top[0]["negative"][0][0]
+    ('pos', 'good', 'bad')
+    """
+    featurizer, estimator = (
+        (model.steps[0][1], model.steps[-1][1]) if hasattr(model, "steps") else (None, model)
+    )
+    try:
+        coef = np.asarray(estimator.coef_)
+    except AttributeError:
+        return None
+    if featurizer is not None:
+        names = featurizer.feature_names()
+    else:
+        names = getattr(estimator, "feature_names_in_", None)
+
+    def name(j: int) -> str:
+        if names is not None:
+            return str(names[j])
+        return f"feature {j}"
+
+    rows = (
+        [(estimator.classes_[1], coef[0])]
+        if coef.shape[0] == 1
+        else list(zip(estimator.classes_, coef, strict=True))
+    )
+    top = []
+    for label, weights in rows:
+        order = np.argsort(weights, kind="stable")
+        positive = [(name(j), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0]
+        negative = [(name(j), float(weights[j])) for j in order[:k] if weights[j] < 0]
+        top.append({"class": str(label), "positive": positive, "negative": negative})
+    return top
 
 
 def _check_texts(texts) -> None:

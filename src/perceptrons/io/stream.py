@@ -28,9 +28,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from perceptrons.io import formats as _data
+from perceptrons.io.formats import (
+    TEXT_FORMATS,
+    DataFormatError,
+    LabeledData,
+    detect_format,
+    read_data,
+)
 
-STREAMABLE = ("svmlight", "fasttext", "tsv", "sentiment", "lines")
+#: The formats :func:`iter_chunks` can read a chunk of lines at a time: svmlight and the
+#: text formats (CSV needs its header, IDX is binary).
+STREAMABLE = ("svmlight", *TEXT_FORMATS)
 
 
 @dataclass
@@ -47,7 +55,7 @@ class Chunk:
         Bytes of the file (compressed bytes for gzip) consumed once this chunk was read.
     """
 
-    data: _data.LabeledData
+    data: LabeledData
     first_line: int
     bytes_read: int
 
@@ -117,9 +125,9 @@ def iter_chunks(
         A malformed line, named ``PATH:LINE`` with the line counted over the file.
     """
     name = os.fspath(path)
-    fmt = _data.detect_format(name) if format == "auto" else format
+    fmt = detect_format(name) if format == "auto" else format
     if fmt not in STREAMABLE:
-        raise _data.DataFormatError(
+        raise DataFormatError(
             name, f"cannot stream {fmt} files (streamable: {', '.join(STREAMABLE)})"
         )
     if chunk_size < 1:
@@ -146,18 +154,18 @@ def iter_chunks(
             first_line += len(block)
 
 
-def _parse(raw: bytes, fmt, name, first_line, **options) -> _data.LabeledData | None:
+def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
     """One chunk through the in-memory reader; line numbers shifted to the file's."""
     if not raw.strip():
         return None
     offset = first_line - 1
     try:
-        parsed = _data.read_data("-", fmt, stdin=io.BytesIO(raw), **options)
-    except _data.DataFormatError as error:
+        parsed = read_data("-", fmt, stdin=io.BytesIO(raw), **options)
+    except DataFormatError as error:
         if error.reason.startswith("no valid lines") and options["skip_bad_lines"]:
             return None  # every line of this chunk was bad: counted by the caller below
         line = None if error.line is None else error.line + offset
-        raise _data.DataFormatError(name, error.reason, line) from None
+        raise DataFormatError(name, error.reason, line) from None
     parsed.source = name
     parsed.skipped = [(line + offset, reason) for line, reason in parsed.skipped]
     return parsed
@@ -188,7 +196,7 @@ def scan(
     StreamScan
     """
     name = os.fspath(path)
-    fmt = _data.detect_format(name) if format == "auto" else format
+    fmt = detect_format(name) if format == "auto" else format
     classes: set = set()
     max_index, has_zero, n_examples, n_bytes = -1, False, 0, 0
     # Read svmlight chunks 0-based so that raw indices show whether index 0 occurs.
@@ -204,7 +212,7 @@ def scan(
             max_index = max(max_index, int(X.indices.max()))
             has_zero = has_zero or bool((X.indices == 0).any())
     if n_examples == 0:
-        raise _data.DataFormatError(name, "no data")
+        raise DataFormatError(name, "no data")
     n_features = zero_based = None
     if fmt == "svmlight":
         # scikit-learn's rule: 1-based unless some index is 0.
@@ -284,8 +292,8 @@ def fit_stream(
         Mistakes and examples per epoch.
     """
     name = os.fspath(path)
-    fmt = _data.detect_format(name) if format == "auto" else format
-    text = fmt in ("fasttext", "tsv", "sentiment", "lines")
+    fmt = detect_format(name) if format == "auto" else format
+    text = fmt in TEXT_FORMATS
     if text and featurizer is None:
         raise ValueError(f"{name} is text ({fmt}): pass a hashing TextFeaturizer")
     if text and not _stateless(featurizer):
@@ -335,7 +343,7 @@ def _as_label_type(classes: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
     try:
         return classes.astype(np.float64).astype(y.dtype)
     except ValueError:
-        raise _data.DataFormatError(
+        raise DataFormatError(
             name, f"the labels are numbers, but the classes given are {classes.tolist()!r}"
         ) from None
 
@@ -373,7 +381,7 @@ def _batches(name, fmt, options, featurizer, window: int, rng):
             yield X[rows], y[rows], group[-1].bytes_read
 
 
-def _features(chunk: _data.LabeledData, featurizer):
+def _features(chunk: LabeledData, featurizer):
     if chunk.texts is None:
         return chunk.X
     if not hasattr(featurizer, "n_features_out_"):

@@ -1,0 +1,126 @@
+"""``perceptrons evaluate`` and ``perceptrons predict``: a saved model on a data file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from perceptrons.cli._common import read
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Accuracy, macro-F1, per-class scores and the confusion matrix on labelled data."""
+    from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
+
+    from perceptrons.io.persist import load
+    from perceptrons.io.prepare import model_inputs, model_labels, split_model
+
+    model = load(args.model)
+    _, estimator = split_model(model)
+    dataset = read(args, args.data, labels=True, model=model)
+    inputs = model_inputs(model, dataset)
+    y_true = model_labels(model, dataset)
+    y_pred = model.predict(inputs)
+    classes = estimator.classes_
+    precision, recall, f1, support = precision_recall_fscore_support(
+        y_true, y_pred, labels=classes, zero_division=0
+    )
+    matrix = confusion_matrix(y_true, y_pred, labels=classes)
+    result = {
+        "examples": len(y_true),
+        "accuracy": float(accuracy_score(y_true, y_pred)),
+        "macro_f1": float(np.mean(f1)),
+        "classes": {
+            str(c): {
+                "precision": float(p),
+                "recall": float(r),
+                "f1": float(f),
+                "support": int(s),
+            }
+            for c, p, r, f, s in zip(classes, precision, recall, f1, support, strict=True)
+        },
+        "confusion_matrix": matrix.tolist(),
+        "labels": [str(c) for c in classes],
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{args.data}: {len(y_true):,} examples")
+    print(f"accuracy  {result['accuracy']:.4f}")
+    print(f"macro-F1  {result['macro_f1']:.4f}\n")
+    print(
+        _table(
+            ["class", "precision", "recall", "F1", "support"],
+            [
+                [str(c), f"{p:.4f}", f"{r:.4f}", f"{f:.4f}", str(s)]
+                for c, p, r, f, s in zip(classes, precision, recall, f1, support, strict=True)
+            ],
+        )
+    )
+    print("\nconfusion matrix (rows: true class, columns: predicted)")
+    names = [str(c) for c in classes]
+    print(
+        _table(
+            ["true \\ predicted", *names],
+            [[name, *[str(v) for v in row]] for name, row in zip(names, matrix, strict=True)],
+        )
+    )
+    return 0
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        cells = [
+            str(c).rjust(w) if i else str(c).ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """One label per line (and the scores with --scores), to a file or stdout."""
+    from perceptrons.io.persist import load
+    from perceptrons.io.prepare import model_inputs
+
+    model = load(args.model)
+    dataset = read(args, args.data, labels=None, model=model)
+    inputs = model_inputs(model, dataset)
+    labels = model.predict(inputs)
+    lines = [str(label) for label in labels]
+    if args.scores:
+        scores = np.atleast_2d(model.decision_function(inputs))
+        if scores.shape[0] != len(lines):
+            scores = scores.T
+        lines = [
+            label + "\t" + "\t".join(f"{v:.6g}" for v in row)
+            for label, row in zip(lines, scores, strict=True)
+        ]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if args.output:
+        _write_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _write_atomically(path: str, text: str) -> None:
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

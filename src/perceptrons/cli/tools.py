@@ -1,0 +1,162 @@
+"""``perceptrons inspect``, ``plot``, ``diagnose`` and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from perceptrons.cli._common import (
+    EXIT_USAGE,
+    UserError,
+    make_featurizer,
+    read,
+    say,
+    train_with_curve,
+)
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    """A model file's algorithm, settings, classes, history and heaviest features."""
+    from perceptrons.features import top_features
+    from perceptrons.io import persist
+    from perceptrons.io.prepare import split_model
+
+    model = persist.load(args.model)
+    meta = persist.describe(args.model)
+    featurizer, estimator = split_model(model)
+    result = {
+        "model": args.model,
+        "algorithm": type(estimator).__name__,
+        "library_version": meta.get("library_version"),
+        "created": meta.get("created"),
+        "hyperparameters": estimator.get_params(),
+        "classes": [str(c) for c in estimator.classes_],
+        "features": int(estimator.n_features_in_),
+        "featurizer": featurizer.get_params() if featurizer is not None else None,
+        "history": estimator.history_,
+        "top_features": top_features(model, args.top),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2, default=str))
+        return 0
+    print(f"{args.model}: {result['algorithm']} (perceptrons {result['library_version']})")
+    print(
+        "hyperparameters: " + ", ".join(f"{k}={v!r}" for k, v in result["hyperparameters"].items())
+    )
+    print(f"classes ({len(result['classes'])}): {', '.join(result['classes'])}")
+    print(f"features: {result['features']:,}", end="")
+    if featurizer is not None:
+        settings = featurizer.get_params()
+        print(" from text: " + ", ".join(f"{k}={v!r}" for k, v in settings.items()))
+    else:
+        print()
+    print("training history:")
+    for record in result["history"]:
+        print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))
+    if result["top_features"] is None:
+        print(f"top features: none (a {estimator.kernel!r} kernel has no weights per feature)")
+        return 0
+    for entry in result["top_features"]:
+        print(f"class {entry['class']}:")
+        print("  + " + ", ".join(f"{n} ({w:+.3g})" for n, w in entry["positive"]))
+        print("  - " + ", ".join(f"{n} ({w:+.3g})" for n, w in entry["negative"]))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Learning curves of the three perceptrons, and the averaged one's confusion matrix."""
+    from sklearn.metrics import confusion_matrix
+
+    from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron, plots
+    from perceptrons.io.prepare import training_features
+
+    plots.require_matplotlib()  # fail early, before training, when matplotlib is missing
+    train = read(args, args.data, labels=True)
+    dev = read(args, args.dev, labels=True) if args.dev else None
+    if dev is None:
+        train, dev = _hold_out(train, 0.2, args.seed)
+    featurizer = make_featurizer(args) if train.texts is not None else None
+    X, X_dev = training_features(train, dev, featurizer=featurizer)
+    y, y_dev = train.y, dev.y
+    common = {"max_epochs": args.epochs, "random_state": args.seed}
+    models = {
+        "perceptron": Perceptron(**common),
+        "averaged": AveragedPerceptron(**common),
+        "voted": VotedPerceptron(**common),
+    }
+    curves = {}
+    for name, estimator in models.items():
+        records = train_with_curve(args, estimator, X, y, X_dev, y_dev, desc=name)
+        curves[name] = {
+            "mistakes": [r["mistakes"] for r in records],
+            "dev_error": [1 - r["dev_accuracy"] for r in records],
+        }
+        say(args, f"{name}: final dev error {curves[name]['dev_error'][-1]:.4f}")
+    where = "held-out 20%" if not args.dev else args.dev
+    written = [plots.learning_curves(curves, args.output, title=f"{args.data} (dev: {where})")]
+    averaged = models["averaged"]
+    matrix = confusion_matrix(y_dev, averaged.predict(X_dev), labels=averaged.classes_)
+    confusion = args.confusion or Path(args.output).with_name(
+        Path(args.output).stem + "-confusion.png"
+    )
+    written.append(
+        plots.confusion_matrix(matrix, averaged.classes_, confusion, "averaged perceptron")
+    )
+    say(args, "plots written to " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def _hold_out(data, test_size: float, seed: int):
+    """A stratified split of a data set in two (what ``train_test_split`` gives)."""
+    from sklearn.model_selection import train_test_split
+
+    rows = train_test_split(
+        np.arange(data.n_samples), test_size=test_size, random_state=seed, stratify=data.y
+    )
+    parts = []
+    for index in rows:
+        if data.texts is not None:
+            parts.append(replace(data, texts=[data.texts[i] for i in index], y=data.y[index]))
+        else:
+            parts.append(replace(data, X=data.X[index], y=data.y[index]))
+    return tuple(parts)
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    """The perceptron's mistake bound on a data set, against its real mistakes."""
+    from perceptrons.diagnostics import mistake_bound
+    from perceptrons.io.prepare import training_features
+
+    dataset = read(args, args.data, labels=True)
+    featurizer = make_featurizer(args) if dataset.texts is not None else None
+    X, _ = training_features(dataset, featurizer=featurizer)
+    labels = np.unique(dataset.y)
+    if args.positive is not None:
+        known = {str(label): label for label in labels}
+        if args.positive not in known:
+            raise UserError(f"--positive {args.positive}: no such label in {args.data}")
+        y = np.where(dataset.y == known[args.positive], args.positive, "rest")
+    elif len(labels) > 2:
+        raise UserError(
+            f"{args.data} has {len(labels)} classes; the mistake bound is for two: pass "
+            "--positive LABEL to diagnose one class against the rest",
+            EXIT_USAGE,
+        )
+    else:
+        y = dataset.y
+    report = mistake_bound(
+        X, y, fit_intercept=not args.no_intercept, C=args.C, max_epochs=args.epochs
+    )
+    print(report.to_json() if args.json else report.to_text())
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The bundled comparison: accuracy table and learning-curve PNG."""
+    from perceptrons import demo
+
+    return demo.run(output_dir=Path(args.output_dir), epochs=args.epochs, say=print)

@@ -1,0 +1,195 @@
+"""``perceptrons train``: in memory, streamed (``--stream``) or by parameter mixing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perceptrons.cli._common import (
+    EXIT_USAGE,
+    UserError,
+    make_estimator,
+    make_featurizer,
+    read,
+    say,
+    train_with_curve,
+)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a model on a data file and save it."""
+    from sklearn.pipeline import make_pipeline
+
+    from perceptrons.io import persist
+    from perceptrons.io.prepare import training_features
+
+    if args.stream:
+        return _train_stream(args)
+    started = time.perf_counter()
+    train = read(args, args.data, labels=True)
+    dev = read(args, args.dev, labels=True) if args.dev else None
+    estimator = make_estimator(args)
+    featurizer = make_featurizer(args) if train.texts is not None else None
+    X, X_dev = training_features(train, dev, featurizer=featurizer)
+    say(
+        args,
+        f"{train.source}: {X.shape[0]:,} examples, {X.shape[1]:,} features "
+        f"({train.format}), {len(np.unique(train.y))} classes",
+    )
+    y_dev = dev.y if dev is not None else None
+    if args.workers or args.scheduler:
+        estimator, records = _train_mixing(args, estimator, X, train.y, X_dev, y_dev)
+    else:
+        records = train_with_curve(args, estimator, X, train.y, X_dev, y_dev)
+    model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+    path = persist.save(model, args.output)
+    result: dict[str, Any] = {
+        "model": str(path),
+        "algorithm": args.algorithm,
+        "examples": int(X.shape[0]),
+        "features": int(X.shape[1]),
+        "classes": [str(c) for c in estimator.classes_],
+        "epochs": records,
+        "train_accuracy": float(estimator.score(X, train.y)),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if dev is not None:
+        result["dev_accuracy"] = records[-1]["dev_accuracy"]
+    say(args, f"train accuracy {result['train_accuracy']:.4f}; model written to {path}")
+    if args.plot:
+        _plot_training(args, records, estimator, X_dev, dev)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _train_stream(args: argparse.Namespace) -> int:
+    """train --stream: chunks of the file through partial_fit, memory bounded by a chunk."""
+    from sklearn.pipeline import make_pipeline
+    from tqdm import tqdm
+
+    from perceptrons.io import persist, stream
+    from perceptrons.io.formats import TEXT_FORMATS, detect_format
+    from perceptrons.io.prepare import model_inputs
+
+    started = time.perf_counter()
+    fmt = detect_format(args.data) if args.format == "auto" else args.format
+    featurizer = None
+    if fmt in TEXT_FORMATS:
+        if args.features != "hashing" or args.weighting == "tfidf":
+            raise UserError(
+                "--stream trains text with --features hashing and --weighting tf or binary "
+                "(a vocabulary or idf weights need the whole file first)",
+                EXIT_USAGE,
+            )
+        featurizer = make_featurizer(args)
+    estimator = make_estimator(args)
+    model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+    dev = read(args, args.dev, labels=True) if args.dev else None
+    classes = args.classes.split(",") if args.classes else None
+    size = os.path.getsize(args.data)
+    bar = tqdm(
+        total=size * args.epochs,
+        unit="B",
+        unit_scale=True,
+        file=sys.stderr,
+        leave=False,
+        disable=True if args.quiet else None,
+    )
+    examples_seen = [0, time.perf_counter()]
+
+    def progress(n_bytes: int, n_examples: int) -> None:
+        examples_seen[0] += n_examples
+        rate = examples_seen[0] / max(time.perf_counter() - examples_seen[1], 1e-9)
+        bar.set_postfix_str(f"{rate:,.0f} examples/s", refresh=False)
+        bar.update(n_bytes)
+
+    def on_epoch(record: dict) -> None:
+        line = (
+            f"epoch {record['epoch']}: {record['mistakes']} mistakes in "
+            f"{record['examples']} examples ({record['examples'] / record['seconds']:,.0f} "
+            "examples/s)"
+        )
+        if dev is not None:
+            record["dev_accuracy"] = float(model.score(model_inputs(model, dev), dev.y))
+            line += f", dev accuracy {record['dev_accuracy']:.4f}"
+        bar.clear()
+        say(args, line)
+
+    with bar:
+        report = stream.fit_stream(
+            estimator,
+            args.data,
+            format=fmt,
+            epochs=args.epochs,
+            chunk_size=args.chunk_size,
+            featurizer=featurizer,
+            classes=classes,
+            shuffle_window=args.shuffle_window,
+            random_state=args.seed,
+            skip_bad_lines=args.skip_bad_lines,
+            progress=progress,
+            on_epoch=on_epoch,
+        )
+    path = persist.save(model, args.output)
+    say(args, f"model written to {path}")
+    if args.json:
+        result = {
+            "model": str(path),
+            "algorithm": args.algorithm,
+            "streamed": True,
+            "examples": report.epochs[-1]["examples"],
+            "classes": [str(c) for c in estimator.classes_],
+            "epochs": report.epochs,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _train_mixing(args, estimator, X, y, X_dev, y_dev):
+    """train --workers/--scheduler: iterative parameter mixing on a Dask cluster."""
+    if args.algorithm == "voted":
+        raise UserError("--workers and --scheduler train perceptron or averaged", EXIT_USAGE)
+    try:
+        from perceptrons.parallel import ParameterMixing
+    except ImportError as missing:  # pragma: no cover - the extra is in the test set
+        raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
+    mixing = ParameterMixing(estimator, n_partitions=args.workers, client=args.scheduler)
+    records = []
+    for record in mixing.fit_epochs(X, y):
+        entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
+        line = (
+            f"epoch {record['epoch']}: {record['mistakes']} mistakes in {record['examples']} "
+            f"examples on {len(record['shard_mistakes'])} workers"
+        )
+        if X_dev is not None:
+            entry["dev_accuracy"] = float(mixing.score(X_dev, y_dev))
+            line += f", dev accuracy {entry['dev_accuracy']:.4f}"
+        records.append(entry)
+        say(args, line)
+    return mixing.estimator_, records
+
+
+def _plot_training(args, records, estimator, X_dev, dev) -> None:
+    """train --plot: the learning curves and, with --dev, the confusion matrix."""
+    from sklearn.metrics import confusion_matrix
+
+    from perceptrons import plots
+
+    curve = {"mistakes": [r["mistakes"] for r in records]}
+    if dev is not None:
+        curve["dev_error"] = [1 - r["dev_accuracy"] for r in records]
+    written = [plots.learning_curves({args.algorithm: curve}, args.plot, title=args.data)]
+    if dev is not None:
+        matrix = confusion_matrix(dev.y, estimator.predict(X_dev), labels=estimator.classes_)
+        confusion_path = Path(args.plot).with_name(Path(args.plot).stem + "-confusion.png")
+        written.append(plots.confusion_matrix(matrix, estimator.classes_, confusion_path))
+    say(args, "plots written to " + ", ".join(str(p) for p in written))

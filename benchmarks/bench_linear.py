@@ -119,7 +119,8 @@ def model_specs(only_sklearn: bool) -> list[ModelSpec]:
             Perceptron,
         )
 
-        # Seed 004's other linear classifiers, beside the perceptrons (no targets).
+        # The other linear classifiers (logistic regression by SGD, naive Bayes), beside the
+        # perceptrons (no targets).
         cousins = [
             ModelSpec(
                 OURS_LOGISTIC,

@@ -1,12 +1,14 @@
 """``perceptrons demo``: the perceptrons and their linear cousins on bundled data.
 
-No arguments, no network, no data files: trains the vanilla, averaged and voted
-perceptrons, the passive-aggressive variant and the other linear classifiers of seed 004
-(logistic regression by SGD, multinomial naive Bayes) and, as a yardstick,
-scikit-learn's ``Perceptron`` and averaged ``SGDClassifier``, on the handwritten digits
-and the breast-cancer sets; prints accuracy and fit time; draws the learning curves of
-seed 000 (training mistakes and test error per epoch) for the three perceptrons on the
-digits.
+No arguments, no network, no data files: trains the vanilla perceptron, the voted and
+averaged perceptrons (Freund & Schapire, "Large margin classification using the
+perceptron algorithm", 1999; averaging as in Collins, 2002, with Daumé's 2006
+auxiliary-vector trick), the passive-aggressive update (Crammer et al., "Online
+passive-aggressive algorithms", 2006), logistic regression trained by SGD and
+multinomial naive Bayes and, as a yardstick, scikit-learn's ``Perceptron`` and averaged
+``SGDClassifier``, on the handwritten digits and the breast-cancer sets; prints accuracy
+and fit time; draws the learning curves (training mistakes and test error per epoch) of
+the three perceptrons on the digits, where the vanilla perceptron's instability shows.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from perceptrons import (
     VotedPerceptron,
 )
 
-SEEDS = range(5)
+#: The ``random_state`` of each run: accuracy is averaged over these shuffled orders.
+RANDOM_STATES = range(5)
 
 
 def _datasets():
@@ -56,23 +59,25 @@ _RAW_COUNTS = {"MultinomialNaiveBayes"}
 
 def _models(epochs: int) -> dict[str, Callable[[int], object]]:
     return {
-        "Perceptron": lambda seed: Perceptron(max_epochs=epochs, random_state=seed),
-        "AveragedPerceptron": lambda seed: AveragedPerceptron(max_epochs=epochs, random_state=seed),
-        "VotedPerceptron": lambda seed: VotedPerceptron(max_epochs=epochs, random_state=seed),
-        "VotedPerceptron (poly 2)": lambda seed: VotedPerceptron(
-            kernel="poly", degree=2, max_epochs=epochs, random_state=seed
+        "Perceptron": lambda state: Perceptron(max_epochs=epochs, random_state=state),
+        "AveragedPerceptron": lambda state: AveragedPerceptron(
+            max_epochs=epochs, random_state=state
         ),
-        "Perceptron (PA-I)": lambda seed: Perceptron(
-            update="pa-i", C=0.1, max_epochs=epochs, random_state=seed
+        "VotedPerceptron": lambda state: VotedPerceptron(max_epochs=epochs, random_state=state),
+        "VotedPerceptron (poly 2)": lambda state: VotedPerceptron(
+            kernel="poly", degree=2, max_epochs=epochs, random_state=state
         ),
-        "LogisticRegressionSGD": lambda seed: LogisticRegressionSGD(
-            learning_rate=0.01, average=True, max_epochs=epochs, random_state=seed
+        "Perceptron (PA-I)": lambda state: Perceptron(
+            update="pa-i", C=0.1, max_epochs=epochs, random_state=state
         ),
-        "MultinomialNaiveBayes": lambda seed: MultinomialNaiveBayes(),
-        "sklearn Perceptron": lambda seed: SkPerceptron(
-            max_iter=epochs, tol=None, random_state=seed
+        "LogisticRegressionSGD": lambda state: LogisticRegressionSGD(
+            learning_rate=0.01, average=True, max_epochs=epochs, random_state=state
         ),
-        "sklearn SGD (averaged)": lambda seed: SGDClassifier(
+        "MultinomialNaiveBayes": lambda state: MultinomialNaiveBayes(),
+        "sklearn Perceptron": lambda state: SkPerceptron(
+            max_iter=epochs, tol=None, random_state=state
+        ),
+        "sklearn SGD (averaged)": lambda state: SGDClassifier(
             loss="perceptron",
             learning_rate="constant",
             eta0=1.0,
@@ -80,7 +85,7 @@ def _models(epochs: int) -> dict[str, Callable[[int], object]]:
             average=True,
             max_iter=epochs,
             tol=None,
-            random_state=seed,
+            random_state=state,
         ),
     }
 
@@ -90,8 +95,9 @@ def run(
 ) -> int:
     """Print the comparison table and write the learning-curve PNG; return 0.
 
-    Accuracy is the mean ± standard deviation over 5 shuffling seeds: the spread shows
-    the vanilla perceptron's instability that voting and averaging cure.
+    Accuracy is the mean ± standard deviation over 5 shuffled orders of the training
+    data (``random_state`` 0 to 4): the spread shows the vanilla perceptron's
+    instability that voting and averaging cure.
     """
     datasets = list(_datasets())
     _warm_up(datasets[0])
@@ -101,8 +107,8 @@ def run(
         for label, make in _models(epochs).items():
             train, test = raw if label in _RAW_COUNTS else (X_train, X_test)
             accuracies, seconds = [], []
-            for seed in SEEDS:
-                model = make(seed)
+            for random_state in RANDOM_STATES:
+                model = make(random_state)
                 start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -111,7 +117,10 @@ def run(
                 accuracies.append(model.score(test, y_test))
             accuracy = f"{np.mean(accuracies):.4f} ± {np.std(accuracies):.4f}"
             say(f"{name:<14} {label:<27} {accuracy:>16} {1e3 * np.median(seconds):>8.1f}")
-    say(f"\n(accuracy: mean ± sd over {len(SEEDS)} shuffling seeds, {epochs} epochs)")
+    say(
+        f"\n(accuracy: mean ± sd over {len(RANDOM_STATES)} shuffled orders of the training "
+        f"data, {epochs} epochs)"
+    )
     _learning_curves(datasets[0], epochs, Path(output_dir), say)
     return 0
 

@@ -245,7 +245,7 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:
         arrays["estimator/feature_names_in"], _ = _labels_to_array(names, "feature_names_in_")
-    rng = getattr(estimator, "_rng", None)
+    rng = getattr(estimator, "random_state_", None)
     rng_meta = None
     if isinstance(rng, np.random.RandomState):
         algorithm, key, pos, has_gauss, cached_gaussian = rng.get_state()
@@ -616,7 +616,7 @@ def _decode_estimator(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> An
                 float(info["cached_gaussian"]),
             )
         )
-        estimator._rng = rng
+        estimator.random_state_ = rng
     return estimator
 
 

@@ -122,7 +122,7 @@ def test_import_state_checks_shapes_before_a_kernel_sees_them():
     X, y = _problem()
     model = AveragedPerceptron(max_epochs=1).fit(X, y)
     arrays, values = model.export_state()
-    with pytest.raises(ValueError, match=r"aux of shape \(2, 3\) does not fit"):
+    with pytest.raises(ValueError, match=r"aux of shape \(2, 3\) do not fit"):
         model.import_state({**arrays, "aux": np.zeros((2, 3))}, values)
     with pytest.raises(ValueError, match="count must be an int >= 0"):
         model.import_state(arrays, {**values, "count": -1})

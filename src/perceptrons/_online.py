@@ -386,7 +386,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
             got, want = getattr(state, name).shape, getattr(expected, name).shape
             if got != want:
                 raise ValueError(
-                    f"{name} of shape {got} does not fit {self.n_features_in_} features and "
+                    f"{name} of shape {got} do not fit {self.n_features_in_} features and "
                     f"{self.classes_.shape[0]} classes (expected {want})"
                 )
         self._state = state

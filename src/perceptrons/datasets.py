@@ -225,7 +225,7 @@ def load_a9a(
     for name in ("a9a", "a9a.t"):
         path = _require_file(directory / name)
         data = read_data(path, "svmlight", labels=True, n_features=123)
-        if data.y.dtype != np.int64:
+        if data.y is None or data.y.dtype != np.int64:
             raise ValueError(f"{str(path)!r}: labels are not all integers")
         out += [data.X, data.y]
     X_train, y_train, X_test, y_test = out

@@ -17,6 +17,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits
@@ -57,7 +58,7 @@ def _datasets():
 _RAW_COUNTS = {"MultinomialNaiveBayes"}
 
 
-def _models(epochs: int) -> dict[str, Callable[[int], object]]:
+def _models(epochs: int) -> dict[str, Callable[[int], Any]]:
     return {
         "Perceptron": lambda state: Perceptron(max_epochs=epochs, random_state=state),
         "AveragedPerceptron": lambda state: AveragedPerceptron(
@@ -128,7 +129,7 @@ def run(
 def _warm_up(dataset) -> None:
     """Compile the kernels once, so that fit times measure training, not Numba."""
     _, X_train, _, y_train, _, _ = dataset
-    warm = (Perceptron(max_epochs=1), AveragedPerceptron(max_epochs=1))
+    warm: tuple[Any, ...] = (Perceptron(max_epochs=1), AveragedPerceptron(max_epochs=1))
     warm += (Perceptron(max_epochs=1, update="pa-i"), LogisticRegressionSGD(max_epochs=1))
     for model in warm:
         model.fit(X_train[:60], y_train[:60])

@@ -44,8 +44,8 @@ def _min_df(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     if isinstance(value, Integral):
-        return value >= 1
-    return isinstance(value, Real) and 0.0 < value <= 1.0
+        return int(value) >= 1
+    return isinstance(value, Real) and 0.0 < float(value) <= 1.0
 
 
 class TextFeaturizer(TransformerMixin, BaseEstimator):
@@ -108,7 +108,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         "vocabulary": rules.one_of("hashing", "fit"),
         "n_features": rules.Rule(
             "an int in [1, 2**31 - 1]",
-            lambda v: isinstance(v, Integral) and not isinstance(v, bool) and 1 <= v < 2**31,
+            lambda v: isinstance(v, Integral) and not isinstance(v, bool) and 1 <= int(v) < 2**31,
         ),
         "ngram_range": rules.Rule(
             "a pair of ints (min_n, max_n) with 1 <= min_n <= max_n", _ngram_range
@@ -256,13 +256,15 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         if not hasattr(self, "n_features_out_"):
             return self.fit(texts)
         _check_texts(texts)
+        hashed_names = self._hashed_names
+        assert hashed_names is not None  # fitted with vocabulary="hashing"
         for column, names in self._names_of_hashed_columns(texts).items():
-            known = self._hashed_names.get(column)
+            known = hashed_names.get(column)
             if known is None:
-                self._hashed_names[column] = names
+                hashed_names[column] = names
             elif names != known:
                 terms = set(known.split("|")) | set(names.split("|"))
-                self._hashed_names[column] = "|".join(sorted(terms))
+                hashed_names[column] = "|".join(sorted(terms))
         return self
 
     @property
@@ -318,6 +320,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_features_out_")
         if self._hashing:
+            assert self._hashed_names is not None  # fitted with vocabulary="hashing"
             names = [""] * self.n_features_out_
             for column, name in self._hashed_names.items():
                 names[column] = name
@@ -335,11 +338,13 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "n_features_out_")
         arrays: dict[str, np.ndarray] = {}
         if self.weighting == "tfidf":
+            assert self._weighting is not None  # fitted with weighting="tfidf"
             arrays["idf"] = np.asarray(self._weighting.idf_, dtype=np.float64)
         values: dict[str, Any] = {"n_features_out": int(self.n_features_out_)}
         if self.vocabulary == "fit":
             values["vocabulary"] = self.feature_names()
         else:
+            assert self._hashed_names is not None  # fitted with vocabulary="hashing"
             values["hashed_names"] = [[c, n] for c, n in sorted(self._hashed_names.items())]
         return arrays, values
 

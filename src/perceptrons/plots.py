@@ -115,7 +115,10 @@ def learning_curves(
 
 
 def confusion_matrix(
-    matrix: np.ndarray, labels: Sequence[object], path: str | os.PathLike, title: str = ""
+    matrix: np.ndarray,
+    labels: Sequence[object] | np.ndarray,
+    path: str | os.PathLike,
+    title: str = "",
 ) -> Path:
     """A heat map of a confusion matrix (rows: true class, columns: predicted).
 

@@ -151,7 +151,9 @@ class LabeledData:
     @property
     def n_samples(self) -> int:
         """Number of rows (documents or feature vectors)."""
-        return len(self.texts) if self.texts is not None else int(self.X.shape[0])
+        if self.texts is not None:
+            return len(self.texts)
+        return 0 if self.X is None else int(self.X.shape[0])
 
 
 class _BadLine(Exception):
@@ -587,13 +589,12 @@ def _read_svmlight(
         raw = _add_dummy_labels(raw)
     skipped: list[tuple[int, str]] = []
     linenos: np.ndarray | None = None  # line number of each row, computed when needed
+    failure: ValueError | OverflowError | None = None
     try:
         X, y = load(raw)
         valid = bool(np.isfinite(X.data).all() and np.isfinite(y).all())
     except (ValueError, OverflowError) as exc:
         valid, failure = False, exc
-    else:
-        failure = None
     if not valid:
         good, good_lines = [], []
         for lineno, content, parts in _svmlight_records(raw):

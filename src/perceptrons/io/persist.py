@@ -314,9 +314,10 @@ def _to_json(value: Any, where: str) -> Any:
     if isinstance(value, Integral):
         return int(value)
     if isinstance(value, Real):
-        if not np.isfinite(value):
+        number = float(value)
+        if not np.isfinite(number):
             raise ValueError(f"cannot save {where}: {value!r} is not a finite number.")
-        return float(value)
+        return number
     if isinstance(value, list | tuple):
         return [_to_json(item, where) for item in value]
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
@@ -355,7 +356,7 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
         digest.update(name.encode("utf-8") + b"\n")
         digest.update(array.dtype.str.encode("ascii") + b"\n")
         digest.update(",".join(str(n) for n in array.shape).encode("ascii") + b"\n")
-        digest.update(array)
+        digest.update(array.data)
     return digest.hexdigest()
 
 
@@ -623,7 +624,7 @@ def _decode_estimator(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> An
 def _params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
     """Saved hyperparameters for ``cls``: JSON lists become tuples where the default is."""
     params = dict(section["params"])
-    signature = inspect.signature(cls.__init__).parameters
+    signature = inspect.signature(cls).parameters  # the parameters of cls.__init__
     unknown = sorted(set(params) - set(signature))
     if unknown:
         raise _Invalid(f"parameters {unknown} unknown to {cls.__name__}")

@@ -245,15 +245,17 @@ def training_features(
             raise DataFormatError(dev.source, f"its features do not match {train.source}'s")
         return X, featurizer.transform(dev.texts)
     X = train.X
+    if X is None:
+        raise ValueError(f"{train.source} holds neither documents nor features")
     if dev is None:
         return X, None
     X_dev = dev.X
-    fits = X_dev is not None and (
-        X_dev.shape[1] == X.shape[1] or (sp.issparse(X_dev) and X_dev.shape[1] < X.shape[1])
-    )
-    if not fits:
+    width = X.shape[1]
+    if X_dev is None or not (
+        X_dev.shape[1] == width or (sp.issparse(X_dev) and X_dev.shape[1] < width)
+    ):
         raise DataFormatError(dev.source, f"its features do not match {train.source}'s")
-    return X, pad_columns(X_dev, X.shape[1]) if X_dev.shape[1] < X.shape[1] else X_dev
+    return X, pad_columns(X_dev, width) if X_dev.shape[1] < width else X_dev
 
 
 def pad_columns(X: sp.spmatrix | sp.sparray, n_columns: int) -> sp.csr_matrix:

@@ -204,11 +204,12 @@ def scan(
     for chunk in iter_chunks(
         name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines, **options
     ):
-        classes.update(np.unique(chunk.data.y).tolist())
+        if chunk.data.y is not None:
+            classes.update(np.unique(chunk.data.y).tolist())
         n_examples += chunk.data.n_samples
         n_bytes = chunk.bytes_read
         X = chunk.data.X
-        if X is not None and X.nnz:
+        if X is not None and not isinstance(X, np.ndarray) and X.nnz:  # svmlight: CSR
             max_index = max(max_index, int(X.indices.max()))
             has_zero = has_zero or bool((X.indices == 0).any())
     if n_examples == 0:
@@ -301,23 +302,23 @@ def fit_stream(
             "streaming text needs a featurizer with vocabulary='hashing' and weighting "
             "'tf' or 'binary': a vocabulary or idf would need the whole file first"
         )
-    if classes is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
+    labels = None if classes is None else np.asarray(classes)
+    if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
         found = scan(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
-        classes = found.classes if classes is None else classes
+        labels = found.classes if labels is None else labels
         if fmt == "svmlight":
             n_features = found.n_features if n_features is None else n_features
             zero_based = found.zero_based if zero_based is None else zero_based
-    options = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
+    options: dict[str, Any] = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
     if fmt == "svmlight":
         options.update(n_features=n_features, zero_based=zero_based)
     rng = check_random_state(random_state)
-    classes = np.asarray(classes)
     report = StreamReport()
     for epoch in range(1, epochs + 1):
         started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
         for X, y, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
-            classes = _as_label_type(classes, y, name)
-            estimator.partial_fit(X, y, classes=classes)
+            labels = _as_label_type(labels, y, name)
+            estimator.partial_fit(X, y, classes=labels)
             mistakes += _last_mistakes(estimator)
             examples += len(y)
             if progress is not None:

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
@@ -44,6 +45,7 @@ from perceptrons import _validation
 
 __all__ = [
     "IncrementalClassifier",
+    "LogLinearProbabilities",
     "LogisticState",
     "OnlineLinearClassifier",
     "PerceptronState",
@@ -185,6 +187,53 @@ def _non_negative_int(value: Any, name: str) -> int:
     if not rules.integer(0).accepts(value):
         raise ValueError(f"{name} must be an int >= 0, got {value!r}")
     return int(value)
+
+
+class LogLinearProbabilities:
+    """Probabilities of a model whose scores are log-odds (binary) or logits: logistic
+    regression, and naive Bayes (whose scores are joint log-likelihoods, logits up to
+    a per-sample constant). Computed without overflow or ``log(0)``."""
+
+    if TYPE_CHECKING:  # the estimator's own; declared for the type checker only
+
+        def decision_function(self, X: ArrayLike) -> np.ndarray: ...
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities: ``σ`` of the log-odds (binary) or the softmax of the
+        logits, ``P(c | x)``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples whose classes' probabilities are wanted.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Column ``k`` is the probability of ``classes_[k]``; rows sum to 1.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([expit(-scores), expit(scores)])
+        return softmax(scores, axis=1)
+
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
+        """Logarithms of :meth:`predict_proba`, ``log P(c | x)``.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Samples whose classes' log-probabilities are wanted.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Column ``k`` is the log-probability of ``classes_[k]``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores, axis=1)
 
 
 class IncrementalClassifier(ClassifierMixin, BaseEstimator):

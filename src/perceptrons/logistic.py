@@ -10,12 +10,15 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
-from scipy.special import expit, log_expit, log_softmax, softmax
 
 from perceptrons import _params as rules
 from perceptrons._kernels import logistic as _kernels
-from perceptrons._online import LogisticState, OnlineLinearClassifier, TrainingState
+from perceptrons._online import (
+    LogisticState,
+    LogLinearProbabilities,
+    OnlineLinearClassifier,
+    TrainingState,
+)
 
 __all__ = ["LogisticRegressionSGD"]
 
@@ -28,7 +31,7 @@ _MIN_SCALE = 1e-9
 _MIN_SCALE_AVERAGED = 1e-4
 
 
-class LogisticRegressionSGD(OnlineLinearClassifier):
+class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     """Logistic regression trained online by stochastic gradient ascent (Bottou 2010).
 
     Binary problems (two labels, mapped to 0/1) keep one weight vector ``w`` and an
@@ -58,10 +61,10 @@ class LogisticRegressionSGD(OnlineLinearClassifier):
         Computed as for :class:`~perceptrons.AveragedPerceptron`, with the example
         counter replaced by the running sum of the decay's scales: O(nnz(x)) per example.
     max_epochs : int, default=10
-        Number of passes over the training data in ``fit``.
+        Passes of SGD over the training data in ``fit``.
     shuffle : bool, default=True
-        Visit the examples in a fresh random order every epoch, drawn from
-        ``random_state``; otherwise in the given order.
+        Shuffle the examples before every epoch (a fresh permutation drawn from
+        ``random_state``); otherwise visit them in the given order.
     fit_intercept : bool, default=True
         Learn an intercept (the weight of a constant feature of value 1, without prior).
     random_state : int, RandomState instance or None, default=None
@@ -73,11 +76,13 @@ class LogisticRegressionSGD(OnlineLinearClassifier):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights: one row for binary problems, one per class otherwise.
+        The weights with the prior's decay applied (their exact mean over every
+        example with ``average=True``): one row of log-odds weights for binary
+        problems, one row of logit weights per class otherwise.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts.
+        The intercepts (never decayed).
     classes_ : ndarray of shape (n_classes,)
-        The sorted labels.
+        The sorted labels; column ``k`` of :meth:`predict_proba` is ``classes_[k]``.
     history_ : list of dict
         One record per epoch over all calls: ``epoch``, ``log_loss`` (the mean log-loss
         of the epoch's examples, each computed before its own update) and ``examples``.
@@ -169,40 +174,3 @@ class LogisticRegressionSGD(OnlineLinearClassifier):
 
     def _describe(self, record: dict[str, Any]) -> str:
         return f"mean log-loss {record['log_loss']:.4f} over {record['examples']} examples"
-
-    # ---------------------------------------------------------------- prediction
-    def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Class probabilities: ``σ`` of the score (binary) or its softmax.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Column ``k`` is the probability of ``classes_[k]``; rows sum to 1.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return np.column_stack([expit(-scores), expit(scores)])
-        return softmax(scores, axis=1)
-
-    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
-        """Logarithms of :meth:`predict_proba`, computed without overflow or ``log(0)``.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Column ``k`` is the log-probability of ``classes_[k]``.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return np.column_stack([log_expit(-scores), log_expit(scores)])
-        return log_softmax(scores, axis=1)

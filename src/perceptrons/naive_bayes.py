@@ -33,12 +33,11 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
-from perceptrons._online import IncrementalClassifier
+from perceptrons._online import IncrementalClassifier, LogLinearProbabilities
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
 
@@ -62,7 +61,7 @@ _POSITIVE_ALPHA = rules.Rule(
 )
 
 
-class _NaiveBayes(IncrementalClassifier):
+class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
     """Shared counting, weights and prediction; subclasses give the event model."""
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
@@ -104,14 +103,16 @@ class _NaiveBayes(IncrementalClassifier):
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is never densified.
+            Non-negative feature counts or frequencies (binarized by
+            ``BernoulliNaiveBayes``). Sparse input is counted without densifying it.
         y : array-like of shape (n_samples,)
-            Labels of any type; at least two distinct values.
+            The class of each row, of any label type; two or more classes.
 
         Returns
         -------
         self : object
-            The fitted estimator.
+            The estimator, with ``class_count_``, ``feature_count_`` and the linear
+            model ``coef_``, ``intercept_`` they give.
         """
         self.__dict__.pop("class_count_", None)  # fit forgets earlier calls
         return self._partial_fit(X, y, None, incremental=False)
@@ -124,9 +125,9 @@ class _NaiveBayes(IncrementalClassifier):
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
+            The batch's non-negative counts or frequencies.
         y : array-like of shape (n_samples,)
-            Its labels.
+            The class of each row of the batch.
         classes : array-like of shape (n_classes,), default=None
             Every label the model will ever see. Required on the first call unless that
             first batch already holds every label; later calls may only repeat it.
@@ -134,7 +135,7 @@ class _NaiveBayes(IncrementalClassifier):
         Returns
         -------
         self : object
-            The updated estimator.
+            The estimator, its counts and linear model now including the batch.
         """
         return self._partial_fit(X, y, classes, incremental=True)
 
@@ -247,7 +248,8 @@ class _NaiveBayes(IncrementalClassifier):
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
+            Non-negative counts or frequencies to score (binarized first by
+            ``BernoulliNaiveBayes``).
 
         Returns
         -------
@@ -266,7 +268,7 @@ class _NaiveBayes(IncrementalClassifier):
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
+            Counts or frequencies, as for :meth:`decision_function`.
 
         Returns
         -------
@@ -275,40 +277,6 @@ class _NaiveBayes(IncrementalClassifier):
             coefficient of ``x``, which every class shares).
         """
         return self._validate_predict(X) @ self._joint_coef.T + self._joint_intercept
-
-    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
-        """Log posterior probabilities ``log P(c | x)``: the log-softmax of the scores.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            One column per class of ``classes_``.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            # From the log odds d: log P(c1 | x) = -log(1 + e^-d), log P(c0 | x) = -log(1 + e^d).
-            return np.column_stack([-np.logaddexp(0.0, scores), -np.logaddexp(0.0, -scores)])
-        return scores - logsumexp(scores, axis=1, keepdims=True)
-
-    def predict_proba(self, X: ArrayLike) -> np.ndarray:
-        """Posterior probabilities ``P(c | x)``.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to score.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            One column per class of ``classes_``; rows sum to 1.
-        """
-        return np.exp(self.predict_log_proba(X))
 
 
 _SHARED_PARAMETERS = """

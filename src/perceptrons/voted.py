@@ -297,7 +297,8 @@ class VotedPerceptron(IncrementalClassifier):
         Returns
         -------
         self : object
-            The fitted estimator.
+            The estimator, holding the update sequence with its votes and the
+            support vectors.
         """
         for _ in self.fit_epochs(X, y):
             pass
@@ -354,7 +355,9 @@ class VotedPerceptron(IncrementalClassifier):
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
+            A batch of new training examples (not available with
+            ``kernel="precomputed"``: a batch's Gram matrix cannot index earlier
+            support vectors).
         y : array-like of shape (n_samples,)
             Its labels.
         classes : array-like of shape (n_classes,), default=None
@@ -794,17 +797,16 @@ class VotedPerceptron(IncrementalClassifier):
         for start in range(0, X.shape[0], rows_per_block):
             stop = min(start + rows_per_block, X.shape[0])
             gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
             for sequences, out in staged:
                 if self._native:
                     ids, gold, predicted, votes = sequences[0]
                     _voted.sequence_scores_native(
-                        gram=gram,
+                        **shared,
                         support=ids,
                         gold=gold,
                         predicted=predicted,
                         votes=votes,
-                        bias_sq=bias_sq,
-                        rule=rule,
                         draws=draws[0][start:stop],
                         out=out[start:stop],
                     )
@@ -812,12 +814,10 @@ class VotedPerceptron(IncrementalClassifier):
                 for column, (ids, signs, votes) in enumerate(sequences):
                     column_out = np.empty(stop - start)
                     _voted.sequence_scores_binary(
-                        gram=gram,
+                        **shared,
                         support=ids,
                         signs=signs,
                         votes=votes,
-                        bias_sq=bias_sq,
-                        rule=rule,
                         draws=draws[column][start:stop],
                         out=column_out,
                     )

@@ -62,6 +62,8 @@ def mix_threads(
 
     Examples
     --------
+    Two threads, each running the epochs of one half of the data:
+
     >>> from sklearn.datasets import load_iris
     >>> from perceptrons import AveragedPerceptron
     >>> from perceptrons.parallel import mix_threads

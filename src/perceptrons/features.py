@@ -190,9 +190,9 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         texts : iterable of str
-            Training documents.
+            Training documents, tokenized once.
         y : None
-            Ignored.
+            Ignored (the vocabulary and idf do not depend on labels).
 
         Returns
         -------

@@ -147,7 +147,7 @@ def save(model: Any, path: str | os.PathLike[str]) -> Path:
 
     Parameters
     ----------
-    model : Perceptron, AveragedPerceptron, VotedPerceptron or Pipeline
+    model : estimator or Pipeline
         A fitted estimator of this package, or a fitted scikit-learn ``Pipeline`` of
         exactly two steps, ``[TextFeaturizer, estimator]``. A ``random_state`` given as a
         ``RandomState`` instance is saved as None (see the module documentation).
@@ -442,11 +442,11 @@ def load(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or path-like
-        A file written by :func:`save`.
+        A file written by :func:`save`; it is read as untrusted input.
 
     Returns
     -------
-    model : Perceptron, AveragedPerceptron, VotedPerceptron or Pipeline
+    model : estimator or Pipeline
         The fitted model, predicting exactly as the saved one did; ``partial_fit``
         continues exactly as it would have without the save.
 

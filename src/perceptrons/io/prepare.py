@@ -98,6 +98,7 @@ def read_for_model(
     Returns
     -------
     LabeledData
+        The file's rows, at the model's width.
 
     Raises
     ------

@@ -299,7 +299,7 @@ FIT_WIPES_THE_MODEL = pytest.mark.xfail(
     strict=True,
     reason=(
         "estimator bug: VotedPerceptron.fit_epochs sets self._support = None before it "
-        "validates, so a refused fit leaves a model whose predict raises AttributeError"
+        "checks the data and parameters, so a refused fit leaves a model that cannot predict"
     ),
 )
 

@@ -295,27 +295,9 @@ def test_partial_fit_labels(estimator):
     assert set(model.predict(X)) <= set(LABELS)
 
 
-FIT_WIPES_THE_MODEL = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "estimator bug: VotedPerceptron.fit_epochs sets self._support = None before it "
-        "checks the data and parameters, so a refused fit leaves a model that cannot predict"
-    ),
-)
-
-
-def _with_marks(configurations, mark, applies):
-    return [
-        pytest.param(
-            *p.values, id=p.id, marks=[*p.marks, mark] if applies(p.values[0]) else p.marks
-        )
-        for p in configurations
-    ]
-
-
 @pytest.mark.parametrize(
     "estimator",
-    _with_marks(CONFIGURATIONS, FIT_WIPES_THE_MODEL, lambda e: isinstance(e, VotedPerceptron)),
+    CONFIGURATIONS,
 )
 def test_a_refused_call_leaves_a_fitted_model_untouched(estimator):
     X, y = _data(n=12)

@@ -264,20 +264,35 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         return getattr(self, "_state", None) is None
 
     def _begin_call(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None, *, incremental: bool
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None,
+        *,
+        incremental: bool,
+        reset: bool = False,
     ) -> tuple[Any, np.ndarray, bool]:
         """Check the parameters and the batch; fix the labels on the first call.
 
-        Returns the validated ``(X, y)`` and whether this was the first call.
+        ``reset`` (``fit``) makes this a first call whatever came before. Nothing of
+        the trained model is touched until every check has passed: a refused call
+        leaves the model as it was. Returns the validated ``(X, y)`` and whether this
+        is a first call (the caller then starts a fresh state).
         """
         self.check_params()
-        first_call = self._is_first_call()
+        first_call = reset or self._is_first_call()
         data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
+        data = self._prepare(data)
         if first_call:
             self.classes_ = _validation.label_set(labels, classes, self, incremental=incremental)
         else:
             _validation.check_same_classes(classes, self.classes_)
         return data, labels, first_call
+
+    def _prepare(self, X: Any) -> Any:
+        """A member's own checks or transformation of validated input (training and
+        prediction alike); none by default."""
+        return X
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample.
@@ -533,17 +548,13 @@ class OnlineLinearClassifier(IncrementalClassifier):
         progress: Callable[[int], object] | None,
         publish_each_epoch: bool,
     ) -> Iterator[dict[str, Any]]:
-        self.check_params()
-        if not self.warm_start:
-            self._state = None
-        # Every fit draws its shuffles afresh from random_state, warm started or not.
-        self.random_state_ = check_random_state(self.random_state)
         yield from self._partial_fit(
             X,
             y,
             None,
             epochs=self.max_epochs,
             incremental=False,
+            reset=not self.warm_start,
             progress=progress,
             publish_each_epoch=publish_each_epoch,
         )
@@ -556,27 +567,32 @@ class OnlineLinearClassifier(IncrementalClassifier):
         *,
         epochs: int,
         incremental: bool,
+        reset: bool = False,
         progress: Callable[[int], object] | None = None,
         publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """The one training path: ``epochs`` epochs over ``(X, y)`` from the current state.
 
         ``incremental`` (``partial_fit``): one call is one batch of new examples, so the
-        Δ features start from zero and early stopping does not apply.
+        Δ features start from zero and early stopping does not apply. ``reset``
+        (``fit`` without ``warm_start``): start from zero weights. The trained model
+        changes only once every check has passed.
         """
-        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental)
-        if first_call:
-            self._state = self.new_training_state(X.shape[1])
-            self.history_ = []
-            if incremental or getattr(self, "random_state_", None) is None:
-                self.random_state_ = check_random_state(self.random_state)
-        assert self._state is not None  # set by this first call or an earlier one
-        if not first_call and self._state.averaged != self._averaged:
+        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental, reset=reset)
+        if not first_call and self._state is not None and self._state.averaged != self._averaged:
             raise ValueError(
                 f"{type(self).__name__}: average={self._averaged!r} differs from the "
                 "state being continued; call fit to start again."
             )
         targets = self.encode_labels(y)
+        if first_call:
+            self._state = self.new_training_state(X.shape[1])
+            self.history_ = []
+        if first_call or not incremental:
+            # Every fit draws its shuffles afresh from random_state, warm started or
+            # not; partial_fit goes on drawing from its first call's generator.
+            self.random_state_ = check_random_state(self.random_state)
+        assert self._state is not None  # set by this first call or an earlier one
         rng = self.random_state_
 
         train_rows = np.arange(X.shape[0])

@@ -88,10 +88,6 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         return tags
 
     # ------------------------------------------------------------ event model
-    def _prepare(self, X):
-        """Check (and, for Bernoulli, binarize) validated input; subclasses override."""
-        return X
-
     def _class_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-class ``log P(x_j | c)`` term weights and the feature part of the bias."""
         raise NotImplementedError
@@ -114,8 +110,7 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             The estimator, with ``class_count_``, ``feature_count_`` and the linear
             model ``coef_``, ``intercept_`` they give.
         """
-        self.__dict__.pop("class_count_", None)  # fit forgets earlier calls
-        return self._partial_fit(X, y, None, incremental=False)
+        return self._partial_fit(X, y, None, incremental=False, reset=True)
 
     def partial_fit(
         self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
@@ -139,9 +134,8 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         """
         return self._partial_fit(X, y, classes, incremental=True)
 
-    def _partial_fit(self, X, y, classes, *, incremental: bool) -> _NaiveBayes:
-        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental)
-        X = self._prepare(X)
+    def _partial_fit(self, X, y, classes, *, incremental: bool, reset: bool = False) -> _NaiveBayes:
+        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental, reset=reset)
         self._check_class_prior()
         if first_call:
             self.class_count_ = np.zeros(self.classes_.shape[0])

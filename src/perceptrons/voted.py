@@ -327,8 +327,7 @@ class VotedPerceptron(IncrementalClassifier):
         record : dict
             The epoch's entry of ``history_``.
         """
-        self._support = None  # fit starts afresh
-        data, labels, _ = self._begin_call(X, y, None, incremental=False)
+        data, labels, _ = self._begin_call(X, y, None, incremental=False, reset=True)
         if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
             raise ValueError(
                 "kernel='precomputed' needs the square Gram matrix of the training data in "

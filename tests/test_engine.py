@@ -8,9 +8,7 @@ from numpy.testing import assert_array_equal
 
 from perceptrons import (
     AveragedPerceptron,
-    BernoulliNaiveBayes,
     LogisticRegressionSGD,
-    MultinomialNaiveBayes,
     Perceptron,
     VotedPerceptron,
 )
@@ -48,29 +46,6 @@ def test_the_voted_perceptron_refuses_to_continue_with_another_kernel():
     model.set_params(kernel="poly")
     with pytest.raises(ValueError, match=r"kernel='poly' differs from the kernel"):
         model.partial_fit(X, y)
-
-
-@pytest.mark.parametrize(
-    ("estimator", "bad"),
-    [
-        (Perceptron(), {"margin": -1.0}),
-        (AveragedPerceptron(), {"C": 0.0}),
-        (LogisticRegressionSGD(), {"learning_rate": -0.1}),
-        (LogisticRegressionSGD(), {"learning_rate": 0.5, "l2": 2.0}),
-        (VotedPerceptron(max_epochs=1), {"degree": 0}),
-        (MultinomialNaiveBayes(), {"alpha": 0.0}),
-        (BernoulliNaiveBayes(), {"binarize": "x"}),
-    ],
-    ids=lambda v: type(v).__name__ if not isinstance(v, dict) else ",".join(v),
-)
-def test_every_call_checks_the_parameters(estimator, bad):
-    X, y = _problem()
-    estimator.fit(X, y)
-    estimator.set_params(**bad)
-    with pytest.raises(ValueError, match=type(estimator).__name__):
-        estimator.partial_fit(X, y)
-    with pytest.raises(ValueError, match=type(estimator).__name__):
-        estimator.fit(X, y)
 
 
 # --------------------------------------------------------------- one training path

@@ -1,7 +1,6 @@
 """The perceptron with margin and the passive-aggressive updates, against their oracles."""
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,12 +98,3 @@ def test_passive_aggressive_fixes_the_example_it_updates_on():
     assert_allclose(model.decision_function(X), [1.0])
     capped = Perceptron(update="pa-i", C=0.01, max_epochs=1).partial_fit(X, y, classes=[0, 1])
     assert 0 < capped.decision_function(X)[0] < 1.0
-
-
-@pytest.mark.parametrize(
-    ("params", "name"),
-    [({"update": "adagrad"}, "update"), ({"margin": -1.0}, "margin"), ({"C": 0.0}, "C")],
-)
-def test_bad_rule_parameters_are_named(params, name):
-    with pytest.raises(ValueError, match=f"parameter '{name}' must be"):
-        Perceptron(**params).fit(np.eye(4), [0, 1, 0, 1])

@@ -1,7 +1,7 @@
 """Compiled epochs of logistic regression trained by SGD, binary and multinomial.
 
 Every kernel runs one pass over the examples in ``order`` and updates, in place, arrays
-the caller allocated; nothing is allocated per example. Per example ``t`` (seed 004,
+the caller allocated; nothing is allocated per example. Per example ``t`` (Bottou 2010,
 the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old ``w``):
 
 1. ``p = σ(w·x + b)`` (binary) or ``p = softmax(W x + b)`` (multinomial), from the

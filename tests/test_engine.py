@@ -103,3 +103,25 @@ def test_import_state_checks_shapes_before_a_kernel_sees_them():
         model.import_state(arrays, {**values, "count": -1})
     with pytest.raises(ValueError, match="slack of shape"):
         model.import_state({**arrays, "slack": np.zeros((4, 2))}, values)
+
+
+def test_run_epoch_checks_every_index_before_the_kernel_sees_it():
+    """The engine API is public and Numba does no bounds checks: bad sizes and indices
+    are refused with a message instead of writing outside an array."""
+    X, y = _problem()
+    model = Perceptron().fit(X, y)
+    state, targets = model.new_training_state(X.shape[1]), model.encode_labels(y)
+    rows = np.arange(len(y))
+    with pytest.raises(ValueError, match=r"row indices in order outside \[0, 60\)"):
+        model.run_epoch(state, X, targets, np.array([0, 60]))
+    with pytest.raises(ValueError, match="row indices in order"):
+        model.run_epoch(state, X, targets, np.array([-1]))
+    with pytest.raises(ValueError, match="59 targets for 60 rows"):
+        model.run_epoch(state, X, targets[:-1], rows)
+    with pytest.raises(ValueError, match=r"class codes outside \[0, 3\)"):
+        model.run_epoch(state, X, np.full(len(y), 3), rows)
+    with pytest.raises(ValueError, match="weights have 6 rows for 4 features"):
+        model.run_epoch(state, X[:, :4], targets, rows)
+    with pytest.raises(ValueError, match="slack of shape"):
+        model.run_epoch(state, X, targets, rows, slack=np.zeros((5, 3)))
+    assert state.count == 0  # nothing ran

@@ -183,6 +183,34 @@ class LogisticState(TrainingState):
         return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
 
 
+def _check_epoch_inputs(
+    state: TrainingState, X: Any, targets: np.ndarray, order: np.ndarray, slack: np.ndarray
+) -> None:
+    """Every size and index the kernels use, checked before they run: Numba does no
+    bounds checks, and :meth:`OnlineLinearClassifier.run_epoch` is public."""
+    n_samples, n_features = X.shape
+    weights = state.weights
+    problems = []
+    if weights.shape[0] != n_features + 1:
+        problems.append(f"weights have {weights.shape[0]} rows for {n_features} features + 1")
+    if state.aux.size and state.aux.shape != weights.shape:
+        problems.append(f"aux of shape {state.aux.shape} for weights of {weights.shape}")
+    if targets.shape != (n_samples,):
+        problems.append(f"{targets.shape[0]} targets for {n_samples} rows")
+    elif (
+        weights.ndim == 2
+        and targets.size
+        and not 0 <= targets.min() <= targets.max() < weights.shape[1]
+    ):
+        problems.append(f"class codes outside [0, {weights.shape[1]})")
+    if order.size and not 0 <= order.min() <= order.max() < n_samples:
+        problems.append(f"row indices in order outside [0, {n_samples})")
+    if slack.shape[0] not in (0, n_samples) or slack.shape[1:] != weights.shape[1:]:
+        problems.append(f"slack of shape {slack.shape} for {n_samples} rows")
+    if problems:
+        raise ValueError("run_epoch: " + "; ".join(problems) + ".")
+
+
 def _non_negative_int(value: Any, name: str) -> int:
     if not rules.integer(0).accepts(value):
         raise ValueError(f"{name} must be an int >= 0, got {value!r}")
@@ -348,7 +376,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
     random_state: int | np.random.RandomState | None
     verbose: int
 
-    # The training state: None from the start of a fit until its first batch is checked.
+    # The training state: absent (or None) until the first batch has passed its checks.
     _state: TrainingState | None
     n_iter_: int
     coef_: np.ndarray
@@ -410,9 +438,10 @@ class OnlineLinearClassifier(IncrementalClassifier):
         """
         if slack is None:
             slack = self.new_slack(state, 0)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        _check_epoch_inputs(state, X, targets, order, slack)
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
         kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
-        order = np.ascontiguousarray(order, dtype=np.int64)
         chunk = len(order) if progress is None else _PROGRESS_CHUNK
         statistic = 0.0
         for start in range(0, len(order), max(chunk, 1)):

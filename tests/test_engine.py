@@ -9,6 +9,7 @@ from numpy.testing import assert_array_equal
 from perceptrons import (
     AveragedPerceptron,
     LogisticRegressionSGD,
+    MultinomialNaiveBayes,
     Perceptron,
     VotedPerceptron,
 )
@@ -125,3 +126,18 @@ def test_run_epoch_checks_every_index_before_the_kernel_sees_it():
     with pytest.raises(ValueError, match="slack of shape"):
         model.run_epoch(state, X, targets, rows, slack=np.zeros((5, 3)))
     assert state.count == 0  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "make", [Perceptron, LogisticRegressionSGD, VotedPerceptron, MultinomialNaiveBayes]
+)
+def test_a_fit_refused_after_its_data_passed_keeps_the_old_width(make):
+    """A first call's width is recorded while its data is checked; a check after that
+    (here: a single class) must not leave the new width on the old model."""
+    X, y = _problem()
+    model = make().fit(X, y)
+    before = model.predict(X)
+    with pytest.raises(ValueError, match="at least two classes"):
+        model.fit(np.ones((4, 3)), [1, 1, 1, 1])
+    assert model.n_features_in_ == X.shape[1]
+    assert_array_equal(model.predict(X), before)

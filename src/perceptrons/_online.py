@@ -54,6 +54,8 @@ __all__ = [
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
 _PROGRESS_CHUNK = 2**15
+# What scikit-learn's validate_data records about the input of a first call.
+_INPUT_RECORDS = ("n_features_in_", "feature_names_in_")
 
 
 @dataclass
@@ -309,12 +311,23 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         """
         self.check_params()
         first_call = reset or self._is_first_call()
-        data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
-        data = self._prepare(data)
+        # scikit-learn's validation records the input's width and feature names as it
+        # checks a first call's data: put them back if a later check refuses the call.
+        recorded = {k: v for k, v in vars(self).items() if k in _INPUT_RECORDS}
+        try:
+            data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
+            data = self._prepare(data)
+            if first_call:
+                known = _validation.label_set(labels, classes, self, incremental=incremental)
+            else:
+                _validation.check_same_classes(classes, self.classes_)
+        except Exception:
+            for name in _INPUT_RECORDS:
+                self.__dict__.pop(name, None)
+            self.__dict__.update(recorded)
+            raise
         if first_call:
-            self.classes_ = _validation.label_set(labels, classes, self, incremental=incremental)
-        else:
-            _validation.check_same_classes(classes, self.classes_)
+            self.classes_ = known
         return data, labels, first_call
 
     def _prepare(self, X: Any) -> Any:

@@ -17,9 +17,12 @@ averaged: every change ``c`` written to ``weights`` is written as ``aux_factor *
 ``aux``. Nothing here allocates.
 """
 
-import numba
+from numba.extending import register_jitable
 
-_jit = numba.njit(cache=True, nogil=True, inline="always")
+# The pieces are compiled into each kernel that calls them (no dispatcher or cache files
+# of their own, which keeps cold compilation short). Numba's cache of a kernel does not
+# notice an edit here: delete the *.nbi/*.nbc files after changing this module.
+_jit = register_jitable
 
 
 @_jit

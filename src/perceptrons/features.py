@@ -9,11 +9,13 @@ array), from which an equivalent transformer is rebuilt that gives bit-identical
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import (
     CountVectorizer,
@@ -140,7 +142,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self.tokenizer = tokenizer
         self.min_df = min_df
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         tags.input_tags.string = True
@@ -184,7 +186,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         return None
 
     # --------------------------------------------------------------- fitting
-    def fit(self, texts, y=None) -> TextFeaturizer:
+    def fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
         """Learn the vocabulary (``vocabulary="fit"``) and the idf (``"tfidf"``).
 
         Parameters
@@ -202,7 +204,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self.fit_transform(texts, y)
         return self
 
-    def fit_transform(self, texts, y=None) -> sp.csr_matrix:
+    def fit_transform(self, texts: Iterable[str], y: ArrayLike | None = None) -> sp.csr_matrix:
         """Fit on ``texts`` and return their features (one pass of tokenization).
 
         Parameters
@@ -228,7 +230,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self._hashed_names = self._names_of_hashed_columns(texts) if self._hashing else None
         return _canonical(X)
 
-    def partial_fit(self, texts, y=None) -> TextFeaturizer:
+    def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
         """Learn from more texts without a pass over all of them: hashing only.
 
         A hashing featurizer with ``"tf"`` or ``"binary"`` weighting has nothing to learn
@@ -288,7 +290,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
             by_column.setdefault(column, []).append(term)
         return {column: "|".join(names) for column, names in by_column.items()}
 
-    def transform(self, texts) -> sp.csr_matrix:
+    def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
         """Features of ``texts``; terms never seen in training are dropped.
 
         Parameters

@@ -25,7 +25,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
@@ -106,7 +106,7 @@ class DataFormatError(ValueError):
         where = source if line is None else f"{source}:{line}"
         super().__init__(f"{where}: {self.reason}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[DataFormatError], tuple[str, str, int | None]]:
         return (type(self), (self.source, self.reason, self.line))
 
 
@@ -992,7 +992,7 @@ def read_data(
     labels: bool | None = None,
     label_column: str | int | None = None,
     n_features: int | None = None,
-    stdin=None,
+    stdin: IO[str] | IO[bytes] | None = None,
     encoding: str = "utf-8",
     zero_based: bool | str = "auto",
 ) -> LabeledData:

@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +35,9 @@ from perceptrons.io.formats import (
     detect_format,
     read_data,
 )
+
+if TYPE_CHECKING:
+    from perceptrons.features import TextFeaturizer
 
 #: The formats :func:`iter_chunks` can read a chunk of lines at a time: svmlight and the
 #: text formats (CSV needs its header, IDX is binary).
@@ -230,13 +233,13 @@ def scan(
 
 
 def fit_stream(
-    estimator,
+    estimator: Any,
     path: str | os.PathLike,
     *,
     format: str = "auto",
     epochs: int = 1,
     chunk_size: int = 10_000,
-    featurizer=None,
+    featurizer: TextFeaturizer | None = None,
     classes: Sequence | None = None,
     n_features: int | None = None,
     zero_based: bool | None = None,

@@ -52,10 +52,11 @@ epoch without mistakes is), and ``warm_start`` (every fit starts from zero). The
 Data movement
 -------------
 Array shards are scattered once to the workers and kept there. Each epoch, the mixed
-weights are sent to every worker, and every shard sends back its weights (and, averaged,
-its sums): three weight matrices of ``(n_features + 1) * n_classes`` floats per shard
-and epoch, whose cost can exceed a sparse epoch's when the weights are large (see
-``benchmarks/bench_distributed.py``). The mixing itself runs on the client.
+weights are sent to one worker, from which the others fetch them, and every shard sends
+back its weights (and, averaged, its sums): three weight matrices of
+``(n_features + 1) * n_classes`` floats per shard and epoch, whose cost can exceed a
+sparse epoch's when the weights are large (see ``benchmarks/bench_distributed.py``).
+The mixing itself runs on the client.
 
 Faults
 ------

@@ -166,7 +166,10 @@ class _DaskRunner:
     def __call__(self, epoch, weights, rng_states, slacks) -> list[ShardResult]:
         distributed = _import_distributed()
         client = self.client
-        start = _scatter(client, weights, broadcast=True)
+        # Sent to one worker; the others fetch it from there as their tasks need it. (A
+        # broadcast replicates through the scheduler, which can wait forever on a worker
+        # that dies meanwhile; a lost copy here is sent again below.)
+        start = _scatter(client, weights)
         results: dict[int, ShardResult] = {}
         pending = list(range(len(self.shards.futures)))
         recoveries = 0
@@ -219,7 +222,7 @@ class _DaskRunner:
                 if self.shards.futures[i].status != "finished":
                     self.shards.rebuild(i, alive)
             if start.status != "finished":
-                start = _scatter(client, weights, broadcast=True)
+                start = _scatter(client, weights)
         return [results[i] for i in range(len(results))]
 
 
@@ -548,15 +551,15 @@ def _scatter_source(client, shard: ShardData) -> Callable[[str], Any]:
     return lambda worker: _scatter(client, shard, worker=worker)
 
 
-def _scatter(client, data, *, worker: str | None = None, broadcast: bool = False, tries: int = 8):
+def _scatter(client, data, *, worker: str | None = None, tries: int = 8):
     """``client.scatter`` that outlives a worker dying meanwhile: until the scheduler
     has noticed it, sending to it fails (a connection error, or the scheduler's
-    ``KeyError`` for a worker it listed a moment before and has just removed, which a
-    broadcast hits); then try again, to any worker."""
+    ``KeyError`` for a worker it listed a moment before and has just removed); then try
+    again, to any worker."""
     for attempt in range(tries):
         workers = [worker] if worker is not None and attempt == 0 else None
         try:
-            return client.scatter(data, workers=workers, broadcast=broadcast, hash=False)
+            return client.scatter(data, workers=workers, hash=False)
         except (OSError, KeyError) as exc:  # CommClosedError and friends
             if attempt == tries - 1:
                 raise RuntimeError(

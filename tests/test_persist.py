@@ -721,3 +721,29 @@ def test_unsavable_labels_and_parameters(tmp_path):
     with pytest.raises(ValueError, match="parameter 'verbose'"):
         save(model, tmp_path / "m.npz")
     assert os.listdir(tmp_path) == []
+
+
+def test_every_writer_keeps_the_old_file_on_error_and_its_permissions(tmp_path):
+    """io.files.write_atomically, which save(), the plots and evaluate --output share:
+    an error while writing leaves the old file and no temporary; a replaced file keeps
+    its mode."""
+    import os
+    import stat
+
+    from perceptrons.io.files import write_atomically, write_text_atomically
+
+    target = tmp_path / "report.txt"
+    write_text_atomically(target, "old")
+    os.chmod(target, 0o640)
+
+    def fail(file):
+        file.write(b"partial")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_atomically(target, fail)
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]
+    write_text_atomically(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640

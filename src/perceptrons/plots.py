@@ -15,11 +15,12 @@ works on a machine without a display and leaves the caller's backend and open fi
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from perceptrons.io.files import write_atomically
 
 INSTALL_HINT = 'plots need matplotlib: pip install "perceptrons[plot]"'
 
@@ -53,15 +54,9 @@ def _save(figure, path: str | os.PathLike) -> Path:
     """Write the PNG atomically: a failed or interrupted save leaves no partial file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            figure.savefig(stream, format="png", dpi=110, bbox_inches="tight")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(
+        path, lambda stream: figure.savefig(stream, format="png", dpi=110, bbox_inches="tight")
+    )
 
 
 def learning_curves(

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from perceptrons.cli._common import read
+from perceptrons.io.files import write_text_atomically
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -108,19 +106,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         ]
     text = "\n".join(lines) + ("\n" if lines else "")
     if args.output:
-        _write_atomically(args.output, text)
+        write_text_atomically(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
-
-
-def _write_atomically(path: str, text: str) -> None:
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

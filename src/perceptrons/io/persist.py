@@ -90,20 +90,17 @@ disk, then renamed over the target, so an existing file is never left half-writt
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import inspect
 import json
 import os
-import stat
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Callable
 from datetime import datetime, timezone
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
@@ -111,6 +108,7 @@ from sklearn.pipeline import Pipeline
 
 from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
+from perceptrons.io.files import write_atomically
 from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.perceptron import AveragedPerceptron, Perceptron
@@ -184,7 +182,7 @@ def save(model: Any, path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     arrays, meta = _encode_model(model)
     arrays[_META] = np.frombuffer(_sealed_meta(meta, arrays), dtype=np.uint8)
-    _write_atomically(path, arrays)
+    write_atomically(path, lambda file: _write_npz(file, arrays))
     return path
 
 
@@ -386,46 +384,10 @@ def _check_digest(raw: bytes, meta: dict[str, Any], arrays: dict[str, np.ndarray
 
 
 # ------------------------------------------------------------------ file writing
-def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    directory = path.parent
-    mode = _new_file_mode(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            # A file object, not a name: numpy would append ".npz" to a name. Compressed,
-            # because hashed text models are mostly zeros (2^20 rows by class).
-            np.savez_compressed(file, allow_pickle=False, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(directory)
-
-
-def _new_file_mode(path: Path) -> int:
-    """Permissions for the written file: the replaced file's, else the umask default
-    (mkstemp creates files readable by their owner only)."""
-    with contextlib.suppress(OSError):
-        return stat.S_IMODE(path.stat().st_mode)
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename durable (POSIX); best effort, as some file systems refuse."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+def _write_npz(file: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
+    # A file object, not a name: numpy would append ".npz" to a name. Compressed, because
+    # hashed text models are mostly zeros (2^20 rows by class).
+    np.savez_compressed(file, allow_pickle=False, **arrays)
 
 
 # --------------------------------------------------------------------------- load

@@ -1,0 +1,277 @@
+"""io/files.py: the atomic writer and the output-path checks every command shares.
+
+Nothing here touches /dev: device-like outputs are a FIFO (``os.mkfifo``) and a
+directory in ``tmp_path``; interrupted writes run in a child process that is killed.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from perceptrons.io.files import (
+    STALE_SECONDS,
+    OutputPathError,
+    check_output_path,
+    check_output_paths,
+    remove_stale_temporaries,
+    write_atomically,
+    write_text_atomically,
+)
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types and signals")
+
+
+def names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+# ----------------------------------------------------------------- check_output_path
+def test_an_output_that_is_an_input_is_refused_however_it_is_spelled(tmp_path, monkeypatch):
+    data = tmp_path / "data.svm"
+    data.write_text("1 1:1\n")
+    monkeypatch.chdir(tmp_path)
+    for spelling in (data, "data.svm", "./data.svm", f"../{tmp_path.name}/data.svm"):
+        with pytest.raises(OutputPathError, match="is the input file"):
+            check_output_path(spelling, [str(data)])
+    os.link(data, tmp_path / "hard.svm")
+    os.symlink(data, tmp_path / "soft.svm")
+    for other in ("hard.svm", "soft.svm"):
+        with pytest.raises(OutputPathError, match="is the input file"):
+            check_output_path(other, [data])
+        with pytest.raises(OutputPathError, match="is the input file"):
+            check_output_path(data, [other])
+    assert data.read_text() == "1 1:1\n"
+    # other files, stdin, None and missing inputs are fine
+    assert check_output_path("model.npz", [data, "-", None, "missing.svm"]).name == "model.npz"
+    (tmp_path / "model.npz").write_text("old model")
+    check_output_path("model.npz", [data, "-", None])
+
+
+def test_the_output_directory_must_exist_and_be_writable(tmp_path):
+    with pytest.raises(OutputPathError, match="does not exist"):
+        check_output_path(tmp_path / "no" / "such" / "m.npz")
+    # plots create their directories: the nearest existing one must be writable
+    assert check_output_path(tmp_path / "new" / "p.png", make_parents=True)
+    assert not (tmp_path / "new").exists()
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    with pytest.raises(OutputPathError, match="does not exist"):
+        check_output_path(afile / "m.npz")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if not os.access(locked, os.W_OK):  # root ignores permissions: see below
+            with pytest.raises(OutputPathError, match="cannot write in the directory"):
+                check_output_path(locked / "m.npz")
+    finally:
+        locked.chmod(0o700)
+    assert names(tmp_path) == ["afile", "locked"]  # the probe file is gone
+
+
+def test_a_directory_that_refuses_files_is_found_before_any_work(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    from perceptrons.io import files
+
+    monkeypatch.setattr(files.os, "access", lambda *a, **k: False)
+    with pytest.raises(OutputPathError, match="permission denied"):
+        check_output_path(tmp_path / "m.npz")
+    monkeypatch.undo()
+
+    def read_only(*args, **kwargs):  # what os.access cannot see: a read-only mount
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    with pytest.raises(OutputPathError, match="Read-only file system"):
+        check_output_path(tmp_path / "m.npz")
+
+
+def test_a_directory_is_refused_as_an_output(tmp_path):
+    (tmp_path / "models").mkdir()
+    with pytest.raises(OutputPathError, match="is a directory"):
+        check_output_path(tmp_path / "models")
+    with pytest.raises(OutputPathError, match="is a directory"):
+        write_text_atomically(tmp_path / "models", "x")
+    assert (tmp_path / "models").is_dir() and names(tmp_path / "models") == []
+
+
+@posix_only
+def test_a_socket_is_refused_as_an_output(tmp_path):
+    path = tmp_path / "s"
+    if len(str(path)) > 100:
+        pytest.skip("path too long for a unix socket")
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(OutputPathError, match="a socket"):
+            check_output_path(path)
+        with pytest.raises(OutputPathError, match="a socket"):
+            write_text_atomically(path, "x")
+    finally:
+        server.close()
+
+
+def test_two_outputs_of_one_run_must_differ(tmp_path):
+    with pytest.raises(OutputPathError, match="written twice"):
+        check_output_paths([tmp_path / "a.png", None, tmp_path / "./a.png"])
+    assert len(check_output_paths([tmp_path / "a.png", tmp_path / "b.png"])) == 2
+
+
+# ------------------------------------------------------------ what an output may be
+@posix_only
+def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert check_output_path(fifo) == fifo  # a stream: nothing to probe
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_atomically(fifo, lambda f: f.write(b"model bytes"))
+    reader.join(10)
+    assert received == [b"model bytes"]
+    assert fifo.is_fifo()  # not replaced by a regular file
+    assert names(tmp_path) == ["pipe"]  # no temporary file
+
+
+def test_a_symlink_output_replaces_its_target_and_stays_a_link(tmp_path):
+    (tmp_path / "models").mkdir()
+    target = tmp_path / "models" / "v1.npz"
+    target.write_text("old")
+    link = tmp_path / "current.npz"
+    link.symlink_to(target)
+    check_output_path(link)
+    assert write_text_atomically(link, "new") == link
+    assert link.is_symlink() and target.read_text() == "new"
+    assert names(tmp_path / "models") == ["v1.npz"]
+    dangling = tmp_path / "next.npz"
+    dangling.symlink_to(tmp_path / "models" / "v2.npz")
+    write_text_atomically(dangling, "v2")
+    assert dangling.is_symlink() and (tmp_path / "models" / "v2.npz").read_text() == "v2"
+
+
+# ------------------------------------------------------------------ temporary files
+def test_stale_temporaries_of_dead_processes_or_old_are_removed(tmp_path):
+    target = tmp_path / "m.npz"
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead = int(done.stdout)
+    mine = os.getpid()
+    files = {
+        "dead": tmp_path / f".m.npz.{dead}.abcd1234.tmp",
+        "alive": tmp_path / f".m.npz.{mine}.abcd1234.tmp",
+        "old": tmp_path / f".m.npz.{mine}.old00000.tmp",
+        "legacy_new": tmp_path / ".m.npz.x1y2z3w4.tmp",
+        "legacy_old": tmp_path / ".m.npz.q1w2e3r4.tmp",
+        "other_target": tmp_path / f".other.npz.{dead}.abcd1234.tmp",
+    }
+    for path in files.values():
+        path.write_text("partial")
+    old = time.time() - STALE_SECONDS - 60
+    for key in ("old", "legacy_old"):
+        os.utime(files[key], (old, old))
+    removed = remove_stale_temporaries(target)
+    assert sorted(p.name for p in removed) == sorted(
+        files[k].name for k in ("dead", "old", "legacy_old")
+    )
+    assert all(files[k].exists() for k in ("alive", "legacy_new", "other_target"))
+    # write_atomically does it too, before writing
+    files["dead"].write_text("partial")
+    write_text_atomically(target, "model")
+    assert not files["dead"].exists() and files["alive"].exists()
+
+
+def test_an_error_while_writing_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "m.npz"
+    target.write_text("old")
+
+    def fail(file):
+        file.write(b"partial")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(target, fail)
+    assert target.read_text() == "old" and names(tmp_path) == ["m.npz"]
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    import perceptrons.io.persist as persist
+    from perceptrons.cli import main
+
+    real = persist._write_npz
+
+    def slow_write(file, arrays):  # the test hook: a save that takes its time
+        real(file, arrays)
+        file.flush()
+        print("writing", flush=True)
+        time.sleep(60)
+
+    persist._write_npz = slow_write
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def _kill_during_save(tmp_path, data, model, signum):
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, "train", str(data), "-o", str(model), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"},
+    )
+    try:
+        line = child.stdout.readline()
+        assert line == "writing\n", child.stderr.read()
+        assert any(p.name.startswith(".m.npz.") for p in tmp_path.iterdir())
+        child.send_signal(signum)
+        child.wait(60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+        child.stderr.close()
+    return child.returncode
+
+
+@posix_only
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_save_interrupted_by_a_signal_removes_its_temporary_file(tmp_path, signum):
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 2}\n" for i in range(20)))
+    model = tmp_path / "m.npz"
+    model.write_text("the old model")
+    status = _kill_during_save(tmp_path, data, model, signum)
+    # SIGTERM: ended by the signal after cleaning up; SIGINT: "interrupted", 130
+    assert status == (-signal.SIGTERM if signum == signal.SIGTERM else 130)
+    assert names(tmp_path) == ["d.svm", "m.npz"]
+    assert model.read_text() == "the old model"
+
+
+@posix_only
+def test_a_temporary_left_by_a_killed_save_is_removed_by_the_next_run(tmp_path):
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 2}\n" for i in range(20)))
+    model = tmp_path / "m.npz"
+    assert _kill_during_save(tmp_path, data, model, signal.SIGKILL) == -signal.SIGKILL
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".m.npz.")]
+    assert len(left) == 1 and not model.exists()
+    from perceptrons.cli import main
+
+    assert main(["train", str(data), "-o", str(model), "--quiet"]) == 0
+    assert names(tmp_path) == ["d.svm", "m.npz"]

@@ -22,7 +22,9 @@ from perceptrons.datasets import DATA_ENV_VAR, shared_data_dir
 from perceptrons.io import formats
 from perceptrons.io.formats import (
     FORMATS,
+    MAX_SVMLIGHT_WIDTH,
     TEXT_FORMATS,
+    WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
     detect_format,
@@ -379,12 +381,14 @@ def test_text_formats_give_texts_the_others_features(tmp_path, fmt):
         "fasttext": "__label__x some text\n",
         "tsv": "x\tsome text\n",
         "sentiment": "books pos 1.txt some text\n",
+        "vw": "1 |a some text\n",
+        "counts": "some:1 text:2 #label#:x\n",
         "lines": "some text\n",
     }[fmt]
     data = read_data(_write(tmp_path, "d", content), format=fmt)
     assert (data.texts is not None) is (fmt in TEXT_FORMATS)
     assert (data.X is None) is (fmt in TEXT_FORMATS)
-    assert set(TEXT_FORMATS) < set(FORMATS)
+    assert set(WEIGHTED_TEXT_FORMATS) < set(TEXT_FORMATS) < set(FORMATS)
 
 
 def test_every_line_bad(tmp_path):
@@ -516,6 +520,7 @@ def test_detect_idx_by_content_and_stdin_needs_sample(tmp_path):
 def test_labeled_data_fields():
     data = LabeledData(X=None, texts=["a"], y=None, format="lines", source="x")
     assert data.skipped == [] and data.zero_based is None and data.n_samples == 1
+    assert data.sample_weight is None
 
 
 # --------------------------------------------------------------------------- real data
@@ -547,3 +552,256 @@ def test_real_mnist_train_images():
     assert data.format == "idx" and data.X.shape == (60000, 784)
     assert data.X.min() == 0.0 and data.X.max() == 1.0
     assert data.y.shape == (60000,) and data.y[:5].tolist() == [5, 0, 4, 1, 9]
+
+
+# --------------------------------------------------------------------------- label-only svmlight
+
+
+def w8a_like(n: int = 300, seed: int = 0) -> tuple[str, np.ndarray, list[list[int]]]:
+    """A file shaped like LIBSVM's w8a: ~3 % positives, ~70 % rows without a feature
+    (``-1 `` alone), 1-based indices up to 300.  Returns (content, labels, indices)."""
+    rng = np.random.default_rng(seed)
+    labels = np.where(rng.random(n) < 0.03, 1, -1)
+    labels[1] = 1  # at least one positive
+    rows, lines = [], []
+    for i in range(n):
+        if rng.random() < 0.7 and i != 3:  # row 3 always has features
+            rows.append([])
+            lines.append(f"{labels[i]} ")
+        else:
+            idx = sorted(rng.choice(np.arange(1, 301), size=rng.integers(1, 12), replace=False))
+            idx[-1] = 300 if i == 3 else idx[-1]
+            rows.append([int(j) for j in idx])
+            lines.append(f"{labels[i]} " + " ".join(f"{j}:1" for j in idx) + " ")
+    return "\n".join(lines) + "\n", labels, rows
+
+
+@pytest.mark.parametrize("name", ["w8a", "w8a.train", "w8a.t", "w8a.test", "w8a.txt"])
+def test_label_only_svmlight_rows_are_detected_and_read(tmp_path, name):
+    content, labels, rows = w8a_like()
+    assert sum(not r for r in rows) > 150  # most rows are label-only
+    path = _write(tmp_path, name, content)
+    assert detect_format(path) == "svmlight"
+    data = read_data(path, labels=True)
+    assert data.format == "svmlight" and data.zero_based is False
+    assert data.X.shape == (300, 300) and data.y.tolist() == labels.tolist()
+    for i, row in enumerate(rows):
+        assert (data.X[i].indices + 1).tolist() == row
+    # The same rows through the explicit format and the gzipped file.
+    again = read_data(_write(tmp_path, name + ".gz", gzip.compress(content.encode())))
+    assert (again.X != data.X).nnz == 0
+
+
+def test_label_only_svmlight_bad_line_is_named(tmp_path):
+    content, _, _ = w8a_like()
+    lines = content.splitlines()
+    lines[149] = "-1 7:x"
+    path = _write(tmp_path, "w8a.train", "\n".join(lines) + "\n")
+    assert _error(path) == f'{path}:150: feature value "x" is not a number'
+    lines[149] = "oops"
+    path = _write(tmp_path, "w8a.t", "\n".join(lines) + "\n")
+    assert _error(path, labels=True) == f'{path}:150: label "oops" is not a number'
+    assert read_data(path, skip_bad_lines=True).skipped == [(150, 'label "oops" is not a number')]
+
+
+def test_bare_numbers_are_lines_unless_the_format_is_given(tmp_path):
+    path = _write(tmp_path, "labels.txt", "1\n-1\n-1\n")
+    assert detect_format(path) == "lines"  # ambiguous: documented as unlabeled text
+    assert _error(path, labels=True).startswith(f"{path}: cannot tell the format")
+    data = read_data(path, format="svmlight")
+    # No feature anywhere: one (empty) column, as a streamed file gets.
+    assert data.X.shape == (3, 1) and data.X.nnz == 0 and data.y.tolist() == [1, -1, -1]
+
+
+def test_text_and_csv_are_not_taken_for_label_only_svmlight():
+    assert detect_format("-", ["1", "2", "just text 3:4"]) == "lines"
+    assert detect_format("-", ["a,label", "1,2", "3,4"]) == "csv"
+    assert detect_format("-", ["1\tgood film", "-1\tbad 2:1"]) == "tsv"
+
+
+# --------------------------------------------------------------------------- BOM
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fmt"),
+    [
+        ("d.svm", "1 1:1\n-1 2:1\n", "svmlight"),
+        ("d", "1 1:1\n-1 2:1\n", "svmlight"),
+        ("d", "__label__a x\n", "fasttext"),
+        ("d.csv", "a,label\n1,x\n", "csv"),
+        ("d", "1 |f a\n", "vw"),
+        ("d", "a:1 #label#:x\n", "counts"),
+    ],
+)
+def test_utf8_bom_is_dropped_for_every_format(tmp_path, name, content, fmt):
+    path = _write(tmp_path, name, b"\xef\xbb\xbf" + content.encode())
+    assert detect_format(path) == fmt
+    data = read_data(path)
+    plain = read_data(_write(tmp_path, "plain" + name, content))
+    assert data.format == fmt and data.y.tolist() == plain.y.tolist()
+    gz = _write(tmp_path, name + ".gz", gzip.compress(b"\xef\xbb\xbf" + content.encode()))
+    assert read_data(gz, format=fmt).y.tolist() == plain.y.tolist()
+    stdin = read_data("-", fmt, stdin=io.StringIO("\ufeff" + content))
+    assert stdin.y.tolist() == plain.y.tolist()
+
+
+# --------------------------------------------------------------------------- never crash
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\r", b"a\rb\n", b"x,y\r1,2\n", b"\x00\x01,\x02\n\r\n", bytes(range(256)) * 8],
+    ids=["bare-cr", "cr-inside", "csv-cr", "nul", "all-bytes"],
+)
+@pytest.mark.parametrize("labels", [None, True])
+def test_odd_bytes_give_a_format_error_not_a_crash(tmp_path, content, labels):
+    path = _write(tmp_path, "data", content)
+    assert detect_format(path) in FORMATS
+    try:
+        data = read_data(path, labels=labels)
+    except DataFormatError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(path)
+    else:
+        assert data.n_samples > 0
+    assert detect_format("-", content.decode("latin-1").split("\n")) in FORMATS
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def test_svmlight_index_far_beyond_the_data_is_refused(tmp_path):
+    path = _write(tmp_path, "d.svm", "1 1:1\n1 2147483647:1\n-1 3:1\n")
+    assert _error(path) == (
+        f"{path}:2: feature index 2147483647 would make a 2147483647-column model "
+        "(16 GiB of weights); at most 2**26 columns are accepted; hash the features or "
+        "pass n_features"
+    )
+    data = read_data(path, skip_bad_lines=True)
+    assert data.X.shape == (2, 3) and data.skipped[0][0] == 2
+    # Given explicitly, the width is the caller's decision (a sparse matrix costs nothing).
+    assert read_data(path, n_features=2**31).X.shape == (3, 2**31)
+    edge = _write(tmp_path, "e.svm", f"1 {MAX_SVMLIGHT_WIDTH}:1\n")
+    assert read_data(edge).X.shape == (1, MAX_SVMLIGHT_WIDTH)
+    over = _write(tmp_path, "o.svm", f"1 {MAX_SVMLIGHT_WIDTH + 1}:1\n")
+    assert "at most 2**26 columns" in _error(over)
+
+
+def test_idx_header_whose_size_overflows_int64_is_refused(tmp_path):
+    # 65536**4 bytes: the product wraps to 0 in int64 and matched the empty payload.
+    header = bytes([0, 0, 0x08, 4]) + struct.pack(">4I", *([65536] * 4))
+    path = _write(tmp_path, "big-images-idx3-ubyte", header)
+    message = _error(path)
+    assert message.startswith(f"{path}: IDX size mismatch") and "18446744073709551616" in message
+    with pytest.raises(ValueError, match="size mismatch"):
+        formats.read_idx(path)
+    many = _write(tmp_path, "many-images-idx3-ubyte", bytes([0, 0, 0x08, 200]) + b"\0" * 800)
+    assert "200 dimensions" in _error(many)
+
+
+# --------------------------------------------------------------------------- vw
+
+
+def test_vw(tmp_path):
+    content = (
+        "1 |a x y:2 | z\n"
+        "\n"
+        "-1 2.5 'tag1 |a x:0.5 |b:3 w:2\n"
+        "1 1 zebra|MetricFeatures:3.28 height:1.5 length:2.0 |Says black\n"
+        "-1 |\n"
+    )
+    data = read_data(_write(tmp_path, "d.vw", content))
+    assert data.format == "vw" and data.X is None
+    assert data.texts == [
+        "a^x:1 a^y:2 z:1",
+        "a^x:0.5 b^w:6",
+        "MetricFeatures^height:4.92 MetricFeatures^length:6.56 Says^black:1",
+        "",
+    ]
+    assert data.y.dtype == np.int64 and data.y.tolist() == [1, -1, 1, -1]
+    assert data.sample_weight.tolist() == [1.0, 2.5, 1.0, 1.0]
+    no_weights = read_data(_write(tmp_path, "n.vw", "1 |a x\n2 |a y\n3 |b z\n"))
+    assert no_weights.sample_weight is None and no_weights.y.tolist() == [1, 2, 3]
+    floats = read_data(_write(tmp_path, "f.vw", "0.5 |a x\n1 |a y\n"))
+    assert floats.y.dtype == np.float64
+
+
+def test_vw_detected_by_content(tmp_path):
+    for lines in (["1 |f a b", "-1 |f c"], ["|f a", "|f b"], ["1 1.0 zebra|f a", "-1 'z |f b"]):
+        assert detect_format("-", lines) == "vw"
+        path = _write(tmp_path, "data.train", "\n".join(lines) + "\n")
+        assert detect_format(path) == "vw" and read_data(path).format == "vw"
+    assert detect_format("-", ["some | text", "more | text"]) == "lines"
+    assert detect_format("-", ["a|b", "c|d"]) == "lines"
+
+
+def test_vw_labels_and_skipping(tmp_path):
+    path = _write(tmp_path, "d.vw", "|f a\n|f b\n")
+    unlabeled = read_data(path)
+    assert unlabeled.y is None and unlabeled.texts == ["f^a:1", "f^b:1"]
+    assert _error(path, labels=True) == f"{path}:1: no label before the |"
+    mixed = _write(tmp_path, "m.vw", "|f a\n1 |f b\n")
+    assert _error(mixed) == f"{mixed}:1: no label before the |"
+    data = read_data(mixed, labels=False)
+    assert data.y is None and data.texts == ["f^a:1", "f^b:1"] and data.format == "vw"
+    data = read_data(mixed, skip_bad_lines=True)
+    assert data.skipped == [(1, "no label before the |")] and data.texts == ["f^b:1"]
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("1 a b", "no | before the features (expected 'label [importance] [tag]|features')"),
+        ("1 -2 |f a", 'importance "-2" is negative'),
+        ("x y |f a", "expected 'label [importance] [tag]' before the first |, found \"x y\""),
+        ("1:0.5 2:1 |f a", 'label "1:0.5" is not a number (cost-sensitive labels are not read)'),
+        ("1 |f a:b", 'value of feature "a" "b" is not a number'),
+        ("1 |f a:1:2", 'value of feature "a" "1:2" is not a number'),
+        ("1 |f a:nan", 'value of feature "a" "nan" is not a finite number'),
+        ("1 |f :2", 'empty feature name in ":2"'),
+        ("1 |f:x a", 'namespace "f" scale "x" is not a number'),
+        ("1 |:2 a", 'empty namespace name in "|:2"'),
+        ("inf |f a", 'label "inf" is not a finite number'),
+    ],
+)
+def test_vw_bad_line(tmp_path, line, reason):
+    path = _write(tmp_path, "bad.vw", f"1 |f a\n\n{line}\n-1 |f b\n")
+    assert _error(path) == f"{path}:3: {reason}"
+    data = read_data(path, skip_bad_lines=True)
+    assert data.skipped == [(3, reason)] and data.n_samples == 2
+
+
+# --------------------------------------------------------------------------- counts
+
+
+def test_counts(tmp_path):
+    content = (
+        "great:2 not_good:1 was_very:1 #label#:positive\n"
+        "\n"
+        "bad:3 a:b:2 #label#:negative\n"
+        "#label#:neutral\n"
+    )
+    path = _write(tmp_path, "positive.review", content)
+    assert detect_format(path) == "counts"
+    data = read_data(path)
+    assert data.format == "counts" and data.X is None and data.sample_weight is None
+    assert data.texts == ["great:2 not_good:1 was_very:1", "bad:3 a:b:2", ""]
+    assert data.y.tolist() == ["positive", "negative", "neutral"]
+    unlabeled = read_data(_write(tmp_path, "u.review", "a:1 b:2\n"), format="counts")
+    assert unlabeled.y is None and unlabeled.texts == ["a:1 b:2"]
+    assert read_data(path, labels=False).texts == data.texts
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("good:2 fine", 'expected feature:count, found "fine"'),
+        ("good:x #label#:positive", 'count of "good" "x" is not a number'),
+        ("good:1 #label#:", 'empty label "#label#:"'),
+        ("#label#:positive good:1", '"#label#:..." must be the last token of the line'),
+        ("good:2", "no #label#: label at the end of the line"),
+        (":2 #label#:positive", 'expected feature:count, found ":2"'),
+    ],
+)
+def test_counts_bad_line(tmp_path, line, reason):
+    path = _write(tmp_path, "bad.review", f"a:1 #label#:positive\n{line}\nb:1 #label#:negative\n")
+    assert _error(path, format="counts") == f"{path}:2: {reason}"

@@ -1,13 +1,34 @@
 """Parsers of the data files users hand to the CLI and to :func:`read_data`.
 
-:func:`read_data` reads a user's file in one of :data:`FORMATS` (``svmlight``,
-``fasttext``, ``tsv``, ``sentiment``, ``csv``, ``idx``, ``lines``), detected by
-:func:`detect_format` unless given, into a :class:`LabeledData`.  Every problem with
-the file is a :class:`DataFormatError` whose message is one line, ``'PATH:LINE: what
-is wrong'``; a missing or unreadable file is an :class:`OSError` with a one-line
-message.  Nothing else is expected to escape, so a command-line tool can print
-``str(exc)`` instead of a traceback.  :func:`read_idx` reads one IDX array (the MNIST
-format).
+:func:`read_data` reads a user's file in one of :data:`FORMATS`, detected by
+:func:`detect_format` unless given, into a :class:`LabeledData`.  A line of each:
+
+- ``svmlight`` (LIBSVM): ``-1 3:1 7:0.5`` (or a label alone, ``-1``, a row without
+  features as in LIBSVM's w8a);
+- ``fasttext``: ``__label__pos a fine film``;
+- ``tsv``: ``pos<TAB>a fine film``;
+- ``sentiment``: ``books pos 12.txt a fine read`` (domain, label, id, tokens);
+- ``csv``: a header ``f1,f2,label`` then rows ``0.5,1,pos``;
+- ``idx``: MNIST's binary IDX images (``train-images-idx3-ubyte.gz``);
+- ``vw`` (Vowpal Wabbit's text format, https://vowpalwabbit.org):
+  ``1 2.0 'id|words great:2 fun |meta length:0.3`` (label, importance, tag, then
+  namespaces of ``name[:value]`` features; features become ``namespace^name``);
+- ``counts`` (the processed multi-domain sentiment corpus of Blitzer, Dredze and
+  Pereira, "Biographies, Bollywood, Boom-boxes and Blenders: Domain Adaptation for
+  Sentiment Classification", ACL 2007): ``great:2 not_good:1 was_very:1
+  #label#:positive``;
+- ``lines``: ``a fine film`` (unlabeled text).
+
+``vw`` and ``counts`` are text formats of weighted features
+(:data:`WEIGHTED_TEXT_FORMATS`): each row's document is its ``name:value`` tokens
+joined by single spaces, featurized by ``TextFeaturizer(tokenizer="pairs")``; ``vw``
+importance weights are returned as ``LabeledData.sample_weight``.
+
+Every problem with the file is a :class:`DataFormatError` whose message is one line,
+``'PATH:LINE: what is wrong'``; a missing or unreadable file is an :class:`OSError`
+with a one-line message.  Nothing else escapes, whatever the bytes (the fuzz tests
+feed random and mutated files), so a command-line tool can print ``str(exc)`` instead
+of a traceback.  :func:`read_idx` reads one IDX array (the MNIST format).
 
 The loaders of the public data sets (MNIST, a9a, ...) are in :mod:`perceptrons.datasets`;
 fitting a file to a trained model is :mod:`perceptrons.io.prepare`.
@@ -34,7 +55,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "MAX_SVMLIGHT_WIDTH",
     "TEXT_FORMATS",
+    "WEIGHTED_TEXT_FORMATS",
     "DataFormatError",
     "LabeledData",
     "detect_format",
@@ -43,12 +66,23 @@ __all__ = [
 ]
 
 #: The formats :func:`read_data` understands (besides ``"auto"``).
-FORMATS = ("svmlight", "fasttext", "tsv", "sentiment", "csv", "idx", "lines")
+FORMATS = ("svmlight", "fasttext", "tsv", "sentiment", "csv", "idx", "vw", "counts", "lines")
 
 #: The formats of :data:`FORMATS` that hold raw text (one document per line) rather than
 #: numeric features: their documents need a featurizer, e.g.
 #: :class:`perceptrons.TextFeaturizer`.
-TEXT_FORMATS = ("fasttext", "tsv", "sentiment", "lines")
+TEXT_FORMATS = ("fasttext", "tsv", "sentiment", "vw", "counts", "lines")
+
+#: The text formats whose documents are ``name:value`` tokens (one canonical document per
+#: row, the tokens separated by single spaces): featurize them with
+#: ``TextFeaturizer(tokenizer="pairs")``, which adds each value instead of counting 1.
+WEIGHTED_TEXT_FORMATS = ("vw", "counts")
+
+#: The largest svmlight feature index :func:`read_data` accepts when ``n_features`` is not
+#: given: an index makes a model that many columns wide (8 bytes of weights per column
+#: and class), so a stray ``2147483647:1`` would ask for 16 GiB.  Hash such features, or
+#: pass ``n_features`` explicitly to accept a wider file.
+MAX_SVMLIGHT_WIDTH = 2**26
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _STDIN = "<stdin>"
@@ -63,7 +97,11 @@ _EXTENSIONS = {
     ".tsv": "tsv",
     ".ft": "fasttext",
     ".fasttext": "fasttext",
+    ".vw": "vw",
 }
+_UTF8_BOM = b"\xef\xbb\xbf"
+_COUNTS_LABEL = "#label#:"
+_IDX_MAX_DIMS = 32  # numpy arrays have at most 64 dimensions; IDX files use 1 to 4
 _SAMPLE_LINES = 20  # non-empty lines looked at by content detection
 _SAMPLE_BYTES = 1 << 16  # at most this much of the file is read for detection
 _DETECT_SHARE = 0.8  # share of sampled lines a format's pattern must match
@@ -137,6 +175,9 @@ class LabeledData:
         both files are indexed the same way.
     feature_names : list of str or None
         ``csv`` only: the feature columns' header names, in the order of ``X``'s columns.
+    sample_weight : ndarray of shape (n_samples,) or None
+        ``vw`` only: the importance weight of each row (float64, 1.0 for a line that
+        gives none); ``None`` when no line gives one, and for every other format.
     """
 
     X: np.ndarray | sp.csr_matrix | None
@@ -147,6 +188,7 @@ class LabeledData:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     zero_based: bool | None = None
     feature_names: list[str] | None = None
+    sample_weight: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -247,6 +289,7 @@ def _sample_lines(head: bytes | str, complete: bool) -> list[str]:
     """Lines of the beginning of a file for detection (a cut-off last line is dropped)."""
     if isinstance(head, bytes):
         head = head.decode("utf-8", "replace")
+    head = head.removeprefix("\ufeff")
     lines = head.split("\n")
     if not complete and len(lines) > 1:
         lines.pop()
@@ -310,7 +353,12 @@ def _is_sentiment(line: str) -> bool:
 
 def _is_csv(lines: list[str]) -> bool:
     """A header of >= 2 columns (not all numbers) then rows of numbers (but the label)."""
-    rows = [[cell.strip() for cell in row] for row in csv.reader(lines)]
+    try:
+        rows = [[cell.strip() for cell in row] for row in csv.reader(lines)]
+    except csv.Error:  # a NUL byte, a bare carriage return...: not a CSV file we read
+        return False
+    if not rows:
+        return False
     header, data = rows[0], rows[1:]
     width = len(header)
     if width < 2 or not data or all(_is_number(cell) for cell in header):
@@ -321,6 +369,44 @@ def _is_csv(lines: list[str]) -> bool:
     return numeric >= math.ceil(_DETECT_SHARE * len(data))
 
 
+def _is_counts(line: str) -> bool:
+    """``feature:count ... #label#:LABEL`` (Blitzer et al.'s processed reviews)."""
+    last = line.rsplit(None, 1)[-1]
+    return last.startswith(_COUNTS_LABEL) and len(last) > len(_COUNTS_LABEL)
+
+
+def _vw_head(head: str) -> tuple[list[str], str | None] | None:
+    """The numbers and the tag of a vw label section (the text before the first ``|``),
+    or ``None`` if it is not one: at most 3 numbers, then an optional tag, which starts
+    with ``'`` or touches the ``|``."""
+    tokens = head.split()
+    tag = None
+    if tokens and (tokens[-1].startswith("'") or not head[-1].isspace()):
+        tag = tokens.pop()
+    if len(tokens) > 3 or not all(_is_number(token) for token in tokens):
+        return None
+    return tokens, tag
+
+
+def _is_vw(line: str) -> bool:
+    """``[label] [importance] [tag]|namespace features ...``: a label section of numbers
+    (and a tag) before the first ``|``, which starts the line or follows a space, a
+    ``'tag`` or a labelled tag."""
+    head, bar, _ = line.partition("|")
+    if not bar:
+        return False
+    parsed = _vw_head(head)
+    if parsed is None:
+        return False
+    numbers, tag = parsed
+    return tag is None or tag.startswith("'") or bool(numbers)
+
+
+def _has_pair(lines: list[str]) -> bool:
+    """Some line is svmlight with an ``index:value`` pair."""
+    return any(_svmlight_shape(line) > 0 for line in lines)
+
+
 def _format_from_content(lines: list[str]) -> str:
     """Detect a text-based format from (the first) lines of a file; ``"lines"`` if none."""
     sample = [line.strip() for line in lines if line.strip()][:_SAMPLE_LINES]
@@ -329,12 +415,19 @@ def _format_from_content(lines: list[str]) -> str:
     need = math.ceil(_DETECT_SHARE * len(sample))
     if sum(line.startswith(_LABEL_PREFIX) for line in sample) >= need:
         return "fasttext"
+    if sum(_is_counts(line) for line in sample) >= need:
+        return "counts"
+    if sum(_is_vw(line) for line in sample) >= need:
+        return "vw"
     records = [line for line in sample if not line.startswith("#")]
     if records:
         pairs = [_svmlight_shape(line) for line in records]
-        if sum(p >= 0 for p in pairs) >= math.ceil(_DETECT_SHARE * len(records)) and sum(
-            p > 0 for p in pairs
-        ) >= math.ceil(len(records) / 2):
+        if sum(p >= 0 for p in pairs) >= math.ceil(_DETECT_SHARE * len(records)) and (
+            sum(p > 0 for p in pairs) >= math.ceil(len(records) / 2)
+            # Label-only rows (LIBSVM's w8a): some line of the head must hold a pair,
+            # else a file of bare numbers is taken for unlabeled text.
+            or _has_pair(lines)
+        ):
             return "svmlight"
     if sum(_is_sentiment(line) for line in sample) >= need:
         return "sentiment"
@@ -349,20 +442,32 @@ def detect_format(path: str | os.PathLike[str], sample_lines: list[str] | None =
     """Guess the format of a data file.
 
     By file name first: ``.svm``/``.svmlight``/``.libsvm`` → ``svmlight``, ``.csv`` →
-    ``csv``, ``.tsv`` → ``tsv``, ``.ft``/``.fasttext`` → ``fasttext``,
-    ``*idx3-ubyte[.gz]`` → ``idx`` (a trailing ``.gz`` is ignored).  Then by content
-    (an IDX header → ``idx``), and on the first 20 non-empty lines, in this order, at
-    least 80 % of them matching:
+    ``csv``, ``.tsv`` → ``tsv``, ``.ft``/``.fasttext`` → ``fasttext``, ``.vw`` → ``vw``,
+    ``*idx3-ubyte[.gz]`` → ``idx`` (a trailing ``.gz`` is ignored).  Other names
+    (``.train``, ``.test``, ``.t``, ``.txt``, none) are detected by content: an IDX
+    header → ``idx``, else on the first 20 non-empty lines (a leading UTF-8 BOM
+    dropped), in this order, at least 80 % of them matching:
 
     1. ``fasttext``: the line starts with ``__label__``;
-    2. ``svmlight``: ``[label] [qid:N] index:value ...`` (``#`` comment lines aside;
-       at least half of the lines hold a pair);
-    3. ``sentiment``: 4+ whitespace fields, the 2nd ``pos`` or ``neg``, the 3rd an id
+    2. ``counts``: the last token is ``#label#:LABEL``;
+    3. ``vw``: the text before the first ``|`` is a label section, up to three numbers
+       and a tag (so the line starts with ``|``, or holds `` |``, or a tag touches
+       the ``|``);
+    4. ``svmlight``: ``[label] [qid:N] index:value ...`` or a label alone (``#``
+       comment lines aside), with either half of the lines holding a pair or, for
+       files whose rows are mostly label-only (LIBSVM's w8a), some pair in the first
+       64 KiB.  A file of bare numbers, one per line and no pair, is ambiguous (labels
+       without features, or unlabeled text) and is taken for ``lines``: pass the
+       format to read it as svmlight;
+    5. ``sentiment``: 4+ whitespace fields, the 2nd ``pos`` or ``neg``, the 3rd an id
        (ends with ``.txt`` or holds a digit);
-    4. ``tsv``: the line holds a tab;
-    5. ``csv``: a header of 2+ comma-separated names, then rows of numbers (one
+    6. ``tsv``: the line holds a tab;
+    7. ``csv``: a header of 2+ comma-separated names, then rows of numbers (one
        column, the label, may be text);
-    6. otherwise ``lines`` (unlabeled text).
+    8. otherwise ``lines`` (unlabeled text).
+
+    Detection never fails on content: bytes that are no format (binary data, stray
+    carriage returns) are ``lines``.
 
     Parameters
     ----------
@@ -379,8 +484,8 @@ def detect_format(path: str | os.PathLike[str], sample_lines: list[str] | None =
 
     Raises
     ------
-    FileNotFoundError
-        If the file does not exist (message ``'PATH: no such file'``).
+    OSError
+        If the file cannot be read (``FileNotFoundError``: ``'PATH: no such file'``).
     ValueError
         If ``path`` is ``"-"`` and ``sample_lines`` is not given.
 
@@ -479,6 +584,140 @@ def _read_text(
     return texts, y, skipped
 
 
+# ----------------------------------------------------------------- vw and counts
+
+
+def _value_text(value: float) -> str:
+    """A feature value in a canonical document: ``3`` for 3.0, else Python's ``repr``."""
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
+
+
+def _finite(token: str, what: str) -> float:
+    """``float(token)``, finite, else a :class:`_BadLine` naming ``what``."""
+    try:
+        value = float(token)
+    except ValueError:
+        raise _BadLine(f"{what} {_show(token)} is not a number") from None
+    if not math.isfinite(value):
+        raise _BadLine(f"{what} {_show(token)} is not a finite number")
+    return value
+
+
+def _parse_vw(line: str) -> tuple[float | None, float | None, str]:
+    """``[label] [importance] [base] [tag]|ns[:scale] name[:value] ... |ns2 ...`` →
+    (label, importance, canonical document)."""
+    head, bar, body = line.partition("|")
+    if not bar:
+        raise _BadLine("no | before the features (expected 'label [importance] [tag]|features')")
+    parsed = _vw_head(head)
+    if parsed is None:
+        tokens = head.split()
+        cost = next((t for t in tokens if ":" in t), None)
+        if cost is not None:
+            raise _BadLine(
+                f"label {_show(cost)} is not a number (cost-sensitive labels are not read)"
+            )
+        raise _BadLine(
+            f"expected 'label [importance] [tag]' before the first |, found {_show(head.strip())}"
+        )
+    numbers = parsed[0]
+    label = _finite(numbers[0], "label") if numbers else None
+    importance = _finite(numbers[1], "importance") if len(numbers) > 1 else None
+    if importance is not None and importance < 0:
+        raise _BadLine(f"importance {_show(numbers[1])} is negative")
+    tokens_out: list[str] = []
+    for segment in body.split("|"):
+        tokens = segment.split()
+        prefix, scale = "", 1.0
+        if segment[:1] and not segment[0].isspace():  # |name[:scale] opens a namespace
+            name, colon, value = tokens.pop(0).partition(":")
+            if not name:
+                raise _BadLine(f"empty namespace name in {_show('|' + segment.split()[0])}")
+            prefix = name + "^"
+            if colon:
+                scale = _finite(value, f"namespace {_show(name)} scale")
+        for token in tokens:
+            name, colon, value = token.partition(":")
+            if not name:
+                raise _BadLine(f"empty feature name in {_show(token)}")
+            number = _finite(value, f"value of feature {_show(name)}") if colon else 1.0
+            tokens_out.append(f"{prefix}{name}:{_value_text(number * scale)}")
+    return label, importance, " ".join(tokens_out)
+
+
+def _parse_counts(line: str) -> tuple[str | None, None, str]:
+    """``feature:count ... #label#:LABEL`` → (label, None, canonical document)."""
+    tokens = line.split()
+    label = None
+    if tokens[-1].startswith(_COUNTS_LABEL):
+        label = tokens.pop()[len(_COUNTS_LABEL) :]
+        if not label:
+            raise _BadLine(f'empty label "{_COUNTS_LABEL}"')
+    tokens_out = []
+    for token in tokens:
+        name, colon, value = token.rpartition(":")
+        if token.startswith(_COUNTS_LABEL):
+            raise _BadLine(f'"{_COUNTS_LABEL}..." must be the last token of the line')
+        if not colon or not name:
+            raise _BadLine(f"expected feature:count, found {_show(token)}")
+        count = _finite(value, f"count of {_show(name)}")
+        tokens_out.append(f"{name}:{_value_text(count)}")
+    return label, None, " ".join(tokens_out)
+
+
+def _numeric_labels(labels: list) -> np.ndarray:
+    """Numbers as ``int64`` when all are integers (as svmlight's), else ``float64``."""
+    y = np.asarray(labels, dtype=np.float64)
+    if np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
+        return y.astype(np.int64)
+    return y
+
+
+def _read_weighted(
+    text: str, fmt: str, source: str, *, skip: bool, labels: bool | None
+) -> LabeledData:
+    """``vw`` or ``counts``: canonical ``name:value`` documents, labels, importances."""
+    parse = _parse_vw if fmt == "vw" else _parse_counts
+    what = "label before the |" if fmt == "vw" else f"{_COUNTS_LABEL} label at the end of the line"
+    rows: list[tuple[int, object, float | None, str]] = []
+    bad: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line or line.isspace():
+            continue
+        try:
+            label, importance, doc = parse(line)
+        except _BadLine as exc:
+            bad.append((lineno, str(exc)))
+            continue
+        rows.append((lineno, label, importance, doc))
+    required = bool(labels) or (labels is None and any(row[1] is not None for row in rows))
+    if required:
+        bad.extend((row[0], f"no {what}") for row in rows if row[1] is None)
+        rows = [row for row in rows if row[1] is not None]
+        bad.sort()
+    if bad and not skip:
+        raise DataFormatError(source, bad[0][1], bad[0][0])
+    _check_rows(len(rows), bad, source)
+    y = None
+    if required:
+        found = [row[1] for row in rows]
+        y = _numeric_labels(found) if fmt == "vw" else np.asarray(found)
+    weights = None
+    if any(row[2] is not None for row in rows):
+        weights = np.array([1.0 if row[2] is None else row[2] for row in rows])
+    return LabeledData(
+        X=None,
+        texts=[row[3] for row in rows],
+        y=y,
+        format=fmt,
+        source=source,
+        skipped=bad,
+        sample_weight=weights,
+    )
+
+
 def _check_rows(n_rows: int, skipped: list, source: str) -> None:
     if n_rows == 0:
         if skipped:
@@ -551,6 +790,19 @@ def _add_dummy_labels(raw: bytes) -> bytes:
         if parts and b":" in parts[0]:
             lines[i] = b"0 " + line
     return b"\n".join(lines)
+
+
+def _power(n: int) -> str:
+    """``2**26`` for a power of two, else the number."""
+    return f"2**{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def _size(n_bytes: int) -> str:
+    """A number of bytes for a message: ``16 GiB``, ``512 MiB``."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes} bytes"
 
 
 def _csr_int32(X):
@@ -630,6 +882,23 @@ def _read_svmlight(
         _check_rows(X.shape[0], skipped, source)
 
     row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    if n_features is None and X.nnz and X.indices.max() > MAX_SVMLIGHT_WIDTH:
+        # Refused before anything is sized by it (the index alone, whatever the base,
+        # so that a file streamed in chunks is refused the same way).
+        huge = X.indices > MAX_SVMLIGHT_WIDTH
+        base = 0 if zero_based is True else 1  # "auto" is decided below: say 1-based
+
+        def too_wide(row: int) -> str:
+            big = int(X.indices[X.indptr[row] : X.indptr[row + 1]].max())
+            width = big + 1 - base
+            return (
+                f"feature index {big} would make a {width}-column model "
+                f"({_size(8 * width)} of weights); at most {_power(MAX_SVMLIGHT_WIDTH)} "
+                "columns are accepted; hash the features or pass n_features"
+            )
+
+        reject(np.unique(row_of[huge]), too_wide)
+        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     if zero_based is False and X.nnz and X.indices.min() == 0:
         rows = np.unique(row_of[X.indices == 0])
         reject(rows, lambda row: "feature index 0 in a file read as one-based")
@@ -650,8 +919,8 @@ def _read_svmlight(
 
         reject(rows, why)
     width = n_features
-    if width is None:
-        width = int(X.indices.max()) + 1 - shift if X.nnz else 0
+    if width is None:  # at least one column, as a streamed file's (stream.scan)
+        width = max(int(X.indices.max()) + 1 - shift if X.nnz else 0, 1)
     X = _csr_int32(sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], width)))
     if labels is False:
         y = None
@@ -899,6 +1168,10 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
         raise ValueError(f"{name!r}: unknown IDX data type code 0x{type_code:02x}")
     if ndim == 0:
         raise ValueError(f"{name!r}: IDX header declares 0 dimensions")
+    if ndim > _IDX_MAX_DIMS:
+        raise ValueError(
+            f"{name!r}: IDX header declares {ndim} dimensions (at most {_IDX_MAX_DIMS} are read)"
+        )
     header_len = 4 + 4 * ndim
     if len(raw) < header_len:
         raise ValueError(
@@ -907,7 +1180,7 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
         )
     shape = tuple(int(s) for s in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
     dtype = _IDX_DTYPES[type_code]
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    expected = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
     actual = len(raw) - header_len
     if actual != expected:
         raise ValueError(
@@ -1019,12 +1292,29 @@ def read_data(
     ``idx``
         MNIST IDX images (``uint8``, gzipped or not) → pixels / 255; labels from the
         sibling file named with ``labels-idx1`` for ``images-idx3`` (``.gz`` or not).
+    ``vw``
+        Vowpal Wabbit's ``[label] [importance] [base] [tag]|namespace[:scale]
+        name[:value] ... |namespace2 ...``: the label a number (``-1``/``1``, or
+        ``1``..``K``), ``y`` ``int64`` when all labels are integers, else ``float64``;
+        the importance a non-negative number, returned in ``sample_weight`` (``None``
+        if no line has one, else 1.0 where a line has none); the base ignored; a tag
+        starts with ``'`` or touches the ``|``.  ``|name`` opens a namespace whose
+        features are named ``name^feature`` and whose scale multiplies their values;
+        ``| `` (a space after the bar) is the default namespace (no prefix).  A feature
+        is ``name`` (value 1) or ``name:value``, a finite number; names hold no ``:``
+        nor ``|``.  The document is the ``name:value`` tokens joined by spaces, e.g.
+        ``1 |a x y:2 | z`` → ``'a^x:1 a^y:2 z:1'``.  Cost-sensitive labels are refused.
+    ``counts``
+        ``feature:count ... #label#:LABEL`` (Blitzer et al. 2007's processed reviews):
+        split at each token's last ``:``, counts finite numbers, the label any string
+        after ``#label#:``.  The document is the ``feature:count`` tokens.
     ``lines``
         One unlabeled document per line.
 
-    Blank lines are ignored everywhere.  Text is decoded strictly (``encoding``, UTF-8
-    by default, a leading BOM dropped): a bad byte is an error naming its line, there
-    is no silent latin-1 fallback.  Gzipped input (any format) is decompressed.
+    Blank lines are ignored everywhere.  A leading UTF-8 byte order mark is dropped
+    in every format.  Text is decoded strictly (``encoding``, UTF-8 by default): a bad
+    byte is an error naming its line, there is no silent latin-1 fallback.  Gzipped
+    input (any format) is decompressed.
 
     Parameters
     ----------
@@ -1039,17 +1329,21 @@ def read_data(
         ``True``: labels are required (training, evaluation): a file or format
         without them is an error, as is a ``fasttext`` line without ``__label__``.
         ``False``: the file has none: text formats are read as ``lines`` (the whole
-        line is the document), ``csv`` columns are all features, ``svmlight`` lines
-        may lack the leading label (any label is ignored), ``idx`` labels are not read.
-        ``None``: take what the format gives (``fasttext`` and ``svmlight`` files in
-        which no line has a label, and ``csv`` files as wide as ``n_features``, are
-        then unlabeled).
+        line is the document) but ``vw`` and ``counts``, whose labels, when there,
+        are ignored; ``csv`` columns are all features, ``svmlight`` lines may lack
+        the leading label (any label is ignored), ``idx`` labels are not read.
+        ``None``: take what the format gives (``fasttext``, ``svmlight``, ``vw`` and
+        ``counts`` files in which no line has a label, and ``csv`` files as wide as
+        ``n_features``, are then unlabeled; once a line has a label, every line
+        must).
     label_column : str or int, optional
         ``csv`` only: the label column's name or index.
     n_features : int, optional
         Number of features the caller expects (a model's): the svmlight matrix gets
         exactly this width and a larger index is a bad line; ``csv`` and ``idx`` must
-        have this many feature columns / pixels.  Ignored for text formats.
+        have this many feature columns / pixels.  Ignored for text formats.  Without
+        it, an svmlight feature index above :data:`MAX_SVMLIGHT_WIDTH` is a bad line
+        (a model that wide would not fit in memory).
     stdin : file-like, optional
         Read instead of :data:`sys.stdin` when ``path`` is ``"-"`` (text or binary).
     encoding : str, default="utf-8"
@@ -1104,6 +1398,10 @@ def read_data(
         return _read_idx_data(name, labels=labels, n_features=n_features)
 
     raw = _read_raw(name, stdin)
+    if isinstance(raw, bytes) and raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM) :]  # svmlight too; text is decoded without it anyway
+    elif isinstance(raw, str) and raw.startswith("\ufeff"):
+        raw = raw[1:]
     if fmt == "auto":
         if _looks_like_idx(raw[:4]):
             if name == "-":
@@ -1118,13 +1416,18 @@ def read_data(
                 source,
                 f"cannot tell the format of this file; pass --format (one of {', '.join(FORMATS)})",
             )
-    if labels is False and fmt in TEXT_FORMATS:
+    if labels is False and fmt in TEXT_FORMATS and fmt not in WEIGHTED_TEXT_FORMATS:
         fmt = "lines"
     if labels and fmt == "lines":
         raise DataFormatError(source, "format 'lines' has no labels")
 
     if fmt == "svmlight":
-        data = raw.encode(encoding) if isinstance(raw, str) else raw
+        try:
+            data = raw.encode(encoding) if isinstance(raw, str) else raw
+        except UnicodeError as exc:
+            raise DataFormatError(source, f"cannot be encoded as {encoding} ({exc})") from None
+        except LookupError:
+            raise DataFormatError(source, f"unknown encoding {encoding!r}") from None
         return _read_svmlight(
             data,
             source,
@@ -1143,5 +1446,7 @@ def read_data(
             label_column=label_column,
             n_features=n_features,
         )
+    if fmt in WEIGHTED_TEXT_FORMATS:
+        return _read_weighted(text, fmt, source, skip=skip_bad_lines, labels=labels)
     texts, y, skipped = _read_text(text, fmt, source, skip=skip_bad_lines, labels=labels)
     return LabeledData(X=None, texts=texts, y=y, format=fmt, source=source, skipped=skipped)

@@ -503,3 +503,232 @@ def test_subprocess_error_is_one_line_without_traceback(tmp_path):
         run_subprocess("train", tmp_path / "nope.txt", "-o", tmp_path / "m.npz"), 1, "nope.txt"
     )
     assert not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------------------ every estimator, every command
+ALGORITHMS = ("perceptron", "averaged", "voted", "logistic", "multinomial-nb", "bernoulli-nb")
+PROBABILISTIC = {"logistic", "multinomial-nb", "bernoulli-nb"}
+
+
+def _counts_file(path, n=60, seed=0):
+    """Three classes of non-negative counts (naive Bayes reads counts), svmlight."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        label = i % 3
+        counts = rng.poisson(1.0, size=6) + 3 * (np.arange(6) // 2 == label)
+        rows.append(f"{label} " + " ".join(f"{j + 1}:{c}" for j, c in enumerate(counts) if c))
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_algorithm_through_every_command(algorithm, tmp_path):
+    pytest.importorskip("matplotlib")
+    data = _counts_file(tmp_path / "train.svm")
+    model = tmp_path / "m.npz"
+    status, out, err = run("train", data, "-o", model, "--algorithm", algorithm, "--json")
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["algorithm"] == algorithm and result["train_accuracy"] > 0.6
+    assert result["classes"] == ["0", "1", "2"] and result["sample_weights"] is False
+    report = json.loads(run("evaluate", model, data, "--json")[1])
+    assert report["accuracy"] == pytest.approx(result["train_accuracy"])
+    status, out, err = run("predict", model, data, "--scores")
+    assert status == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert len(rows) == 60 and all(len(row) == 4 for row in rows)
+    status, out, err = run("predict", model, data, "--proba")
+    if algorithm in PROBABILISTIC:
+        assert status == 0, err
+        probabilities = np.array(
+            [[float(v) for v in line.split("\t")[1:]] for line in out.splitlines()]
+        )
+        assert probabilities.shape == (60, 3)
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1, atol=1e-5)
+    else:
+        assert_user_error((status, out, err), 2, "--scores", "CalibratedClassifierCV")
+    status, out, err = run("inspect", model)
+    assert status == 0, err
+    assert "classes (3): 0, 1, 2" in out and "class 2:" in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["features"] == 6 and len(info["top_features"]) == 3
+    png = tmp_path / "curves.png"
+    epochs = [] if algorithm.endswith("-nb") else ["--epochs", "2"]
+    status, out, err = run("plot", data, "-o", png, "--algorithms", algorithm, *epochs)
+    assert status == 0, err
+    assert png.read_bytes()[:4] == b"\x89PNG" and (tmp_path / "curves-confusion.png").exists()
+    assert f"{algorithm}: final dev error" in out
+
+
+def test_plot_compares_any_algorithms(tmp_path):
+    pytest.importorskip("matplotlib")
+    data = _counts_file(tmp_path / "train.svm")
+    png = tmp_path / "p.png"
+    status, out, err = run(
+        "plot",
+        data,
+        "-o",
+        png,
+        "--algorithms",
+        "logistic,multinomial-nb,averaged",
+        "--learning-rate",
+        "0.5",
+    )
+    assert status == 0, err
+    assert all(f"{name}: final dev error" in out for name in ("logistic", "multinomial-nb"))
+    # an option that applies to none of the algorithms plotted
+    status, _, err = run("plot", data, "-o", png, "--algorithms", "voted", "--alpha", "2")
+    assert status == 2 and "--alpha" in err
+    assert run("plot", data, "--algorithms", "svm")[0] == 2
+
+
+def test_the_passive_aggressive_rules_and_the_algorithms_options(tmp_path):
+    data = _counts_file(tmp_path / "train.svm")
+    for algorithm in ("perceptron", "averaged"):
+        for rule in ("pa", "pa-i", "pa-ii"):
+            status, _, err = run(
+                "train",
+                data,
+                "-o",
+                tmp_path / "m.npz",
+                "--algorithm",
+                algorithm,
+                "--update",
+                rule,
+                "--C",
+                "0.5",
+                "--json",
+                "--quiet",
+            )
+            assert status == 0, err
+            params = json.loads(run("inspect", tmp_path / "m.npz", "--json")[1])["hyperparameters"]
+            assert (params["update"], params["C"]) == (rule, 0.5)
+    for extra, param, value in (
+        (["--learning-rate", "0.5", "--l2", "0.01", "--average"], "learning_rate", 0.5),
+        (["--no-shuffle", "--epochs", "3"], "shuffle", False),
+    ):
+        status, _, err = run(
+            "train", data, "-o", tmp_path / "m.npz", "--algorithm", "logistic", *extra, "--quiet"
+        )
+        assert status == 0, err
+        params = json.loads(run("inspect", tmp_path / "m.npz", "--json")[1])["hyperparameters"]
+        assert params[param] == value
+    status, _, err = run(
+        "train",
+        data,
+        "-o",
+        tmp_path / "m.npz",
+        "--algorithm",
+        "bernoulli-nb",
+        "--alpha",
+        "0.5",
+        "--binarize",
+        "1.5",
+        "--no-fit-prior",
+        "--quiet",
+    )
+    assert status == 0, err
+    params = json.loads(run("inspect", tmp_path / "m.npz", "--json")[1])["hyperparameters"]
+    assert (params["alpha"], params["binarize"], params["fit_prior"]) == (0.5, 1.5, False)
+
+
+@pytest.mark.parametrize(
+    "algorithm, option",
+    [
+        ("voted", ["--update", "pa"]),
+        ("voted", ["--learning-rate", "0.5"]),
+        ("logistic", ["--delta", "0.5"]),
+        ("logistic", ["--kernel", "rbf"]),
+        ("multinomial-nb", ["--epochs", "3"]),
+        ("multinomial-nb", ["--binarize", "0.5"]),
+        ("bernoulli-nb", ["--no-shuffle"]),
+        ("perceptron", ["--alpha", "0.5"]),
+        ("averaged", ["--average"]),
+    ],
+)
+def test_an_option_of_another_algorithm_is_a_usage_error_naming_it(algorithm, option, tmp_path):
+    # before anything is read: the data file does not even exist
+    status, _, err = run(
+        "train",
+        tmp_path / "missing.svm",
+        "-o",
+        tmp_path / "m.npz",
+        "--algorithm",
+        algorithm,
+        *option,
+    )
+    assert status == 2, err
+    assert option[0] in err and algorithm in err and "Traceback" not in err
+
+
+def test_the_option_table_matches_the_estimators_constructors():
+    from perceptrons.cli._common import ESTIMATOR_OPTIONS, estimator_class
+
+    for algorithm in ALGORITHMS:
+        params = estimator_class(algorithm)().get_params()
+        for dest, (param, algorithms) in ESTIMATOR_OPTIONS.items():
+            if param == "class_weight" and param not in params:
+                continue  # estimators without class weights yet
+            assert (param in params) == (algorithm in algorithms), (algorithm, dest)
+
+
+def test_stream_and_workers_need_an_algorithm_that_can_do_them(tmp_path):
+    data = _counts_file(tmp_path / "train.svm")
+    for algorithm in ("voted", "logistic", "multinomial-nb", "bernoulli-nb"):
+        status, _, err = run(
+            "train", data, "-o", tmp_path / "m.npz", "--algorithm", algorithm, "--workers", "2"
+        )
+        assert status == 2 and "--workers" in err and algorithm in err, err
+        assert "perceptron, averaged" in err
+    status, _, err = run("train", data, "-o", tmp_path / "m.npz", "--stream", "--workers", "2")
+    assert status == 2 and "--stream" in err
+    # naive Bayes streams: one counting pass, the same counts as in memory
+    for algorithm in ("logistic", "voted", "multinomial-nb"):
+        status, out, err = run(
+            "train",
+            data,
+            "-o",
+            tmp_path / "s.npz",
+            "--algorithm",
+            algorithm,
+            "--stream",
+            "--chunk-size",
+            "7",
+            "--json",
+            "--quiet",
+        )
+        assert status == 0, err
+        epochs = json.loads(out)["epochs"]
+        assert len(epochs) == (1 if algorithm == "multinomial-nb" else 10)
+    in_memory = tmp_path / "m.npz"
+    assert run("train", data, "-o", in_memory, "--algorithm", "multinomial-nb", "--quiet")[0] == 0
+    streamed = json.loads(run("evaluate", tmp_path / "s.npz", data, "--json")[1])
+    memory = json.loads(run("evaluate", in_memory, data, "--json")[1])
+    assert streamed["confusion_matrix"] == memory["confusion_matrix"]
+
+
+def test_help_shows_every_default(capsys):
+    import argparse
+
+    from perceptrons.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in commands.choices.items():
+        text = " ".join(sub.format_help().split())
+        for action in sub._actions:
+            if not action.option_strings or action.default in (None, argparse.SUPPRESS):
+                continue
+            if action.default is False or action.help == argparse.SUPPRESS:
+                continue
+            shown = action.default
+            if isinstance(shown, tuple):
+                shown = str(shown)
+            assert f"(default: {shown})" in text, (name, action.dest)
+            assert action.help, (name, action.dest)
+    assert main(["train", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--epochs N passes over the data" in help_text and "(default: 10)" in help_text
+    assert "--delta DELTA the Δ trick [perceptron, averaged, voted] (default: 0.0)" in help_text
+    assert "--algorithm" in help_text and "multinomial-nb" in help_text

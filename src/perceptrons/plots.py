@@ -69,8 +69,10 @@ def learning_curves(
     Parameters
     ----------
     curves : mapping of str to mapping
-        For each model name: ``"mistakes"`` (training mistakes per epoch) and optionally
-        ``"dev_error"`` (error rate on development data after each epoch).
+        For each model name: ``"mistakes"`` (training mistakes per epoch) or
+        ``"log_loss"`` (mean training log-loss per epoch, shown when no model has
+        mistakes), and optionally ``"dev_error"`` (error rate on development data after
+        each epoch).
     path : path-like
         The PNG to write.
     title : str, default=""
@@ -85,24 +87,33 @@ def learning_curves(
     with_dev = any(curve.get("dev_error") for curve in curves.values())
     figure = Figure(figsize=(11 if with_dev else 6, 4))
     axes = np.atleast_1d(figure.subplots(1, 2 if with_dev else 1))
-    mistakes = [list(curve["mistakes"]) for curve in curves.values()]
+    # Models without mistakes to count (logistic regression) show their log-loss when
+    # no model has mistakes; else they appear in the development panel only.
+    key = "mistakes" if any("mistakes" in c for c in curves.values()) else "log_loss"
+    training = {name: list(c[key]) for name, c in curves.items() if key in c}
+    mistakes = list(training.values())
     # Vanilla, averaged and voted perceptrons make the very same updates: one line, named so.
-    shared = len(mistakes) > 1 and all(m == mistakes[0] for m in mistakes)
+    shared = key == "mistakes" and len(mistakes) > 1 and all(m == mistakes[0] for m in mistakes)
     if shared:
         epochs = np.arange(1, len(mistakes[0]) + 1)
         axes[0].plot(epochs, mistakes[0], marker="o", color="gray", label="all (same updates)")
     for name, curve in curves.items():
-        epochs = np.arange(1, len(curve["mistakes"]) + 1)
-        if not shared:
-            axes[0].plot(epochs, curve["mistakes"], marker="o", label=name)
+        if not shared and name in training:
+            epochs = np.arange(1, len(training[name]) + 1)
+            axes[0].plot(epochs, training[name], marker="o", label=name)
         if with_dev and curve.get("dev_error"):
+            epochs = np.arange(1, len(curve["dev_error"]) + 1)
             axes[1].plot(epochs, 100 * np.asarray(curve["dev_error"]), marker="o", label=name)
-    axes[0].set(xlabel="epoch", ylabel="training mistakes", title="Training mistakes")
+    if key == "mistakes":
+        axes[0].set(xlabel="epoch", ylabel="training mistakes", title="Training mistakes")
+    else:
+        axes[0].set(xlabel="epoch", ylabel="mean log-loss", title="Training log-loss")
     if with_dev:
         axes[1].set(xlabel="epoch", ylabel="error (%)", title="Development error")
     for axis in axes:
         axis.grid(alpha=0.3)
-        axis.legend()
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend()
         axis.xaxis.get_major_locator().set_params(integer=True)
     if title:
         figure.suptitle(title)

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from perceptrons.cli._common import ALGORITHMS, EXIT_DATA, UserError
+from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS, EXIT_DATA, UserError
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
 from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
 from perceptrons.cli.train import cmd_train
@@ -27,6 +27,21 @@ __all__ = ["build_parser", "main"]
 
 
 # ------------------------------------------------------------------------- parser
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default (``None`` and flags left out)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help_text = action.help or ""
+        default = action.default
+        if default is None or default is False or default is argparse.SUPPRESS:
+            return help_text
+        if "%(default)" in help_text:
+            return help_text
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            return help_text
+        return f"{help_text} (default: %(default)s)"
+
+
 def _add_data_options(parser: argparse.ArgumentParser) -> None:
     from perceptrons.io.formats import FORMATS
 
@@ -35,7 +50,7 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=("auto", *FORMATS),
         default="auto",
-        help="file format (default: detected from the name and content)",
+        help="file format; auto: detected from the name and content",
     )
     group.add_argument(
         "--skip-bad-lines",
@@ -44,63 +59,197 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--label-column",
+        metavar="COLUMN",
         default=None,
         help="CSV: the label column's name or index (default: label/class/target/y, else the last)",
     )
 
 
+def _applies(dest: str) -> str:
+    algorithms = ESTIMATOR_OPTIONS[dest][1]
+    return "" if algorithms == ALGORITHMS else f" [{', '.join(algorithms)}]"
+
+
 def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -> None:
-    group = parser.add_argument_group("training")
-    if algorithm:
-        group.add_argument("--algorithm", choices=ALGORITHMS, default="averaged")
-    group.add_argument("--epochs", type=_positive_int, default=10)
-    group.add_argument("--seed", type=int, default=0, help="seeds shuffling (default 0)")
-    group.add_argument("--no-shuffle", action="store_true", help="keep the file's order")
-    group.add_argument("--delta", type=float, default=0.0, help="the Δ trick (default 0)")
+    group = parser.add_argument_group(
+        "training", "an option in [brackets] applies to those algorithms only"
+    )
     if algorithm:
         group.add_argument(
-            "--update",
-            choices=("perceptron", "pa", "pa-i", "pa-ii"),
-            default="perceptron",
-            help="update rule: the perceptron's, or passive-aggressive (PA, PA-I, PA-II)",
+            "--algorithm", choices=ALGORITHMS, default="averaged", help="the classifier"
         )
+    else:
         group.add_argument(
-            "--margin",
-            type=float,
-            default=0.0,
-            help="perceptron with margin: also update when y·score <= MARGIN",
+            "--algorithms",
+            type=_algorithm_list,
+            default=("perceptron", "averaged", "voted"),
+            metavar="LIST",
+            help="comma-separated, from: " + ", ".join(ALGORITHMS),
         )
-        group.add_argument("--C", type=float, default=1.0, help="PA-I/PA-II aggressiveness")
-        group.add_argument(
-            "--kernel",
-            choices=("linear", "poly", "rbf"),
-            default="linear",
-            help="voted perceptron only",
-        )
-        group.add_argument("--degree", type=_positive_int, default=3)
-        group.add_argument("--gamma", default="scale", help="'scale', 'auto' or a number")
-        group.add_argument("--coef0", type=float, default=1.0)
-        group.add_argument(
-            "--prediction", choices=("vote", "average", "last", "random"), default="vote"
-        )
-        group.add_argument("--multiclass", choices=("native", "ovr"), default="native")
+    add = group.add_argument
+    add(
+        "--epochs",
+        metavar="N",
+        type=_positive_int,
+        default=10,
+        help="passes over the data" + _applies("epochs"),
+    )
+    add("--seed", metavar="N", type=int, default=0, help="seeds shuffling" + _applies("seed"))
+    add("--no-shuffle", action="store_true", help="keep the file's order" + _applies("no_shuffle"))
+    add("--delta", metavar="DELTA", type=float, default=0.0, help="the Δ trick" + _applies("delta"))
+    add(
+        "--update",
+        choices=("perceptron", "pa", "pa-i", "pa-ii"),
+        default="perceptron",
+        help="update rule: the perceptron's, or passive-aggressive (PA, PA-I, PA-II)"
+        + _applies("update"),
+    )
+    add(
+        "--margin",
+        metavar="MARGIN",
+        type=float,
+        default=0.0,
+        help="perceptron with margin: also update when y·score <= MARGIN" + _applies("margin"),
+    )
+    add("--C", type=float, default=1.0, help="PA-I/PA-II aggressiveness" + _applies("C"))
+    add(
+        "--kernel",
+        choices=("linear", "poly", "rbf"),
+        default="linear",
+        help="the voted perceptron's kernel" + _applies("kernel"),
+    )
+    add(
+        "--degree",
+        metavar="N",
+        type=_positive_int,
+        default=3,
+        help="poly kernel degree" + _applies("degree"),
+    )
+    add(
+        "--gamma",
+        metavar="GAMMA",
+        default="scale",
+        help="'scale', 'auto' or a number" + _applies("gamma"),
+    )
+    add(
+        "--coef0",
+        metavar="COEF0",
+        type=float,
+        default=1.0,
+        help="poly kernel constant" + _applies("coef0"),
+    )
+    add(
+        "--prediction",
+        choices=("vote", "average", "last", "random"),
+        default="vote",
+        help="how the voted perceptron predicts" + _applies("prediction"),
+    )
+    add(
+        "--multiclass",
+        choices=("native", "ovr"),
+        default="native",
+        help="multiclass voted perceptron, or one per class" + _applies("multiclass"),
+    )
+    add(
+        "--learning-rate",
+        metavar="RATE",
+        type=_positive_float,
+        default=0.1,
+        help="SGD step size" + _applies("learning_rate"),
+    )
+    add(
+        "--l2",
+        metavar="L2",
+        type=_non_negative_float,
+        default=0.0,
+        help="L2 penalty" + _applies("l2"),
+    )
+    add(
+        "--average",
+        action="store_true",
+        help="predict with the averaged weights" + _applies("average"),
+    )
+    add(
+        "--alpha",
+        metavar="ALPHA",
+        type=_non_negative_float,
+        default=1.0,
+        help="additive (Laplace/Lidstone) smoothing" + _applies("alpha"),
+    )
+    add(
+        "--no-fit-prior",
+        action="store_true",
+        help="uniform class priors instead of the class frequencies" + _applies("no_fit_prior"),
+    )
+    add(
+        "--binarize",
+        metavar="THRESHOLD",
+        type=float,
+        default=0.0,
+        help="features above this count as present" + _applies("binarize"),
+    )
+    add(
+        "--class-weight",
+        metavar="WEIGHTS",
+        help="'balanced' (inverse class frequencies) or LABEL:WEIGHT,... (others: 1)",
+    )
+    parser.set_defaults(
+        option_defaults={dest: parser.get_default(dest) for dest in ESTIMATOR_OPTIONS}
+    )
+    _add_text_options(parser, features="hashing")
+
+
+def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None:
     text = parser.add_argument_group("text features (text formats only)")
-    text.add_argument("--features", choices=("hashing", "vocabulary"), default="hashing")
+    text.add_argument(
+        "--features",
+        choices=("hashing", "vocabulary"),
+        default=features,
+        help="hashed words, or a vocabulary fitted on the training data",
+    )
     text.add_argument(
         "--n-features",
-        type=_positive_int,
+        metavar="N",
+        type=_n_features,
         default=2**20,
-        help="hashing: number of hashed features (default 2^20)",
+        help=f"hashing: number of hashed features, at most {_max_n_features():,}",
     )
-    text.add_argument("--ngrams", type=_positive_int, default=1, help="word n-grams up to N")
-    text.add_argument("--weighting", choices=("tf", "binary", "tfidf"), default="tf")
-    text.add_argument("--tokenizer", choices=("regex", "whitespace"), default="regex")
+    text.add_argument(
+        "--ngrams", metavar="N", type=_positive_int, default=1, help="word n-grams up to N"
+    )
+    text.add_argument(
+        "--weighting",
+        choices=("tf", "binary", "tfidf"),
+        default="tf",
+        help="term counts, presence, or tf-idf (sublinear tf)",
+    )
+    text.add_argument(
+        "--tokenizer",
+        choices=("regex", "whitespace"),
+        default="regex",
+        help="words: a regular expression, or split on whitespace "
+        "(name:value formats always read name:value pairs)",
+    )
     text.add_argument(
         "--min-df",
+        metavar="N",
         type=_positive_int,
         default=1,
         help="vocabulary: keep words in at least N documents",
     )
+
+
+def _max_n_features() -> int:
+    from perceptrons import features
+
+    return int(getattr(features, "MAX_N_FEATURES", 2**31 - 1))
+
+
+def _n_features(text: str) -> int:
+    value = _positive_int(text)
+    if value > _max_n_features():
+        raise argparse.ArgumentTypeError(f"must be at most {_max_n_features()}, got {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -110,29 +259,62 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    return value
+
+
+def _algorithm_list(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in ALGORITHMS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown algorithm {', '.join(unknown) or text!r} (choose from "
+            f"{', '.join(ALGORITHMS)})"
+        )
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="perceptrons",
-        description="Vanilla, averaged and voted perceptrons from the command line.",
+        description="Perceptrons, logistic regression and naive Bayes from the command line.",
+        formatter_class=_HelpFormatter,
     )
     from perceptrons._version import __version__
 
     parser.add_argument("--version", action="version", version=f"perceptrons {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help="compare the perceptrons on built-in data")
-    demo.add_argument("--output-dir", default=".", help="where the PNG goes (default .)")
-    demo.add_argument("--epochs", type=_positive_int, default=10)
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=help_text, description=help_text, formatter_class=_HelpFormatter
+        )
+
+    demo = command("demo", "compare the perceptrons on built-in data")
+    demo.add_argument("--output-dir", default=".", help="where the PNG goes")
+    demo.add_argument(
+        "--epochs", metavar="N", type=_positive_int, default=10, help="passes over the data"
+    )
     demo.set_defaults(run=cmd_demo)
 
-    train = commands.add_parser("train", help="train a model on a data file")
-    train.add_argument("data", metavar="DATA")
-    train.add_argument("-o", "--output", required=True, metavar="MODEL")
+    train = command("train", "train a model on a data file")
+    train.add_argument("data", metavar="DATA", help="the training data")
+    train.add_argument("-o", "--output", required=True, metavar="MODEL", help="the model file")
     train.add_argument("--dev", metavar="FILE", help="development data, scored every epoch")
     train.add_argument(
         "--plot", metavar="PNG", help="write learning curves (and a confusion matrix)"
     )
-    train.add_argument("--quiet", action="store_true")
+    train.add_argument("--quiet", action="store_true", help="print nothing but errors")
     train.add_argument("--json", action="store_true", help="print metrics as JSON")
     cluster = train.add_argument_group("distributed (iterative parameter mixing on Dask)")
     cluster.add_argument(
@@ -153,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the file in chunks; memory does not grow with its size",
     )
     streaming.add_argument(
-        "--chunk-size", type=_positive_int, default=10_000, help="lines per chunk (default 10000)"
+        "--chunk-size", metavar="LINES", type=_positive_int, default=10_000, help="lines per chunk"
     )
     streaming.add_argument(
         "--shuffle-window",
@@ -163,68 +345,80 @@ def build_parser() -> argparse.ArgumentParser:
         help="shuffle examples within windows of this many chunks",
     )
     streaming.add_argument(
-        "--classes", help="every label, comma-separated (else a first pass finds them)"
+        "--classes",
+        metavar="LABELS",
+        help="every label, comma-separated (else a first pass finds them)",
     )
     _add_training_options(train, algorithm=True)
     _add_data_options(train)
     train.set_defaults(run=cmd_train)
 
-    evaluate = commands.add_parser("evaluate", help="score a model on labelled data")
-    evaluate.add_argument("model", metavar="MODEL")
-    evaluate.add_argument("data", metavar="DATA")
-    evaluate.add_argument("--json", action="store_true")
+    evaluate = command("evaluate", "score a model on labelled data")
+    evaluate.add_argument("model", metavar="MODEL", help="a model file from train")
+    evaluate.add_argument("data", metavar="DATA", help="labelled data, or - for standard input")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    evaluate.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
     _add_data_options(evaluate)
     evaluate.set_defaults(run=cmd_evaluate)
 
-    predict = commands.add_parser("predict", help="label new data, one label per line")
-    predict.add_argument("model", metavar="MODEL")
+    predict = command("predict", "label new data, one label per line")
+    predict.add_argument("model", metavar="MODEL", help="a model file from train")
     predict.add_argument("data", metavar="DATA", help="a file, or - for standard input")
-    predict.add_argument("-o", "--output", metavar="OUT")
-    predict.add_argument("--scores", action="store_true", help="add the scores after each label")
+    predict.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    scores = predict.add_mutually_exclusive_group()
+    scores.add_argument("--scores", action="store_true", help="add the scores after each label")
+    scores.add_argument(
+        "--proba",
+        action="store_true",
+        help="add each class's probability after each label (probabilistic models)",
+    )
     _add_data_options(predict)
     predict.set_defaults(run=cmd_predict)
 
-    inspect = commands.add_parser("inspect", help="describe a model file")
-    inspect.add_argument("model", metavar="MODEL")
-    inspect.add_argument("--top", type=_positive_int, default=10, help="features per class")
-    inspect.add_argument("--json", action="store_true")
+    inspect = command("inspect", "describe a model file")
+    inspect.add_argument("model", metavar="MODEL", help="a model file from train")
+    inspect.add_argument(
+        "--top", metavar="K", type=_positive_int, default=10, help="features per class"
+    )
+    inspect.add_argument("--json", action="store_true", help="print the description as JSON")
     inspect.set_defaults(run=cmd_inspect)
 
-    diagnose = commands.add_parser(
-        "diagnose", help="the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
+    diagnose = command(
+        "diagnose", "the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
     )
-    diagnose.add_argument("data", metavar="DATA")
+    diagnose.add_argument("data", metavar="DATA", help="labelled data")
     diagnose.add_argument("--positive", metavar="LABEL", help="multiclass: this class vs rest")
     diagnose.add_argument(
         "--epochs",
+        metavar="N",
         type=_positive_int,
         default=100,
-        help="most epochs the perceptron may take to converge (default 100)",
+        help="most epochs the perceptron may take to converge",
     )
     diagnose.add_argument(
-        "--C",
-        type=float,
-        default=1e4,
-        help="C of the LinearSVC that finds the separator (default 1e4)",
+        "--C", type=float, default=1e4, help="C of the LinearSVC that finds the separator"
     )
     diagnose.add_argument("--no-intercept", action="store_true", help="no bias feature")
-    diagnose.add_argument("--json", action="store_true")
-    text = diagnose.add_argument_group("text features (text formats only)")
-    text.add_argument("--features", choices=("hashing", "vocabulary"), default="vocabulary")
-    text.add_argument("--n-features", type=_positive_int, default=2**20)
-    text.add_argument("--ngrams", type=_positive_int, default=1)
-    text.add_argument("--weighting", choices=("tf", "binary", "tfidf"), default="tf")
-    text.add_argument("--tokenizer", choices=("regex", "whitespace"), default="regex")
-    text.add_argument("--min-df", type=_positive_int, default=1)
+    diagnose.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_text_options(diagnose, features="vocabulary")
     _add_data_options(diagnose)
     diagnose.set_defaults(run=cmd_diagnose)
 
-    plot = commands.add_parser("plot", help="learning curves of the three perceptrons")
-    plot.add_argument("data", metavar="DATA")
-    plot.add_argument("-o", "--output", default="learning-curves.png", metavar="PNG")
+    plot = command("plot", "learning curves of several algorithms, and a confusion matrix")
+    plot.add_argument("data", metavar="DATA", help="the training data")
+    plot.add_argument(
+        "-o", "--output", default="learning-curves.png", metavar="PNG", help="the curves"
+    )
     plot.add_argument("--dev", metavar="FILE", help="development data (default: hold out 20%%)")
-    plot.add_argument("--confusion", metavar="PNG", help="confusion matrix of the averaged model")
-    plot.add_argument("--quiet", action="store_true")
+    plot.add_argument(
+        "--confusion",
+        metavar="PNG",
+        help="the confusion matrix of the averaged perceptron, else of the first algorithm "
+        "(default: OUTPUT-confusion.png)",
+    )
+    plot.add_argument("--quiet", action="store_true", help="print nothing but errors")
     _add_training_options(plot, algorithm=False)
     _add_data_options(plot)
     plot.set_defaults(run=cmd_plot)

@@ -3,11 +3,90 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 EXIT_DATA, EXIT_USAGE = 1, 2
-ALGORITHMS = ("perceptron", "averaged", "voted")
+
+#: ``--algorithm`` names and the estimator class (in :mod:`perceptrons`) of each.
+ESTIMATORS = {
+    "perceptron": "Perceptron",
+    "averaged": "AveragedPerceptron",
+    "voted": "VotedPerceptron",
+    "logistic": "LogisticRegressionSGD",
+    "multinomial-nb": "MultinomialNaiveBayes",
+    "bernoulli-nb": "BernoulliNaiveBayes",
+}
+ALGORITHMS = tuple(ESTIMATORS)
+
+_EPOCHS = ("perceptron", "averaged", "voted", "logistic")
+_RULES = ("perceptron", "averaged")
+_NB = ("multinomial-nb", "bernoulli-nb")
+#: The one table of estimator options: ``dest: (constructor parameter, algorithms it
+#: applies to)``. An option set (to other than its default) for an algorithm it does not
+#: apply to is a usage error naming it; tests check the table against the constructors.
+ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "epochs": ("max_epochs", _EPOCHS),
+    "seed": ("random_state", _EPOCHS),
+    "no_shuffle": ("shuffle", _EPOCHS),
+    "delta": ("delta", ("perceptron", "averaged", "voted")),
+    "update": ("update", _RULES),
+    "margin": ("margin", _RULES),
+    "C": ("C", _RULES),
+    "kernel": ("kernel", ("voted",)),
+    "degree": ("degree", ("voted",)),
+    "gamma": ("gamma", ("voted",)),
+    "coef0": ("coef0", ("voted",)),
+    "prediction": ("prediction", ("voted",)),
+    "multiclass": ("multiclass", ("voted",)),
+    "learning_rate": ("learning_rate", ("logistic",)),
+    "l2": ("l2", ("logistic",)),
+    "average": ("average", ("logistic",)),
+    "alpha": ("alpha", _NB),
+    "no_fit_prior": ("fit_prior", _NB),
+    "binarize": ("binarize", ("bernoulli-nb",)),
+    "class_weight": ("class_weight", ALGORITHMS),
+}
+
+
+def flag(dest: str) -> str:
+    """The command-line spelling of an option's ``dest``."""
+    return "--" + dest.replace("_", "-")
+
+
+def estimator_class(algorithm: str) -> type:
+    import perceptrons
+
+    return getattr(perceptrons, ESTIMATORS[algorithm])
+
+
+def given_options(args: argparse.Namespace) -> list[str]:
+    """The estimator options of ``args`` set to other than their default."""
+    defaults = getattr(args, "option_defaults", {})
+    return [
+        dest
+        for dest in ESTIMATOR_OPTIONS
+        if dest in defaults and getattr(args, dest) != defaults[dest]
+    ]
+
+
+def check_options(
+    args: argparse.Namespace, algorithms: Sequence[str], exempt: Sequence[str] = ()
+) -> None:
+    """A usage error for an option given that applies to none of ``algorithms``."""
+    for dest in given_options(args):
+        applies = ESTIMATOR_OPTIONS[dest][1]
+        if dest not in exempt and not set(applies) & set(algorithms):
+            raise UserError(
+                f"{flag(dest)} does not apply to {', '.join(algorithms)} "
+                f"(it applies to {', '.join(applies)})",
+                EXIT_USAGE,
+            )
 
 
 class UserError(Exception):
@@ -48,46 +127,118 @@ def read(args: argparse.Namespace, path: str, *, labels: bool | None, model: Any
     return dataset
 
 
-def make_estimator(args: argparse.Namespace):
-    """The estimator the training options describe."""
-    from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron
+def make_estimator(
+    args: argparse.Namespace, algorithm: str | None = None, labels: Any = None
+) -> Any:
+    """The estimator the training options describe (``--algorithm``, else ``algorithm``).
 
-    common = {
-        "max_epochs": args.epochs,
-        "shuffle": not args.no_shuffle,
-        "random_state": args.seed,
-        "delta": args.delta,
-    }
-    rule = {"update": args.update, "margin": args.margin, "C": args.C}
-    if args.algorithm == "perceptron":
-        return Perceptron(**common, **rule)
-    if args.algorithm == "averaged":
-        return AveragedPerceptron(**common, **rule)
-    if (args.update, args.margin) != ("perceptron", 0.0):
-        raise UserError("--update and --margin apply to perceptron and averaged", EXIT_USAGE)
-    gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
-    return VotedPerceptron(
-        kernel=args.kernel,
-        degree=args.degree,
-        gamma=gamma,
-        coef0=args.coef0,
-        prediction=args.prediction,
-        multiclass=args.multiclass,
-        **common,
-    )
+    Options that do not apply to it are left out (:func:`check_options` refuses them
+    where that is a mistake); ``labels``, the training labels, give ``--class-weight``
+    its keys their type.
+    """
+    algorithm = algorithm or args.algorithm
+    cls = estimator_class(algorithm)
+    accepted = cls().get_params()
+    params: dict[str, Any] = {}
+    for dest, (param, algorithms) in ESTIMATOR_OPTIONS.items():
+        if algorithm not in algorithms or not hasattr(args, dest):
+            continue
+        value = getattr(args, dest)
+        if dest in ("no_shuffle", "no_fit_prior"):
+            value = not value
+        elif dest == "gamma":
+            value = value if value in ("scale", "auto") else _number("--gamma", value)
+        elif dest == "class_weight":
+            if value is None:
+                continue
+            value = _class_weight(value, labels)
+        if param not in accepted:
+            raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter")
+        params[param] = value
+    return cls(**params)
 
 
-def make_featurizer(args: argparse.Namespace):
-    """The text featurizer the text-feature options describe."""
+def _number(option: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise UserError(f"{option}: not a number: {text!r}", EXIT_USAGE) from None
+
+
+def _class_weight(text: str, labels: Any) -> Any:
+    """``balanced``, or ``LABEL:WEIGHT,...`` with the labels in the data's type."""
+    if text == "balanced":
+        return text
+    known = {} if labels is None else {str(label): label for label in np.unique(labels)}
+    weights = {}
+    for item in text.split(","):
+        label, sep, weight = item.rpartition(":")
+        if not sep or not label:
+            raise UserError(
+                f"--class-weight: {item!r} is not LABEL:WEIGHT (or use 'balanced')", EXIT_USAGE
+            )
+        if known and label not in known:
+            raise UserError(
+                f"--class-weight: no label {label!r} in the training data "
+                f"(its labels: {', '.join(sorted(known)[:10])})",
+                EXIT_USAGE,
+            )
+        weights[known.get(label, label)] = _number("--class-weight", weight)
+    return weights
+
+
+def check_outputs(
+    files: Sequence[str | os.PathLike[str] | None],
+    inputs: Sequence[str | os.PathLike[str] | None] = (),
+    *,
+    plots: Sequence[str | os.PathLike[str] | None] = (),
+) -> None:
+    """Every command that writes checks its outputs here, before reading or training:
+    none is an input or another output, a directory or the like; each directory exists
+    (plots: is created if missing) and is writable. See :mod:`perceptrons.io.files`."""
+    from perceptrons.io.files import check_output_paths
+
+    check_output_paths(files, inputs)
+    check_output_paths([*files, *plots], inputs, make_parents=True)
+
+
+def curve_of(records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+    """A learning curve for :func:`perceptrons.plots.learning_curves` from the records
+    of :func:`train_with_curve`: mistakes (or log-loss) and dev error per epoch."""
+    curve: dict[str, list[float]] = {}
+    for key in ("mistakes", "log_loss"):
+        if all(key in r for r in records):
+            curve[key] = [r[key] for r in records]
+    if all("dev_accuracy" in r for r in records):
+        curve["dev_error"] = [1 - r["dev_accuracy"] for r in records]
+    return curve
+
+
+def confusion_path(png: str | os.PathLike[str]) -> Path:
+    """Where the confusion matrix goes beside the learning curves ``png``."""
+    return Path(png).with_name(Path(png).stem + "-confusion.png")
+
+
+def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
+    """The text featurizer the text-feature options describe, for data in format ``fmt``:
+    documents of ``name:value`` tokens (the weighted text formats) are read as pairs."""
     from perceptrons.features import TextFeaturizer
+    from perceptrons.io import formats
 
+    tokenizer = args.tokenizer
+    if fmt in getattr(formats, "WEIGHTED_TEXT_FORMATS", ()):
+        if args.ngrams > 1:
+            raise UserError(
+                f"--ngrams applies to words; {fmt} files hold name:value features", EXIT_USAGE
+            )
+        tokenizer = "pairs"
     return TextFeaturizer(
         vocabulary="fit" if args.features == "vocabulary" else "hashing",
         n_features=args.n_features,
         ngram_range=(1, args.ngrams),
         weighting=args.weighting,
         sublinear_tf=args.weighting == "tfidf",
-        tokenizer=args.tokenizer,
+        tokenizer=tokenizer,
         min_df=args.min_df,
     )
 
@@ -107,16 +258,35 @@ def progress_bar(args: argparse.Namespace, total: int, desc: str):
     )
 
 
-def train_with_curve(args, estimator, X, y, X_dev=None, y_dev=None, desc="training"):
-    """Fit epoch by epoch, one line each; return the records (mistakes, dev accuracy)."""
+def train_with_curve(
+    args, estimator, X, y, X_dev=None, y_dev=None, desc="training", sample_weight=None
+):
+    """Fit epoch by epoch, one line each; return the records (mistakes or log-loss, dev
+    accuracy). A model without epochs (naive Bayes) is fitted in one counting pass."""
     records = []
-    total = args.epochs * X.shape[0]
+    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+    prefix = "" if desc == "training" else f"{desc} "
+    if not hasattr(estimator, "fit_epochs"):
+        estimator.fit(X, y, **weights)
+        errors = int(np.sum(estimator.predict(X) != np.asarray(y)))
+        entry = {"epoch": 1, "mistakes": errors}
+        line = f"{prefix}counted {X.shape[0]} examples: {errors} training errors"
+        if X_dev is not None:
+            entry["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
+            line += f", dev accuracy {entry['dev_accuracy']:.4f}"
+        say(args, line)
+        return [entry]
+    total = estimator.max_epochs * X.shape[0]
     with progress_bar(args, total, desc) as bar:
-        for record in estimator.fit_epochs(X, y, progress=bar.update):
-            entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
-            prefix = "" if desc == "training" else f"{desc} "
-            line = f"{prefix}epoch {record['epoch']}: {record['mistakes']} mistakes in "
-            line += f"{record['examples']} examples"
+        for record in estimator.fit_epochs(X, y, progress=bar.update, **weights):
+            entry = {"epoch": record["epoch"]}
+            line = f"{prefix}epoch {record['epoch']}: "
+            if "mistakes" in record:
+                entry["mistakes"] = record["mistakes"]
+                line += f"{record['mistakes']} mistakes in {record['examples']} examples"
+            else:
+                entry["log_loss"] = record["log_loss"]
+                line += f"mean log-loss {record['log_loss']:.4f} over {record['examples']} examples"
             if X_dev is not None:
                 entry["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
                 line += f", dev accuracy {entry['dev_accuracy']:.4f}"

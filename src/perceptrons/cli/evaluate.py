@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from perceptrons.cli._common import read
+from perceptrons.cli._common import EXIT_USAGE, UserError, check_outputs, read
 from perceptrons.io.files import write_text_atomically
 
 
@@ -20,6 +20,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from perceptrons.io.persist import load
     from perceptrons.io.prepare import model_inputs, model_labels, split_model
 
+    check_outputs([args.output], [args.model, args.data])
     model = load(args.model)
     _, estimator = split_model(model)
     dataset = read(args, args.data, labels=True, model=model)
@@ -48,28 +49,36 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         "labels": [str(c) for c in classes],
     }
     if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    print(f"{args.data}: {len(y_true):,} examples")
-    print(f"accuracy  {result['accuracy']:.4f}")
-    print(f"macro-F1  {result['macro_f1']:.4f}\n")
-    print(
+        return _emit(args, json.dumps(result, indent=2) + "\n")
+    lines = [
+        f"{args.data}: {len(y_true):,} examples",
+        f"accuracy  {result['accuracy']:.4f}",
+        f"macro-F1  {result['macro_f1']:.4f}\n",
         _table(
             ["class", "precision", "recall", "F1", "support"],
             [
                 [str(c), f"{p:.4f}", f"{r:.4f}", f"{f:.4f}", str(s)]
                 for c, p, r, f, s in zip(classes, precision, recall, f1, support, strict=True)
             ],
-        )
-    )
-    print("\nconfusion matrix (rows: true class, columns: predicted)")
+        ),
+        "\nconfusion matrix (rows: true class, columns: predicted)",
+    ]
     names = [str(c) for c in classes]
-    print(
+    lines.append(
         _table(
             ["true \\ predicted", *names],
             [[name, *[str(v) for v in row]] for name, row in zip(names, matrix, strict=True)],
         )
     )
+    return _emit(args, "\n".join(lines) + "\n")
+
+
+def _emit(args: argparse.Namespace, text: str) -> int:
+    """The command's output: to --output (atomically), else stdout."""
+    if args.output:
+        write_text_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -87,26 +96,32 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    """One label per line (and the scores with --scores), to a file or stdout."""
+    """One label per line (and the scores with --scores, the class probabilities with
+    --proba), to a file or stdout."""
     from perceptrons.io.persist import load
-    from perceptrons.io.prepare import model_inputs
+    from perceptrons.io.prepare import model_inputs, split_model
 
+    check_outputs([args.output], [args.model, args.data])
     model = load(args.model)
+    _, estimator = split_model(model)
+    if args.proba and not hasattr(estimator, "predict_proba"):
+        raise UserError(
+            f"--proba: a {type(estimator).__name__} gives scores, not probabilities; use "
+            "--scores, or calibrate it with scikit-learn's CalibratedClassifierCV",
+            EXIT_USAGE,
+        )
     dataset = read(args, args.data, labels=None, model=model)
     inputs = model_inputs(model, dataset)
     labels = model.predict(inputs)
     lines = [str(label) for label in labels]
-    if args.scores:
-        scores = np.atleast_2d(model.decision_function(inputs))
+    if args.scores or args.proba:
+        scores = np.atleast_2d(
+            model.predict_proba(inputs) if args.proba else model.decision_function(inputs)
+        )
         if scores.shape[0] != len(lines):
             scores = scores.T
         lines = [
             label + "\t" + "\t".join(f"{v:.6g}" for v in row)
             for label, row in zip(lines, scores, strict=True)
         ]
-    text = "\n".join(lines) + ("\n" if lines else "")
-    if args.output:
-        write_text_atomically(args.output, text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _emit(args, "\n".join(lines) + ("\n" if lines else ""))

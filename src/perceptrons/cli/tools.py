@@ -12,6 +12,11 @@ import numpy as np
 from perceptrons.cli._common import (
     EXIT_USAGE,
     UserError,
+    check_options,
+    check_outputs,
+    confusion_path,
+    curve_of,
+    make_estimator,
     make_featurizer,
     read,
     say,
@@ -37,7 +42,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "classes": [str(c) for c in estimator.classes_],
         "features": int(estimator.n_features_in_),
         "featurizer": featurizer.get_params() if featurizer is not None else None,
-        "history": estimator.history_,
+        "history": getattr(estimator, "history_", []),
         "top_features": top_features(model, args.top),
     }
     if args.json:
@@ -54,7 +59,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(" from text: " + ", ".join(f"{k}={v!r}" for k, v in settings.items()))
     else:
         print()
-    print("training history:")
+    print("training history:" + ("" if result["history"] else " none (trained by counting)"))
     for record in result["history"]:
         print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))
     if result["top_features"] is None:
@@ -68,44 +73,37 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Learning curves of the three perceptrons, and the averaged one's confusion matrix."""
+    """Learning curves of several algorithms (by default the three perceptrons), and a
+    confusion matrix: the averaged perceptron's, else the first algorithm's."""
     from sklearn.metrics import confusion_matrix
 
-    from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron, plots
+    from perceptrons import plots
     from perceptrons.io.prepare import training_features
 
+    check_options(args, args.algorithms, exempt=("seed",))  # --seed also splits the data
+    confusion = args.confusion or confusion_path(args.output)
+    check_outputs([], [args.data, args.dev], plots=[args.output, confusion])
     plots.require_matplotlib()  # fail early, before training, when matplotlib is missing
     train = read(args, args.data, labels=True)
     dev = read(args, args.dev, labels=True) if args.dev else None
     if dev is None:
         train, dev = _hold_out(train, 0.2, args.seed)
-    featurizer = make_featurizer(args) if train.texts is not None else None
+    featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
     y, y_dev = train.y, dev.y
-    common = {"max_epochs": args.epochs, "random_state": args.seed}
-    models = {
-        "perceptron": Perceptron(**common),
-        "averaged": AveragedPerceptron(**common),
-        "voted": VotedPerceptron(**common),
-    }
-    curves = {}
-    for name, estimator in models.items():
+    curves, models = {}, {}
+    for name in args.algorithms:
+        estimator = models[name] = make_estimator(args, name, labels=y)
         records = train_with_curve(args, estimator, X, y, X_dev, y_dev, desc=name)
-        curves[name] = {
-            "mistakes": [r["mistakes"] for r in records],
-            "dev_error": [1 - r["dev_accuracy"] for r in records],
-        }
+        curves[name] = curve_of(records)
         say(args, f"{name}: final dev error {curves[name]['dev_error'][-1]:.4f}")
     where = "held-out 20%" if not args.dev else args.dev
     written = [plots.learning_curves(curves, args.output, title=f"{args.data} (dev: {where})")]
-    averaged = models["averaged"]
-    matrix = confusion_matrix(y_dev, averaged.predict(X_dev), labels=averaged.classes_)
-    confusion = args.confusion or Path(args.output).with_name(
-        Path(args.output).stem + "-confusion.png"
-    )
-    written.append(
-        plots.confusion_matrix(matrix, averaged.classes_, confusion, "averaged perceptron")
-    )
+    shown = "averaged" if "averaged" in models else args.algorithms[0]
+    estimator = models[shown]
+    matrix = confusion_matrix(y_dev, estimator.predict(X_dev), labels=estimator.classes_)
+    title = "averaged perceptron" if shown == "averaged" else shown
+    written.append(plots.confusion_matrix(matrix, estimator.classes_, confusion, title))
     say(args, "plots written to " + ", ".join(str(p) for p in written))
     return 0
 
@@ -132,7 +130,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from perceptrons.io.prepare import training_features
 
     dataset = read(args, args.data, labels=True)
-    featurizer = make_featurizer(args) if dataset.texts is not None else None
+    featurizer = make_featurizer(args, dataset.format) if dataset.texts is not None else None
     X, _ = training_features(dataset, featurizer=featurizer)
     labels = np.unique(dataset.y)
     if args.positive is not None:
@@ -159,4 +157,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """The bundled comparison: accuracy table and learning-curve PNG."""
     from perceptrons import demo
 
+    check_outputs([], plots=[Path(args.output_dir) / "perceptrons-demo.png"])
     return demo.run(output_dir=Path(args.output_dir), epochs=args.epochs, say=print)

@@ -7,14 +7,19 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from perceptrons.cli._common import (
+    ALGORITHMS,
     EXIT_USAGE,
     UserError,
+    check_options,
+    check_outputs,
+    confusion_path,
+    curve_of,
+    estimator_class,
     make_estimator,
     make_featurizer,
     read,
@@ -30,24 +35,32 @@ def cmd_train(args: argparse.Namespace) -> int:
     from perceptrons.io import persist
     from perceptrons.io.prepare import training_features
 
+    check_options(args, [args.algorithm])
+    _check_training_mode(args)
+    confusion = confusion_path(args.plot) if args.plot and args.dev else None
+    check_outputs([args.output], [args.data, args.dev], plots=[args.plot, confusion])
     if args.stream:
         return _train_stream(args)
     started = time.perf_counter()
     train = read(args, args.data, labels=True)
     dev = read(args, args.dev, labels=True) if args.dev else None
-    estimator = make_estimator(args)
-    featurizer = make_featurizer(args) if train.texts is not None else None
+    estimator = make_estimator(args, labels=train.y)
+    featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
+    sample_weight = getattr(train, "sample_weight", None)
+    weighted = "" if sample_weight is None else ", weighted by the file's importance weights"
     say(
         args,
         f"{train.source}: {X.shape[0]:,} examples, {X.shape[1]:,} features "
-        f"({train.format}), {len(np.unique(train.y))} classes",
+        f"({train.format}), {len(np.unique(train.y))} classes{weighted}",
     )
     y_dev = dev.y if dev is not None else None
     if args.workers or args.scheduler:
-        estimator, records = _train_mixing(args, estimator, X, train.y, X_dev, y_dev)
+        estimator, records = _train_mixing(args, estimator, X, train.y, X_dev, y_dev, sample_weight)
     else:
-        records = train_with_curve(args, estimator, X, train.y, X_dev, y_dev)
+        records = train_with_curve(
+            args, estimator, X, train.y, X_dev, y_dev, sample_weight=sample_weight
+        )
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
     path = persist.save(model, args.output)
     result: dict[str, Any] = {
@@ -56,6 +69,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         "examples": int(X.shape[0]),
         "features": int(X.shape[1]),
         "classes": [str(c) for c in estimator.classes_],
+        "sample_weights": sample_weight is not None,
         "epochs": records,
         "train_accuracy": float(estimator.score(X, train.y)),
         "seconds": round(time.perf_counter() - started, 3),
@@ -68,6 +82,25 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
+
+
+def _check_training_mode(args: argparse.Namespace) -> None:
+    """--stream and --workers/--scheduler need an algorithm that can do them."""
+    estimator = estimator_class(args.algorithm)
+    if args.stream and (args.workers or args.scheduler):
+        raise UserError("--stream and --workers/--scheduler cannot be combined", EXIT_USAGE)
+    if args.stream and not hasattr(estimator, "partial_fit"):
+        raise UserError(
+            f"--stream needs an algorithm with partial_fit; {args.algorithm} has none",
+            EXIT_USAGE,
+        )
+    if (args.workers or args.scheduler) and not getattr(estimator, "mixable", False):
+        mixable = [name for name in ALGORITHMS if getattr(estimator_class(name), "mixable", 0)]
+        raise UserError(
+            f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
+            f"cannot do (it can: {', '.join(mixable)})",
+            EXIT_USAGE,
+        )
 
 
 def _train_stream(args: argparse.Namespace) -> int:
@@ -89,14 +122,16 @@ def _train_stream(args: argparse.Namespace) -> int:
                 "(a vocabulary or idf weights need the whole file first)",
                 EXIT_USAGE,
             )
-        featurizer = make_featurizer(args)
-    estimator = make_estimator(args)
+        featurizer = make_featurizer(args, fmt)
+    classes = args.classes.split(",") if args.classes else None
+    estimator = make_estimator(args, labels=classes)
+    # Training without epochs (naive Bayes counts) reads the file once.
+    epochs = args.epochs if hasattr(estimator, "fit_epochs") else 1
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
     dev = read(args, args.dev, labels=True) if args.dev else None
-    classes = args.classes.split(",") if args.classes else None
     size = os.path.getsize(args.data)
     bar = tqdm(
-        total=size * args.epochs,
+        total=size * epochs,
         unit="B",
         unit_scale=True,
         file=sys.stderr,
@@ -128,7 +163,7 @@ def _train_stream(args: argparse.Namespace) -> int:
             estimator,
             args.data,
             format=fmt,
-            epochs=args.epochs,
+            epochs=epochs,
             chunk_size=args.chunk_size,
             featurizer=featurizer,
             classes=classes,
@@ -154,17 +189,16 @@ def _train_stream(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train_mixing(args, estimator, X, y, X_dev, y_dev):
+def _train_mixing(args, estimator, X, y, X_dev, y_dev, sample_weight=None):
     """train --workers/--scheduler: iterative parameter mixing on a Dask cluster."""
-    if args.algorithm == "voted":
-        raise UserError("--workers and --scheduler train perceptron or averaged", EXIT_USAGE)
     try:
         from perceptrons.parallel import ParameterMixing
     except ImportError as missing:  # pragma: no cover - the extra is in the test set
         raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
     mixing = ParameterMixing(estimator, n_partitions=args.workers, client=args.scheduler)
     records = []
-    for record in mixing.fit_epochs(X, y):
+    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+    for record in mixing.fit_epochs(X, y, **weights):
         entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
         line = (
             f"epoch {record['epoch']}: {record['mistakes']} mistakes in {record['examples']} "
@@ -184,12 +218,11 @@ def _plot_training(args, records, estimator, X_dev, dev) -> None:
 
     from perceptrons import plots
 
-    curve = {"mistakes": [r["mistakes"] for r in records]}
-    if dev is not None:
-        curve["dev_error"] = [1 - r["dev_accuracy"] for r in records]
+    curve = curve_of(records)
     written = [plots.learning_curves({args.algorithm: curve}, args.plot, title=args.data)]
     if dev is not None:
         matrix = confusion_matrix(dev.y, estimator.predict(X_dev), labels=estimator.classes_)
-        confusion_path = Path(args.plot).with_name(Path(args.plot).stem + "-confusion.png")
-        written.append(plots.confusion_matrix(matrix, estimator.classes_, confusion_path))
+        written.append(
+            plots.confusion_matrix(matrix, estimator.classes_, confusion_path(args.plot))
+        )
     say(args, "plots written to " + ", ".join(str(p) for p in written))

@@ -1,5 +1,7 @@
 """TextFeaturizer: scikit-learn's vectorizers, with a fitted state that saves without pickle."""
 
+import io
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -208,3 +210,158 @@ def test_scikit_learn_conventions():
     featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2))
     assert clone(featurizer).get_params() == featurizer.get_params()
     assert "ngram_range=(1, 2)" in repr(featurizer)
+
+
+# ----------------------------------------------------------------- name:value pairs
+
+PAIRS = [
+    "great:2 not_good:1 was_very:1",
+    "bad:3 a:b:2 great:0.5 great:1",
+    "fun",
+    "",
+    "Great:4 bad:1",
+]
+
+
+def _parsed(doc: str, lowercase: bool = False) -> dict[str, float]:
+    """The reference reading of a pairs document: values of repeated names add up."""
+    out: dict[str, float] = {}
+    for token in (doc.lower() if lowercase else doc).split():
+        name, colon, value = token.rpartition(":")
+        name, number = (name, float(value)) if colon else (token, 1.0)
+        out[name] = out.get(name, 0.0) + number
+    return out
+
+
+def test_pairs_give_the_values_of_a_counts_file_exactly(tmp_path):
+    from sklearn.feature_extraction import DictVectorizer
+
+    from perceptrons.io.formats import read_data
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(40)] + ["not_good", "was_very", "a:b"]
+    lines = []
+    for i in range(60):
+        names = rng.choice(words, size=rng.integers(1, 12), replace=False)
+        counts = " ".join(f"{n}:{rng.integers(1, 6)}" for n in names)
+        lines.append(f"{counts} #label#:{('positive', 'negative')[i % 2]}")
+    path = tmp_path / "books.review"
+    path.write_text("\n".join(lines) + "\n")
+    data = read_data(path)
+    assert data.format == "counts"
+    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+    X = featurizer.fit_transform(data.texts)
+    dicts = [_parsed(line.rsplit(" ", 1)[0]) for line in lines]
+    reference = DictVectorizer(sort=True)
+    expected = reference.fit_transform(dicts)
+    assert featurizer.feature_names() == reference.get_feature_names_out().tolist()
+    _assert_canonical(X, 60, len(reference.vocabulary_))
+    _assert_same_csr(X, sp.csr_matrix(expected))
+    # The same file, vw: namespaces are prefixes; importance weights are not features.
+    vw = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+    vw_data = read_data("-", "vw", stdin=io.StringIO("1 2 |ns a:2 b | c:0.5 c:0.25\n"))
+    vw_X = vw.fit_transform(vw_data.texts)
+    assert vw.feature_names() == ["c", "ns^a", "ns^b"]
+    assert_array_equal(vw_X.toarray(), [[0.75, 2, 1]])
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"vocabulary": "fit"},
+        {"vocabulary": "fit", "min_df": 2},
+        {"vocabulary": "fit", "min_df": 0.5, "weighting": "binary"},
+        {"weighting": "tfidf", "n_features": 16},
+        {"vocabulary": "fit", "weighting": "tfidf", "sublinear_tf": True},
+        {"n_features": 8, "weighting": "binary", "lowercase": False},
+    ],
+    ids=str,
+)
+def test_pairs_configurations_and_their_saved_state(params):
+    featurizer = TextFeaturizer(tokenizer="pairs", **params)
+    X = featurizer.fit_transform(PAIRS)
+    _assert_canonical(X, len(PAIRS), featurizer.n_features_out_)
+    arrays, values = featurizer.export_state()
+    rebuilt = TextFeaturizer(tokenizer="pairs", **params)
+    rebuilt.import_state(arrays, values)
+    assert rebuilt.feature_names() == featurizer.feature_names()
+    for texts in (PAIRS, ["great:7 unseen:2", "bad"]):
+        _assert_same_csr(rebuilt.transform(texts), featurizer.transform(texts))
+
+
+def test_pairs_with_vocabulary_min_df_binary_and_tf():
+    lowered = [_parsed(doc, lowercase=True) for doc in PAIRS]
+    fitted = TextFeaturizer(vocabulary="fit", tokenizer="pairs").fit(PAIRS)
+    assert fitted.feature_names() == ["a:b", "bad", "fun", "great", "not_good", "was_very"]
+    X = fitted.transform(PAIRS).toarray()
+    names = fitted.feature_names()
+    assert_array_equal(X, [[d.get(n, 0.0) for n in names] for d in lowered])
+    assert X[1, names.index("great")] == 1.5 and X[4, names.index("great")] == 4
+    pruned = TextFeaturizer(vocabulary="fit", tokenizer="pairs", min_df=2).fit(PAIRS)
+    assert pruned.feature_names() == ["bad", "great"]
+    binary = TextFeaturizer(vocabulary="fit", tokenizer="pairs", weighting="binary").fit(PAIRS)
+    assert_array_equal(binary.transform(PAIRS).toarray(), X > 0)
+
+
+def test_pairs_hash_like_the_words_and_name_their_columns():
+    hashed = TextFeaturizer(tokenizer="pairs", n_features=2**12).fit(PAIRS)
+    words = TextFeaturizer(tokenizer="whitespace", n_features=2**12)
+    # A bare name is worth 1: the same columns as the whitespace tokens.
+    _assert_same_csr(hashed.transform(["fun great"]), words.fit_transform(["fun great"]))
+    X = hashed.transform(["great:2.5 bad:1"])
+    names = hashed.feature_names()
+    assert sorted(names[j] for j in X.indices) == ["bad", "great"]
+    assert X[0, names.index("great")] == 2.5
+
+
+def test_pairs_refuse_ngrams_and_bad_tokens():
+    with pytest.raises(ValueError, match=r"'ngram_range' must be \(1, 1\) with tokenizer='pairs'"):
+        TextFeaturizer(tokenizer="pairs", ngram_range=(1, 2)).fit(PAIRS)
+    for token in ("great:x", "great:", ":2", "a:inf", "a:nan"):
+        with pytest.raises(ValueError, match="is not name:value"):
+            TextFeaturizer(tokenizer="pairs").fit([f"fine:1 {token}"])
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        TextFeaturizer(tokenizer="pairs", vocabulary="fit").fit(["", " "])
+
+
+# ----------------------------------------------------------------- bounds
+
+
+def test_n_features_is_bounded_at_what_the_hashing_vectorizer_takes():
+    from perceptrons.features import MAX_N_FEATURES
+
+    assert MAX_N_FEATURES == 2**31 - 2
+    with pytest.raises(ValueError, match=r"^TextFeaturizer: parameter 'n_features' must be"):
+        TextFeaturizer(n_features=2**31 - 1).fit(TRAIN)
+    X = TextFeaturizer(n_features=MAX_N_FEATURES).fit_transform(TRAIN[:1])
+    assert X.shape == (1, MAX_N_FEATURES)
+
+
+def test_ngram_range_is_bounded_at_fit_set_params_and_load():
+    from perceptrons.features import MAX_NGRAM
+
+    assert MAX_NGRAM == 10
+    TextFeaturizer(ngram_range=(1, MAX_NGRAM)).fit(TRAIN)
+    message = "^TextFeaturizer: parameter 'ngram_range' must be .* <= 10"
+    with pytest.raises(ValueError, match=message):
+        TextFeaturizer(ngram_range=(1, 100_000)).fit(TRAIN)
+    with pytest.raises(ValueError, match=message):
+        TextFeaturizer().set_params(ngram_range=[1, 100_000]).fit_transform(TRAIN)
+    # Loading a saved model rebuilds the featurizer and imports its state: refused too.
+    arrays, values = TextFeaturizer(n_features=16).fit(TRAIN).export_state()
+    with pytest.raises(ValueError, match=message):
+        TextFeaturizer(n_features=16, ngram_range=[1, 100_000]).import_state(arrays, values)
+
+
+def test_a_saved_model_with_too_long_ngrams_does_not_load(tmp_path):
+    from sklearn.pipeline import make_pipeline
+
+    from perceptrons import Perceptron, load, save
+
+    featurizer = TextFeaturizer(n_features=16)
+    model = make_pipeline(featurizer, Perceptron()).fit(TRAIN[:2], [0, 1])
+    featurizer.set_params(ngram_range=(1, 100_000))  # set_params stores (scikit-learn rule)
+    save(model, tmp_path / "m.npz")
+    with pytest.raises(ValueError, match="'ngram_range' must be"):
+        load(tmp_path / "m.npz")

@@ -4,11 +4,16 @@
 hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs: its fitted state as
 plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
 array), from which an equivalent transformer is rebuilt that gives bit-identical output.
-:func:`top_features` names the heaviest weights of a linear model by its features.
+Its ``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
+``counts`` formats of :mod:`perceptrons.io.formats`), adding each value instead of
+counting 1.  :func:`top_features` names the heaviest weights of a linear model by its
+features.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -17,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import (
     CountVectorizer,
     HashingVectorizer,
@@ -26,6 +32,18 @@ from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
+
+__all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
+
+#: The most columns ``TextFeaturizer(vocabulary="hashing")`` takes (``n_features``): what
+#: scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer` accepts,
+#: ``2**31 - 2`` (its column indices are 32-bit).
+MAX_N_FEATURES = 2**31 - 2
+
+#: The longest n-grams ``TextFeaturizer`` makes (``ngram_range[1]``): every n-gram length
+#: multiplies the terms of each document, and longer word sequences are hardly ever
+#: useful features.
+MAX_NGRAM = 10
 
 
 def _whitespace_tokens(text: str) -> list[str]:
@@ -38,8 +56,122 @@ def _ngram_range(value: Any) -> bool:
         isinstance(value, tuple | list)
         and len(value) == 2
         and all(isinstance(n, Integral) and not isinstance(n, bool) for n in value)
-        and 1 <= value[0] <= value[1]
+        and 1 <= value[0] <= value[1] <= MAX_NGRAM
     )
+
+
+def _pairs(text: str, lowercase: bool) -> list[tuple[str, float]]:
+    """The ``(name, value)`` of each whitespace token ``name:value`` (split at the last
+    colon; a bare ``name`` is worth 1)."""
+    if lowercase:
+        text = text.lower()
+    pairs = []
+    for token in text.split():
+        name, colon, value = token.rpartition(":")
+        if not colon:
+            pairs.append((token, 1.0))
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not name or not math.isfinite(number):
+            raise ValueError(
+                f"TextFeaturizer(tokenizer='pairs'): token {token!r} is not name:value "
+                "with a finite number as the value"
+            )
+        pairs.append((name, number))
+    return pairs
+
+
+class _PairsVectorizer:
+    """``name:value`` documents to a sparse matrix: the part of scikit-learn's vectorizer
+    interface :class:`TextFeaturizer` uses, for ``tokenizer="pairs"``.
+
+    Hashing (``n_features`` given) puts ``name`` in column ``|murmurhash3(name)| %
+    n_features``, as :class:`~sklearn.feature_extraction.text.HashingVectorizer` does
+    (through the same :class:`~sklearn.feature_extraction.FeatureHasher`); otherwise
+    the columns are the sorted names of the training documents found in at least
+    ``min_df`` of them, or the given ``vocabulary``.  Values of a name repeated in a
+    document add up; ``binary`` sets every nonzero to 1.
+    """
+
+    def __init__(
+        self,
+        *,
+        lowercase: bool,
+        binary: bool,
+        n_features: int | None = None,
+        min_df: int | float = 1,
+        vocabulary: list[str] | None = None,
+    ) -> None:
+        self.lowercase, self.binary, self.n_features, self.min_df = (
+            lowercase,
+            binary,
+            n_features,
+            min_df,
+        )
+        self._columns = None if vocabulary is None else {t: i for i, t in enumerate(vocabulary)}
+
+    def build_analyzer(self):
+        lowercase = self.lowercase
+        return lambda text: [name for name, _ in _pairs(text, lowercase)]
+
+    def fit_transform(self, texts: Iterable[str]) -> sp.csr_matrix:
+        docs = [_pairs(text, self.lowercase) for text in texts]
+        if self.n_features is None:
+            df: Counter[str] = Counter()
+            for doc in docs:
+                df.update({name for name, _ in doc})
+            least = self.min_df if isinstance(self.min_df, Integral) else self.min_df * len(docs)
+            if not df:
+                raise ValueError("empty vocabulary: the documents hold no name:value token")
+            terms = sorted(name for name, count in df.items() if count >= least)
+            if not terms:
+                raise ValueError("After pruning, no terms remain. Try a lower min_df.")
+            self._columns = {term: i for i, term in enumerate(terms)}
+        return self._matrix(docs)
+
+    def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
+        return self._matrix([_pairs(text, self.lowercase) for text in texts])
+
+    def get_feature_names_out(self) -> np.ndarray:
+        assert self._columns is not None  # a vocabulary, learned or given
+        return np.asarray(list(self._columns), dtype=object)
+
+    def _matrix(self, docs: list[list[tuple[str, float]]]) -> sp.csr_matrix:
+        if self.n_features is not None:
+            hasher = FeatureHasher(
+                n_features=self.n_features,
+                input_type="pair",
+                alternate_sign=False,
+                dtype=np.float64,
+            )
+            X = sp.csr_matrix(hasher.transform(docs))
+        else:
+            columns = self._columns
+            assert columns is not None
+            indices, values, indptr = [], [], [0]
+            for doc in docs:
+                for name, value in doc:
+                    column = columns.get(name)
+                    if column is not None:
+                        indices.append(column)
+                        values.append(value)
+                indptr.append(len(indices))
+            X = sp.csr_matrix(
+                (
+                    np.asarray(values, dtype=np.float64),
+                    np.asarray(indices, dtype=np.int64),
+                    np.asarray(indptr, dtype=np.int64),
+                ),
+                shape=(len(docs), len(columns)),
+            )
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        if self.binary:
+            X.data[:] = 1.0
+        return X
 
 
 def _min_df(value: Any) -> bool:
@@ -68,9 +200,11 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         no names). ``"fit"``: the vocabulary of the training texts (terms in at least
         ``min_df`` documents), one column per term in sorted order.
     n_features : int, default=2**20
-        Number of columns with ``vocabulary="hashing"``; ignored with ``"fit"``.
+        Number of columns with ``vocabulary="hashing"``, at most :data:`MAX_N_FEATURES`;
+        ignored with ``"fit"``.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word n-grams of every length from ``min_n`` to ``max_n``.
+        Word n-grams of every length from ``min_n`` to ``max_n``, ``max_n`` at most
+        :data:`MAX_NGRAM`.  Only ``(1, 1)`` with ``tokenizer="pairs"``.
     weighting : {"tf", "binary", "tfidf"}, default="tf"
         ``"tf"``: term counts. ``"binary"``: 1 for every term present. ``"tfidf"``: counts
         times the smoothed idf learned on the training texts, ``1 + ln((1 + n) / (1 +
@@ -81,10 +215,17 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         effect with ``"binary"``).
     lowercase : bool, default=True
         Lower-case the texts before tokenizing.
-    tokenizer : {"regex", "whitespace"}, default="regex"
+    tokenizer : {"regex", "whitespace", "pairs"}, default="regex"
         ``"regex"``: scikit-learn's default, runs of two or more word characters
         (``(?u)\\b\\w\\w+\\b``). ``"whitespace"``: split on whitespace, for corpora that
         are already tokenized (every token counts, punctuation included).
+        ``"pairs"``: whitespace tokens ``name:value`` (split at the last colon, the
+        value a finite number; a bare ``name`` is worth 1), the documents of the
+        :data:`~perceptrons.io.formats.WEIGHTED_TEXT_FORMATS` (``vw``, ``counts``): the
+        feature is ``name`` and its value is added instead of 1, so ``"tf"`` gives
+        the file's values exactly (``"binary"`` and ``"tfidf"`` apply as for words;
+        ``sublinear_tf`` takes ``1 + ln(value)``, meant for counts).  A token that is
+        not ``name:value`` is a ``ValueError``.
     min_df : int or float, default=1
         With ``vocabulary="fit"``: keep terms found in at least this many training
         documents (an int) or this share of them (a float in (0, 1]). Hashing has no
@@ -109,16 +250,20 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     _rules: ClassVar[dict[str, rules.Rule]] = {
         "vocabulary": rules.one_of("hashing", "fit"),
         "n_features": rules.Rule(
-            "an int in [1, 2**31 - 1]",
-            lambda v: isinstance(v, Integral) and not isinstance(v, bool) and 1 <= int(v) < 2**31,
+            f"an int in [1, {MAX_N_FEATURES}] (2**31 - 2)",
+            lambda v: (
+                isinstance(v, Integral)
+                and not isinstance(v, bool)
+                and 1 <= int(v) <= MAX_N_FEATURES
+            ),
         ),
         "ngram_range": rules.Rule(
-            "a pair of ints (min_n, max_n) with 1 <= min_n <= max_n", _ngram_range
+            f"a pair of ints (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}", _ngram_range
         ),
         "weighting": rules.one_of("tf", "binary", "tfidf"),
         "sublinear_tf": rules.boolean(),
         "lowercase": rules.boolean(),
-        "tokenizer": rules.one_of("regex", "whitespace"),
+        "tokenizer": rules.one_of("regex", "whitespace", "pairs"),
         "min_df": rules.Rule("an int >= 1 or a float in (0, 1]", _min_df),
     }
 
@@ -152,6 +297,12 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ construction
     def _validate_params(self) -> None:
         rules.validate(self, self._rules)
+        if self.tokenizer == "pairs" and tuple(self.ngram_range) != (1, 1):
+            raise ValueError(
+                f"TextFeaturizer: parameter 'ngram_range' must be (1, 1) with "
+                f"tokenizer='pairs' (name:value tokens make no n-grams), got "
+                f"{self.ngram_range!r}."
+            )
         if self.vocabulary == "hashing" and self.min_df != 1:
             raise ValueError(
                 f"TextFeaturizer: parameter 'min_df' must be 1 with vocabulary='hashing' "
@@ -161,6 +312,14 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
 
     def _make_vectorizer(self, terms: list[str] | None = None):
         """The scikit-learn vectorizer for these parameters (``terms``: a fixed vocabulary)."""
+        if self.tokenizer == "pairs":
+            return _PairsVectorizer(
+                lowercase=self.lowercase,
+                binary=self.weighting == "binary",
+                n_features=self.n_features if self.vocabulary == "hashing" else None,
+                min_df=self.min_df,
+                vocabulary=terms,
+            )
         common = {
             "lowercase": self.lowercase,
             "ngram_range": tuple(self.ngram_range),

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -732,3 +733,174 @@ def test_help_shows_every_default(capsys):
     assert "--epochs N passes over the data" in help_text and "(default: 10)" in help_text
     assert "--delta DELTA the Δ trick [perceptron, averaged, voted] (default: 0.0)" in help_text
     assert "--algorithm" in help_text and "multinomial-nb" in help_text
+
+
+# -------------------------------------------------------------- never destroy data
+def test_train_refuses_to_write_the_model_over_its_data(tmp_path, monkeypatch):
+    data = _counts_file(tmp_path / "data.svm")
+    before = data.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    os.link("data.svm", "hard.svm")
+    os.symlink("data.svm", "soft.svm")
+    for output in ("data.svm", "./data.svm", str(data), "hard.svm", "soft.svm"):
+        assert_user_error(run("train", "data.svm", "-o", output), 1, "is the input file")
+    dev = _counts_file(tmp_path / "dev.svm", seed=1)
+    assert_user_error(run("train", "data.svm", "-o", "dev.svm", "--dev", "dev.svm"), 1, "dev.svm")
+    assert_user_error(run("train", "data.svm", "-o", "m.npz", "--plot", "data.svm"), 1, "input")
+    assert_user_error(run("train", "data.svm", "-o", "m.npz", "--plot", "m.npz"), 1, "twice")
+    assert_user_error(
+        run("train", "data.svm", "-o", "data.svm", "--stream"), 1, "is the input file"
+    )
+    assert data.read_bytes() == before and dev.exists()
+    assert sorted(os.listdir(tmp_path)) == ["data.svm", "dev.svm", "hard.svm", "soft.svm"]
+
+
+def test_every_writing_command_refuses_its_inputs_as_output(tmp_path):
+    pytest.importorskip("matplotlib")
+    data = _counts_file(tmp_path / "data.svm")
+    model = tmp_path / "m.npz"
+    assert run("train", data, "-o", model, "--quiet")[0] == 0
+    saved = {p: p.read_bytes() for p in (data, model)}
+    for args in (
+        ("predict", model, data, "-o", data),
+        ("predict", model, data, "-o", model),
+        ("evaluate", model, data, "-o", data),
+        ("evaluate", model, data, "--json", "-o", model),
+        ("plot", data, "-o", data),
+        ("plot", data, "-o", tmp_path / "p.png", "--confusion", data),
+        ("plot", data, "-o", tmp_path / "p.png", "--confusion", tmp_path / "p.png"),
+    ):
+        assert_user_error(run(*args), 1, str(args[-1]))
+    assert all(p.read_bytes() == content for p, content in saved.items())
+    status, _, err = run("evaluate", model, data, "-o", tmp_path / "report.txt")
+    assert status == 0, err
+    assert "accuracy" in (tmp_path / "report.txt").read_text()
+
+
+def test_a_missing_or_unusable_output_place_is_reported_before_training(tmp_path):
+    data = _counts_file(tmp_path / "data.svm")
+    (tmp_path / "models").mkdir()
+    cases = [
+        (("train", data, "-o", tmp_path / "nowhere" / "m.npz"), "does not exist"),
+        (("train", data, "-o", tmp_path / "models"), "is a directory"),
+        (("train", data, "-o", data / "m.npz"), "data.svm"),
+        (("demo", "--output-dir", data), "data.svm"),
+    ]
+    for args, message in cases:
+        started = time.perf_counter()
+        assert_user_error(run(*args), 1, message)
+        assert time.perf_counter() - started < 5  # nothing was trained
+    # the output checks come before the data is read: an output error even for bad data
+    assert_user_error(
+        run("train", tmp_path / "missing.svm", "-o", tmp_path / "models"), 1, "is a directory"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["data.svm", "models"]
+    assert os.listdir(tmp_path / "models") == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs")
+def test_a_fifo_output_is_written_through_not_replaced(tmp_path):
+    import threading
+
+    data = _counts_file(tmp_path / "data.svm")
+    model = tmp_path / "m.npz"
+    assert run("train", data, "-o", model, "--quiet")[0] == 0
+    fifo = tmp_path / "labels"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    status, _, err = run("predict", model, data, "-o", fifo)
+    reader.join(30)
+    assert status == 0, err
+    assert len(received[0].splitlines()) == 60 and fifo.is_fifo()
+
+
+# ------------------------------------------------------------- bad input: one line
+def _bad_inputs(tmp_path):
+    rng = np.random.default_rng(3)
+    files = {
+        "random": tmp_path / "random.bin",
+        "cr": tmp_path / "cr.csv",
+        "empty": tmp_path / "empty.svm",
+        "folder": tmp_path / "folder",
+        "missing": tmp_path / "missing.svm",
+    }
+    files["random"].write_bytes(rng.integers(0, 256, 4096, dtype=np.uint8).tobytes())
+    files["cr"].write_bytes(b'a,b,label\r1,2\r,x"y\r\x00\n3,"4\n')
+    files["empty"].write_bytes(b"")
+    files["folder"].mkdir()
+    return files
+
+
+def test_bad_input_files_are_one_line_errors_in_every_command(tmp_path):
+    data = _counts_file(tmp_path / "data.svm")
+    model = tmp_path / "m.npz"
+    assert run("train", data, "-o", model, "--quiet")[0] == 0
+    out = tmp_path / "out"
+    for name, bad in _bad_inputs(tmp_path).items():
+        for args in (
+            ("train", bad, "-o", out / "m.npz"),
+            ("train", bad, "-o", tmp_path / "m2.npz"),
+            ("train", bad, "-o", tmp_path / "m2.npz", "--stream"),
+            ("train", data, "-o", tmp_path / "m2.npz", "--dev", bad),
+            ("evaluate", model, bad),
+            ("evaluate", bad, data),
+            ("predict", model, bad),
+            ("predict", bad, data),
+            ("inspect", bad),
+            ("plot", bad, "-o", tmp_path / "p.png"),
+            ("diagnose", bad),
+        ):
+            status, _, err = run(*args)
+            assert status == 1, (name, args, err)
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("perceptrons: error:"), (name, err)
+            assert "Traceback" not in err
+    # a model given as data and data given as a model
+    for args in (
+        ("evaluate", model, model),
+        ("predict", model, model),
+        ("train", model, "-o", tmp_path / "m3.npz"),
+        ("inspect", data),
+        ("evaluate", data, data),
+    ):
+        assert_user_error(run(*args), 1)
+    assert not (tmp_path / "m2.npz").exists() and not (tmp_path / "m3.npz").exists()
+
+
+# ------------------------------------------------------ name:value text, sample weights
+def test_name_value_formats_are_featurized_as_pairs(tmp_path):
+    vw = tmp_path / "t.vw"
+    vw.write_text(
+        "".join(
+            f"1 | good:{1 + i % 3} fine film\n-1 | bad dull:{1 + i % 2} film\n" for i in range(10)
+        )
+    )
+    counts = tmp_path / "t.counts"
+    counts.write_text(
+        "".join(
+            f"great:{1 + i % 3} fine:1 #label#:positive\nawful:2 not_good:1 #label#:negative\n"
+            for i in range(10)
+        )
+    )
+    for data in (vw, counts):
+        model = tmp_path / f"{data.suffix}.npz"
+        status, _, err = run("train", data, "-o", model, "--quiet")
+        assert status == 0, err
+        info = json.loads(run("inspect", model, "--json")[1])
+        assert info["featurizer"]["tokenizer"] == "pairs"
+        names = {n for entry in info["top_features"] for n, _ in entry["positive"]}
+        assert names & {"good", "dull", "bad", "great", "awful", "not_good"}
+        status, _, err = run("train", data, "-o", model, "--ngrams", "2")
+        assert status == 2 and "--ngrams" in err and data.suffix[1:] in err
+    # --tokenizer applies to words only: name:value files are read as pairs whatever it is
+    status, _, err = run("train", vw, "-o", tmp_path / "w.npz", "--tokenizer", "whitespace")
+    assert status == 0, err
+
+
+def test_n_features_is_bounded_by_what_hashing_can_do():
+    from perceptrons.features import MAX_N_FEATURES
+
+    status, _, err = run("train", "x.svm", "-o", "m.npz", "--n-features", MAX_N_FEATURES + 1)
+    assert status == 2 and f"must be at most {MAX_N_FEATURES}" in err

@@ -200,6 +200,8 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
 
 
 def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None:
+    from perceptrons.features import MAX_N_FEATURES
+
     text = parser.add_argument_group("text features (text formats only)")
     text.add_argument(
         "--features",
@@ -212,7 +214,7 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
         metavar="N",
         type=_n_features,
         default=2**20,
-        help=f"hashing: number of hashed features, at most {_max_n_features():,}",
+        help=f"hashing: number of hashed features, at most {MAX_N_FEATURES:,}",
     )
     text.add_argument(
         "--ngrams", metavar="N", type=_positive_int, default=1, help="word n-grams up to N"
@@ -239,16 +241,12 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
     )
 
 
-def _max_n_features() -> int:
-    from perceptrons import features
-
-    return int(getattr(features, "MAX_N_FEATURES", 2**31 - 1))
-
-
 def _n_features(text: str) -> int:
+    from perceptrons.features import MAX_N_FEATURES
+
     value = _positive_int(text)
-    if value > _max_n_features():
-        raise argparse.ArgumentTypeError(f"must be at most {_max_n_features()}, got {value}")
+    if value > MAX_N_FEATURES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_N_FEATURES}, got {value}")
     return value
 
 

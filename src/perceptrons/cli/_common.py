@@ -223,10 +223,10 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
     """The text featurizer the text-feature options describe, for data in format ``fmt``:
     documents of ``name:value`` tokens (the weighted text formats) are read as pairs."""
     from perceptrons.features import TextFeaturizer
-    from perceptrons.io import formats
+    from perceptrons.io.formats import WEIGHTED_TEXT_FORMATS
 
     tokenizer = args.tokenizer
-    if fmt in getattr(formats, "WEIGHTED_TEXT_FORMATS", ()):
+    if fmt in WEIGHTED_TEXT_FORMATS:
         if args.ngrams > 1:
             raise UserError(
                 f"--ngrams applies to words; {fmt} files hold name:value features", EXIT_USAGE

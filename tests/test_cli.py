@@ -783,8 +783,8 @@ def test_a_missing_or_unusable_output_place_is_reported_before_training(tmp_path
     cases = [
         (("train", data, "-o", tmp_path / "nowhere" / "m.npz"), "does not exist"),
         (("train", data, "-o", tmp_path / "models"), "is a directory"),
-        (("train", data, "-o", data / "m.npz"), "data.svm"),
-        (("demo", "--output-dir", data), "data.svm"),
+        (("train", data, "-o", data / "m.npz"), "data.svm is not a directory"),
+        (("demo", "--output-dir", data), "data.svm is not a directory"),
     ]
     for args, message in cases:
         started = time.perf_counter()

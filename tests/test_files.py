@@ -62,7 +62,7 @@ def test_the_output_directory_must_exist_and_be_writable(tmp_path):
     assert not (tmp_path / "new").exists()
     afile = tmp_path / "afile"
     afile.write_text("")
-    with pytest.raises(OutputPathError, match="does not exist"):
+    with pytest.raises(OutputPathError, match="afile is not a directory"):
         check_output_path(afile / "m.npz")
     locked = tmp_path / "locked"
     locked.mkdir()

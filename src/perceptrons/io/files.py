@@ -147,7 +147,8 @@ def check_output_path(
         while not directory.exists() and directory != directory.parent:
             directory = directory.parent
     if not directory.is_dir():
-        raise OutputPathError(f"{path}: the directory {directory} does not exist")
+        problem = "is not a directory" if directory.exists() else "does not exist"
+        raise OutputPathError(f"{path}: {directory} {problem}")
     problem = None
     if not os.access(directory, os.W_OK | os.X_OK):
         problem = "permission denied"

@@ -5,6 +5,7 @@ import resource
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, VotedPerceptron
@@ -167,3 +168,138 @@ def test_classes_given_as_text_take_the_type_of_numeric_labels(tmp_path):
         fit_stream(
             AveragedPerceptron(), path, classes=["neg", "pos"], n_features=40, zero_based=False
         )
+
+
+# ------------------------------------------------------------------ formats in the wild
+
+
+def _w8a_like(path, n=300, seed=0):
+    """LIBSVM's w8a in small: ~3 % positives, ~70 % rows with a label alone."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        label = 1 if (rng.random() < 0.03 or i == 1) else -1
+        if rng.random() < 0.7 and i != 3:
+            lines.append(f"{label} ")
+        else:
+            idx = sorted(rng.choice(np.arange(1, 301), size=rng.integers(1, 12), replace=False))
+            lines.append(f"{label} " + " ".join(f"{j}:1" for j in idx))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("chunk_size", [7, 10_000])
+def test_label_only_rows_stream_as_they_read_in_memory(tmp_path, chunk_size):
+    path = _w8a_like(tmp_path / "w8a.train")
+    whole = read_data(path, labels=True)
+    found = scan(path, chunk_size=chunk_size)
+    assert found.format == "svmlight" and found.n_examples == 300
+    assert found.n_features == whole.X.shape[1] and found.zero_based is whole.zero_based
+    chunks = list(iter_chunks(path, chunk_size=chunk_size, n_features=found.n_features))
+    streamed = sp.vstack([c.data.X for c in chunks], format="csr")
+    assert (streamed != whole.X).nnz == 0
+    assert_array_equal(np.concatenate([c.data.y for c in chunks]), whole.y)
+    model = Perceptron(shuffle=False)
+    fit_stream(model, path, epochs=2, chunk_size=chunk_size)
+    reference = Perceptron(max_epochs=2, shuffle=False).fit(whole.X, whole.y)
+    assert_array_equal(model.coef_, reference.coef_)
+
+
+def test_a_byte_order_mark_streams(tmp_path):
+    path = tmp_path / "bom.svm"
+    path.write_bytes(b"\xef\xbb\xbf1 1:1\n-1 2:1\n1 1:2\n")
+    chunks = list(iter_chunks(path, chunk_size=2, n_features=2, zero_based=False))
+    assert [c.data.y.tolist() for c in chunks] == [[1, -1], [1]]
+    assert scan(path).classes.tolist() == [-1, 1]
+
+
+def test_an_index_far_beyond_the_data_is_refused_by_the_first_pass(tmp_path):
+    path = tmp_path / "huge.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 3:1\n1 2147483647:1\n")
+    with pytest.raises(DataFormatError, match=r"huge\.svm:4: feature index 2147483647 would"):
+        scan(path, chunk_size=2)
+    with pytest.raises(DataFormatError, match=r"huge\.svm:4: .*hash the features or pass"):
+        fit_stream(Perceptron(), path, chunk_size=2)
+    # Given explicitly, the width is the caller's: the chunks are that wide.
+    chunks = list(iter_chunks(path, chunk_size=2, n_features=2**31, zero_based=False))
+    assert chunks[-1].data.X.shape == (2, 2**31)
+
+
+def test_corrupt_gzip_is_a_format_error(tmp_path):
+    path = tmp_path / "bad.svm.gz"
+    path.write_bytes(gzip.compress(b"1 1:1\n" * 5000)[:-40])
+    with pytest.raises(DataFormatError, match=r"bad\.svm\.gz: corrupt gzip data"):
+        list(iter_chunks(path, "svmlight", chunk_size=100))
+    with pytest.raises(FileNotFoundError, match=r"nope\.svm: no such file"):
+        list(iter_chunks(tmp_path / "nope.svm", "svmlight"))
+
+
+def _vw_file(path, n=120, weights=True, seed=3):
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        label = 1 if i % 2 else -1
+        words = " ".join(f"w{j}:{rng.integers(1, 4)}" for j in rng.integers(0, 30, size=4))
+        extra = f"n{rng.integers(0, 5)}" + (" pos" if label == 1 and i % 3 else "")
+        importance = f" {rng.choice([0.5, 1, 2, 3])}" if weights and i % 4 else ""
+        lines.append(f"{label}{importance} 'id{i}|words {words} |other {extra}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("chunk_size", [16, 10_000])
+def test_vw_importance_weights_stream_as_in_memory_sample_weights(tmp_path, chunk_size):
+    path = _vw_file(tmp_path / "train.vw")
+    whole = read_data(path)
+    assert whole.sample_weight is not None and set(whole.sample_weight) == {0.5, 1, 2, 3}
+    featurizer = TextFeaturizer(tokenizer="pairs", n_features=2**10)
+    model = AveragedPerceptron(shuffle=False)
+    fit_stream(model, path, epochs=2, chunk_size=chunk_size, featurizer=featurizer)
+    X = TextFeaturizer(tokenizer="pairs", n_features=2**10).fit_transform(whole.texts)
+    reference = AveragedPerceptron(max_epochs=2, shuffle=False)
+    reference.fit(X, whole.y, sample_weight=whole.sample_weight)
+    assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-12)
+    unweighted = AveragedPerceptron(max_epochs=2, shuffle=False).fit(X, whole.y)
+    assert not np.allclose(unweighted.coef_, reference.coef_)  # the weights mattered
+
+
+def test_weights_follow_their_rows_through_a_shuffle_window(tmp_path):
+    path = _vw_file(tmp_path / "train.vw")
+    seen = []
+
+    class Recorder:
+        def partial_fit(self, X, y, classes=None, sample_weight=None):
+            seen.append((X.toarray(), y, sample_weight))
+
+    featurizer = TextFeaturizer(tokenizer="pairs", n_features=2**10, vocabulary="hashing")
+    fit_stream(Recorder(), path, chunk_size=16, shuffle_window=3, featurizer=featurizer)
+    whole = read_data(path)
+    X = TextFeaturizer(tokenizer="pairs", n_features=2**10).fit_transform(whole.texts).toarray()
+    expected = {
+        (row.tobytes(), int(label)): w
+        for row, label, w in zip(X, whole.y, whole.sample_weight, strict=True)
+    }
+    got = {
+        (row.tobytes(), int(label)): w
+        for X_b, y_b, w_b in seen
+        for row, label, w in zip(X_b, y_b, w_b, strict=True)
+    }
+    assert sum(len(y) for _, y, _ in seen) == 120 and got == expected
+
+
+def test_counts_stream_with_a_pairs_featurizer(tmp_path):
+    path = tmp_path / "books.review"
+    path.write_text(
+        "great:2 fun:1 #label#:positive\nbad:3 not_good:1 #label#:negative\n"
+        "great:1 was_very:2 #label#:positive\ndull:2 bad:1 #label#:negative\n"
+    )
+    model = Perceptron(shuffle=False)
+    featurizer = TextFeaturizer(tokenizer="pairs", n_features=64)
+    fit_stream(model, path, epochs=3, chunk_size=3, featurizer=featurizer)
+    whole = read_data(path)
+    X = TextFeaturizer(tokenizer="pairs", n_features=64).fit_transform(whole.texts)
+    reference = Perceptron(max_epochs=3, shuffle=False).fit(X, whole.y)
+    assert_array_equal(model.coef_, reference.coef_)
+    assert model.classes_.tolist() == ["negative", "positive"]
+    with pytest.raises(ValueError, match="tokenizer='pairs'"):
+        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(n_features=64))

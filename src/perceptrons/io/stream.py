@@ -1,10 +1,12 @@
 """Training from files larger than memory: chunks of a file fed to ``partial_fit``.
 
 :func:`iter_chunks` reads a line-oriented file (svmlight, fastText, TSV, the sentiment
-layout, plain lines; gzipped or not) a fixed number of lines at a time, parsing each
-chunk with :func:`perceptrons.io.formats.read_data`, so the formats, checks and error messages
-are those of the in-memory readers, with line numbers counted over the whole file.
-:func:`fit_stream` trains an estimator over several passes of such chunks. Peak memory
+layout, Vowpal Wabbit, Blitzer et al.'s counts, plain lines; gzipped or not) a fixed
+number of lines at a time, parsing each chunk with
+:func:`perceptrons.io.formats.read_data`, so the formats, checks and error messages are
+those of the in-memory readers, with line numbers counted over the whole file.
+:func:`fit_stream` trains an estimator over several passes of such chunks, passing a
+``vw`` file's importance weights as ``partial_fit``'s ``sample_weight``. Peak memory
 holds one window of chunks and the model, whatever the file's size.
 
 For a fixed order (``shuffle=False`` and no shuffling window) the streamed model is
@@ -20,6 +22,7 @@ import io
 import itertools
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,8 +33,10 @@ from sklearn.utils import check_random_state
 
 from perceptrons.io.formats import (
     TEXT_FORMATS,
+    WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
+    _open_error,
     detect_format,
     read_data,
 )
@@ -84,7 +89,10 @@ class StreamReport:
 
 def _open(path: str):
     """The file as binary lines, and a function giving the bytes consumed so far."""
-    raw = open(path, "rb")
+    try:
+        raw = open(path, "rb")
+    except OSError as exc:
+        raise _open_error(path, exc) from None
     if raw.read(2) == b"\x1f\x8b":
         raw.seek(0)
         return gzip.GzipFile(fileobj=raw), raw
@@ -125,7 +133,10 @@ def iter_chunks(
     Raises
     ------
     DataFormatError
-        A malformed line, named ``PATH:LINE`` with the line counted over the file.
+        A malformed line, named ``PATH:LINE`` with the line counted over the file, or
+        corrupt gzip data.
+    OSError
+        The file cannot be opened or read (a one-line message).
     """
     name = os.fspath(path)
     fmt = detect_format(name) if format == "auto" else format
@@ -139,7 +150,10 @@ def iter_chunks(
     first_line = 1
     with lines, counter:
         while True:
-            block = list(itertools.islice(lines, chunk_size))
+            try:
+                block = list(itertools.islice(lines, chunk_size))
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
             if not block:
                 return
             parsed = _parse(
@@ -266,8 +280,10 @@ def fit_stream(
         Lines per chunk, and examples per ``partial_fit`` call.
     featurizer : TextFeaturizer, optional
         For text formats: a hashing featurizer (``vocabulary="hashing"``, weighting
-        ``"tf"`` or ``"binary"``), which needs no pass over the data before training.
-        Fitted in place (it learns the names of the hashed features as it goes).
+        ``"tf"`` or ``"binary"``), which needs no pass over the data before training;
+        with ``tokenizer="pairs"`` for the ``name:value`` documents of ``vw`` and
+        ``counts`` files.  Fitted in place (it learns the names of the hashed features
+        as it goes).
     classes : sequence, optional
         Every label. Found by a first pass over the file (:func:`scan`) if not given.
     n_features : int, optional
@@ -290,6 +306,14 @@ def fit_stream(
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
 
+    Notes
+    -----
+    A chunk with importance weights (a ``vw`` file, see
+    :attr:`~perceptrons.io.formats.LabeledData.sample_weight`) is trained with
+    ``estimator.partial_fit(X, y, classes=..., sample_weight=w)``; a chunk without
+    (every other format, or no importance on any of its lines) without the keyword, so
+    estimators whose ``partial_fit`` takes no weights still stream the other formats.
+
     Returns
     -------
     StreamReport
@@ -305,6 +329,11 @@ def fit_stream(
             "streaming text needs a featurizer with vocabulary='hashing' and weighting "
             "'tf' or 'binary': a vocabulary or idf would need the whole file first"
         )
+    if fmt in WEIGHTED_TEXT_FORMATS and getattr(featurizer, "tokenizer", None) != "pairs":
+        raise ValueError(
+            f"{name} is {fmt}, documents of name:value tokens: pass a TextFeaturizer with "
+            "tokenizer='pairs'"
+        )
     labels = None if classes is None else np.asarray(classes)
     if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
         found = scan(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
@@ -319,9 +348,10 @@ def fit_stream(
     report = StreamReport()
     for epoch in range(1, epochs + 1):
         started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
-        for X, y, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
+        for X, y, w, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
             labels = _as_label_type(labels, y, name)
-            estimator.partial_fit(X, y, classes=labels)
+            weights = {} if w is None else {"sample_weight": w}
+            estimator.partial_fit(X, y, classes=labels, **weights)
             mistakes += _last_mistakes(estimator)
             examples += len(y)
             if progress is not None:
@@ -366,11 +396,13 @@ def _last_mistakes(estimator) -> int:
 
 
 def _batches(name, fmt, options, featurizer, window: int, rng):
-    """(X, y, bytes read) per chunk, or per chunk-sized slice of a shuffled window."""
+    """(X, y, sample weights or None, bytes read) per chunk, or per chunk-sized slice
+    of a shuffled window."""
     chunks = iter_chunks(name, fmt, **options)
     if window <= 0:
         for chunk in chunks:
-            yield _features(chunk.data, featurizer), chunk.data.y, chunk.bytes_read
+            data = chunk.data
+            yield _features(data, featurizer), data.y, data.sample_weight, chunk.bytes_read
         return
     size = options["chunk_size"]
     while True:
@@ -379,10 +411,20 @@ def _batches(name, fmt, options, featurizer, window: int, rng):
             return
         X = _stack([_features(chunk.data, featurizer) for chunk in group])
         y = np.concatenate([chunk.data.y for chunk in group])
+        w = None
+        if any(chunk.data.sample_weight is not None for chunk in group):
+            w = np.concatenate([_weights(chunk.data) for chunk in group])
         order = rng.permutation(len(y))
         for start in range(0, len(y), size):
             rows = order[start : start + size]
-            yield X[rows], y[rows], group[-1].bytes_read
+            yield X[rows], y[rows], None if w is None else w[rows], group[-1].bytes_read
+
+
+def _weights(data: LabeledData) -> np.ndarray:
+    """A chunk's sample weights, ones when it has none."""
+    if data.sample_weight is None:
+        return np.ones(data.n_samples)
+    return data.sample_weight
 
 
 def _features(chunk: LabeledData, featurizer):

@@ -6,6 +6,7 @@ the end run ``python -m perceptrons`` in a subprocess, as installed.
 """
 
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -904,3 +905,54 @@ def test_n_features_is_bounded_by_what_hashing_can_do():
 
     status, _, err = run("train", "x.svm", "-o", "m.npz", "--n-features", MAX_N_FEATURES + 1)
     assert status == 2 and f"must be at most {MAX_N_FEATURES}" in err
+
+
+def test_importance_weights_of_a_vw_file_weigh_the_examples(tmp_path):
+    # "a" is seen as 1 ten times as heavily in one file, as -1 in the other
+    heavy_1, heavy_minus_1 = tmp_path / "one.vw", tmp_path / "minus.vw"
+    heavy_1.write_text("1 10 | a\n-1 1 | a\n1 1 | b\n-1 1 | c\n")
+    heavy_minus_1.write_text("1 1 | a\n-1 10 | a\n1 1 | b\n-1 1 | c\n")
+    query = tmp_path / "q.vw"
+    query.write_text("| a\n")
+    model = tmp_path / "m.npz"
+    from perceptrons.cli._common import estimator_class
+
+    for algorithm in ALGORITHMS:
+        if "sample_weight" not in inspect.signature(estimator_class(algorithm).fit).parameters:
+            status, _, err = run("train", heavy_1, "-o", model, "--algorithm", algorithm)
+            assert status == 2 and "importance weights" in err and algorithm in err
+            continue
+        predictions = []
+        for data in (heavy_1, heavy_minus_1):
+            status, out, err = run("train", data, "-o", model, "--algorithm", algorithm)
+            assert status == 0, err
+            assert "weighted by the file's importance weights" in out
+            predictions.append(run("predict", model, query)[1].strip())
+        assert predictions == ["1", "-1"], algorithm
+        status, out, err = run("train", heavy_1, "-o", model, "--algorithm", algorithm, "--json")
+        assert json.loads(out)["sample_weights"] is True
+
+
+def test_class_weight_balanced_or_per_label(tmp_path):
+    data = tmp_path / "t.tsv"
+    data.write_text("".join(f"{'a' if i % 5 else 'b'}\tw{i % 5} common\n" for i in range(50)))
+    model = tmp_path / "m.npz"
+    from perceptrons.cli._common import estimator_class
+
+    for algorithm in ALGORITHMS:
+        if "class_weight" not in estimator_class(algorithm)().get_params():
+            status, _, err = run(
+                "train", data, "-o", model, "--algorithm", algorithm, "--class-weight", "balanced"
+            )
+            assert status == 2 and "class_weight" in err
+            continue
+        for given, saved in (("balanced", "balanced"), ("b:4,a:0.5", {"a": 0.5, "b": 4.0})):
+            status, _, err = run(
+                "train", data, "-o", model, "--algorithm", algorithm, "--class-weight", given
+            )
+            assert status == 0, err
+            info = json.loads(run("inspect", model, "--json")[1])
+            assert info["hyperparameters"]["class_weight"] == saved
+    for wrong, message in (("c:2", "no label 'c'"), ("a=2", "LABEL:WEIGHT"), ("a:x", "number")):
+        status, _, err = run("train", data, "-o", model, "--class-weight", wrong)
+        assert status == 2 and message in err, err

@@ -153,7 +153,7 @@ def make_estimator(
                 continue
             value = _class_weight(value, labels)
         if param not in accepted:
-            raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter")
+            raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter", EXIT_USAGE)
         params[param] = value
     return cls(**params)
 
@@ -169,7 +169,7 @@ def _class_weight(text: str, labels: Any) -> Any:
     """``balanced``, or ``LABEL:WEIGHT,...`` with the labels in the data's type."""
     if text == "balanced":
         return text
-    known = {} if labels is None else {str(label): label for label in np.unique(labels)}
+    known = {} if labels is None else {str(label): label for label in np.unique(labels).tolist()}
     weights = {}
     for item in text.split(","):
         label, sep, weight = item.rpartition(":")

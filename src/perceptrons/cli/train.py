@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -47,7 +48,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     estimator = make_estimator(args, labels=train.y)
     featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
-    sample_weight = getattr(train, "sample_weight", None)
+    sample_weight = train.sample_weight
+    if sample_weight is not None:
+        trainer = "ParameterMixing" if args.workers or args.scheduler else args.algorithm
+        method = _training_method(args, estimator)
+        if not _takes_weights(method):
+            raise UserError(
+                f"{train.source} has importance weights, which {trainer} cannot use "
+                "(choose another --algorithm)",
+                EXIT_USAGE,
+            )
     weighted = "" if sample_weight is None else ", weighted by the file's importance weights"
     say(
         args,
@@ -82,6 +92,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
+
+
+def _training_method(args: argparse.Namespace, estimator: Any) -> Any:
+    """What training calls: the mixer's or the estimator's fit_epochs, else fit."""
+    if args.workers or args.scheduler:
+        try:
+            from perceptrons.parallel import ParameterMixing
+        except ImportError:  # pragma: no cover - _train_mixing says how to install it
+            return estimator.fit
+        return ParameterMixing.fit_epochs
+    return getattr(estimator, "fit_epochs", estimator.fit)
+
+
+def _takes_weights(method: Any) -> bool:
+    return "sample_weight" in inspect.signature(method).parameters
 
 
 def _check_training_mode(args: argparse.Namespace) -> None:
@@ -125,6 +150,12 @@ def _train_stream(args: argparse.Namespace) -> int:
         featurizer = make_featurizer(args, fmt)
     classes = args.classes.split(",") if args.classes else None
     estimator = make_estimator(args, labels=classes)
+    if fmt == "vw" and not _takes_weights(estimator.partial_fit):
+        raise UserError(
+            f"{args.data}: vw files may carry importance weights, which {args.algorithm} "
+            "cannot use when streaming (choose another --algorithm)",
+            EXIT_USAGE,
+        )
     # Training without epochs (naive Bayes counts) reads the file once.
     epochs = args.epochs if hasattr(estimator, "fit_epochs") else 1
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator

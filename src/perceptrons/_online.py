@@ -40,8 +40,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 
 __all__ = [
     "IncrementalClassifier",
@@ -110,6 +110,12 @@ class TrainingState:
             count=_non_negative_int(values["count"], "count"),
         )
 
+    @classmethod
+    def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
+        """The state arrays :meth:`restore` takes, for weights of ``shape``."""
+        aux = shape if averaged else (0,) * len(shape)
+        return {"weights": _checked.floats(*shape), "aux": _checked.floats(*aux)}
+
 
 @dataclass
 class PerceptronState(TrainingState):
@@ -124,6 +130,11 @@ class PerceptronState(TrainingState):
         if self.slack is not None:
             arrays["slack"] = self.slack
         return arrays
+
+    @classmethod
+    def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
+        slack = _checked.floats(_checked.Free("slack rows"), *shape[1:], optional=True)
+        return {**super().layout(shape, averaged), "slack": slack}
 
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> PerceptronState:
@@ -177,11 +188,10 @@ class LogisticState(TrainingState):
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> LogisticState:
         state = super().restore(arrays, values)
-        scale, scale_sum = float(values["scale"]), float(values["scale_sum"])
-        if not (np.isfinite(scale) and 0.0 < scale <= 1.0):
+        scale = _checked.real_value(values.get("scale"), "scale", 0.0, 1.0)
+        scale_sum = _checked.real_value(values.get("scale_sum"), "scale_sum")
+        if scale == 0.0:
             raise ValueError(f"scale must be in (0, 1], got {scale!r}")
-        if not np.isfinite(scale_sum):
-            raise ValueError(f"scale_sum must be finite, got {scale_sum!r}")
         return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
 
 
@@ -485,19 +495,28 @@ class OnlineLinearClassifier(IncrementalClassifier):
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
         """Rebuild the training state written by :meth:`export_state`, checking every
-        shape against ``n_features_in_`` and ``classes_`` before a kernel can see it."""
+        array against ``n_features_in_`` and ``classes_`` (see :meth:`state_layout`)
+        and every value before a kernel can see them: the state may come from an
+        untrusted file."""
+        fits = f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
         state = self._state_class.restore(arrays, values)
-        expected = self.new_training_state(self.n_features_in_)
-        for name in ("weights", "aux"):
-            got, want = getattr(state, name).shape, getattr(expected, name).shape
-            if got != want:
-                raise ValueError(
-                    f"{name} of shape {got} do not fit {self.n_features_in_} features and "
-                    f"{self.classes_.shape[0]} classes (expected {want})"
-                )
+        if not 0 <= state.count <= _checked.MAX_COUNT:
+            raise ValueError(f"count must be at most 2**53, got {state.count!r}")
+        if state.count == 0 and state.aux.any():
+            raise ValueError("count is 0 but the average's aux is not: inconsistent state")
+        n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
         self._state = state
-        self.n_iter_ = _non_negative_int(values["n_iter"], "n_iter")
+        self.n_iter_ = n_iter
         self._publish()
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """What :meth:`import_state` accepts as arrays, for ``n_features_in_`` and
+        ``classes_``: exact float64 shapes, finite values."""
+        n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        rows = self.n_features_in_ + 1
+        shape = (rows,) if n_columns == 1 else (rows, n_columns)
+        return self._state_class.layout(shape, self._averaged)
 
     # ------------------------------------------------------------------ training
     def fit(self, X: ArrayLike, y: ArrayLike) -> OnlineLinearClassifier:

@@ -35,8 +35,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._online import IncrementalClassifier, LogLinearProbabilities
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
@@ -202,23 +202,17 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         return arrays, {"n_seen": round(float(self.class_count_.sum()))}
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the model from the counts written by :meth:`export_state`."""
+        """Rebuild the model from the counts written by :meth:`export_state`, checking
+        them (:meth:`state_layout`: float64, finite, non-negative) first: they may come
+        from an untrusted file."""
         rules.validate(self, self._rules)
         self._check_class_prior()
         n_classes = self.classes_.shape[0]
-        feature_count = np.array(arrays["feature_count"], dtype=np.float64)
-        class_count = np.array(arrays["class_count"], dtype=np.float64)
-        if feature_count.shape != (n_classes, self.n_features_in_) or class_count.shape != (
-            n_classes,
-        ):
-            raise ValueError(
-                f"counts of shapes {feature_count.shape} and {class_count.shape} do not fit "
-                f"{self.n_features_in_} features and {n_classes} classes"
-            )
-        for name, counts in (("feature", feature_count), ("class", class_count)):
-            if not np.all(np.isfinite(counts) & (counts >= 0)):
-                raise ValueError(f"{name} counts must be finite and non-negative")
-        if int(values["n_seen"]) != round(float(class_count.sum())):
+        fits = f"{self.n_features_in_} features and {n_classes} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
+        feature_count, class_count = arrays["feature_count"].copy(), arrays["class_count"].copy()
+        n_seen = _checked.real_value(values.get("n_seen"), "n_seen", 0.0, _checked.MAX_COUNT)
+        if round(n_seen) != round(float(class_count.sum())):
             raise ValueError(
                 f"n_seen={values['n_seen']!r} differs from the {class_count.sum():g} "
                 "examples the class counts hold"
@@ -226,6 +220,15 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         self.feature_count_, self.class_count_ = feature_count, class_count
         self._check_counts()
         self._publish()
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """The arrays :meth:`import_state` accepts: non-negative float64 counts of
+        shapes (n_classes, n_features_in_) and (n_classes,)."""
+        n_classes = self.classes_.shape[0]
+        return {
+            "feature_count": _checked.floats(n_classes, self.n_features_in_, low=0.0),
+            "class_count": _checked.floats(n_classes, low=0.0),
+        }
 
     def _check_counts(self) -> None:
         """Subclasses check invariants of imported counts."""

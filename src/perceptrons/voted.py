@@ -28,8 +28,8 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._online import IncrementalClassifier
@@ -678,39 +678,134 @@ class VotedPerceptron(IncrementalClassifier):
         return arrays, values
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the model written by :meth:`export_state`."""
-        n_features = self.n_features_in_
+        """Rebuild the model written by :meth:`export_state`.
+
+        The state may come from an untrusted file: every array is checked against
+        ``n_features_in_``, ``classes_`` and the parameters (:meth:`state_layout`), and
+        every index the compiled loops follow (support ids, classes, columns, CSR
+        indices) is range-checked before the model is changed.
+        """
+        n_features, n_classes = self.n_features_in_, self.classes_.shape[0]
+        fits = f"{n_features} features and {n_classes} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
         precomputed = self.kernel == "precomputed"
-        self._native = bool(values["native"])
-        self._primal = bool(values["primal"])
-        self._gamma = float(values["gamma"])
-        self._n_seen = int(values["n_seen"])
-        self._epoch_ends = [int(e) for e in values["epoch_ends"]]
-        self._bias = np.array(arrays["bias"], dtype=np.float64)
-        self._alpha = _Growable(self._bias.shape[0], np.float64)
-        self._alpha.append(arrays["alpha"])
-        self._updates = _Growable(4, np.int64)
-        self._updates.append(arrays["updates"])
+        native = _checked.boolean_value(values.get("native"), "native")
+        if native != (n_classes > 2 and self.multiclass == "native"):
+            raise ValueError(
+                f"native={native} contradicts multiclass={self.multiclass!r} with "
+                f"{n_classes} classes"
+            )
+        primal = _checked.boolean_value(values.get("primal"), "primal")
+        if primal != (self.kernel == "linear"):
+            raise ValueError(f"primal={primal} contradicts kernel={self.kernel!r}")
+        gamma = _checked.real_value(values.get("gamma"), "gamma", 0.0)
+        if gamma == 0.0:
+            raise ValueError("gamma must be > 0, got 0.0")
+        n_seen = _checked.integer_value(values.get("n_seen"), "n_seen")
+        epoch_ends = values.get("epoch_ends")
+        if not isinstance(epoch_ends, list):
+            kind = type(epoch_ends).__name__
+            raise ValueError(f"epoch_ends must be a list of ints, got a {kind}")
+        ends = [_checked.integer_value(e, "an epoch end", 0, n_seen) for e in epoch_ends]
+        if np.any(np.diff(ends) < 0):
+            raise ValueError("epoch_ends must be non-decreasing")
+        n_columns = arrays["bias"].shape[0]
+        n_support = arrays["alpha"].shape[0]
+        self._check_updates(arrays["updates"], n_seen, n_support, native, n_columns)
         store = _SupportStore(bool(values["sparse_support"]), n_features, precomputed)
         if precomputed:
-            indices = np.asarray(arrays["support_indices"], dtype=np.int64)
-            store.append(None, indices)
+            store.append(None, arrays["support_indices"])
         elif store.sparse:
+            indptr = arrays["support_indptr"]
+            n_stored = arrays["support_data"].shape[0]
+            if (
+                indptr.shape[0] != n_support + 1
+                or indptr[0] != 0
+                or indptr[-1] != n_stored
+                or np.any(np.diff(indptr) < 0)
+            ):
+                raise ValueError(
+                    f"support_indptr is not the row pointer of {n_support} rows holding "
+                    f"{n_stored} values"
+                )
             rows = sp.csr_matrix(
-                (arrays["support_data"], arrays["support_indices"], arrays["support_indptr"]),
-                shape=(arrays["support_indptr"].shape[0] - 1, n_features),
+                (arrays["support_data"], arrays["support_indices"], indptr),
+                shape=(n_support, n_features),
             )
-            store.append(rows, np.arange(rows.shape[0]))
+            store.append(rows, np.arange(n_support))
         else:
-            store.append(arrays["support"], np.arange(arrays["support"].shape[0]))
-        if store.size != self._alpha.size:
-            raise ValueError(
-                f"{store.size} support vectors but {self._alpha.size} dual coefficients"
-            )
-        self._support = store
+            store.append(arrays["support"], np.arange(n_support))
+        alpha = _Growable(n_columns, np.float64)
+        alpha.append(arrays["alpha"])
+        updates = _Growable(4, np.int64)
+        updates.append(arrays["updates"])
+        # Everything checked: the model changes only now.
+        self._native, self._primal, self._gamma = native, primal, gamma
+        self._n_seen, self._epoch_ends = n_seen, ends
+        self._bias = arrays["bias"].copy()
+        self._alpha, self._updates, self._support = alpha, updates, store
         self._kernel_name = self._kernel_in_use()
-        if self._primal:
-            self._weights = np.ascontiguousarray(arrays["weights"], dtype=np.float64)
+        if primal:
+            self._weights = arrays["weights"].copy()
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """The arrays :meth:`import_state` accepts: shapes from ``n_features_in_``,
+        ``classes_`` and the parameters; the sizes of the support set and the update
+        sequence bounded by the examples seen (``n_seen``)."""
+        n_classes, n_features = self.classes_.shape[0], self.n_features_in_
+        n_columns = 1 if n_classes == 2 else n_classes
+        n_seen = _checked.integer_value(values.get("n_seen"), "n_seen")
+        sparse = _checked.boolean_value(values.get("sparse_support"), "sparse_support")
+        support = _checked.Free("support vectors", n_seen)
+        specs = {
+            "alpha": _checked.floats(support, n_columns),
+            "bias": _checked.floats(n_columns),
+            "updates": _checked.Spec(
+                _checked.INT64, (_checked.Free("updates", n_seen * n_columns), 4)
+            ),
+        }
+        if self.kernel == "precomputed":
+            specs["support_indices"] = _checked.indices(support, high=n_features)
+        elif sparse:
+            stored = _checked.Free("stored values", n_seen * n_features)
+            specs["support_data"] = _checked.floats(stored)
+            specs["support_indices"] = _checked.indices(
+                stored, high=n_features, dtypes=_checked.INDEX
+            )
+            specs["support_indptr"] = _checked.Spec(
+                _checked.INDEX, (_checked.Free("row pointers", n_seen + 1),)
+            )
+        else:
+            specs["support"] = _checked.floats(support, n_features)
+        if self.kernel == "linear":
+            native = n_classes > 2 and self.multiclass == "native"
+            rows = (n_features + 1, n_columns) if native else (n_columns, n_features + 1)
+            specs["weights"] = _checked.floats(*rows)
+        return specs
+
+    @staticmethod
+    def _check_updates(
+        updates: np.ndarray, n_seen: int, n_support: int, native: bool, n_columns: int
+    ) -> None:
+        """Every index of the update sequence in range: the prediction loops follow them
+        without bounds checks."""
+        if updates.shape[0] == 0:
+            return
+        positions, support, first, second = updates.T
+        if positions.min() < 0 or positions.max() >= n_seen or np.any(np.diff(positions) < 0):
+            raise ValueError(f"update positions must be non-decreasing, in [0, {n_seen})")
+        if support.min() < 0 or support.max() >= n_support:
+            raise ValueError(f"support ids of the updates outside [0, {n_support})")
+        if native:
+            if min(first.min(), second.min()) < 0 or max(first.max(), second.max()) >= n_columns:
+                raise ValueError(f"classes of the updates outside [0, {n_columns})")
+            if np.any(first == second):
+                raise ValueError("an update whose gold and predicted classes are equal")
+        else:
+            if first.min() < 0 or first.max() >= n_columns:
+                raise ValueError(f"columns of the updates outside [0, {n_columns})")
+            if not np.all(np.abs(second) == 1):
+                raise ValueError("update signs must be -1 or +1")
 
     # ---------------------------------------------------------------- prediction
     @property

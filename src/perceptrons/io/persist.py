@@ -90,13 +90,17 @@ disk, then renamed over the target, so an existing file is never left half-writt
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
+import math
 import os
+import re
 import warnings
 import zipfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from numbers import Integral, Real
 from pathlib import Path
@@ -106,6 +110,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 
+from perceptrons import _checked
 from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.files import write_atomically
@@ -134,6 +139,24 @@ _ESTIMATORS: dict[str, type] = {
     )
 }
 _FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}
+
+#: The most bytes the JSON metadata may take.
+MAX_META_BYTES = 16 * 2**20
+#: The deepest the metadata's lists and objects may nest.
+MAX_META_DEPTH = 32
+#: The most bytes all arrays of a file may take uncompressed (checked, like each
+#: member's size, in the zip directory before anything is decompressed).
+MAX_ARRAY_BYTES = 2**32
+# A .npy header is at most this long (numpy's own default limit).
+_MAX_HEADER = 10_000
+# Label arrays (classes, feature names) take at most this many bytes.
+_MAX_LABEL_BYTES = 2**26
+_MAX_FEATURES = 2**31
+# dtype kinds a model file's arrays may have: bool, ints, floats, bytes, unicode.
+_PLAIN_KINDS = "biufSU"
+_LABELS = _checked.Free("labels")
+_RNG_KEY = _checked.Spec((np.dtype(np.uint32),), (624,))
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
 # Array names under "estimator/" that persist.py itself writes.
 _RESERVED = ("classes", "feature_names_in", "rng_key")
 _LABEL_KINDS = "biufSU"
@@ -398,8 +421,9 @@ class _Invalid(Exception):
 def load(path: str | os.PathLike[str]) -> Any:
     """Read a model written by :func:`save`.
 
-    Never unpickles or evaluates anything from the file: arrays are read with
-    ``allow_pickle=False`` and estimator classes come from a fixed registry.
+    The file is untrusted input: nothing from it is unpickled or evaluated, estimator
+    classes come from a fixed registry, and every array and metadata field is checked
+    (see the module documentation) before the model is built or a kernel sees it.
 
     Parameters
     ----------
@@ -418,9 +442,10 @@ def load(path: str | os.PathLike[str]) -> Any:
         If there is no file at ``path``.
     ValueError
         With one line naming the file and the problem, if it is not a model file of a
-        format this version reads, or is corrupted.
+        format this version reads, is corrupted, or is inconsistent. No other exception
+        (besides FileNotFoundError) comes out of a file's content.
     """
-    return _read_checked(path, _decode_model)
+    return _read_checked(path, lambda meta, model: model)
 
 
 def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -443,73 +468,207 @@ def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
     FileNotFoundError, ValueError
         As :func:`load`.
     """
-    return _read_checked(path, lambda meta, arrays: meta)
+    return _read_checked(path, lambda meta, model: meta)  # the model built, then dropped
 
 
-def _read_checked(path: str | os.PathLike[str], build: Callable[[dict, dict], Any]) -> Any:
-    """Read and check a model file, then ``build(meta, arrays)``; problems become one
-    ValueError line naming the file."""
+def _read_checked(path: str | os.PathLike[str], result: Callable[[dict, Any], Any]) -> Any:
+    """Read, check and build the model of a file, then return ``result(meta, model)``;
+    every problem becomes one ValueError line naming the file."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"cannot load {path}: no such file")
     try:
-        arrays = _read_arrays(path)
-        raw, meta = _read_meta(arrays)
-        problem = _check_digest(raw, meta, arrays)
-        if problem is not None:
-            raise _Invalid(problem)
-        _check_contents(meta, arrays)
-        return build(meta, arrays)
+        with _open_archive(path) as archive:
+            raw, meta = _read_meta(archive)
+            _check_meta(meta)
+            arrays = _Arrays(archive, _expected_members(meta))
+            # Every member's layout against the metadata and the estimator's parameters,
+            # reading only the labels; then the data, their checksum, and the values.
+            estimator = _plan_estimator(meta, arrays)
+            featurizer = _plan_featurizer(meta, arrays, estimator)
+            problem = _check_digest(raw, meta, arrays.read_all())
+            if problem is not None:
+                raise _Invalid(problem)
+            return result(meta, _build_model(meta, arrays, estimator, featurizer))
     except _Invalid as exc:
         raise ValueError(f"cannot load {path}: {_one_line(exc)}") from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise ValueError(
-            f"cannot load {path}: invalid model data ({type(exc).__name__}: {_one_line(exc)})"
-        ) from exc
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):
-            raise _Invalid("not a perceptrons model file (a .npy array, not an .npz archive)")
-        with archive:
-            return {name: archive[name] for name in archive.files}
-    except _Invalid:
-        raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-        raise _Invalid(f"not a readable perceptrons model (.npz) file: {_one_line(exc)}") from None
+    except RecursionError:
+        raise ValueError(f"cannot load {path}: invalid model data (nested too deeply)") from None
     except Exception as exc:
-        # A damaged archive can also make zipfile or the .npy reader raise RuntimeError
-        # (a flipped "encrypted" flag), NotImplementedError (compression method),
-        # zlib.error, MemoryError...: every one means the file is unreadable.
-        raise _Invalid(
-            f"not a readable perceptrons model (.npz) file: {type(exc).__name__}: {_one_line(exc)}"
+        # The estimators' own checks (import_state, check_params) raise ValueError; any
+        # other exception is a check missing here, but still a refused file, in one line.
+        kind = "" if type(exc) is ValueError else f"{type(exc).__name__}: "
+        raise ValueError(
+            f"cannot load {path}: invalid model data ({kind}{_one_line(exc)})"
         ) from None
 
 
-def _read_meta(arrays: dict[str, np.ndarray]) -> tuple[bytes, dict[str, Any]]:
-    if _META not in arrays:
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+# ------------------------------------------------------------ the archive, bounded
+def _open_archive(path: Path) -> zipfile.ZipFile:
+    """The zip archive at ``path``, its directory checked before anything is
+    decompressed: ``.npy`` members only, stored or deflated, each name once, at most
+    :data:`MAX_ARRAY_BYTES` uncompressed in all and the metadata at most
+    :data:`MAX_META_BYTES`."""
+    try:
+        if path.is_file() and not zipfile.is_zipfile(path):
+            with open(path, "rb") as file:
+                if file.read(6) == b"\x93NUMPY":
+                    raise _Invalid(
+                        "not a perceptrons model file (a .npy array, not an .npz archive)"
+                    )
+        archive = zipfile.ZipFile(path)
+    except _Invalid:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise _Invalid(f"not a readable perceptrons model (.npz) file: {_one_line(exc)}") from None
+    try:
+        _check_directory(archive.infolist())
+    except BaseException:
+        archive.close()
+        raise
+    return archive
+
+
+def _check_directory(members: list[zipfile.ZipInfo]) -> None:
+    names = [member.filename for member in members]
+    if len(set(names)) != len(names):
+        raise _Invalid("not a readable perceptrons model (.npz) file: a member appears twice")
+    total = 0
+    for member in members:
+        if not member.filename.endswith(".npy"):
+            raise _Invalid(f"unexpected member {member.filename!r}: a model file holds .npy arrays")
+        if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise _Invalid(
+                f"not a readable perceptrons model (.npz) file: member {member.filename!r} "
+                f"uses compression method {member.compress_type}"
+            )
+        total += member.file_size
+    if _META + ".npy" not in names:
         raise _Invalid(f"no {_META} array: not a perceptrons model file")
-    stored = arrays[_META]
-    if stored.dtype != np.uint8 or stored.ndim != 1:
-        raise _Invalid(f"{_META} must be a 1-D uint8 array, got {stored.dtype} {stored.shape}")
-    raw = stored.tobytes()
+    if total > MAX_ARRAY_BYTES:
+        raise _Invalid(
+            f"the arrays would take {total:,} bytes uncompressed, more than this reader's "
+            f"limit of {MAX_ARRAY_BYTES:,} (perceptrons.io.persist.MAX_ARRAY_BYTES)"
+        )
+
+
+def _read_header(file: IO[bytes], name: str) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+    """``(shape, dtype, fortran_order, header_length)`` of a ``.npy`` stream, refusing
+    every dtype a model file never holds (objects, structures, complex numbers...)."""
+    version = np.lib.format.read_magic(file)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(
+            file, max_header_size=_MAX_HEADER
+        )
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(
+            file, max_header_size=_MAX_HEADER
+        )
+    else:
+        raise _Invalid(f"{name}: .npy format version {version} (model files use 1.0 or 2.0)")
+    if dtype.kind not in _PLAIN_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise _Invalid(f"{name} has dtype {dtype} (model files hold plain numbers and strings)")
+    return shape, dtype, fortran, file.tell()
+
+
+@contextlib.contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Damage found while decompressing or parsing member ``name`` (bad CRC, bad
+    deflate stream, a flipped encryption flag, a malformed header...) as one problem."""
+    try:
+        yield
+    except _Invalid:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError) as exc:
+        raise _Invalid(
+            f"not a readable perceptrons model (.npz) file: {name}: {_one_line(exc)}"
+        ) from None
+    except NotImplementedError as exc:  # an unknown compression method
+        raise _Invalid(
+            f"not a readable perceptrons model (.npz) file: {name}: {_one_line(exc)}"
+        ) from None
+
+
+class _Arrays:
+    """The archive's arrays, read lazily: headers first, then data only once the
+    members' declared sizes match their headers and the metadata's expectations."""
+
+    def __init__(self, archive: zipfile.ZipFile, expected: set[str]) -> None:
+        members = {info.filename[: -len(".npy")]: info for info in archive.infolist()}
+        missing = sorted(expected - set(members))
+        if missing:
+            raise _Invalid(f"arrays missing: {', '.join(missing)}")
+        unexpected = sorted(set(members) - expected)
+        if unexpected:
+            raise _Invalid(f"unexpected arrays: {', '.join(unexpected)}")
+        self._archive = archive
+        self.layouts: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+        for name, info in members.items():
+            if name == _META:
+                continue
+            with _reading(name), archive.open(info) as file:
+                shape, dtype, _, header = _read_header(file, name)
+            size = header + math.prod(shape) * dtype.itemsize
+            if size != info.file_size:
+                raise _Invalid(
+                    f"{name}: the archive declares {info.file_size:,} bytes, its header "
+                    f"{size:,} (shape {shape}, dtype {dtype.str})"
+                )
+            self.layouts[name] = (shape, dtype)
+        self._data: dict[str, np.ndarray] = {}
+
+    def check(self, name: str, spec: _checked.Spec, sizes: dict[str, int], fits: str) -> None:
+        """Check a member's declared layout against ``spec``, before reading it."""
+        shape, dtype = self.layouts[name]
+        _checked.check_layout(name, shape, dtype, spec, sizes, fits)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The array ``name``, read once (its layout already checked by the caller)."""
+        if name not in self._data:
+            with _reading(name), self._archive.open(name + ".npy") as file:
+                self._data[name] = np.lib.format.read_array(
+                    file, allow_pickle=False, max_header_size=_MAX_HEADER
+                )
+        return self._data[name]
+
+    def read_all(self) -> dict[str, np.ndarray]:
+        """Every array but ``__meta__``."""
+        return {name: self[name] for name in self.layouts}
+
+
+def _read_meta(archive: zipfile.ZipFile) -> tuple[bytes, dict[str, Any]]:
+    info = archive.getinfo(_META + ".npy")
+    if info.file_size > MAX_META_BYTES + _MAX_HEADER:
+        raise _Invalid(f"bad metadata: {_META} is larger than {MAX_META_BYTES:,} bytes")
+    with _reading(_META), archive.open(info) as file:
+        shape, dtype, _, _ = _read_header(file, _META)
+        if dtype != np.uint8 or len(shape) != 1:
+            raise _Invalid(f"{_META} must be a 1-D uint8 array, got {dtype} {shape}")
+        if shape[0] > MAX_META_BYTES:
+            raise _Invalid(f"bad metadata: {_META} is larger than {MAX_META_BYTES:,} bytes")
+        raw = file.read(shape[0])
+    if len(raw) != shape[0]:
+        raise _Invalid(f"{_META} is truncated")
     try:
         meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise _Invalid(f"bad metadata: {_META} is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, too many digits
         raise _Invalid(f"bad metadata: {_META} is not UTF-8 JSON ({_one_line(exc)})") from None
     if not isinstance(meta, dict):
         raise _Invalid(f"bad metadata: {_META} is not a JSON object")
+    if _depth(meta) > MAX_META_DEPTH:
+        raise _Invalid(f"bad metadata: nested deeper than {MAX_META_DEPTH} levels")
     if meta.get("format") != FORMAT:
-        raise _Invalid(f"not a perceptrons model file (format {meta.get('format')!r})")
+        raise _Invalid(f"not a perceptrons model file (format {_short(meta.get('format'))})")
     version = meta.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _Invalid(f"bad metadata: format_version {version!r} is not a positive int")
+        raise _Invalid(f"bad metadata: format_version {_short(version)} is not a positive int")
     if version > FORMAT_VERSION:
         raise _Invalid(
             f"written by a newer perceptrons (format {version} > {FORMAT_VERSION}); upgrade"
@@ -517,70 +676,249 @@ def _read_meta(arrays: dict[str, np.ndarray]) -> tuple[bytes, dict[str, Any]]:
     return raw, meta
 
 
-def _check_contents(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    """Known classes only, and exactly the arrays the metadata announces."""
-    algorithm = meta.get("algorithm")
-    if not isinstance(algorithm, str) or algorithm not in _ESTIMATORS:
-        raise _Invalid(f"unknown algorithm {algorithm!r} (known: {sorted(_ESTIMATORS)})")
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON value (iteratively: no recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --------------------------------------------------------------------- metadata
+def _field(section: dict[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    """``section[key]``, which must exist and be of ``kinds`` (bool is not an int)."""
+    if key not in section:
+        raise _Invalid(f"bad metadata: {where}{key} missing")
+    value = section[key]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+        raise _Invalid(f"bad metadata: {where}{key} must be {names}, got {_short(value)}")
+    return value
+
+
+def _array_names(section: dict[str, Any], where: str) -> list[str]:
+    names = _field(section, "state_arrays", list, where)
+    if not all(isinstance(n, str) and _NAME.fullmatch(n) for n in names):
+        raise _Invalid(f"bad metadata: {where}state_arrays must be a list of plain names")
+    if len(set(names)) != len(names):
+        raise _Invalid(f"bad metadata: {where}state_arrays names an array twice")
+    return names
+
+
+def _check_meta(meta: dict[str, Any]) -> None:
+    """Every field of the metadata present and of its type, before any is used."""
+    algorithm = _field(meta, "algorithm", str, "")
+    if algorithm not in _ESTIMATORS:
+        raise _Invalid(f"unknown algorithm {_short(algorithm)} (known: {sorted(_ESTIMATORS)})")
+    for key in ("library_version", "created"):
+        _field(meta, key, str, "")
+    _field(meta, "params", dict, "")
+    classes = _field(meta, "classes", dict, "")
+    _field(classes, "dtype", str, "classes.")
+    if _field(classes, "array", str, "classes.") != "estimator/classes":
+        raise _Invalid("bad metadata: classes.array must be 'estimator/classes'")
+    n_features = _field(meta, "n_features_in", int, "")
+    if not 1 <= n_features <= _MAX_FEATURES:
+        raise _Invalid(
+            f"bad metadata: n_features_in must be in [1, {_MAX_FEATURES}], got {n_features}"
+        )
+    _field(meta, "feature_names_in", bool, "")
+    history = _field(meta, "history", list, "")
+    if not all(isinstance(record, dict) for record in history):
+        raise _Invalid("bad metadata: history must be a list of objects")
+    rng = _field(meta, "rng", (dict, type(None)), "")
+    if rng is not None:
+        if _field(rng, "array", str, "rng.") != "estimator/rng_key":
+            raise _Invalid("bad metadata: rng.array must be 'estimator/rng_key'")
+        if _field(rng, "algorithm", str, "rng.") != "MT19937":
+            raise _Invalid(f"bad metadata: rng.algorithm {_short(rng['algorithm'])} is not MT19937")
+        try:
+            _checked.integer_value(_field(rng, "pos", int, "rng."), "rng.pos", 0, 624)
+            _checked.integer_value(_field(rng, "has_gauss", int, "rng."), "rng.has_gauss", 0, 1)
+            _checked.real_value(
+                _field(rng, "cached_gaussian", (int, float), "rng."), "rng.cached_gaussian"
+            )
+        except ValueError as exc:
+            raise _Invalid(f"bad metadata: {exc}") from None
+    _field(meta, "state", dict, "")
+    if set(_array_names(meta, "")) & set(_RESERVED):
+        raise _Invalid(f"bad metadata: state_arrays may not use the names {list(_RESERVED)}")
+    pipeline = _field(meta, "pipeline", (dict, type(None)), "")
+    featurizer = _field(meta, "featurizer", (dict, type(None)), "")
+    if (pipeline is None) != (featurizer is None):
+        raise _Invalid("bad metadata: a pipeline needs a featurizer, and a featurizer a pipeline")
+    if pipeline is not None:
+        steps = _field(pipeline, "steps", list, "pipeline.")
+        if not (
+            len(steps) == 2
+            and all(isinstance(s, str) and s and "__" not in s for s in steps)
+            and steps[0] != steps[1]
+        ):
+            raise _Invalid("bad metadata: pipeline.steps must be two distinct step names")
+    if featurizer is not None:
+        name = _field(featurizer, "algorithm", str, "featurizer.")
+        if name not in _FEATURIZERS:
+            raise _Invalid(f"unknown featurizer {_short(name)}")
+        _field(featurizer, "params", dict, "featurizer.")
+        _field(featurizer, "state", dict, "featurizer.")
+        _array_names(featurizer, "featurizer.")
+
+
+def _expected_members(meta: dict[str, Any]) -> set[str]:
+    """The arrays the (checked) metadata announces, ``__meta__`` included."""
     expected = {_META, "estimator/classes"}
     expected |= {f"estimator/{name}" for name in meta["state_arrays"]}
     if meta["feature_names_in"]:
         expected.add("estimator/feature_names_in")
     if meta["rng"] is not None:
-        expected.add(meta["rng"]["array"])
-    featurizer = meta["featurizer"]
-    if featurizer is not None:
-        if featurizer.get("algorithm") not in _FEATURIZERS:
-            raise _Invalid(f"unknown featurizer {featurizer.get('algorithm')!r}")
-        expected |= {f"featurizer/{name}" for name in featurizer["state_arrays"]}
-    missing = sorted(expected - set(arrays))
-    if missing:
-        raise _Invalid(f"arrays missing: {', '.join(missing)}")
-    unexpected = sorted(set(arrays) - expected)
-    if unexpected:
-        raise _Invalid(f"unexpected arrays: {', '.join(unexpected)}")
+        expected.add("estimator/rng_key")
+    if meta["featurizer"] is not None:
+        expected |= {f"featurizer/{name}" for name in meta["featurizer"]["state_arrays"]}
+    return expected
 
 
-def _decode_model(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
-    estimator = _decode_estimator(meta, arrays)
-    if meta["featurizer"] is None:
-        if meta["pipeline"] is not None:
-            raise _Invalid("a pipeline without a featurizer")
-        return estimator
-    info = meta["featurizer"]
-    featurizer = _FEATURIZERS[info["algorithm"]](**_params_from_json(TextFeaturizer, info))
-    featurizer.import_state(
-        {name: arrays[f"featurizer/{name}"] for name in info["state_arrays"]}, info["state"]
-    )
-    first, second = meta["pipeline"]["steps"]
-    return Pipeline([(str(first), featurizer), (str(second), estimator)])
-
-
-def _decode_estimator(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
+# ------------------------------------------------------------------ the model
+def _plan_estimator(meta: dict[str, Any], arrays: _Arrays) -> Any:
+    """The estimator with its parameters (checked by its own rules), labels and input
+    records; every estimator array's declared layout checked, none of them read yet."""
     cls = _ESTIMATORS[meta["algorithm"]]
     estimator = cls(**_params_from_json(cls, meta))
-    estimator.classes_ = _labels_from_array(arrays["estimator/classes"], meta["classes"]["dtype"])
-    estimator.n_features_in_ = int(meta["n_features_in"])
+    estimator.check_params()  # the rules of set_params and fit
+    n_features = meta["n_features_in"]
+    sizes: dict[str, int] = {}
+    classes_dtype = meta["classes"]["dtype"]
+    name = "estimator/classes"
+    spec = _checked.Spec(_label_dtypes(arrays, name, classes_dtype), (_LABELS,))
+    arrays.check(name, spec, sizes, "the metadata")
+    classes = _labels_from_array(arrays[name], classes_dtype)
+    _check_classes(classes)
+    estimator.classes_ = classes
+    estimator.n_features_in_ = n_features
     if meta["feature_names_in"]:
-        names = arrays["estimator/feature_names_in"]
-        estimator.feature_names_in_ = _labels_from_array(names, "object")
+        name = "estimator/feature_names_in"
+        spec = _checked.Spec(_label_dtypes(arrays, name, "object"), (n_features,))
+        arrays.check(name, spec, sizes, f"{n_features} features")
+        estimator.feature_names_in_ = _labels_from_array(arrays[name], "object")
     estimator.history_ = list(meta["history"])
-    state = {name: arrays[f"estimator/{name}"] for name in meta["state_arrays"]}
-    estimator.import_state(state, meta["state"])
+    if meta["rng"] is not None:
+        arrays.check("estimator/rng_key", _RNG_KEY, sizes, "MT19937")
+    fits = f"{n_features} features and {classes.shape[0]} classes"
+    layout = estimator.state_layout(meta["state"])
+    _check_layouts(arrays, "estimator/", meta["state_arrays"], layout, fits)
+    return estimator
+
+
+def _plan_featurizer(meta: dict[str, Any], arrays: _Arrays, estimator: Any) -> Any:
+    """The pipeline's featurizer with its parameters (checked by its own rules) and
+    its arrays' layouts checked, or None for a bare estimator."""
+    info = meta["featurizer"]
+    if info is None:
+        return None
+    featurizer = _FEATURIZERS[info["algorithm"]](**_params_from_json(TextFeaturizer, info))
+    featurizer._validate_params()  # the rules of set_params and fit
+    state = info["state"]
+    n_out = _field(state, "n_features_out", int, "featurizer.state.")
+    if n_out != estimator.n_features_in_:
+        raise _Invalid(
+            f"the featurizer makes {n_out} features, the estimator takes {estimator.n_features_in_}"
+        )
+    if featurizer.vocabulary == "fit":
+        terms = _field(state, "vocabulary", list, "featurizer.state.")
+        if not all(isinstance(term, str) for term in terms):
+            raise _Invalid("bad metadata: the vocabulary must be a list of strings")
+    else:
+        pairs = _field(state, "hashed_names", list, "featurizer.state.")
+        if not all(
+            isinstance(pair, list)
+            and len(pair) == 2
+            and isinstance(pair[0], int)
+            and not isinstance(pair[0], bool)
+            and isinstance(pair[1], str)
+            for pair in pairs
+        ):
+            raise _Invalid("bad metadata: hashed_names must be a list of [column, name] pairs")
+    layout = {"idf": _checked.floats(n_out)} if featurizer.weighting == "tfidf" else {}
+    _check_layouts(arrays, "featurizer/", info["state_arrays"], layout, f"{n_out} features")
+    return featurizer
+
+
+def _build_model(meta: dict[str, Any], arrays: _Arrays, estimator: Any, featurizer: Any) -> Any:
+    """The planned estimator and featurizer given their state (whose values their
+    ``import_state`` checks), as a Pipeline when the file holds one."""
+    names = meta["state_arrays"]
+    estimator.import_state({name: arrays[f"estimator/{name}"] for name in names}, meta["state"])
     if meta["rng"] is not None:
         info = meta["rng"]
         rng = np.random.RandomState()
         rng.set_state(
             (
-                str(info["algorithm"]),
-                arrays[info["array"]],
-                int(info["pos"]),
-                int(info["has_gauss"]),
+                "MT19937",
+                arrays["estimator/rng_key"],
+                info["pos"],
+                info["has_gauss"],
                 float(info["cached_gaussian"]),
             )
         )
         estimator.random_state_ = rng
-    return estimator
+    if featurizer is None:
+        return estimator
+    info = meta["featurizer"]
+    names = info["state_arrays"]
+    featurizer.import_state({name: arrays[f"featurizer/{name}"] for name in names}, info["state"])
+    first, second = meta["pipeline"]["steps"]
+    return Pipeline([(first, featurizer), (second, estimator)])
+
+
+def _check_layouts(
+    arrays: _Arrays, prefix: str, names: list[str], specs: dict[str, _checked.Spec], fits: str
+) -> None:
+    """The arrays ``prefix + name`` are exactly those of ``specs`` (optional ones may
+    be absent), each of its declared layout: checked before their data are read."""
+    missing = sorted(n for n, s in specs.items() if n not in names and not s.optional)
+    if missing:
+        raise _Invalid(f"state arrays missing: {', '.join(prefix + n for n in missing)}")
+    unknown = sorted(set(names) - set(specs))
+    if unknown:
+        raise _Invalid(f"unexpected state arrays: {', '.join(prefix + n for n in unknown)}")
+    sizes: dict[str, int] = {}
+    for name in names:
+        arrays.check(prefix + name, specs[name], sizes, fits)
+
+
+def _label_dtypes(arrays: _Arrays, name: str, dtype: str) -> tuple[np.dtype, ...]:
+    """The dtype a label array must have: the metadata's, or any unicode for
+    ``"object"``; at most :data:`_MAX_LABEL_BYTES` in all."""
+    shape, stored = arrays.layouts[name]
+    if math.prod(shape) * stored.itemsize > _MAX_LABEL_BYTES:
+        raise _Invalid(f"{name} takes more than {_MAX_LABEL_BYTES:,} bytes")
+    if dtype == "object":
+        if stored.kind != "U":
+            raise _Invalid(f"object labels stored as {stored}, expected unicode")
+        return (stored,)
+    if stored.str != dtype:
+        raise _Invalid(f"labels stored as {stored.str}, but the metadata says {_short(dtype)}")
+    return (stored,)
+
+
+def _check_classes(classes: np.ndarray) -> None:
+    if classes.shape[0] < 2:
+        raise _Invalid(f"{classes.shape[0]} classes: a classifier has at least 2")
+    if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+        raise _Invalid("the classes include NaN or infinity")
+    ordered = np.unique(classes)
+    if ordered.shape != classes.shape or not (ordered == classes).all():
+        raise _Invalid("the classes must be distinct and sorted")
 
 
 def _params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
@@ -589,7 +927,7 @@ def _params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
     signature = inspect.signature(cls).parameters  # the parameters of cls.__init__
     unknown = sorted(set(params) - set(signature))
     if unknown:
-        raise _Invalid(f"parameters {unknown} unknown to {cls.__name__}")
+        raise _Invalid(f"parameters {_short(unknown)} unknown to {cls.__name__}")
     for key, value in params.items():
         if isinstance(signature[key].default, tuple) and isinstance(value, list):
             params[key] = tuple(value)
@@ -597,12 +935,6 @@ def _params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
 
 
 def _labels_from_array(stored: np.ndarray, dtype: str) -> np.ndarray:
-    if stored.ndim != 1:
-        raise _Invalid(f"labels of shape {stored.shape}, expected 1-D")
     if dtype == "object":
-        if stored.dtype.kind != "U":
-            raise _Invalid(f"object labels stored as {stored.dtype}, expected unicode")
         return np.array(stored.tolist(), dtype=object)
-    if stored.dtype.str != dtype:
-        raise _Invalid(f"labels stored as {stored.dtype.str}, but the metadata says {dtype}")
     return stored

@@ -1,0 +1,203 @@
+"""Declarative checks of state read from an untrusted source (a model file).
+
+Each family says what its state arrays must look like as a dict of :class:`Spec`
+(``state_layout``); :func:`check_layout` checks a declared shape and dtype against it
+(before the data are read: :mod:`perceptrons.io.persist` checks the ``.npy`` headers so),
+and :func:`check_arrays` checks the arrays themselves: the exact set of names, dtypes,
+shapes, finiteness and the range of every index. Numba does no bounds checks: an index
+array is safe for a kernel only once its range has been checked here.
+
+A dimension of a :class:`Spec` is an int (exact) or a :class:`Free` size, named so that
+arrays sharing it must agree (e.g. the voted perceptron's support vectors and dual
+coefficients) and bounded by what the metadata implies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Free",
+    "Spec",
+    "boolean_value",
+    "check_arrays",
+    "check_layout",
+    "count_value",
+    "integer_value",
+    "real_value",
+]
+
+# Sizes and counters above this are refused (exact in float64, far from int64 overflow).
+MAX_COUNT = 2**53
+
+
+@dataclass(frozen=True)
+class Free:
+    """A size not fixed by the metadata: named (equal wherever it appears in one
+    check) and at most ``at_most``."""
+
+    name: str
+    at_most: int = MAX_COUNT
+
+
+Dim = int | Free
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one state array must be.
+
+    ``dtypes``: the accepted dtypes, exactly (native byte order); ``shape``: one
+    :data:`Dim` per axis. Float arrays must be finite unless ``finite`` is False; values
+    (float or int) must lie in ``[low, high)`` (``high`` exclusive, either may be None).
+    ``optional`` arrays may be absent.
+    """
+
+    dtypes: tuple[np.dtype, ...]
+    shape: tuple[Dim, ...]
+    low: float | None = None
+    high: float | None = None
+    finite: bool = True
+    optional: bool = False
+
+
+FLOAT64 = (np.dtype(np.float64),)
+INT64 = (np.dtype(np.int64),)
+INDEX = (np.dtype(np.int32), np.dtype(np.int64))  # scipy's sparse index arrays
+
+
+def floats(*shape: Dim, low: float | None = None, optional: bool = False) -> Spec:
+    """Finite float64 values of ``shape``, at least ``low`` when given."""
+    return Spec(FLOAT64, shape, low=low, optional=optional)
+
+
+def indices(*shape: Dim, high: int, dtypes: tuple[np.dtype, ...] = INT64) -> Spec:
+    """Integers in ``[0, high)``: indices a kernel may use without a bounds check."""
+    return Spec(dtypes, shape, low=0, high=high)
+
+
+def check_layout(
+    name: str,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    spec: Spec,
+    sizes: dict[str, int],
+    fits: str = "the metadata",
+) -> None:
+    """Check a declared ``shape`` and ``dtype`` against ``spec`` (no data needed).
+
+    ``sizes`` collects the values of the :class:`Free` dimensions seen so far, so that
+    arrays sharing one agree; ``fits`` says what the shapes derive from, for messages
+    (e.g. ``"5 features and 3 classes"``).
+    """
+    if dtype not in spec.dtypes:
+        wanted = " or ".join(str(d) for d in spec.dtypes)
+        raise ValueError(f"{name} has dtype {dtype.str}, expected {wanted}")
+    if len(shape) != len(spec.shape):
+        expected = str(tuple(_dim(d) for d in spec.shape)).replace("'", "")
+        raise ValueError(f"{name} of shape {shape} do not fit {fits} (expected {expected})")
+    for axis, (got, want) in enumerate(zip(shape, spec.shape, strict=True)):
+        if isinstance(want, Free):
+            if got > want.at_most:
+                raise ValueError(
+                    f"{name} has {got} {want.name} (axis {axis}), more than the {want.at_most} "
+                    "the metadata allows"
+                )
+            if sizes.setdefault(want.name, got) != got:
+                raise ValueError(
+                    f"{name} has {got} {want.name} (axis {axis}), other arrays {sizes[want.name]}"
+                )
+        elif got != want:
+            expected = str(tuple(_dim(d) for d in spec.shape)).replace("'", "")
+            raise ValueError(f"{name} of shape {shape} do not fit {fits} (expected {expected})")
+
+
+def _dim(dim: Dim) -> str:
+    return dim.name if isinstance(dim, Free) else str(dim)
+
+
+def check_values(name: str, array: np.ndarray, spec: Spec) -> None:
+    """Finiteness and range of ``array``'s values (its layout already checked)."""
+    if array.size == 0:
+        return
+    if array.dtype.kind == "f" and spec.finite and not np.isfinite(array).all():
+        raise ValueError(f"{name} holds NaN or infinite values")
+    if spec.low is not None and array.min() < spec.low:
+        wanted = "non-negative" if spec.low == 0 else f">= {spec.low:g}"
+        raise ValueError(f"{name} holds values below {spec.low:g}: they must be {wanted}")
+    if spec.high is not None and array.max() >= spec.high:
+        raise ValueError(f"{name} holds values of {spec.high:g} or more")
+
+
+def check_arrays(
+    arrays: Mapping[str, Any], specs: Mapping[str, Spec], fits: str = "the metadata"
+) -> dict[str, np.ndarray]:
+    """``arrays`` checked against ``specs``: exactly the names specified (optional ones
+    may be absent), every layout and value; returned C-contiguous.
+
+    ``fits`` says what the shapes derive from, for messages.
+    """
+    missing = sorted(n for n, s in specs.items() if n not in arrays and not s.optional)
+    if missing:
+        raise ValueError(f"state arrays missing: {', '.join(n for n in missing)}")
+    unknown = sorted(set(arrays) - set(specs))
+    if unknown:
+        raise ValueError(f"unexpected state arrays: {', '.join(n for n in unknown)}")
+    sizes: dict[str, int] = {}
+    checked = {}
+    for name, value in arrays.items():
+        array = np.asarray(value)
+        spec = specs[name]
+        check_layout(name, array.shape, array.dtype, spec, sizes, fits)
+        check_values(name, array, spec)
+        checked[name] = np.ascontiguousarray(array)
+    return checked
+
+
+# ------------------------------------------------------------------ JSON values
+def _is_int(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool | np.bool_)
+
+
+def integer_value(value: Any, name: str, low: int = 0, high: int = MAX_COUNT) -> int:
+    """``value`` as an int in ``[low, high]``, or a ValueError naming it."""
+    if not (_is_int(value) and low <= value <= high):
+        raise ValueError(f"{name} must be an int in [{low}, {high}], got {_short(value)}")
+    return int(value)
+
+
+def real_value(value: Any, name: str, low: float = -math.inf, high: float = math.inf) -> float:
+    """``value`` as a finite float in ``[low, high]``, or a ValueError naming it."""
+    number = math.nan
+    if isinstance(value, Real) and not isinstance(value, bool | np.bool_):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond float64
+            number = math.inf
+    if not (math.isfinite(number) and low <= number <= high):
+        raise ValueError(f"{name} must be a finite number in [{low}, {high}], got {_short(value)}")
+    return number
+
+
+def count_value(value: Any, name: str = "count") -> int | float:
+    """A count of (possibly weighted) examples: a finite number in ``[0, 2**53]``,
+    kept an int when integral."""
+    number = real_value(value, name, 0.0, float(MAX_COUNT))
+    return int(number) if number == int(number) else number
+
+
+def boolean_value(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {_short(value)}")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

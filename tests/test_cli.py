@@ -956,3 +956,15 @@ def test_class_weight_balanced_or_per_label(tmp_path):
     for wrong, message in (("c:2", "no label 'c'"), ("a=2", "LABEL:WEIGHT"), ("a:x", "number")):
         status, _, err = run("train", data, "-o", model, "--class-weight", wrong)
         assert status == 2 and message in err, err
+
+
+def test_class_weight_when_streaming(tmp_path):
+    data = tmp_path / "t.tsv"
+    data.write_text("".join(f"{'a' if i % 5 else 'b'}\tw{i % 5} common\n" for i in range(50)))
+    model = tmp_path / "m.npz"
+    status, _, err = run("train", data, "-o", model, "--stream", "--class-weight", "balanced")
+    assert status == 2 and "LABEL:WEIGHT" in err and not model.exists()
+    status, _, err = run("train", data, "-o", model, "--stream", "--class-weight", "b:3")
+    assert status == 0, err
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["hyperparameters"]["class_weight"] == {"b": 3.0}

@@ -128,13 +128,17 @@ def read(args: argparse.Namespace, path: str, *, labels: bool | None, model: Any
 
 
 def make_estimator(
-    args: argparse.Namespace, algorithm: str | None = None, labels: Any = None
+    args: argparse.Namespace,
+    algorithm: str | None = None,
+    labels: Any = None,
+    *,
+    numeric_labels: bool = False,
 ) -> Any:
     """The estimator the training options describe (``--algorithm``, else ``algorithm``).
 
     Options that do not apply to it are left out (:func:`check_options` refuses them
     where that is a mistake); ``labels``, the training labels, give ``--class-weight``
-    its keys their type.
+    its keys their type (without them, ``numeric_labels`` makes the keys numbers).
     """
     algorithm = algorithm or args.algorithm
     cls = estimator_class(algorithm)
@@ -151,7 +155,7 @@ def make_estimator(
         elif dest == "class_weight":
             if value is None:
                 continue
-            value = _class_weight(value, labels)
+            value = _class_weight(value, labels, numeric_labels)
         if param not in accepted:
             raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter", EXIT_USAGE)
         params[param] = value
@@ -165,8 +169,9 @@ def _number(option: str, text: str) -> float:
         raise UserError(f"{option}: not a number: {text!r}", EXIT_USAGE) from None
 
 
-def _class_weight(text: str, labels: Any) -> Any:
-    """``balanced``, or ``LABEL:WEIGHT,...`` with the labels in the data's type."""
+def _class_weight(text: str, labels: Any, numeric: bool = False) -> Any:
+    """``balanced``, or ``LABEL:WEIGHT,...`` with the labels in the data's type: that of
+    ``labels``, else numbers when ``numeric``, else text."""
     if text == "balanced":
         return text
     known = {} if labels is None else {str(label): label for label in np.unique(labels).tolist()}
@@ -183,7 +188,11 @@ def _class_weight(text: str, labels: Any) -> Any:
                 f"(its labels: {', '.join(sorted(known)[:10])})",
                 EXIT_USAGE,
             )
-        weights[known.get(label, label)] = _number("--class-weight", weight)
+        key: Any = known.get(label, label)
+        if not known and numeric:
+            number = _number("--class-weight", label)
+            key = int(number) if number.is_integer() else number
+        weights[key] = _number("--class-weight", weight)
     return weights
 
 

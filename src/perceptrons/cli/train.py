@@ -149,7 +149,13 @@ def _train_stream(args: argparse.Namespace) -> int:
             )
         featurizer = make_featurizer(args, fmt)
     classes = args.classes.split(",") if args.classes else None
-    estimator = make_estimator(args, labels=classes)
+    if args.class_weight == "balanced":
+        raise UserError(
+            "--class-weight balanced needs the class frequencies of the whole file; "
+            "--stream trains chunk by chunk: give LABEL:WEIGHT,... instead",
+            EXIT_USAGE,
+        )
+    estimator = make_estimator(args, numeric_labels=fmt in ("svmlight", "vw"))
     if fmt == "vw" and not _takes_weights(estimator.partial_fit):
         raise UserError(
             f"{args.data}: vw files may carry importance weights, which {args.algorithm} "

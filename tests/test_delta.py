@@ -214,6 +214,7 @@ def _run_kernel(X, y, order, *, multiclass, sparse, delta, log):
         "mistake_log": mistake_log,
         "count": 0,
         "rule": perceptron_kernels.update_rule(bias_feature=1.0, delta=delta),
+        "sample_weight": np.empty(0),
     }
     if sparse:
         M = sp.csr_matrix(X)

@@ -100,7 +100,7 @@ def test_import_state_checks_shapes_before_a_kernel_sees_them():
     arrays, values = model.export_state()
     with pytest.raises(ValueError, match=r"aux of shape \(2, 3\) do not fit"):
         model.import_state({**arrays, "aux": np.zeros((2, 3))}, values)
-    with pytest.raises(ValueError, match="count must be an int >= 0"):
+    with pytest.raises(ValueError, match="count must be a finite number >= 0"):
         model.import_state(arrays, {**values, "count": -1})
     with pytest.raises(ValueError, match="slack of shape"):
         model.import_state({**arrays, "slack": np.zeros((4, 2))}, values)

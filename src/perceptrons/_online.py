@@ -56,6 +56,10 @@ __all__ = [
 _PROGRESS_CHUNK = 2**15
 # What scikit-learn's validate_data records about the input of a first call.
 _INPUT_RECORDS = ("n_features_in_", "feature_names_in_")
+# The kernels' sample_weight when every weight is 1: their unweighted arithmetic.
+_UNWEIGHTED = np.empty(0)
+# What a model that is refused after training started loses (see _forget).
+_FITTED_ATTRIBUTES = ("coef_", "intercept_", "classes_", "n_iter_", *_INPUT_RECORDS)
 
 
 @dataclass
@@ -66,12 +70,14 @@ class TrainingState:
     (see :mod:`perceptrons._kernels.perceptron`); binary models keep a single column as
     a 1-D array. ``aux`` is the averaging trick's auxiliary array, empty (shape
     ``(0,)`` or ``(0, 0)``) for a model that is not averaged. ``count`` is the number of
-    examples seen over all epochs and calls.
+    examples seen over all epochs and calls: their total weight when trained with
+    ``sample_weight`` or ``class_weight`` (an int whenever that total is integral, a
+    float otherwise).
     """
 
     weights: np.ndarray
     aux: np.ndarray
-    count: int = 0
+    count: int | float = 0
 
     @classmethod
     def zeros(cls, n_features: int, n_columns: int, average: bool) -> TrainingState:
@@ -100,14 +106,14 @@ class TrainingState:
         return {"weights": self.weights, "aux": self.aux}
 
     def values(self) -> dict[str, Any]:
-        return {"count": int(self.count)}
+        return {"count": as_count(self.count)}
 
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> TrainingState:
         return cls(
             weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
             aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
-            count=_non_negative_int(values["count"], "count"),
+            count=_non_negative_count(values["count"]),
         )
 
     @classmethod
@@ -115,6 +121,10 @@ class TrainingState:
         """The state arrays :meth:`restore` takes, for weights of ``shape``."""
         aux = shape if averaged else (0,) * len(shape)
         return {"weights": _checked.floats(*shape), "aux": _checked.floats(*aux)}
+
+    def is_finite(self) -> bool:
+        """Whether every weight (and the average's bookkeeping) is a finite number."""
+        return bool(np.isfinite(self.weights).all() and np.isfinite(self.aux).all())
 
 
 @dataclass
@@ -181,6 +191,9 @@ class LogisticState(TrainingState):
     def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError("parameter mixing of logistic regression")
 
+    def is_finite(self) -> bool:
+        return super().is_finite() and bool(np.isfinite(self.scales).all())
+
     def values(self) -> dict[str, Any]:
         scale, scale_sum = self.scales
         return {"scale": float(scale), "scale_sum": float(scale_sum), **super().values()}
@@ -196,7 +209,12 @@ class LogisticState(TrainingState):
 
 
 def _check_epoch_inputs(
-    state: TrainingState, X: Any, targets: np.ndarray, order: np.ndarray, slack: np.ndarray
+    state: TrainingState,
+    X: Any,
+    targets: np.ndarray,
+    order: np.ndarray,
+    slack: np.ndarray,
+    sample_weight: np.ndarray,
 ) -> None:
     """Every size and index the kernels use, checked before they run: Numba does no
     bounds checks, and :meth:`OnlineLinearClassifier.run_epoch` is public."""
@@ -219,14 +237,39 @@ def _check_epoch_inputs(
         problems.append(f"row indices in order outside [0, {n_samples})")
     if slack.shape[0] not in (0, n_samples) or slack.shape[1:] != weights.shape[1:]:
         problems.append(f"slack of shape {slack.shape} for {n_samples} rows")
+    if sample_weight.shape[0] not in (0, n_samples) or sample_weight.ndim != 1:
+        problems.append(f"sample_weight of shape {sample_weight.shape} for {n_samples} rows")
+    elif sample_weight.size and not (np.isfinite(sample_weight).all() and sample_weight.min() >= 0):
+        problems.append("sample_weight must be finite and non-negative")
     if problems:
         raise ValueError("run_epoch: " + "; ".join(problems) + ".")
 
 
-def _non_negative_int(value: Any, name: str) -> int:
-    if not rules.integer(0).accepts(value):
-        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
-    return int(value)
+def as_count(count: Any) -> int | float:
+    """An example count as the state keeps it: an int when integral (every unweighted
+    count, and old model files), else the float total of the examples' weights."""
+    value = float(count)
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _non_negative_count(value: Any) -> int | float:
+    """``count`` read back: an int >= 0, or a finite float >= 0 (weighted training)."""
+    if rules.integer(0).accepts(value):
+        return int(value)
+    if rules.real(0.0).accepts(value):
+        return as_count(value)
+    raise ValueError(f"count must be a finite number >= 0, got {value!r}")
+
+
+def non_finite_message(name: str, epoch: int) -> str:
+    """Why training stopped on weights that overflowed, and what to do about it."""
+    return (
+        f"{name}: weights became non-finite (inf/NaN) in epoch {epoch}: the features are "
+        "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
+        "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
+    )
 
 
 class LogLinearProbabilities:
@@ -311,13 +354,16 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         *,
         incremental: bool,
         reset: bool = False,
-    ) -> tuple[Any, np.ndarray, bool]:
+        sample_weight: ArrayLike | None = None,
+    ) -> tuple[Any, np.ndarray, bool, np.ndarray | None]:
         """Check the parameters and the batch; fix the labels on the first call.
 
         ``reset`` (``fit``) makes this a first call whatever came before. Nothing of
         the trained model is touched until every check has passed: a refused call
-        leaves the model as it was. Returns the validated ``(X, y)`` and whether this
-        is a first call (the caller then starts a fresh state).
+        leaves the model as it was. Returns the validated ``(X, y)``, whether this
+        is a first call (the caller then starts a fresh state), and each example's
+        weight ``sample_weight[i] * class_weight[y_i]`` (None when both are None: the
+        unweighted path).
         """
         self.check_params()
         first_call = reset or self._is_first_call()
@@ -331,6 +377,18 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
                 known = _validation.label_set(labels, classes, self, incremental=incremental)
             else:
                 _validation.check_same_classes(classes, self.classes_)
+                known = self.classes_
+            weights = _validation.check_sample_weight(sample_weight, data.shape[0])
+            per_class = _validation.class_weight_per_class(
+                getattr(self, "class_weight", None),
+                known,
+                labels,
+                incremental=incremental,
+                name=type(self).__name__,
+            )
+            if per_class is not None:
+                codes = _validation.encode(known, labels, self)
+                weights = _validation.effective_weights(weights, per_class, codes)
         except Exception:
             for name in _INPUT_RECORDS:
                 self.__dict__.pop(name, None)
@@ -338,7 +396,7 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
             raise
         if first_call:
             self.classes_ = known
-        return data, labels, first_call
+        return data, labels, first_call, weights
 
     def _prepare(self, X: Any) -> Any:
         """A member's own checks or transformation of validated input (training and
@@ -452,17 +510,25 @@ class OnlineLinearClassifier(IncrementalClassifier):
         *,
         slack: np.ndarray | None = None,
         progress: Callable[[int], object] | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> dict[str, Any]:
         """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
 
         One kernel call, or one per chunk of ``order`` when ``progress`` is given (the
         kernels resume exactly: their whole state is in the arrays and ``count``).
+        ``sample_weight`` (one finite weight >= 0 per row of ``X``, or None for all 1)
+        scales each example's step and its share of the average.
         Returns the epoch's record (``examples`` and the family's statistic).
         """
         if slack is None:
             slack = self.new_slack(state, 0)
         order = np.ascontiguousarray(order, dtype=np.int64)
-        _check_epoch_inputs(state, X, targets, order, slack)
+        weights = (
+            _UNWEIGHTED
+            if sample_weight is None
+            else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        )
+        _check_epoch_inputs(state, X, targets, order, slack, weights)
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
         kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
         chunk = len(order) if progress is None else _PROGRESS_CHUNK
@@ -476,8 +542,10 @@ class OnlineLinearClassifier(IncrementalClassifier):
                 weights=state.weights,
                 aux=state.aux,
                 count=state.count,
+                sample_weight=weights,
                 **arguments,
             )
+            state.count = as_count(state.count)
             statistic += value
             if progress is not None:
                 progress(len(part))
@@ -519,7 +587,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
         return self._state_class.layout(shape, self._averaged)
 
     # ------------------------------------------------------------------ training
-    def fit(self, X: ArrayLike, y: ArrayLike) -> OnlineLinearClassifier:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> OnlineLinearClassifier:
         """Train for up to ``max_epochs`` passes over ``(X, y)``.
 
         Parameters
@@ -528,18 +598,36 @@ class OnlineLinearClassifier(IncrementalClassifier):
             Training data. Sparse input is never densified.
         y : array-like of shape (n_samples,)
             Labels of any type; at least two distinct values.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example (finite, >= 0), multiplied by ``class_weight`` of its
+            class: its update step is that many times as large and it counts that many
+            times in an average. A weight of 0 trains exactly as without the example;
+            None gives every example weight 1.
 
         Returns
         -------
         self : object
             The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            On invalid input (the model is then untouched) and when the weights
+            overflow to inf or NaN during training (the estimator is then left
+            unfitted: there is no trustworthy model to keep).
         """
-        for _ in self._fit(X, y, progress=None, publish_each_epoch=False):
+        for _ in self._fit(
+            X, y, progress=None, publish_each_epoch=False, sample_weight=sample_weight
+        ):
             pass
         return self
 
     def fit_epochs(
-        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
@@ -557,6 +645,8 @@ class OnlineLinearClassifier(IncrementalClassifier):
         progress : callable, default=None
             Called with the number of examples just processed, several times per epoch
             on large data (for progress bars).
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example, as for :meth:`fit`.
 
         Yields
         ------
@@ -572,10 +662,16 @@ class OnlineLinearClassifier(IncrementalClassifier):
         >>> [record["epoch"] for record in model.fit_epochs(X, y)]
         [1, 2, 3]
         """
-        yield from self._fit(X, y, progress=progress, publish_each_epoch=True)
+        yield from self._fit(
+            X, y, progress=progress, publish_each_epoch=True, sample_weight=sample_weight
+        )
 
     def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> OnlineLinearClassifier:
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
@@ -591,13 +687,17 @@ class OnlineLinearClassifier(IncrementalClassifier):
         classes : array-like of shape (n_classes,), default=None
             Every label the model will ever see. Required on the first call unless
             that first batch already holds every label; ignored afterwards.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example of the batch, as for :meth:`fit`.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        for _ in self._partial_fit(X, y, classes, epochs=1, incremental=True):
+        for _ in self._partial_fit(
+            X, y, classes, epochs=1, incremental=True, sample_weight=sample_weight
+        ):
             pass
         return self
 
@@ -608,6 +708,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         *,
         progress: Callable[[int], object] | None,
         publish_each_epoch: bool,
+        sample_weight: ArrayLike | None = None,
     ) -> Iterator[dict[str, Any]]:
         yield from self._partial_fit(
             X,
@@ -618,6 +719,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
             reset=not self.warm_start,
             progress=progress,
             publish_each_epoch=publish_each_epoch,
+            sample_weight=sample_weight,
         )
 
     def _partial_fit(
@@ -631,15 +733,24 @@ class OnlineLinearClassifier(IncrementalClassifier):
         reset: bool = False,
         progress: Callable[[int], object] | None = None,
         publish_each_epoch: bool = True,
+        sample_weight: ArrayLike | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The one training path: ``epochs`` epochs over ``(X, y)`` from the current state.
 
         ``incremental`` (``partial_fit``): one call is one batch of new examples, so the
         Δ features start from zero and early stopping does not apply. ``reset``
         (``fit`` without ``warm_start``): start from zero weights. The trained model
-        changes only once every check has passed.
+        changes only once every check has passed. Each example weighs
+        ``sample_weight[i] * class_weight[y_i]`` (validated once, here).
+
+        After every epoch the state must still be finite: weights that overflowed to
+        inf or NaN (features too large for the step) stop training with a ValueError
+        and leave the estimator unfitted, rather than a model that predicts garbage (or
+        one restored from a copy, which every ``partial_fit`` would have to pay for).
         """
-        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental, reset=reset)
+        X, y, first_call, weights = self._begin_call(
+            X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
+        )
         if not first_call and self._state is not None and self._state.averaged != self._averaged:
             raise ValueError(
                 f"{type(self).__name__}: average={self._averaged!r} differs from the "
@@ -657,7 +768,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         rng = self.random_state_
 
         train_rows = np.arange(X.shape[0])
-        validation = None
+        validation: tuple[Any, ...] | None = None
         if not incremental and self.early_stopping and self.validation_fraction is not None:
             train_rows, held_out = train_test_split(
                 train_rows,
@@ -667,6 +778,8 @@ class OnlineLinearClassifier(IncrementalClassifier):
             )
             train_rows = np.sort(train_rows)
             validation = (X[held_out], y[held_out])
+            if weights is not None:
+                validation += (weights[held_out],)
         slack = self.new_slack(self._state, X.shape[0])
         if not incremental and self.delta > 0:
             # fit's examples keep their Δ features over its epochs and, with warm_start,
@@ -680,7 +793,19 @@ class OnlineLinearClassifier(IncrementalClassifier):
         self.n_iter_ = 0
         for _ in range(epochs):
             order = rng.permutation(train_rows) if self.shuffle else train_rows
-            record = self.run_epoch(self._state, X, targets, order, slack=slack, progress=progress)
+            record = self.run_epoch(
+                self._state,
+                X,
+                targets,
+                order,
+                slack=slack,
+                progress=progress,
+                sample_weight=weights,
+            )
+            if not self._state.is_finite():
+                epoch = len(self.history_) + 1
+                self._forget()
+                raise ValueError(non_finite_message(type(self).__name__, epoch))
             self.n_iter_ += 1
             if validation is not None or publish_each_epoch:
                 self._publish()
@@ -702,6 +827,12 @@ class OnlineLinearClassifier(IncrementalClassifier):
             yield self.history_[-1]
             if stop:
                 break
+
+    def _forget(self) -> None:
+        """Make the estimator unfitted (its training state overflowed)."""
+        self._state = None
+        for name in _FITTED_ATTRIBUTES:
+            self.__dict__.pop(name, None)
 
     def _publish(self) -> None:
         """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""

@@ -89,3 +89,12 @@ def either(*rules: Rule) -> Rule:
 
 def callable_() -> Rule:
     return Rule("a callable", callable)
+
+
+def class_weight() -> Rule:
+    """scikit-learn's ``class_weight``: None, ``"balanced"`` or a dict label -> weight
+    (its labels and values are checked against the classes when training)."""
+    return Rule(
+        "None, 'balanced' or a dict {label: weight}",
+        lambda v: v is None or (isinstance(v, str) and v == "balanced") or isinstance(v, dict),
+    )

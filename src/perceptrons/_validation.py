@@ -6,11 +6,14 @@ Labels of any type are mapped once to integer codes (indices into the sorted
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
 # Dense input is used as given when it already has one of these dtypes (C or F order):
@@ -22,11 +25,12 @@ def validate_training_data(
     estimator: Any, X: ArrayLike, y: ArrayLike, *, reset: bool
 ) -> tuple[Any, np.ndarray]:
     """Check X (any float array or CSR, converted once) and classification labels y."""
+    check_sparse_structure(X)
     data, labels = validate_data(
         estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
     )
     labels = column_or_1d(labels, warn=True)
-    check_classification_targets(labels)
+    check_labels(labels)
     return data, labels
 
 
@@ -34,7 +38,145 @@ def validate_prediction_data(
     estimator: Any, X: ArrayLike, *, accept_sparse: str | tuple[str, ...] = ("csr", "csc")
 ) -> Any:
     """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
+    check_sparse_structure(X)
     return validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES)
+
+
+def check_sparse_structure(X: Any) -> None:
+    """Refuse a CSR or CSC matrix whose index arrays do not describe its shape.
+
+    SciPy checks the index arrays of a matrix built from ``(data, indices, indptr)`` only
+    on request, and its C++ routines (conversion, products) and our kernels read them
+    without bounds checks: an index past the declared width would read or write outside
+    the arrays. Checked once per call, O(nnz): ``indptr`` starts at 0, never decreases
+    and ends at the number of stored values; every index is in ``[0, width)``.
+    """
+    if not sp.issparse(X) or X.format not in ("csr", "csc"):
+        return
+    n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+    axis = "column" if X.format == "csr" else "row"
+    indptr, indices, data = X.indptr, X.indices, X.data
+    problems = []
+    if indptr.ndim != 1 or indptr.shape[0] != n_major + 1:
+        problems.append(f"indptr has {indptr.size} entries for {n_major} rows + 1")
+    elif indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.shape[0]:
+        problems.append(f"indptr must start at 0, never decrease and end at nnz={indices.shape[0]}")
+    if data.shape[0] != indices.shape[0]:
+        problems.append(f"{data.shape[0]} stored values for {indices.shape[0]} indices")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_minor):
+        problems.append(
+            f"{axis} indices must be in [0, {n_minor}), found "
+            f"{int(indices.min())}..{int(indices.max())}"
+        )
+    if problems:
+        raise ValueError(
+            f"malformed sparse {X.format.upper()} matrix of shape {X.shape}: "
+            + "; ".join(problems)
+            + "."
+        )
+
+
+def check_labels(labels: np.ndarray) -> None:
+    """Classification labels: refuse a regression target with a message saying so."""
+    if type_of_target(labels) == "continuous":
+        values = np.asarray(labels, dtype=np.float64)
+        finite = values[np.isfinite(values)]
+        fractional = finite[finite != np.round(finite)]
+        example = fractional[0] if fractional.size else values[~np.isfinite(values)][0]
+        # "Unknown label type: continuous" is scikit-learn's phrase (its checks match it).
+        raise ValueError(
+            "Unknown label type: continuous. Labels must be classes (integers or strings); "
+            f"got non-integer numbers such as {float(example)!r}: this looks like a "
+            "regression target."
+        )
+    check_classification_targets(labels)
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+    """``sample_weight`` as a C-contiguous float64 array of shape (n_samples,), or None.
+
+    scikit-learn's conventions: None means every weight 1, a number is every
+    example's weight; the weights must be finite, non-negative and not all zero.
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, Real) and not isinstance(sample_weight, bool | np.bool_):
+        weights = np.full(n_samples, float(sample_weight))
+    else:
+        try:
+            weights = np.array(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"sample_weight must be numbers, one per sample: {error}") from None
+        if weights.shape != (n_samples,):
+            raise ValueError(
+                f"sample_weight has shape {weights.shape}, expected ({n_samples},): one "
+                "weight per sample."
+            )
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample_weight must be finite (it holds NaN or infinity).")
+    if np.any(weights < 0):
+        raise ValueError(
+            f"sample_weight must be non-negative, got {float(weights.min())!r}: a weight "
+            "scales an example's update, and a negative one would unlearn it."
+        )
+    if n_samples and not np.any(weights):
+        raise ValueError("sample_weight must contain at least one non-zero number.")
+    return np.ascontiguousarray(weights)
+
+
+def class_weight_per_class(
+    class_weight: Any, classes: np.ndarray, y: np.ndarray, *, incremental: bool, name: str
+) -> np.ndarray | None:
+    """The weight of each class of ``classes`` (scikit-learn's ``compute_class_weight``),
+    or None without ``class_weight``. ``"balanced"`` is computed from ``y``, so only
+    ``fit`` accepts it (as scikit-learn's ``SGDClassifier``)."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, str) and class_weight == "balanced" and incremental:
+        raise ValueError(
+            f"{name}: class_weight='balanced' is not supported by partial_fit: one batch "
+            "does not tell the class frequencies. Compute them once with "
+            "sklearn.utils.class_weight.compute_class_weight('balanced', classes=classes, "
+            "y=y) on enough of the labels and pass the resulting dict as class_weight."
+        )
+    if isinstance(class_weight, dict):
+        unknown = [label for label in class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ValueError(
+                f"{name}: class_weight names labels that are not classes: {unknown!r}; "
+                f"the classes are {classes.tolist()!r}."
+            )
+        bad = {k: v for k, v in class_weight.items() if not _non_negative_number(v)}
+        if bad:
+            raise ValueError(
+                f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
+            )
+    present = np.isin(classes, y)
+    if isinstance(class_weight, str) and class_weight == "balanced" and not present.all():
+        # compute_class_weight needs every class in y; absent classes get no weight.
+        weights = np.ones(classes.shape[0])
+        weights[present] = compute_class_weight("balanced", classes=classes[present], y=y)
+        return weights
+    return np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
+
+
+def _non_negative_number(value: Any) -> bool:
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool | np.bool_)
+        and bool(np.isfinite(float(value)))
+        and float(value) >= 0
+    )
+
+
+def effective_weights(
+    sample_weight: np.ndarray | None, per_class: np.ndarray | None, codes: np.ndarray
+) -> np.ndarray | None:
+    """Example ``i``'s weight ``sample_weight[i] * class_weight[y_i]`` (None: all 1)."""
+    if per_class is None:
+        return sample_weight
+    weights = per_class[codes]
+    return weights if sample_weight is None else sample_weight * weights
 
 
 def label_set(

@@ -72,6 +72,13 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         ``permutation`` drawn from ``check_random_state(random_state)``.
     verbose : int, default=0
         Print one line per epoch.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, ``{label: weight}`` (labels not named weigh 1), as in
+        scikit-learn: example ``i`` weighs ``sample_weight[i] * class_weight[y_i]``; its
+        gradient step is ``s_i`` times as large, its prior's decay is applied ``s_i``
+        times (``(1 - λ l2) ** s_i``) and it counts ``s_i`` times in the average and the
+        log-loss. ``"balanced"`` weighs class ``c`` by ``n_samples / (n_classes * n_c)``,
+        computed on the labels given to ``fit`` (``partial_fit`` refuses it).
 
     Attributes
     ----------
@@ -85,7 +92,8 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         The sorted labels; column ``k`` of :meth:`predict_proba` is ``classes_[k]``.
     history_ : list of dict
         One record per epoch over all calls: ``epoch``, ``log_loss`` (the mean log-loss
-        of the epoch's examples, each computed before its own update) and ``examples``.
+        of the epoch's examples, each computed before its own update; weighted: the
+        weighted sum over the number of examples) and ``examples``.
     n_iter_ : int
         Epochs run by the last ``fit`` (1 after ``partial_fit``).
     n_features_in_ : int
@@ -115,6 +123,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         "learning_rate": rules.real(0.0, inclusive=False),
         "l2": rules.real(0.0),
         "average": rules.boolean(),
+        "class_weight": rules.class_weight(),
     }
 
     def __init__(
@@ -128,6 +137,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         fit_intercept: bool = True,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
+        class_weight: dict[Any, float] | str | None = None,
     ) -> None:
         self.learning_rate = learning_rate
         self.l2 = l2
@@ -137,6 +147,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     @property
     def _averaged(self) -> bool:

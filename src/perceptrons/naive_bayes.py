@@ -64,6 +64,10 @@ _POSITIVE_ALPHA = rules.Rule(
 class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
     """Shared counting, weights and prediction; subclasses give the event model."""
 
+    # The counts (fitted attributes, absent before the first call).
+    feature_count_: np.ndarray
+    class_count_: np.ndarray
+
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **IncrementalClassifier._rules,
         "alpha": _POSITIVE_ALPHA,
@@ -71,14 +75,21 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         "class_prior": rules.Rule(
             "None or a non-empty 1-D array-like of finite floats > 0", _positive_vector_or_none
         ),
+        "class_weight": rules.class_weight(),
     }
 
     def __init__(
-        self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: ArrayLike | None = None
+        self,
+        *,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        class_weight: dict[Any, float] | str | None = None,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -93,7 +104,9 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ training
-    def fit(self, X: ArrayLike, y: ArrayLike) -> _NaiveBayes:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> _NaiveBayes:
         """Count the features of each class in ``(X, y)``, forgetting earlier calls.
 
         Parameters
@@ -103,6 +116,10 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             ``BernoulliNaiveBayes``). Sparse input is counted without densifying it.
         y : array-like of shape (n_samples,)
             The class of each row, of any label type; two or more classes.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each row (finite, >= 0), multiplied by ``class_weight`` of its
+            class: the row is counted that many times (scikit-learn's weighted counts);
+            a weight of 0 counts as without the row. None: every weight 1.
 
         Returns
         -------
@@ -110,10 +127,16 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             The estimator, with ``class_count_``, ``feature_count_`` and the linear
             model ``coef_``, ``intercept_`` they give.
         """
-        return self._partial_fit(X, y, None, incremental=False, reset=True)
+        return self._partial_fit(
+            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
+        )
 
     def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> _NaiveBayes:
         """Add the counts of one more batch: any split into batches gives ``fit``'s model.
 
@@ -126,21 +149,30 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         classes : array-like of shape (n_classes,), default=None
             Every label the model will ever see. Required on the first call unless that
             first batch already holds every label; later calls may only repeat it.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each row of the batch, as for :meth:`fit`.
 
         Returns
         -------
         self : object
             The estimator, its counts and linear model now including the batch.
         """
-        return self._partial_fit(X, y, classes, incremental=True)
+        return self._partial_fit(X, y, classes, incremental=True, sample_weight=sample_weight)
 
-    def _partial_fit(self, X, y, classes, *, incremental: bool, reset: bool = False) -> _NaiveBayes:
-        X, y, first_call = self._begin_call(X, y, classes, incremental=incremental, reset=reset)
+    def _partial_fit(
+        self, X, y, classes, *, incremental: bool, reset: bool = False, sample_weight=None
+    ) -> _NaiveBayes:
+        X, y, first_call, weights = self._begin_call(
+            X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
+        )
         self._check_class_prior()
+        n_classes = self.classes_.shape[0]
         if first_call:
-            self.class_count_ = np.zeros(self.classes_.shape[0])
-            self.feature_count_ = np.zeros((self.classes_.shape[0], X.shape[1]))
-        self._count(X, y)
+            feature_count, class_count = np.zeros((n_classes, X.shape[1])), np.zeros(n_classes)
+        else:
+            feature_count, class_count = self.feature_count_, self.class_count_
+        feature_count, class_count = self._count(X, y, weights, feature_count, class_count)
+        self.feature_count_, self.class_count_ = feature_count, class_count
         self._publish()
         return self
 
@@ -159,14 +191,25 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
                 f"but there are {n_classes} classes {self.classes_.tolist()!r}."
             )
 
-    def _count(self, X, y) -> None:
-        """Add the batch's per-class sums of X: ``onehot(y).T @ X``, computed as
-        ``(X.T @ onehot(y)).T`` so that a CSR ``X`` is only transposed (to CSC, no copy)."""
+    def _count(self, X, y, weights, feature_count, class_count) -> tuple[np.ndarray, np.ndarray]:
+        """The counts with the batch's per-class sums of X added: ``onehot(y).T @ X``,
+        computed as ``(X.T @ onehot(y)).T`` so that a CSR ``X`` is only transposed (to CSC,
+        no copy). A weighted row adds its weight instead of 1 (``weights`` scales its
+        one-hot row). New arrays: counts that would overflow are refused and the model
+        is left as it was."""
         codes = _validation.encode(self.classes_, y, self)
         onehot = np.zeros((codes.shape[0], self.classes_.shape[0]))
-        onehot[np.arange(codes.shape[0]), codes] = 1.0
-        self.feature_count_ += np.asarray(X.T @ onehot).T
-        self.class_count_ += onehot.sum(axis=0)
+        onehot[np.arange(codes.shape[0]), codes] = 1.0 if weights is None else weights
+        with np.errstate(over="ignore", invalid="ignore"):
+            feature_count = feature_count + np.asarray(X.T @ onehot).T
+            class_count = class_count + onehot.sum(axis=0)
+        if not (np.isfinite(feature_count).all() and np.isfinite(class_count).all()):
+            raise ValueError(
+                f"{type(self).__name__}: the feature counts overflowed to infinity: the "
+                "features (or sample weights) are too large; scale them down. The model "
+                "is unchanged."
+            )
+        return feature_count, class_count
 
     def _class_log_prior(self) -> np.ndarray:
         n_classes = self.classes_.shape[0]
@@ -289,6 +332,12 @@ _SHARED_PARAMETERS = """
         ``fit_prior``. Must be positive; need not sum to 1 (the posterior
         probabilities are normalized anyway). A list saves with
         :func:`perceptrons.save`; an ndarray does not.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, ``{label: weight}`` (labels not named weigh 1): a row of
+        class ``c`` is counted ``sample_weight[i] * class_weight[c]`` times (in
+        ``feature_count_`` and ``class_count_``, hence also in the learned prior).
+        ``"balanced"`` weighs class ``c`` by ``n_samples / (n_classes * n_c)``, computed on
+        the labels given to ``fit`` (``partial_fit`` refuses it).
 """
 
 _SHARED_ATTRIBUTES = """
@@ -450,8 +499,11 @@ class BernoulliNaiveBayes(_NaiveBayes):
         fit_prior: bool = True,
         class_prior: ArrayLike | None = None,
         binarize: float | None = 0.0,
+        class_weight: dict[Any, float] | str | None = None,
     ) -> None:
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+        super().__init__(
+            alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, class_weight=class_weight
+        )
         self.binarize = binarize
 
     def _prepare(self, X):

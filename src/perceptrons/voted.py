@@ -327,7 +327,7 @@ class VotedPerceptron(IncrementalClassifier):
         record : dict
             The epoch's entry of ``history_``.
         """
-        data, labels, _ = self._begin_call(X, y, None, incremental=False, reset=True)
+        data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
         if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
             raise ValueError(
                 "kernel='precomputed' needs the square Gram matrix of the training data in "
@@ -374,7 +374,7 @@ class VotedPerceptron(IncrementalClassifier):
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
-        data, labels, first_call = self._begin_call(X, y, classes, incremental=True)
+        data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
         if first_call:
             self._start(data)
             self.random_state_ = check_random_state(self.random_state)
@@ -575,6 +575,7 @@ class VotedPerceptron(IncrementalClassifier):
             "order": np.ascontiguousarray(order, dtype=np.int64),
             "aux": np.zeros((0, 0)) if self._native else np.zeros(0),
             "count": 0,
+            "sample_weight": np.empty(0),
             "rule": _perceptron_kernels.update_rule(
                 bias_feature=bias_feature, delta=float(self.delta)
             ),

@@ -41,9 +41,17 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
     Float64 array ``[scale, P]``, read and written back.
 ``rule``
     Float64 array ``(learning_rate, decay, bias_feature, min_scale)`` (:func:`sgd_rule`).
+``sample_weight``
+    Float64, shape ``(n_samples,)``, or ``(0,)`` for the unweighted kernels. Example
+    ``i`` of weight ``s_i`` takes a gradient step ``s_i`` times as large and its prior's
+    decay ``s_i`` times (``decay ** s_i``, what ``s_i`` repetitions of the decay alone
+    would do), counts ``s_i`` times in its log-loss and in the average (``count`` and
+    ``P`` advance by ``s_i`` and ``s_i * scale``). An example of weight 0 is skipped
+    entirely, exactly as if it were absent.
 
 The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
-call (each computed before its update) and ``count`` advanced by ``len(order)``.
+call (each computed before its update, weighted by ``s_i``) and ``count`` advanced by
+``len(order)`` (by the examples' total weight when weighted).
 """
 
 import numba
@@ -104,62 +112,96 @@ def _rescale(weights, aux, scale, scale_sum, n_features):
 
 
 @_jit
-def binary_epoch(rows, y, order, weights, aux, scales, count, rule):
+def _weight_of(sample_weight, i):
+    """``s_i``, or 1.0 for the unweighted kernels (empty ``sample_weight``)."""
+    return sample_weight[i] if sample_weight.shape[0] != 0 else 1.0
+
+
+@_jit
+def binary_epoch(rows, y, order, weights, aux, scales, count, rule, sample_weight):
     n_features = weights.shape[0] - 1
     learning_rate, decay = rule[LEARNING_RATE], rule[DECAY]
     bias_feature, min_scale = rule[BIAS_FEATURE], rule[MIN_SCALE]
     average = aux.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
     scale, scale_sum = scales[0], scales[1]
     loss_sum = 0.0
     for position in range(order.shape[0]):
         i = order[position]
+        s = _weight_of(sample_weight, i)
+        if s == 0.0:
+            continue  # as if the example were absent
         dot = _rows.dot(rows, i, weights, 0.0)
         residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
-        loss_sum += loss
-        scale *= decay
+        if weighted:
+            loss_sum += s * loss
+            scale *= decay if s == 1.0 else decay**s
+        else:
+            loss_sum += loss
+            scale *= decay
         if scale < min_scale:
             _rescale(weights, aux, scale, scale_sum, n_features)
             scale, scale_sum = 1.0, 0.0
         step = learning_rate * residual
+        if weighted:
+            step *= s
         _rows.add(rows, i, step / scale, weights, aux, scale_sum)
         weights[n_features] += step * bias_feature
         if average:
             aux[n_features] += count * (step * bias_feature)
-        scale_sum += scale
-        count += 1
+        if weighted:
+            scale_sum += s * scale
+            count += s
+        else:
+            scale_sum += scale
+            count += 1
     scales[0], scales[1] = scale, scale_sum
     return loss_sum, count
 
 
 @_jit
-def multinomial_epoch(rows, y, order, weights, aux, scales, count, rule):
+def multinomial_epoch(rows, y, order, weights, aux, scales, count, rule, sample_weight):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
     learning_rate, decay = rule[LEARNING_RATE], rule[DECAY]
     bias_feature, min_scale = rule[BIAS_FEATURE], rule[MIN_SCALE]
     average = aux.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
     scale, scale_sum = scales[0], scales[1]
     scores, residual, steps = np.empty(n_classes), np.empty(n_classes), np.empty(n_classes)
     loss_sum = 0.0
     for position in range(order.shape[0]):
         i = order[position]
+        s = _weight_of(sample_weight, i)
+        if s == 0.0:
+            continue  # as if the example were absent
         scores[:] = 0.0
         _rows.add_scores(rows, i, weights, scores)
         for k in range(n_classes):
             scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
-        loss_sum += _softmax_residual(scores, y[i], residual)
-        scale *= decay
+        loss = _softmax_residual(scores, y[i], residual)
+        if weighted:
+            loss_sum += s * loss
+            scale *= decay if s == 1.0 else decay**s
+        else:
+            loss_sum += loss
+            scale *= decay
         if scale < min_scale:
             _rescale(weights, aux, scale, scale_sum, n_features)
             scale, scale_sum = 1.0, 0.0
+        rate = learning_rate * s if weighted else learning_rate
         for k in range(n_classes):
-            residual[k] *= learning_rate  # now the step of class k
+            residual[k] *= rate  # now the step of class k
             steps[k] = residual[k] / scale  # and its step in the scaled feature rows
         _rows.add_columns(rows, i, steps, weights, aux, scale_sum)
         for k in range(n_classes):
             weights[n_features, k] += residual[k] * bias_feature
             if average:
                 aux[n_features, k] += count * (residual[k] * bias_feature)
-        scale_sum += scale
-        count += 1
+        if weighted:
+            scale_sum += s * scale
+            count += s
+        else:
+            scale_sum += scale
+            count += 1
     scales[0], scales[1] = scale, scale_sum
     return loss_sum, count

@@ -48,7 +48,21 @@ passing them empty, which skips all their work.
     ``l / (q + 1 / (2 C))``. Every rule updates the weights, the average, and the Δ
     feature the same way, by ``step * y * x``.
 
-The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)``.
+``sample_weight``
+    Float64, shape ``(n_samples,)``, or ``(0,)`` for the unweighted kernels (every
+    weight 1, the arithmetic of the textbook algorithms). Example ``i`` with weight
+    ``s_i`` takes the step ``s_i`` times as large (``w += s_i * step * y x``, scikit-learn's
+    SGD convention: the computed step of every rule is multiplied by ``s_i``), including
+    the Δ feature, and counts ``s_i`` times in the average: ``count`` advances by ``s_i``,
+    so ``count`` is the total weight seen and ``weights - aux / count`` the weighted mean
+    ``Σ_t s_t w_t / Σ_t s_t`` of the weights after each example (an update at
+    ``count_before`` enters ``aux`` as ``count_before * change``; in
+    ``count_total * w - aux`` it then weighs ``count_total - count_before``, the weight of
+    the examples it lives through, itself included). An example of weight 0 is skipped
+    entirely: no update, no mistake, no count, exactly as if it were absent.
+
+The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)`` (by
+the examples' total weight when weighted).
 They hold no Python objects and allocate only one score buffer per call (multiclass);
 nothing is allocated per example.
 """
@@ -99,14 +113,17 @@ def _plain_perceptron(rule):
 
 
 @_jit
-def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule):
+def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, sample_weight):
     n_features = weights.shape[0] - 1
     bias_feature, delta = rule[BIAS_FEATURE], rule[DELTA]
     use_slack, log = slack.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
     needs_norm = int(rule[KIND]) != PERCEPTRON
     mistakes = 0
     for position in range(order.shape[0]):
         i = order[position]
+        if weighted and sample_weight[i] == 0.0:
+            continue  # as if the example were absent
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if use_slack:
             score += delta * slack[i]
@@ -120,6 +137,8 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule):
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
+            if weighted:
+                eta *= sample_weight[i]
             step = eta * y[i]
             _rows.add(rows, i, step, weights, aux, count)
             weights[n_features] += step * bias_feature
@@ -127,7 +146,10 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule):
                 aux[n_features] += count * step * bias_feature
             if use_slack:
                 slack[i] += step * delta
-        count += 1
+        if weighted:
+            count += sample_weight[i]
+        else:
+            count += 1
     return mistakes, count
 
 
@@ -162,15 +184,18 @@ def _multiclass_decision(scores, gold, sq_norm, rule):
 
 
 @_jit
-def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule):
+def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, sample_weight):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
     bias_feature, delta = rule[BIAS_FEATURE], rule[DELTA]
     use_slack, log = slack.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
     needs_norm = int(rule[KIND]) != PERCEPTRON
     scores = np.empty(n_classes)
     mistakes = 0
     for position in range(order.shape[0]):
         i = order[position]
+        if weighted and sample_weight[i] == 0.0:
+            continue  # as if the example were absent
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
@@ -188,6 +213,8 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = predicted
             mistakes += 1
+            if weighted:
+                eta *= sample_weight[i]
             _rows.move(rows, i, eta, gold, predicted, weights, aux, count)
             weights[n_features, predicted] -= eta * bias_feature
             weights[n_features, gold] += eta * bias_feature
@@ -198,5 +225,8 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
             if use_slack:
                 slack[i, predicted] -= eta * delta
                 slack[i, gold] += eta * delta
-        count += 1
+        if weighted:
+            count += sample_weight[i]
+        else:
+            count += 1
     return mistakes, count

@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
 from perceptrons import _validation
+from perceptrons._online import non_finite_message
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier, TrainingState
@@ -39,12 +40,15 @@ class ShardData:
 
     ``rows`` lists the examples of ``X`` that are the shard's, in their original order,
     or is None when the shard is the whole of ``X``: threads share one ``X`` (no copy),
-    while a shard sent to a worker holds only its own rows.
+    while a shard sent to a worker holds only its own rows. ``sample_weight`` is the
+    weight of every row of ``X`` (``sample_weight[i] * class_weight[y_i]``), or None
+    when every weight is 1.
     """
 
     X: Any
     codes: np.ndarray
     rows: np.ndarray | None = None
+    sample_weight: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -105,6 +109,7 @@ class ShardResult:
     sums: np.ndarray | None  # Σ of the weights after each example (averaged models)
     mistakes: int
     examples: int
+    count: int | float  # the examples' total weight (``examples`` when unweighted)
     rng_state: RngState | None
     slack: np.ndarray | None
 
@@ -154,15 +159,18 @@ def shard_epoch(
         rng_state = rng.get_state()
     # The Δ trick's weights are indexed by example: only shards holding their own rows.
     slack = estimator.new_slack(state, shard.X.shape[0]) if slack is None else slack.copy()
-    record = estimator.run_epoch(state, shard.X, shard.codes, order, slack=slack)
+    record = estimator.run_epoch(
+        state, shard.X, shard.codes, order, slack=slack, sample_weight=shard.sample_weight
+    )
     # The averaging trick started at count 0: the sum of the weights after each of the
-    # shard's n examples.
+    # shard's n examples (each counted as many times as its weight).
     sums = state.running_sum(out=workspace.sums) if plan.averaged else None
     return ShardResult(
         weights=state.weights,
         sums=sums,
         mistakes=int(record["mistakes"]),
         examples=n,
+        count=state.count,
         rng_state=rng_state,
         slack=slack if slack.shape[0] else None,
     )
@@ -254,7 +262,7 @@ class Training:
         estimator, plan = self.estimator, self.plan
         weights = plan.zeros().weights
         sums = np.zeros_like(weights) if plan.averaged else None
-        count = 0
+        count: int | float = 0
         shuffle = estimator.shuffle
         rng_states: list[RngState | None] = [
             s.get_state() if shuffle else None for s in self.streams
@@ -265,8 +273,12 @@ class Training:
             start = time.perf_counter()
             results = self.run_epoch(epoch, weights, rng_states, slacks)
             weights = mix(results, self.mixing)
+            if not np.isfinite(weights).all() or any(
+                r.sums is not None and not np.isfinite(r.sums).all() for r in results
+            ):
+                raise ValueError(non_finite_message(type(estimator).__name__, epoch))
             for result in results:
-                count += result.examples
+                count += result.count
                 if sums is not None:
                     sums += result.sums
             rng_states = [r.rng_state for r in results]
@@ -314,12 +326,27 @@ class Training:
 
 
 def _prepare_arrays(
-    estimator: OnlineLinearClassifier, X: ArrayLike, y: ArrayLike
-) -> tuple[Any, np.ndarray, np.ndarray]:
-    """Validate like the serial fit (which sets ``n_features_in_``, feature names...)."""
+    estimator: OnlineLinearClassifier, X: ArrayLike, y: ArrayLike, sample_weight: Any = None
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate like the serial fit (which sets ``n_features_in_``, feature names...);
+    the examples' weights ``sample_weight[i] * class_weight[y_i]``, or None."""
     data, labels = _validation.validate_training_data(estimator, X, y, reset=True)
-    estimator.classes_ = _validation.label_set(labels, None, estimator, incremental=False)
-    return data, estimator.encode_labels(labels), estimator.classes_
+    classes = _validation.label_set(labels, None, estimator, incremental=False)
+    weights = _validation.check_sample_weight(sample_weight, data.shape[0])
+    per_class = _validation.class_weight_per_class(
+        getattr(estimator, "class_weight", None),
+        classes,
+        labels,
+        incremental=False,
+        name=type(estimator).__name__,
+    )
+    estimator.classes_ = classes
+    codes = estimator.encode_labels(labels)
+    if per_class is not None:
+        weights = _validation.effective_weights(
+            weights, per_class, _validation.encode(classes, labels, estimator)
+        )
+    return data, codes, classes, weights
 
 
 def array_shards(
@@ -329,20 +356,26 @@ def array_shards(
     n_partitions: int,
     *,
     share: bool = False,
+    sample_weight: ArrayLike | None = None,
 ) -> tuple[list[ShardData], Plan, list[np.random.RandomState]]:
     """The validated shards of in-memory arrays, the plan and the shards' generators.
 
     ``share``: the shards are views of the same ``X`` (for threads; not with the Δ
     trick, whose per-example weights each shard then keeps for its own rows only).
+    ``sample_weight`` (and the estimator's ``class_weight``): each shard carries the
+    weights of its own rows.
     """
-    data, codes, classes = _prepare_arrays(estimator, X, y)
+    data, codes, classes, weights = _prepare_arrays(estimator, X, y, sample_weight)
     n_partitions = check_partitions(n_partitions, data.shape[0])
     dealer, streams = generators(estimator.random_state, n_partitions)
     parts = split_rows(data.shape[0], n_partitions, dealer if estimator.shuffle else None)
     if n_partitions == 1:
-        shards = [ShardData(data, codes)]
+        shards = [ShardData(data, codes, sample_weight=weights)]
     elif share and estimator.delta == 0:
-        shards = [ShardData(data, codes, rows) for rows in parts]
+        shards = [ShardData(data, codes, rows, weights) for rows in parts]
     else:
-        shards = [ShardData(data[rows], codes[rows]) for rows in parts]
+        shards = [
+            ShardData(data[rows], codes[rows], None, None if weights is None else weights[rows])
+            for rows in parts
+        ]
     return shards, Plan.of(estimator, classes, data.shape[1]), streams

@@ -388,6 +388,11 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 client.wait_for_workers(1, timeout=60)
                 workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
             if _is_path_list(X) or _is_dask_array(X):
+                if getattr(self.estimator, "class_weight", None) is not None:
+                    raise ValueError(
+                        "class_weight is supported with in-memory arrays only: the labels "
+                        "of files and Dask arrays stay on the workers."
+                    )
                 shards, plan, streams = self._remote_shards(
                     client,
                     workers,

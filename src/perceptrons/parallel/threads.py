@@ -31,6 +31,7 @@ def mix_threads(
     mixing: str = "uniform",
     *,
     n_partitions: int | None = None,
+    sample_weight: ArrayLike | None = None,
 ) -> OnlineLinearClassifier:
     """Fit ``estimator`` in place by parameter mixing over shards run in threads.
 
@@ -54,6 +55,9 @@ def mix_threads(
         How the shards' weights are mixed after each epoch.
     n_partitions : int, default=None
         Number of shards; ``n_jobs`` when None.
+    sample_weight : array-like of shape (n_samples,) or float, default=None
+        Weight of each example, as for the estimator's ``fit`` (multiplied by its
+        ``class_weight``); each shard trains with the weights of its own rows.
 
     Returns
     -------
@@ -79,7 +83,12 @@ def mix_threads(
         raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
     n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     shards, plan, streams = array_shards(
-        estimator, X, y, n_jobs if n_partitions is None else n_partitions, share=True
+        estimator,
+        X,
+        y,
+        n_jobs if n_partitions is None else n_partitions,
+        share=True,
+        sample_weight=sample_weight,
     )
     workspaces = [Workspace.allocate(plan) for _ in shards]
     with ThreadPoolExecutor(max_workers=min(n_jobs, len(shards))) as pool:

@@ -102,6 +102,16 @@ def _class_codes(y: np.ndarray, n_classes: int) -> np.ndarray:
     return codes
 
 
+def _sample_weights(sample_weight: np.ndarray | None, n_samples: int) -> np.ndarray:
+    """The examples' weights as float64 (all 1 when None); finite and non-negative."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    s = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if s.shape != (n_samples,) or not np.all(np.isfinite(s) & (s >= 0)):
+        raise ValueError(f"sample_weight must be {n_samples} finite weights >= 0")
+    return s
+
+
 def _require_examples(n: int) -> None:
     if n == 0:
         raise ValueError("the mean over an empty example sequence is undefined")

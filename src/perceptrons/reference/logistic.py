@@ -14,6 +14,7 @@ from perceptrons.reference._common import (
     _n_examples,
     _require_examples,
     _row,
+    _sample_weights,
     epoch_orders,  # noqa: F401  (the doctests build their orders with it)
 )
 
@@ -41,6 +42,7 @@ def logistic_regression_sgd(
     learning_rate: float,
     l2: float,
     n_classes: int | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | float, np.ndarray, np.ndarray | float, list[float]]:
     """Logistic regression trained online by SGD, with an optional Gaussian prior.
 
@@ -72,6 +74,11 @@ def logistic_regression_sgd(
         ``1 / σ²``, the strength of the prior (0: none).
     n_classes : int or None, default=None
         ``None`` for the binary model, else the number of classes ``K``.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Example ``i`` of weight ``s_i``: ``w = (1 - λ l2) ** s_i * w + λ s_i (y - p) x``
+        (the gradient step ``s_i`` times as large, the prior's decay applied ``s_i``
+        times), its log-loss and its weights in the mean counted ``s_i`` times (the mean
+        becomes ``Σ s_t w_t / Σ s_t``); weight 0 skips the example. None: every weight 1.
 
     Returns
     -------
@@ -103,6 +110,8 @@ def logistic_regression_sgd(
     n_total = _n_examples(orders)
     _require_examples(n_total)
     decay = 1.0 - learning_rate * l2
+    s = _sample_weights(sample_weight, X.shape[0])
+    total = 0.0  # Σ s_t over the examples seen
     # Multinomial: arrays per class; binary: one weight vector, a scalar b and p.
     w: np.ndarray
     b: np.ndarray | float
@@ -120,25 +129,32 @@ def logistic_regression_sgd(
     for order in orders:
         epoch_loss = 0.0
         for i in order:
+            if s[i] == 0.0:
+                continue  # weight 0: as if the example were absent
             x = _row(X, i)
+            rate = learning_rate * s[i]
+            shrink = decay ** s[i]
             if n_classes is not None:
                 z = w @ x + b
                 p = _softmax(z)
                 target = np.zeros(n_classes)
                 target[y[i]] = 1.0
-                epoch_loss += np.logaddexp.reduce(z) - z[y[i]]  # -log p[y]
-                w = decay * w + learning_rate * np.outer(target - p, x)
-                b = b + learning_rate * (target - p)
+                epoch_loss += s[i] * (np.logaddexp.reduce(z) - z[y[i]])  # -log p[y]
+                w = shrink * w + rate * np.outer(target - p, x)
+                b = b + rate * (target - p)
             else:
                 z = w @ x + b
                 p = _sigmoid(z)
-                epoch_loss += np.logaddexp(0.0, z) - y[i] * z  # -log p(y | x)
-                w = decay * w + learning_rate * (y[i] - p) * x
-                b = b + learning_rate * (y[i] - p)
-            # after EVERY example
-            w_sum = w_sum + w
-            b_sum = b_sum + b
+                epoch_loss += s[i] * (np.logaddexp(0.0, z) - y[i] * z)  # -log p(y | x)
+                w = shrink * w + rate * (y[i] - p) * x
+                b = b + rate * (y[i] - p)
+            # after EVERY example, counted s_i times
+            w_sum = w_sum + s[i] * w
+            b_sum = b_sum + s[i] * b
+            total += s[i]
         losses.append(float(epoch_loss / max(len(order), 1)))
+    if sample_weight is None:
+        total = float(n_total)
     if n_classes is None:
-        return w, float(b), w_sum / n_total, float(b_sum / n_total), losses
-    return w, b, w_sum / n_total, b_sum / n_total, losses
+        return w, float(b), w_sum / total, float(b_sum / total), losses
+    return w, b, w_sum / total, b_sum / total, losses

@@ -20,6 +20,7 @@ from perceptrons.reference._common import (
     _n_examples,
     _require_examples,
     _row,
+    _sample_weights,
 )
 
 __all__ = ["linear_update_rule", "multiclass_linear_update_rule"]
@@ -42,6 +43,7 @@ def linear_update_rule(
     rule: str = "margin",
     margin: float = 0.0,
     C: float = 1.0,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
     """The binary perceptron with margin, and the passive-aggressive updates.
 
@@ -54,21 +56,31 @@ def linear_update_rule(
     ``tau = l / q``, ``min(C, l / q)`` or ``l / (q + 1 / (2 C))``, then ``w += tau y x``,
     ``b += tau y``.
 
+    ``sample_weight`` (scikit-learn's SGD convention): example ``i`` of weight ``s_i``
+    steps ``s_i`` times as far (``tau`` above, or 1 for the margin rule, times ``s_i``) and
+    counts ``s_i`` times in the mean, which becomes ``Σ s_t w_t / Σ s_t``; an example of
+    weight 0 is skipped, as if absent. None: every weight 1 (the unweighted algorithm).
+
     Returns
     -------
     w, b : the final weights and bias
-    w_mean, b_mean : the exact mean of the weights after every example (the averaged model)
+    w_mean, b_mean : the exact (weighted) mean of the weights after every example (the
+        averaged model)
     updates : int, the number of examples that changed the weights
     """
     X = _as_matrix(X)
     y = _binary_labels(y)
+    s = _sample_weights(sample_weight, X.shape[0])
     w = np.zeros(X.shape[1])
     b = 0.0
     w_sum = np.zeros(X.shape[1])
     b_sum = 0.0
+    total = 0.0  # Σ s_t over the examples seen
     updates = 0
     for order in _as_orders(orders):
         for i in order:
+            if s[i] == 0.0:
+                continue  # weight 0: as if the example were absent
             x = _row(X, i)
             signed = y[i] * (w @ x + b)
             if rule == "margin":
@@ -77,14 +89,18 @@ def linear_update_rule(
                 loss = 1.0 - signed
                 step = _pa_step(loss, x @ x + 1.0, rule, C) if loss > 0.0 else 0.0
             if step != 0.0:
+                step = s[i] * step
                 w = w + step * y[i] * x
                 b = b + step * y[i]
                 updates += 1
-            w_sum = w_sum + w
-            b_sum = b_sum + b
-    n = _n_examples(orders)
-    _require_examples(n)
-    return w, float(b), w_sum / n, float(b_sum / n), updates
+            # after EVERY example, counted s_i times
+            w_sum = w_sum + s[i] * w
+            b_sum = b_sum + s[i] * b
+            total += s[i]
+    _require_examples(_n_examples(orders))
+    if sample_weight is None:
+        total = float(_n_examples(orders))
+    return w, float(b), w_sum / total, float(b_sum / total), updates
 
 
 def multiclass_linear_update_rule(
@@ -96,6 +112,7 @@ def multiclass_linear_update_rule(
     rule: str = "margin",
     margin: float = 0.0,
     C: float = 1.0,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Multiclass perceptron with margin and multiclass passive-aggressive updates.
 
@@ -107,17 +124,22 @@ def multiclass_linear_update_rule(
     ``q = 2 (||x||² + 1)`` (two rows move, Crammer et al. 2006, multiclass
     single-prototype), step ``tau`` as in :func:`linear_update_rule`, and move
     ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns the final ``W`` (K, d) and ``b``, their
-    exact mean over every example, and the number of updates.
+    exact mean over every example, and the number of updates. ``sample_weight`` as in
+    :func:`linear_update_rule`: the step times ``s_i``, the mean weighted by ``s_i``.
     """
     X = _as_matrix(X)
     y = _class_codes(y, n_classes)
+    s = _sample_weights(sample_weight, X.shape[0])
     W = np.zeros((n_classes, X.shape[1]))
     b = np.zeros(n_classes)
     W_sum = np.zeros_like(W)
     b_sum = np.zeros_like(b)
+    total = 0.0
     updates = 0
     for order in _as_orders(orders):
         for i in order:
+            if s[i] == 0.0:
+                continue  # weight 0: as if the example were absent
             x = _row(X, i)
             scores = W @ x + b
             gold = y[i]
@@ -135,13 +157,16 @@ def multiclass_linear_update_rule(
                     loss = 1.0 - gap
                     step = _pa_step(loss, 2.0 * (x @ x + 1.0), rule, C) if loss > 0.0 else 0.0
             if step != 0.0:
+                step = s[i] * step
                 W[gold] = W[gold] + step * x
                 W[other] = W[other] - step * x
                 b[gold] += step
                 b[other] -= step
                 updates += 1
-            W_sum = W_sum + W
-            b_sum = b_sum + b
-    n = _n_examples(orders)
-    _require_examples(n)
-    return W, b, W_sum / n, b_sum / n, updates
+            W_sum = W_sum + s[i] * W
+            b_sum = b_sum + s[i] * b
+            total += s[i]
+    _require_examples(_n_examples(orders))
+    if sample_weight is None:
+        total = float(_n_examples(orders))
+    return W, b, W_sum / total, b_sum / total, updates

@@ -7,6 +7,7 @@ directory in ``tmp_path``; interrupted writes run in a child process that is kil
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import textwrap
@@ -140,6 +141,46 @@ def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path):
     assert received == [b"model bytes"]
     assert fifo.is_fifo()  # not replaced by a regular file
     assert names(tmp_path) == ["pipe"]  # no temporary file
+
+
+@posix_only
+def test_a_model_saved_to_a_fifo_arrives_whole(tmp_path):
+    import numpy as np
+
+    from perceptrons import AveragedPerceptron, load, save
+
+    X, y = np.eye(4), [0, 1, 0, 1]
+    model = AveragedPerceptron(random_state=0).fit(X, y)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    save(model, fifo)
+    reader.join(10)
+    copy = tmp_path / "copy.npz"
+    copy.write_bytes(received[0])
+    assert load(copy).predict(X).tolist() == model.predict(X).tolist()
+
+
+@posix_only
+def test_a_character_device_is_written_in_place(tmp_path):
+    """A device node like /dev/null, made in tmp_path (root only): zip writers see a
+    file whose offsets stay 0, so the content is made in memory first."""
+    from perceptrons import AveragedPerceptron, save
+
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    import numpy as np
+
+    check_output_path(null)
+    save(AveragedPerceptron().fit(np.eye(4), [0, 1, 0, 1]), null)
+    write_text_atomically(null, "text")
+    assert stat.S_ISCHR(os.stat(null).st_mode)
+    assert names(tmp_path) == ["null"]
 
 
 def test_a_symlink_output_replaces_its_target_and_stays_a_link(tmp_path):

@@ -15,7 +15,8 @@ What an output path may be
   link to a stream (below) writes to the stream.
 - A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a terminal, a named pipe
   or bash's ``>(command)``): a stream, written in place, with no temporary file and no
-  rename (a rename would replace the device node with a regular file).
+  rename (a rename would replace the device node with a regular file). The content is
+  made in memory first and written once it is complete.
 - Anything else that exists (a directory, a socket, a block device) is refused with an
   :class:`OutputPathError`, before anything is written.
 
@@ -32,6 +33,7 @@ no longer running, or older than :data:`STALE_SECONDS`.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import signal
@@ -360,8 +362,13 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
     if found is not None and not stat.S_ISREG(found.st_mode):
         if not _is_stream(found.st_mode):
             raise OutputPathError(f"{path}: is {_describe(found.st_mode)}, not a file name")
-        with open(path, "wb") as stream:  # a device or a pipe: no rename, no fsync
-            write(stream)
+        # A device or a pipe: no rename, no fsync. Written from memory, in one piece
+        # after ``write`` has succeeded: writers that seek (zip files) cannot on a
+        # pipe, and /dev/null's offsets stay 0.
+        buffer = io.BytesIO()
+        write(buffer)
+        with open(path, "wb") as stream:
+            stream.write(buffer.getbuffer())
         return path
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     directory = target.parent

@@ -805,3 +805,18 @@ def test_counts(tmp_path):
 def test_counts_bad_line(tmp_path, line, reason):
     path = _write(tmp_path, "bad.review", f"a:1 #label#:positive\n{line}\nb:1 #label#:negative\n")
     assert _error(path, format="counts") == f"{path}:2: {reason}"
+
+
+def test_weighted_documents_train_through_the_pairs_tokenizer(tmp_path):
+    from perceptrons import Perceptron, TextFeaturizer
+    from perceptrons.io.prepare import training_features
+
+    data = read_data(_write(tmp_path, "d.vw", "1 2 |a x:2 y\n-1 |a z\n"))
+    with pytest.raises(ValueError, match="tokenizer='pairs'"):
+        training_features(data, featurizer=TextFeaturizer())
+    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+    X, _ = training_features(data, featurizer=featurizer)
+    assert featurizer.feature_names() == ["a^x", "a^y", "a^z"]
+    np.testing.assert_array_equal(X.toarray(), [[2, 1, 0], [0, 0, 1]])
+    model = Perceptron().fit(X, data.y, sample_weight=data.sample_weight)
+    assert model.predict(X).tolist() == [1, -1]

@@ -37,7 +37,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from perceptrons.io.formats import DataFormatError, LabeledData, read_data
+from perceptrons.io.formats import (
+    WEIGHTED_TEXT_FORMATS,
+    DataFormatError,
+    LabeledData,
+    read_data,
+)
 
 if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
@@ -220,7 +225,9 @@ def training_features(
     dev : LabeledData, optional
         Development data, in the training set's kind (text or numeric).
     featurizer : TextFeaturizer, optional
-        Required for text, fitted in place; ignored for numeric features.
+        Required for text, fitted in place; ignored for numeric features.  The
+        ``name:value`` documents of :data:`~perceptrons.io.formats.WEIGHTED_TEXT_FORMATS`
+        (``vw``, ``counts``) need ``tokenizer="pairs"``.
 
     Returns
     -------
@@ -234,11 +241,17 @@ def training_features(
     DataFormatError
         The development set is not of the training set's kind, or has more features.
     ValueError
-        Text without a featurizer.
+        Text without a featurizer, or ``name:value`` documents with a featurizer whose
+        tokenizer is not ``"pairs"``.
     """
     if train.texts is not None:
         if featurizer is None:
             raise ValueError(f"{train.source} is text ({train.format}): pass a featurizer")
+        if train.format in WEIGHTED_TEXT_FORMATS and featurizer.tokenizer != "pairs":
+            raise ValueError(
+                f"{train.source} is {train.format}, documents of name:value tokens: pass a "
+                "TextFeaturizer with tokenizer='pairs'"
+            )
         X = featurizer.fit_transform(train.texts)
         if dev is None:
             return X, None

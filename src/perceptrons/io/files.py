@@ -149,9 +149,9 @@ def check_output_path(
         while not directory.exists() and directory != directory.parent:
             directory = directory.parent
     if not directory.is_dir():
-        problem = "is not a directory" if directory.exists() else "does not exist"
-        raise OutputPathError(f"{path}: {directory} {problem}")
-    problem = None
+        missing = "is not a directory" if directory.exists() else "does not exist"
+        raise OutputPathError(f"{path}: {directory} {missing}")
+    problem: str | None = None
     if not os.access(directory, os.W_OK | os.X_OK):
         problem = "permission denied"
     else:  # os.access does not know every reason (read-only mounts for root, quotas...)

@@ -6,7 +6,11 @@ Thin by design: parse the arguments, call the public API (:mod:`perceptrons.io.f
 :mod:`perceptrons.cli.train` (train), :mod:`perceptrons.cli.evaluate` (evaluate,
 predict) and :mod:`perceptrons.cli.tools` (inspect, plot, diagnose, demo). A user's
 mistake (a missing or malformed file, an unknown label, a model trained on other
-features) ends with a one-line message and exit code 1; a usage error with exit code 2.
+features, an output that is one of the inputs or cannot be written) ends with a
+one-line message and exit code 1; a usage error (an option of another algorithm) with
+exit code 2. Every command that writes checks its outputs before reading any data
+(:func:`perceptrons.io.files.check_output_paths`), and writes through
+:func:`perceptrons.io.files.write_atomically`.
 ``PERCEPTRONS_DEBUG=1`` shows tracebacks. :func:`main` returns the exit code and never
 exits the interpreter, so the command also runs in-process: ``main(["train", ...])``.
 """

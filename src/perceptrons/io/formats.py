@@ -158,11 +158,13 @@ class LabeledData:
         Numeric features (``float64``) for ``svmlight`` (CSR, int32 indices when they
         fit), ``csv`` and ``idx`` (dense, C order); ``None`` for text formats.
     texts : list of str or None
-        One document per row for text formats; ``None`` for numeric formats.
+        One document per row for text formats (for ``vw`` and ``counts``, the row's
+        ``name:value`` tokens joined by single spaces); ``None`` for numeric formats.
     y : ndarray of shape (n_samples,) or None
-        Labels: strings for ``fasttext``, ``tsv``, ``sentiment`` and ``csv``; the file's
-        numbers for ``svmlight`` (``int64`` when all are integers, else ``float64``) and
-        ``idx`` (``int64``); ``None`` when the file has no labels.
+        Labels: strings for ``fasttext``, ``tsv``, ``sentiment``, ``counts`` and
+        ``csv``; the file's numbers for ``svmlight`` and ``vw`` (``int64`` when all are
+        integers, else ``float64``) and ``idx`` (``int64``); ``None`` when the file has
+        no labels.
     format : str
         The format actually used (one of :data:`FORMATS`).
     source : str
@@ -1376,6 +1378,9 @@ def read_data(
     >>> data.X.toarray(), data.y.tolist(), data.zero_based
     (array([[0.5, 0. , 2. ],
            [0. , 1. , 0. ]]), [1, -1], False)
+    >>> data = read_data("-", stdin=io.StringIO("1 2.5 |words great:2 fun | x\\n-1 |words dull\\n"))
+    >>> data.format, data.texts, data.y.tolist(), data.sample_weight.tolist()
+    ('vw', ['words^great:2 words^fun:1 x:1', 'words^dull:1'], [1, -1], [2.5, 1.0])
     """
     name = os.fspath(path)
     source = _STDIN if name == "-" else name

@@ -672,10 +672,11 @@ def test_odd_bytes_give_a_format_error_not_a_crash(tmp_path, content, labels):
 def test_svmlight_index_far_beyond_the_data_is_refused(tmp_path):
     path = _write(tmp_path, "d.svm", "1 1:1\n1 2147483647:1\n-1 3:1\n")
     assert _error(path) == (
-        f"{path}:2: feature index 2147483647 would make a 2147483647-column model "
+        f"{path}:2: feature index 2147483647 would make a 2147483648-column model "
         "(16 GiB of weights); at most 2**26 columns are accepted; hash the features or "
         "pass n_features"
     )
+    assert "a 2147483647-column model" in _error(path, zero_based=False)
     data = read_data(path, skip_bad_lines=True)
     assert data.X.shape == (2, 3) and data.skipped[0][0] == 2
     # Given explicitly, the width is the caller's decision (a sparse matrix costs nothing).

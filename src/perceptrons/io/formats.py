@@ -888,7 +888,7 @@ def _read_svmlight(
         # Refused before anything is sized by it (the index alone, whatever the base,
         # so that a file streamed in chunks is refused the same way).
         huge = X.indices > MAX_SVMLIGHT_WIDTH
-        base = 0 if zero_based is True else 1  # "auto" is decided below: say 1-based
+        base = 1 if zero_based is False else 0  # "auto" is decided below: say 0-based
 
         def too_wide(row: int) -> str:
             big = int(X.indices[X.indptr[row] : X.indptr[row + 1]].max())

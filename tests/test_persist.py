@@ -1,6 +1,7 @@
 """save/load: every estimator round-trips exactly, without pickle, and bad files are refused."""
 
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -20,6 +21,8 @@ from sklearn.preprocessing import StandardScaler
 import perceptrons
 from perceptrons import (
     AveragedPerceptron,
+    LogisticRegressionSGD,
+    MultinomialNaiveBayes,
     Perceptron,
     TextFeaturizer,
     VotedPerceptron,
@@ -747,3 +750,310 @@ def test_every_writer_keeps_the_old_file_on_error_and_its_permissions(tmp_path):
     write_text_atomically(target, "new")
     assert target.read_text() == "new"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+# ------------------------------------------------- untrusted files (an outside attack)
+# A checksum only proves a file was not damaged in transit: anyone can recompute it.
+# Each test rewrites a valid file with a fresh checksum (_rewrite) and expects load to
+# refuse it with one line, before any kernel sees the bad array.
+def _voted_file(tmp_path, n_classes=3, **params):
+    X, y = _problem(n_classes, n=40)
+    model = VotedPerceptron(max_epochs=2, random_state=0, **params).fit(X, y)
+    return save(model, tmp_path / "voted.npz")
+
+
+def _with(path, tmp_path, name, change):
+    """The file at ``path`` with array ``name`` replaced by ``change(array)``, resealed."""
+    arrays, meta = _read(path)
+    arrays[name] = change(arrays[name].copy())
+    return _rewrite(tmp_path / "bad.npz", arrays, meta)
+
+
+def _set(row, column, value):
+    def change(array):
+        array[row, column] = value
+        return array
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "match"),
+    [
+        (1, 10**9, "support ids of the updates outside"),  # segfaulted in predict
+        (2, 10**7, "classes of the updates outside"),  # segfaulted in predict
+        (2, -100000, "classes of the updates outside"),  # wrote out of bounds silently
+        (3, -100000, "classes of the updates outside"),
+        (0, -1, "update positions"),
+        (0, 10**6, "update positions"),
+    ],
+)
+@pytest.mark.parametrize("kernel", ["poly", "linear"])
+def test_voted_native_update_indices_out_of_range_are_refused(
+    tmp_path, kernel, column, value, match
+):
+    path = _voted_file(tmp_path, kernel=kernel, degree=2)
+    _rejects(_with(path, tmp_path, "estimator/updates", _set(-1, column, value)), match)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "match"),
+    [
+        (1, 10**9, "support ids of the updates outside"),
+        (1, -1, "support ids of the updates outside"),
+        (2, 3, "columns of the updates outside"),
+        (2, -5, "columns of the updates outside"),
+        (3, 7, "signs must be -1 or"),
+    ],
+)
+def test_voted_ovr_update_indices_out_of_range_are_refused(tmp_path, column, value, match):
+    path = _voted_file(tmp_path, kernel="rbf", multiclass="ovr")
+    _rejects(_with(path, tmp_path, "estimator/updates", _set(0, column, value)), match)
+
+
+def test_voted_support_structures_out_of_range_are_refused(tmp_path):
+    X, y = _problem(3, sparse=True, n=40)
+    sparse = save(VotedPerceptron(max_epochs=2, random_state=0).fit(X, y), tmp_path / "s.npz")
+
+    def index_too_big(indices):
+        indices[0] = 10**6
+        return indices
+
+    _rejects(
+        _with(sparse, tmp_path, "estimator/support_indices", index_too_big),
+        "support_indices holds values of 6 or more",
+    )
+
+    def pointer_too_big(indptr):
+        indptr[-1] += 5
+        return indptr
+
+    _rejects(_with(sparse, tmp_path, "estimator/support_indptr", pointer_too_big), "row pointer")
+    gram = X @ X.T
+    precomputed = VotedPerceptron(kernel="precomputed", max_epochs=2, random_state=0)
+    path = save(precomputed.fit(gram.toarray(), y), tmp_path / "p.npz")
+    _rejects(
+        _with(path, tmp_path, "estimator/support_indices", index_too_big),
+        "support_indices holds values of 40 or more",
+    )
+
+
+@pytest.mark.parametrize(
+    ("cls", "params", "aux"),
+    [
+        (AveragedPerceptron, {}, np.zeros(1)),  # loaded, then partial_fit segfaulted
+        (AveragedPerceptron, {}, np.zeros(0)),
+        (Perceptron, {}, np.zeros(7)),
+        (LogisticRegressionSGD, {"average": False}, np.zeros(7)),
+        (LogisticRegressionSGD, {"average": True}, np.zeros(1)),
+    ],
+)
+def test_aux_of_the_wrong_shape_is_refused(tmp_path, cls, params, aux):
+    X, y = _problem(2)
+    path = save(cls(max_epochs=2, random_state=0, **params).fit(X, y), tmp_path / "m.npz")
+    _rejects(_with(path, tmp_path, "estimator/aux", lambda _: aux), r"aux of shape .* do not fit")
+
+
+@pytest.mark.parametrize(
+    ("stored", "match"),
+    [
+        (lambda w: w.astype(np.complex128), "dtype <c16"),
+        (lambda w: w.astype(np.float32), "dtype <f4"),
+        (lambda w: w.astype(">f8"), "dtype >f8"),
+        (lambda w: w.astype(np.int64), "dtype <i8"),
+        (lambda w: w.astype("U8"), "dtype <U8"),
+        (lambda w: np.zeros(w.shape, dtype=[("a", "<f8")]), "has dtype"),
+        (lambda w: np.full(w.shape, np.nan), "NaN or infinite"),
+        (lambda w: np.where(w == w.max(), np.inf, w), "NaN or infinite"),
+        (lambda w: w[:-1], "do not fit"),
+        (lambda w: w.ravel(), "do not fit"),
+        (lambda w: w[..., np.newaxis], "do not fit"),
+    ],
+)
+def test_weights_of_another_dtype_shape_or_not_finite_are_refused(
+    model_file, tmp_path, stored, match
+):
+    _rejects(_with(model_file[0], tmp_path, "estimator/weights", stored), match)
+
+
+def _meta_with(path, tmp_path, change):
+    arrays, meta = _read(path)
+    change(meta)
+    return _rewrite(tmp_path / "bad.npz", arrays, meta)
+
+
+def _setter(*keys, value):
+    def change(meta):
+        section = meta
+        for key in keys[:-1]:
+            section = section[key]
+        section[keys[-1]] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (_setter("n_features_in", value=float("inf")), "n_features_in must be int"),
+        (_setter("n_features_in", value=10**30), r"n_features_in must be in \[1"),
+        (_setter("n_features_in", value=True), "n_features_in must be int"),
+        (_setter("n_features_in", value=0), r"n_features_in must be in \[1"),
+        (_setter("format_version", value=float("inf")), "format_version"),
+        (_setter("history", value={"epoch": 1}), "history must be list"),
+        (_setter("history", value=[1, 2]), "history must be a list of objects"),
+        (_setter("state", "count", value=float("inf")), "count"),
+        (_setter("state", "count", value=10**30), "count"),
+        (_setter("state", "count", value=-1), "count"),
+        (_setter("state", "count", value="12"), "count"),
+        (_setter("state", "count", value=0), "count is 0 but the average's aux is not"),
+        (_setter("state", "n_iter", value=float("inf")), "n_iter"),
+        (_setter("state", "n_iter", value=[1]), "n_iter"),
+        (_setter("rng", "pos", value=10**30), "rng.pos"),
+        (_setter("rng", "cached_gaussian", value=float("nan")), "rng.cached_gaussian"),
+        (_setter("classes", "dtype", value="<c16"), "labels stored as"),
+        (_setter("params", "max_epochs", value=float("inf")), "max_epochs"),
+        (_setter("state_arrays", value=["weights", "aux", "../evil"]), "plain names"),
+        (_setter("state_arrays", value="weights"), "state_arrays must be list"),
+        (lambda meta: meta.pop("state"), "state missing"),
+        (lambda meta: meta.pop("history"), "history missing"),
+        (_setter("pipeline", value={"steps": ["a", "b"]}), "pipeline needs a featurizer"),
+    ],
+)
+def test_bad_metadata_fields_are_refused_with_one_line(model_file, tmp_path, change, match):
+    bad = _meta_with(model_file[0], tmp_path, change)
+    _rejects(bad, match)
+    with pytest.raises(ValueError, match=match):
+        describe(bad)
+
+
+def test_classes_must_be_at_least_two_distinct_sorted_labels(model_file, tmp_path):
+    path = model_file[0]
+    _rejects(_with(path, tmp_path, "estimator/classes", lambda c: c[:1]), "1 classes")
+    _rejects(_with(path, tmp_path, "estimator/classes", lambda c: c[[0, 0, 1]]), "distinct")
+    _rejects(_with(path, tmp_path, "estimator/classes", lambda c: c[::-1]), "sorted")
+
+
+def test_set_params_rules_apply_at_load(tmp_path):
+    path = _voted_file(tmp_path, kernel="poly")
+    _rejects(_meta_with(path, tmp_path, _setter("params", "kernel", value="bogus")), "kernel")
+    _rejects(_meta_with(path, tmp_path, _setter("state", "gamma", value=-1.0)), "gamma")
+    _rejects(_meta_with(path, tmp_path, _setter("state", "native", value=False)), "native")
+    texts, labels = _texts()
+    pipeline = make_pipeline(TextFeaturizer(), Perceptron(random_state=0)).fit(texts, labels)
+    text_path = save(pipeline, tmp_path / "text.npz")
+    huge_ngrams = _setter("featurizer", "params", "ngram_range", value=[1, 100000])
+    _rejects(_meta_with(text_path, tmp_path, huge_ngrams), "ngram_range")
+
+
+def test_naive_bayes_counts_of_another_dtype_or_not_finite_are_refused(tmp_path):
+    X, y = _problem(3)
+    path = save(MultinomialNaiveBayes().fit(np.abs(X), y), tmp_path / "nb.npz")
+    for change, match in [
+        (lambda c: c.astype(np.complex128), "dtype <c16"),
+        (lambda c: np.full(c.shape, np.nan), "NaN or infinite"),
+        (lambda c: -c, "non-negative"),
+    ]:
+        _rejects(_with(path, tmp_path, "estimator/feature_count", change), match)
+    _rejects(_meta_with(path, tmp_path, _setter("state", "n_seen", value=float("inf"))), "n_seen")
+
+
+def _zip_with(path, tmp_path, extra):
+    """The file at ``path`` plus the members ``extra`` (name: bytes), deflated."""
+    bad = tmp_path / "extra.npz"
+    bad.write_bytes(path.read_bytes())
+    with zipfile.ZipFile(bad, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in extra.items():
+            archive.writestr(name, data)
+    return bad
+
+
+def _opened(monkeypatch):
+    """The names of the zip members load decompresses (recorded as they are opened)."""
+    names = []
+    original = zipfile.ZipFile.open
+
+    def recording(self, name, *args, **kwargs):
+        names.append(name if isinstance(name, str) else name.filename)
+        return original(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", recording)
+    return names
+
+
+def test_undeclared_members_are_refused_before_decompressing_anything(
+    model_file, tmp_path, monkeypatch
+):
+    zeros = bytes(2**25)  # 32 MiB of zeros: a few kB deflated (the attack used 2 GB)
+    bad = _zip_with(model_file[0], tmp_path, {"estimator/extra.npy": zeros})
+    opened = _opened(monkeypatch)
+    _rejects(bad, "unexpected arrays: estimator/extra")
+    assert opened == ["__meta__.npy"]
+    other = _zip_with(model_file[0], tmp_path, {"payload.bin": zeros})
+    opened.clear()
+    _rejects(other, "unexpected member 'payload.bin'")
+    assert opened == []
+
+
+def test_a_member_larger_than_its_header_says_is_refused_before_reading(
+    model_file, tmp_path, monkeypatch
+):
+    path = model_file[0]
+    arrays, meta = _read(path)
+    weights = io.BytesIO()
+    np.lib.format.write_array(weights, arrays.pop("estimator/weights"))
+    bad = tmp_path / "padded.npz"
+    _rewrite(bad, arrays, meta)  # the same checksum: weights are unchanged
+    padded = weights.getvalue() + bytes(2**20)
+    with zipfile.ZipFile(bad, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("estimator/weights.npy", padded)
+    read = []
+    monkeypatch.setattr(np.lib.format, "read_array", lambda *a, **k: read.append(a))
+    _rejects(bad, "estimator/weights: the archive declares")
+    assert read == []  # refused from the headers and the zip directory alone
+
+
+def test_a_header_declaring_more_than_the_metadata_implies_is_refused(model_file, tmp_path):
+    path = model_file[0]
+    _rejects(
+        _with(path, tmp_path, "estimator/weights", lambda w: np.zeros((10**5, 3))),
+        r"estimator/weights of shape \(100000, 3\) do not fit 40 features",
+    )
+
+
+def test_total_and_metadata_sizes_are_bounded(model_file, tmp_path, monkeypatch):
+    from perceptrons.io import persist
+
+    monkeypatch.setattr(persist, "MAX_ARRAY_BYTES", 4096)
+    _rejects(model_file[0], "more than this reader's limit of 4,096")
+    monkeypatch.undo()
+    monkeypatch.setattr(persist, "MAX_META_BYTES", 256)
+    _rejects(model_file[0], "__meta__ is larger than 256 bytes")
+
+
+def test_deeply_nested_metadata_is_refused_with_one_line(tmp_path):
+    deep = tmp_path / "deep.npz"
+    blob = b'{"format": "perceptrons-model", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+    with open(deep, "wb") as file:
+        np.savez(file, __meta__=np.frombuffer(blob, np.uint8))
+    message = _rejects(deep, "nested too deeply")
+    assert len(message) < 300
+
+
+def test_nesting_deeper_than_the_bound_is_refused(model_file, tmp_path):
+    nested: list = []
+    for _ in range(40):
+        nested = [nested]
+    _rejects(
+        _meta_with(model_file[0], tmp_path, _setter("history", value=[{"x": nested}])),
+        "deeper than 32",
+    )
+
+
+def test_unexpected_exceptions_become_one_line_value_errors(model_file, monkeypatch):
+    def broken(self, arrays, values):
+        raise KeyError("a check this reader lacks")
+
+    monkeypatch.setattr(AveragedPerceptron, "import_state", broken)
+    message = _rejects(model_file[0], "invalid model data")
+    assert "KeyError" in message

@@ -572,7 +572,7 @@ def _read_header(file: IO[bytes], name: str) -> tuple[tuple[int, ...], np.dtype,
     else:
         raise _Invalid(f"{name}: .npy format version {version} (model files use 1.0 or 2.0)")
     if dtype.kind not in _PLAIN_KINDS or dtype.fields is not None or dtype.subdtype is not None:
-        raise _Invalid(f"{name} has dtype {dtype} (model files hold plain numbers and strings)")
+        raise _Invalid(f"{name} has dtype {dtype.str} (model files hold plain numbers and strings)")
     return shape, dtype, fortran, file.tell()
 
 
@@ -838,7 +838,9 @@ def _plan_featurizer(meta: dict[str, Any], arrays: _Arrays, estimator: Any) -> A
         if not all(isinstance(term, str) for term in terms):
             raise _Invalid("bad metadata: the vocabulary must be a list of strings")
     else:
-        pairs = _field(state, "hashed_names", list, "featurizer.state.")
+        pairs = state.get("hashed_names", [])  # absent from older files
+        if not isinstance(pairs, list):
+            raise _Invalid("bad metadata: hashed_names must be a list of [column, name] pairs")
         if not all(
             isinstance(pair, list)
             and len(pair) == 2

@@ -86,7 +86,7 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         group.add_argument(
             "--algorithms",
             type=_algorithm_list,
-            default=("perceptron", "averaged", "voted"),
+            default="perceptron,averaged,voted",
             metavar="LIST",
             help="comma-separated, from: " + ", ".join(ALGORITHMS),
         )

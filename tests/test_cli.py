@@ -931,6 +931,10 @@ def test_importance_weights_of_a_vw_file_weigh_the_examples(tmp_path):
         assert predictions == ["1", "-1"], algorithm
         status, out, err = run("train", heavy_1, "-o", model, "--algorithm", algorithm, "--json")
         assert json.loads(out)["sample_weights"] is True
+        status, out, err = run("train", heavy_1, "-o", model, "--algorithm", algorithm, "--stream")
+        assert status == 0, err
+        assert "weighted by the file's importance weights" in out
+        assert run("predict", model, query)[1].strip() == "1"
 
 
 def test_class_weight_balanced_or_per_label(tmp_path):

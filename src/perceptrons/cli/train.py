@@ -211,7 +211,8 @@ def _train_stream(args: argparse.Namespace) -> int:
             on_epoch=on_epoch,
         )
     path = persist.save(model, args.output)
-    say(args, f"model written to {path}")
+    weighted = " (examples weighted by the file's importance weights)" if fmt == "vw" else ""
+    say(args, f"model written to {path}{weighted}")
     if args.json:
         result = {
             "model": str(path),

@@ -36,7 +36,6 @@ from perceptrons.io.formats import (
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
-    _open_error,
     detect_format,
     read_data,
 )
@@ -91,8 +90,12 @@ def _open(path: str):
     """The file as binary lines, and a function giving the bytes consumed so far."""
     try:
         raw = open(path, "rb")
-    except OSError as exc:
-        raise _open_error(path, exc) from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{path}: is a directory, not a data file") from None
+    except OSError as exc:  # one line, as read_data's
+        raise type(exc)(f"{path}: {exc.strerror or exc}") from None
     if raw.read(2) == b"\x1f\x8b":
         raw.seek(0)
         return gzip.GzipFile(fileobj=raw), raw

@@ -821,3 +821,16 @@ def test_weighted_documents_train_through_the_pairs_tokenizer(tmp_path):
     np.testing.assert_array_equal(X.toarray(), [[2, 1, 0], [0, 0, 1]])
     model = Perceptron().fit(X, data.y, sample_weight=data.sample_weight)
     assert model.predict(X).tolist() == [1, -1]
+
+
+def test_a_first_line_longer_than_the_detection_sample_is_read_whole(tmp_path):
+    # A long review of Blitzer et al.'s corpus: 100 KB before its "#label#:" at the end.
+    long = " ".join(f"word_{i}:1" for i in range(10_000)) + " #label#:positive"
+    assert len(long) > 2**16
+    content = f"{long}\ngood:1 #label#:positive\nbad:2 #label#:negative\n"
+    path = _write(tmp_path, "books.review", content)
+    assert detect_format(path) == "counts"
+    assert detect_format(_write(tmp_path, "b.gz", gzip.compress(content.encode()))) == "counts"
+    data = read_data(path)
+    assert data.format == "counts" and data.n_samples == 3
+    assert read_data("-", stdin=io.StringIO(content)).format == "counts"

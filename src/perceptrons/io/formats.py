@@ -103,7 +103,8 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _COUNTS_LABEL = "#label#:"
 _IDX_MAX_DIMS = 32  # numpy arrays have at most 64 dimensions; IDX files use 1 to 4
 _SAMPLE_LINES = 20  # non-empty lines looked at by content detection
-_SAMPLE_BYTES = 1 << 16  # at most this much of the file is read for detection
+_SAMPLE_BYTES = 1 << 16  # this much of the file is read for detection...
+_LONG_LINE_BYTES = 1 << 20  # ...or up to this much, to see a whole first line
 _DETECT_SHARE = 0.8  # share of sampled lines a format's pattern must match
 _INT32_MAX = int(np.iinfo(np.int32).max)
 _FASTTEXT_LABELED = re.compile(r"^[ \t]*__label__", re.MULTILINE)
@@ -272,19 +273,35 @@ def _read_raw(name: str, stdin) -> bytes | str:
 
 def _read_head(name: str) -> tuple[bytes, bool]:
     """The first bytes of a file (gunzipped) and whether they are the whole file."""
-    try:
+
+    def first(n_bytes: int) -> bytes:
         with open(name, "rb") as fh:
-            head = fh.read(_SAMPLE_BYTES + 1)
+            head = fh.read(n_bytes)
             if head[:2] == _GZIP_MAGIC:
                 fh.seek(0)
                 try:
                     with gzip.open(fh) as gz:
-                        head = gz.read(_SAMPLE_BYTES + 1)
+                        head = gz.read(n_bytes)
                 except (OSError, EOFError, zlib.error):
                     pass  # corrupt: read_data reports it; detection just sees bytes
+        return head
+
+    try:
+        head = first(_SAMPLE_BYTES + 1)
+        if len(head) > _SAMPLE_BYTES and b"\n" not in head:  # a long first line
+            head = first(_LONG_LINE_BYTES + 1)
     except OSError as exc:
         raise _open_error(name, exc) from None
-    return head[:_SAMPLE_BYTES], len(head) <= _SAMPLE_BYTES
+    end = _head_end(head)
+    return head[:end], len(head) <= end
+
+
+def _head_end(data: bytes | str) -> int:
+    """Where the sample for detection ends: after :data:`_SAMPLE_BYTES`, or after the
+    first line when it is longer (up to :data:`_LONG_LINE_BYTES`)."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    end = data.find(newline, 0, _LONG_LINE_BYTES)  # type: ignore[arg-type]
+    return max(_SAMPLE_BYTES, end + 1) if end >= 0 else min(len(data), _LONG_LINE_BYTES)
 
 
 def _sample_lines(head: bytes | str, complete: bool) -> list[str]:
@@ -1412,7 +1429,7 @@ def read_data(
             if name == "-":
                 raise DataFormatError(source, "idx data cannot be read from standard input")
             return _read_idx_data(name, labels=labels, n_features=n_features)
-        head = raw[:_SAMPLE_BYTES]
+        head = raw[: _head_end(raw)]
         fmt = _format_from_content(_sample_lines(head, len(raw) == len(head)))
         if fmt == "lines" and labels:
             if not raw.strip():

@@ -647,6 +647,10 @@ def test_the_passive_aggressive_rules_and_the_algorithms_options(tmp_path):
         ("bernoulli-nb", ["--no-shuffle"]),
         ("perceptron", ["--alpha", "0.5"]),
         ("averaged", ["--average"]),
+        # given with its default value: still the wrong algorithm's option
+        ("multinomial-nb", ["--epochs", "10"]),
+        ("voted", ["--update", "perceptron"]),
+        ("logistic", ["--C", "1.0"]),
     ],
 )
 def test_an_option_of_another_algorithm_is_a_usage_error_naming_it(algorithm, option, tmp_path):

@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS, EXIT_DATA, UserError
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
@@ -69,6 +70,44 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _mark_given(namespace: argparse.Namespace, dest: str) -> None:
+    namespace.given_options = frozenset({*getattr(namespace, "given_options", ()), dest})
+
+
+class _Given(argparse.Action):
+    """Store an estimator option's value, and record that it was given: an option of
+    another algorithm is refused even when its value is the default."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        _mark_given(namespace, self.dest)
+
+
+class _GivenFlag(argparse.Action):
+    """``store_true`` that records the flag was given."""
+
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, default: bool = False, **options: Any
+    ) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, **options)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, True)
+        _mark_given(namespace, self.dest)
+
+
 def _applies(dest: str) -> str:
     algorithms = ESTIMATOR_OPTIONS[dest][1]
     return "" if algorithms == ALGORITHMS else f" [{', '.join(algorithms)}]"
@@ -90,7 +129,12 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
             metavar="LIST",
             help="comma-separated, from: " + ", ".join(ALGORITHMS),
         )
-    add = group.add_argument
+
+    def add(*names: str, **options: Any) -> None:  # an estimator option: record it given
+        flag = options.get("action") == "store_true"
+        options["action"] = _GivenFlag if flag else _Given
+        group.add_argument(*names, **options)
+
     add(
         "--epochs",
         metavar="N",
@@ -197,9 +241,7 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         metavar="WEIGHTS",
         help="'balanced' (inverse class frequencies) or LABEL:WEIGHT,... (others: 1)",
     )
-    parser.set_defaults(
-        option_defaults={dest: parser.get_default(dest) for dest in ESTIMATOR_OPTIONS}
-    )
+    parser.set_defaults(given_options=frozenset())
     _add_text_options(parser, features="hashing")
 
 

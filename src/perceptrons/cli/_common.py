@@ -28,8 +28,8 @@ _EPOCHS = ("perceptron", "averaged", "voted", "logistic")
 _RULES = ("perceptron", "averaged")
 _NB = ("multinomial-nb", "bernoulli-nb")
 #: The one table of estimator options: ``dest: (constructor parameter, algorithms it
-#: applies to)``. An option set (to other than its default) for an algorithm it does not
-#: apply to is a usage error naming it; tests check the table against the constructors.
+#: applies to)``. An option given for an algorithm it does not apply to is a usage error
+#: naming it; tests check the table against the constructors.
 ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "epochs": ("max_epochs", _EPOCHS),
     "seed": ("random_state", _EPOCHS),
@@ -66,13 +66,9 @@ def estimator_class(algorithm: str) -> type:
 
 
 def given_options(args: argparse.Namespace) -> list[str]:
-    """The estimator options of ``args`` set to other than their default."""
-    defaults = getattr(args, "option_defaults", {})
-    return [
-        dest
-        for dest in ESTIMATOR_OPTIONS
-        if dest in defaults and getattr(args, dest) != defaults[dest]
-    ]
+    """The estimator options given on the command line (whatever their values)."""
+    given: frozenset[str] = getattr(args, "given_options", frozenset())
+    return [dest for dest in ESTIMATOR_OPTIONS if dest in given]
 
 
 def check_options(

@@ -1,0 +1,289 @@
+"""Model files are untrusted input: mutated files of every estimator load cleanly or not
+at all.
+
+Valid files of every estimator (the linear family with each update rule, logistic
+regression, both naive Bayes, the voted perceptron with each kind of support set, a text
+pipeline) are mutated -- array shapes, dtypes and values, metadata fields, zip members
+-- and sealed again with a correct checksum (anyone can recompute it). ``load`` must then
+raise a one-line ``ValueError`` (or an ``OSError``), or return a model whose ``predict``,
+``decision_function`` and ``partial_fit`` run on matching data, giving any result or a
+``ValueError``: never another exception, never a crash.
+
+The fuzz loop runs with Hypothesis in a child process (this file run as a script), so a
+segmentation fault in a compiled kernel fails the test instead of killing the test run.
+It is deterministic (``derandomize=True``) and bounded to a few seconds.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+import pytest
+
+# Values a mutation puts in an array or a metadata field.
+NUMBERS = [
+    float("nan"), float("inf"), -float("inf"), 1e308, -1e308, -1, 0, 1, 3, 1.5, 10**7,
+    -100000, 10**9, 2**62, 2**63, 10**30, -(10**30),
+]  # fmt: skip
+DTYPES = ["<f4", "<i8", "<i4", "<c16", "|b1", ">f8", "<U3", "|u1", "<f8", "|S2", "structured"]
+JSON_VALUES = [None, True, False, "", "x", "bogus", [], {}, [1, 2], [1, 100000], {"a": 1}]
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
+    """``name: (file, X, y)``: a valid file of every kind of model, and data it takes."""
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.pipeline import make_pipeline
+
+    from perceptrons import (
+        AveragedPerceptron,
+        BernoulliNaiveBayes,
+        LogisticRegressionSGD,
+        MultinomialNaiveBayes,
+        Perceptron,
+        TextFeaturizer,
+        VotedPerceptron,
+        save,
+    )
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 5))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    y3 = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(30, 3)), axis=1)
+    y2 = (X[:, 0] > 0).astype(int)
+    counts = np.abs(X).round()
+    gram = (X @ X.T + 1.0) ** 2
+    texts = [f"{'good' if label else 'bad'} film {i % 4} plot" for i, label in enumerate(y2)]
+    models = {
+        "perceptron": (Perceptron(delta=0.5), X, y3),
+        "perceptron-binary": (Perceptron(), X, y2),
+        "logistic": (LogisticRegressionSGD(average=True), X, y2),
+        "logistic-multi": (LogisticRegressionSGD(), X, y3),
+        "multinomial-nb": (MultinomialNaiveBayes(), counts, y3),
+        "bernoulli-nb": (BernoulliNaiveBayes(), X, y2),
+        "voted-linear": (VotedPerceptron(), X, y3),
+        "voted-poly-ovr": (VotedPerceptron(kernel="poly", degree=2, multiclass="ovr"), X, y3),
+        "voted-rbf-binary": (VotedPerceptron(kernel="rbf"), X, y2),
+        "voted-sparse": (VotedPerceptron(kernel="poly", degree=2), sp.csr_matrix(X), y3),
+        "voted-precomputed": (VotedPerceptron(kernel="precomputed"), gram, y3),
+        "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
+    }
+    for update in ("perceptron", "pa", "pa-i", "pa-ii"):
+        models[f"averaged-{update}"] = (AveragedPerceptron(update=update), X, y3)
+    bases = {}
+    for name, (model, data, labels) in models.items():
+        step = model[-1] if hasattr(model, "steps") else model
+        if "max_epochs" in step.get_params():
+            step.set_params(max_epochs=2, random_state=0)
+        bases[name] = (str(save(model.fit(data, labels), f"{directory}/{name}.npz")), data, labels)
+    return bases
+
+
+def _run() -> None:
+    """The fuzz loop: raises (or crashes) on a model file that is neither refused
+    cleanly nor usable."""
+    import numpy as np
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from perceptrons import load
+    from perceptrons.io import persist
+    from perceptrons.io.persist import describe
+
+    directory = tempfile.mkdtemp(prefix="fuzz-models-")
+    bases = _bases(directory)
+    contents = {}
+    for name, (path, _, _) in bases.items():
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+        contents[name] = (arrays, json.loads(arrays.pop("__meta__").tobytes()))
+
+    def paths(value, prefix=()):
+        """Every place in the metadata: (keys...) paths to dict entries and list items."""
+        found = [prefix]
+        if isinstance(value, dict | list) and len(prefix) < 6:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in list(items)[:20]:
+                found += paths(item, (*prefix, key))
+        return found
+
+    def mutate_array(array, draw):
+        what = draw(st.sampled_from(["shape", "dtype", "value", "value", "value"]))
+        if what == "shape":
+            change = draw(st.sampled_from(["shorter", "longer", "flat", "axis", "empty", "T"]))
+            if change == "shorter" and array.ndim and len(array):
+                return array[:-1]
+            if change == "longer" and array.ndim and len(array):
+                return np.concatenate([array, array[:1]])
+            if change == "flat":
+                return array.reshape(-1)
+            if change == "axis":
+                return array[np.newaxis]
+            if change == "empty" and array.ndim:
+                return array[:0]
+            return array.T
+        if what == "dtype":
+            dtype = draw(st.sampled_from(DTYPES))
+            if dtype == "structured":
+                return np.zeros(array.shape, dtype=[("a", "<f8"), ("b", "<i4")])
+            try:
+                return array.astype(dtype)
+            except (ValueError, TypeError, OverflowError):
+                return array
+        if not array.size:
+            return array
+        changed = array.copy()
+        flat = changed.reshape(-1)
+        for _ in range(draw(st.integers(1, 3))):
+            where = draw(st.integers(0, array.size - 1))
+            try:
+                flat[where] = draw(st.sampled_from(NUMBERS))
+            except (ValueError, TypeError, OverflowError):
+                pass
+        return changed
+
+    def mutate_meta(meta, draw):
+        if draw(st.integers(0, 19)) == 0:
+            meta["history"] = [{"deep": _nested(draw(st.sampled_from([30, 40, 200])))}]
+            return
+        place = draw(st.sampled_from(paths(meta)[1:]))
+        parent = meta
+        for key in place[:-1]:
+            parent = parent[key]
+        what = draw(st.sampled_from(["replace", "replace", "replace", "delete", "add"]))
+        value = draw(st.sampled_from(NUMBERS) | st.sampled_from(JSON_VALUES))
+        if what == "delete" and isinstance(parent, dict):
+            del parent[place[-1]]
+        elif what == "add" and isinstance(parent, dict):
+            parent["extra"] = value
+        elif what == "add" and isinstance(parent, list):
+            parent.append(value)
+        else:
+            parent[place[-1]] = value
+
+    def npy(array) -> bytes:
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        return buffer.getvalue()
+
+    def sealed(arrays, meta) -> bytes:
+        """The metadata sealed with persist's own checksum (NaN and infinity allowed
+        in the JSON, which save never writes)."""
+        meta = {key: value for key, value in meta.items() if key != "sha256"}
+        blank = json.dumps({**meta, "sha256": "0" * 64}).encode()
+        digest = persist._digest({**arrays, "__meta__": np.frombuffer(blank, np.uint8)})
+        return blank[:-66] + digest.encode() + blank[-2:]
+
+    def mutate_members(members, draw):
+        what = draw(st.sampled_from(["drop", "extra", "pad", "huge header", "raw", "deep"]))
+        name = draw(st.sampled_from(sorted(members)))
+        if what == "drop":
+            del members[name]
+        elif what == "extra":
+            extra = draw(st.sampled_from(["estimator/extra.npy", "x.bin", "featurizer/idf.npy"]))
+            members[extra] = npy(np.zeros(draw(st.sampled_from([1, 1000]))))
+        elif what == "pad":
+            members[name] += bytes(draw(st.sampled_from([1, 8, 4096])))
+        elif what == "huge header":
+            shape = draw(st.sampled_from([(10**9,), (2**40, 2), (10**6, 10**6)]))
+            header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(
+                header, {"descr": "<f8", "fortran_order": False, "shape": shape}
+            )
+            members[name] = b"\x93NUMPY\x01\x00" + header.getvalue()[8:] + bytes(64)
+        elif what == "raw":
+            members[name] = draw(st.binary(max_size=64))
+        else:
+            depth = draw(st.sampled_from([1000, 200_000]))
+            members["__meta__.npy"] = npy(
+                np.frombuffer(b"[" * depth + b"]" * depth, dtype=np.uint8)
+            )
+
+    def exercise(model, data, labels) -> None:
+        """predict, decision_function and partial_fit: any result or a ValueError."""
+        steps = getattr(model, "steps", None)
+        calls = [lambda: model.predict(data), lambda: model.decision_function(data)]
+        if steps:
+            featurizer, estimator = steps[0][1], steps[1][1]
+            calls.append(lambda: estimator.partial_fit(featurizer.transform(data), labels))
+        elif getattr(model, "kernel", None) != "precomputed":
+            calls.append(lambda: model.partial_fit(data, labels))
+        for call in calls:
+            try:
+                call()
+            except ValueError:
+                pass
+
+    @settings(
+        derandomize=True,
+        deadline=None,
+        database=None,
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")),
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.data())
+    def fuzz(data):
+        draw = data.draw
+        base = draw(st.sampled_from(sorted(bases)))
+        arrays, meta = contents[base]
+        arrays = dict(arrays)
+        meta = json.loads(json.dumps(meta))
+        kinds = draw(st.lists(st.sampled_from(["array", "meta", "member"]), min_size=1, max_size=3))
+        for kind in kinds:
+            if kind == "array":
+                name = draw(st.sampled_from(sorted(arrays)))
+                arrays[name] = mutate_array(arrays[name], draw)
+            elif kind == "meta":
+                mutate_meta(meta, draw)
+        members = {f"{name}.npy": npy(array) for name, array in arrays.items()}
+        members["__meta__.npy"] = npy(np.frombuffer(sealed(arrays, meta), np.uint8))
+        for _ in range(kinds.count("member")):
+            mutate_members(members, draw)
+        path = f"{directory}/mutated.npz"
+        compression = draw(st.sampled_from([zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED]))
+        with zipfile.ZipFile(path, "w", compression=compression) as archive:
+            for name, raw in members.items():
+                archive.writestr(name, raw)
+        for read in (describe, load):
+            try:
+                result = read(path)
+            except (ValueError, OSError) as exc:
+                assert type(exc) in (ValueError, FileNotFoundError), repr(exc)
+                assert "\n" not in str(exc) and path in str(exc), str(exc)
+                continue
+            if read is load:
+                _, X, y = bases[base]
+                exercise(result, X, y)
+
+    fuzz()
+
+
+def test_mutated_model_files_load_cleanly_or_not_at_all():
+    try:
+        done = subprocess.run(
+            [sys.executable, __file__],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONWARNINGS": "ignore"},
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the model fuzz loop hung (over {exc.timeout} s)")
+    assert done.returncode == 0, f"model fuzz failed:\n{done.stdout}\n{done.stderr[-8000:]}"
+
+
+if __name__ == "__main__":
+    _run()

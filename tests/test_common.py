@@ -216,8 +216,12 @@ def _expected_failed_checks(estimator):
     if _precomputed(estimator):
         return PRECOMPUTED
     if getattr(estimator, "prediction", None) == "random":
-        return RANDOM_RULE
-    return ARRAY_API
+        return {**RANDOM_RULE, **SAMPLE_WEIGHT_EQUIVALENCE}
+    return {
+        **ARRAY_API,
+        **SAMPLE_WEIGHT_EQUIVALENCE,
+        "check_class_weight_classifiers": CLASS_WEIGHT_BLOBS,
+    }
 
 
 # The checks are the slow part of the suite: one configuration per code path they reach

@@ -23,6 +23,7 @@ from perceptrons import (
     LogisticRegressionSGD,
     MultinomialNaiveBayes,
     Perceptron,
+    VotedPerceptron,
     reference,
 )
 from perceptrons.parallel import mix_threads
@@ -40,6 +41,15 @@ ESTIMATORS = [
     pytest.param(LogisticRegressionSGD(), id="LogisticRegressionSGD"),
     pytest.param(
         LogisticRegressionSGD(average=True, l2=0.05), id="LogisticRegressionSGD-average-l2"
+    ),
+    pytest.param(VotedPerceptron(), id="VotedPerceptron"),
+    pytest.param(
+        VotedPerceptron(kernel="rbf", gamma=0.5, multiclass="ovr", batch_size=7, delta=0.5),
+        id="VotedPerceptron-rbf-ovr-delta",
+    ),
+    pytest.param(
+        VotedPerceptron(kernel="poly", gamma=0.5, prediction="average", batch_size=5),
+        id="VotedPerceptron-poly-average",
     ),
     pytest.param(MultinomialNaiveBayes(), id="MultinomialNaiveBayes"),
     pytest.param(BernoulliNaiveBayes(binarize=1.0), id="BernoulliNaiveBayes"),
@@ -63,10 +73,19 @@ def _configured(estimator, **params):
 
 
 def _model(estimator):
-    out = {name: getattr(estimator, name) for name in ("coef_", "intercept_")}
-    for name in ("feature_count_", "class_count_"):
-        if hasattr(estimator, name):
+    out = {}
+    for name in ("coef_", "intercept_", "feature_count_", "class_count_"):
+        try:
             out[name] = getattr(estimator, name)
+        except AttributeError:  # absent, or a kernel model's coef_
+            pass
+    X = _data(n=12, seed=1)[0]
+    out["decision_function"] = estimator.decision_function(X)
+    if isinstance(estimator, VotedPerceptron):  # every prediction rule
+        rule = estimator.prediction
+        for other in ("vote", "average", "last"):
+            out[other] = estimator.set_params(prediction=other).decision_function(X)
+        estimator.set_params(prediction=rule)
     return out
 
 
@@ -370,3 +389,70 @@ def test_a_weighted_count_saves_and_continues_exactly(tmp_path):
     assert_array_equal(loaded.coef_, model.coef_)
     plain = AveragedPerceptron(random_state=0).fit(X, y)
     assert isinstance(plain.export_state()[1]["count"], int)
+
+
+# ------------------------------------------------------------ the voted perceptron
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+def test_weighted_voted_perceptron_is_the_weighted_perceptrons(k, multiclass):
+    """Linear kernel: "last" is Perceptron, "average" AveragedPerceptron, weighted alike;
+    the dual path (a callable linear kernel) trains the same models."""
+    X, y = _data(k=k)
+    weights = np.linspace(0.0, 2.5, len(y))
+    params = {"random_state": 0, "max_epochs": 3}
+    last = Perceptron(**params).fit(X, y, sample_weight=weights)
+    mean = AveragedPerceptron(**params).fit(X, y, sample_weight=weights)
+    for kernel in ("linear", lambda A, B: A @ B.T):
+        voted = VotedPerceptron(kernel=kernel, batch_size=6, **params)
+        voted.fit(X, y, sample_weight=weights)
+        if multiclass == "native" or k == 2:
+            assert_allclose(
+                voted.set_params(prediction="last").decision_function(X),
+                last.decision_function(X),
+                **TOL,
+            )
+            assert_allclose(
+                voted.set_params(prediction="average").decision_function(X),
+                mean.decision_function(X),
+                **TOL,
+            )
+    # One-vs-rest: each column is the binary weighted perceptron of its class.
+    if k > 2 and multiclass == "ovr":
+        voted = VotedPerceptron(multiclass="ovr", prediction="average", **params)
+        voted.fit(X, y, sample_weight=weights)
+        for c in range(k):
+            binary = AveragedPerceptron(**params).fit(X, y == c, sample_weight=weights)
+            assert_allclose(voted.decision_function(X)[:, c], binary.decision_function(X), **TOL)
+
+
+def test_weighted_votes_are_the_weight_each_model_survived():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    y = np.array([1, 0, 1, 0])
+    weights = np.array([2.0, 0.5, 3.0, 1.0])
+    voted = VotedPerceptron(shuffle=False, max_epochs=1).fit(X, y, sample_weight=weights)
+    ((support, signs, votes),) = voted._sequences(voted._n_seen)
+    assert_array_equal(support, [0, 1, 2])
+    # updates on examples 0, 1 and 3 (as in the reference's doctest), steps ±s_i;
+    # model k survives the weight of the examples from its update to the next one.
+    assert_array_equal(signs, [2.0, -0.5, -1.0])
+    assert_array_equal(votes, [0.0, 2.0, 3.5, 1.0])
+
+
+def test_a_weighted_voted_model_saves_and_continues_exactly(tmp_path):
+    from perceptrons import load, save
+
+    X, y = _data()
+    weights = np.linspace(0.1, 2.0, len(y))
+    for params in ({}, {"kernel": "rbf", "gamma": 0.5}, {"multiclass": "ovr"}):
+        model = VotedPerceptron(random_state=0, max_epochs=2, **params)
+        model.fit(X, y, sample_weight=weights)
+        loaded = load(save(model, tmp_path / "voted.npz"))
+        for name, value in _model(model).items():
+            assert_array_equal(_model(loaded)[name], value, err_msg=name)
+        model.partial_fit(X, y, sample_weight=weights)
+        loaded.partial_fit(X, y, sample_weight=weights)
+        for name, value in _model(model).items():
+            assert_array_equal(_model(loaded)[name], value, err_msg=name)
+    # An unweighted model's file is unchanged: no weight bookkeeping in it.
+    arrays, values = VotedPerceptron(random_state=0).fit(X, y).export_state()
+    assert "update_weights" not in arrays and "weight_seen" not in values

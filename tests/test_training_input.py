@@ -214,3 +214,16 @@ def test_non_finite_sparse_input_is_refused(value):
             fitted.predict(M)
         with pytest.raises(ValueError, match=r"NaN|infinity"):
             fitted.partial_fit(M, y)
+
+
+def test_the_voted_perceptron_stops_on_overflowing_weights():
+    X = np.array([[1e308, 1.0], [-1e308, 1.0], [1e308, -1.0], [-1e308, -1.0]])
+    y = [1, 0, 0, 1]
+    weights = [2.0, 1.0, 1.0, 1.0]  # a step of 2 x 1e308 is inf
+    for params in ({}, {"kernel": "poly", "degree": 1, "gamma": 1.0, "coef0": 0.0}):
+        model = VotedPerceptron(shuffle=False, max_epochs=3, **params)
+        with pytest.raises(ValueError, match=r"VotedPerceptron: (weights|kernel values) became"):
+            model.fit(X, y, sample_weight=weights)
+        with pytest.raises(NotFittedError):
+            model.predict(X)
+    assert VotedPerceptron(max_epochs=2).fit(np.clip(X, -3, 3), y).n_updates_ > 0

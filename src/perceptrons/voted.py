@@ -32,7 +32,7 @@ from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
-from perceptrons._online import IncrementalClassifier
+from perceptrons._online import IncrementalClassifier, non_finite_message
 
 _RULES = {
     "vote": _voted.RULE_VOTE,
@@ -40,6 +40,8 @@ _RULES = {
     "last": _voted.RULE_LAST,
     "random": _voted.RULE_RANDOM,
 }
+# The kernels' sample weights when every weight is 1.
+_NO_WEIGHTS = np.empty(0)
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
 
@@ -179,6 +181,14 @@ class VotedPerceptron(IncrementalClassifier):
         Seeds the shuffling and the ``"random"`` prediction rule.
     verbose : int, default=0
         Print one line per epoch.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, ``{label: weight}`` (labels not named weigh 1), as in
+        scikit-learn: example ``i`` weighs ``sample_weight[i] * class_weight[y_i]``; an
+        update on it steps ``s_i`` times as far (its dual coefficient and the intercept
+        move by ``±s_i``), and it counts ``s_i`` times in the votes (a model's votes are
+        the total weight of the examples it survived). ``"balanced"`` weighs class ``c``
+        by ``n_samples / (n_classes * n_c)``, computed on the labels given to ``fit``
+        (``partial_fit`` refuses it).
 
     Attributes
     ----------
@@ -223,11 +233,15 @@ class VotedPerceptron(IncrementalClassifier):
         "max_epochs": rules.integer(1),
         "shuffle": rules.boolean(),
         "fit_intercept": rules.boolean(),
-        "delta": rules.real(0.0),
+        # Δ² enters the training scores: bounded so that it is a finite float.
+        "delta": rules.Rule(
+            "a float in [0, 1e150]", lambda v: rules.real(0.0).accepts(v) and v <= 1e150
+        ),
         "batch_size": rules.integer(1),
         "cache_size": rules.real(0.0),
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
+        "class_weight": rules.class_weight(),
     }
 
     # The fitted model (set by training or import_state). _support is the first-call
@@ -243,6 +257,12 @@ class VotedPerceptron(IncrementalClassifier):
     _primal: bool
     _gamma: float
     _kernel_name: str
+    # Sample weights (None until a weighted call): per update, the weight s of its
+    # example (its step) and the total weight of the examples before it in the stream;
+    # the total weight seen, and at each epoch end. Votes are differences of the totals.
+    _update_weights: _Growable | None
+    _weight_seen: float
+    _weight_ends: list[float]
 
     def __init__(
         self,
@@ -261,6 +281,7 @@ class VotedPerceptron(IncrementalClassifier):
         cache_size: float = 256,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
+        class_weight: dict[Any, float] | str | None = None,
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -276,6 +297,7 @@ class VotedPerceptron(IncrementalClassifier):
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -283,7 +305,9 @@ class VotedPerceptron(IncrementalClassifier):
         return tags
 
     # ------------------------------------------------------------------ training
-    def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> VotedPerceptron:
         """Train for ``max_epochs`` passes over ``(X, y)``, starting from scratch.
 
         Parameters
@@ -293,6 +317,11 @@ class VotedPerceptron(IncrementalClassifier):
             ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Labels of any type; at least two distinct values.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example (finite, >= 0), multiplied by ``class_weight`` of its
+            class: an update on it steps that many times as far, and it counts that
+            many times in the votes. A weight of 0 trains exactly as without the
+            example; None gives every example weight 1.
 
         Returns
         -------
@@ -300,12 +329,16 @@ class VotedPerceptron(IncrementalClassifier):
             The estimator, holding the update sequence with its votes and the
             support vectors.
         """
-        for _ in self.fit_epochs(X, y):
+        for _ in self.fit_epochs(X, y, sample_weight=sample_weight):
             pass
         return self
 
     def fit_epochs(
-        self, X: ArrayLike, y: ArrayLike, progress: Callable[[int], object] | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
@@ -321,13 +354,17 @@ class VotedPerceptron(IncrementalClassifier):
         progress : callable, default=None
             Called with the number of examples just processed (once per block or
             epoch), for progress bars.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example, as for :meth:`fit`.
 
         Yields
         ------
         record : dict
             The epoch's entry of ``history_``.
         """
-        data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
+        data, labels, _, weights = self._begin_call(
+            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
+        )
         if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
             raise ValueError(
                 "kernel='precomputed' needs the square Gram matrix of the training data in "
@@ -341,13 +378,17 @@ class VotedPerceptron(IncrementalClassifier):
         n_samples = data.shape[0]
         for epoch in range(self.max_epochs):
             order = rng.permutation(n_samples) if self.shuffle else np.arange(n_samples)
-            self._run_epoch(data, targets, order, call, progress)
+            self._run_epoch(data, targets, order, call, progress, weights)
             if epoch + 1 < self.max_epochs:
                 self._fill_cache(data, call)
             yield self.history_[-1]
 
     def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> VotedPerceptron:
         """Run one epoch over ``(X, y)``, extending the update sequence.
 
@@ -362,6 +403,8 @@ class VotedPerceptron(IncrementalClassifier):
         classes : array-like of shape (n_classes,), default=None
             Every label the model will ever see; needed on the first call unless that
             batch holds them all.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Weight of each example of the batch, as for :meth:`fit`.
 
         Returns
         -------
@@ -374,7 +417,9 @@ class VotedPerceptron(IncrementalClassifier):
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
-        data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
+        data, labels, first_call, weights = self._begin_call(
+            X, y, classes, incremental=True, sample_weight=sample_weight
+        )
         if first_call:
             self._start(data)
             self.random_state_ = check_random_state(self.random_state)
@@ -387,7 +432,7 @@ class VotedPerceptron(IncrementalClassifier):
         rows = np.arange(data.shape[0])
         order = self.random_state_.permutation(rows) if self.shuffle else rows
         targets = self._targets(labels)
-        self._run_epoch(data, targets, order, self._new_call(data, cache=False), None)
+        self._run_epoch(data, targets, order, self._new_call(data, cache=False), None, weights)
         return self
 
     def _is_first_call(self) -> bool:
@@ -410,6 +455,9 @@ class VotedPerceptron(IncrementalClassifier):
         self._updates = _Growable(4, np.int64)
         self._n_seen = 0
         self._epoch_ends: list[int] = []
+        self._update_weights = None
+        self._weight_seen = 0.0
+        self._weight_ends = []
         # The linear kernel trains in the primal, O(nnz(x)) per example, with the same
         # compiled epochs as Perceptron; they log the mistakes that make the sequence.
         self._primal = self.kernel == "linear"
@@ -502,15 +550,26 @@ class VotedPerceptron(IncrementalClassifier):
         order: np.ndarray,
         call: _CallState,
         progress: Callable[[int], object] | None,
+        weights: np.ndarray | None = None,
     ) -> None:
         assert self._support is not None
+        if weights is not None and self._update_weights is None:
+            self._start_weighting()
+        if weights is None and self._update_weights is not None:
+            weights = np.ones(X.shape[0])  # a weighted model goes on weighing
         if self._primal:
-            mistakes = self._primal_epoch(X, targets, order, call)
+            mistakes = self._primal_epoch(X, targets, order, call, weights)
             if progress is not None:
                 progress(len(order))
         else:
-            mistakes = self._dual_epoch(X, targets, order, call, progress)
+            mistakes = self._dual_epoch(X, targets, order, call, progress, weights)
         self._epoch_ends.append(self._n_seen)
+        if self._update_weights is not None:
+            self._weight_ends.append(self._weight_seen)
+        if not self._is_finite():
+            epoch = len(self.history_) + 1
+            self._forget()
+            raise ValueError(non_finite_message(type(self).__name__, epoch))
         record = {
             "epoch": len(self.history_) + 1,
             "mistakes": int(mistakes),
@@ -525,7 +584,31 @@ class VotedPerceptron(IncrementalClassifier):
                 flush=True,
             )
 
-    def _dual_epoch(self, X, targets, order: np.ndarray, call: _CallState, progress) -> int:
+    def _start_weighting(self) -> None:
+        """Keep the weights of the examples from now on; so far every weight was 1."""
+        updates = self._updates.view
+        self._update_weights = _Growable(2, np.float64)
+        self._update_weights.append(
+            np.column_stack([np.ones(updates.shape[0]), updates[:, 0].astype(np.float64)])
+        )
+        self._weight_seen = float(self._n_seen)
+        self._weight_ends = [float(end) for end in self._epoch_ends]
+
+    def _is_finite(self) -> bool:
+        arrays = [self._alpha.view, self._bias]
+        if self._primal:
+            arrays.append(self._weights)
+        return all(np.isfinite(a).all() for a in arrays)
+
+    def _forget(self) -> None:
+        """Make the estimator unfitted (its model overflowed)."""
+        self._support = None
+        for name in ("classes_", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+
+    def _dual_epoch(
+        self, X, targets, order: np.ndarray, call: _CallState, progress, weights
+    ) -> int:
         """One epoch of the dual perceptron, a block of examples at a time."""
         n_columns = self._bias.shape[0]
         bias_sq = 1.0 if self.fit_intercept else 0.0
@@ -542,6 +625,16 @@ class VotedPerceptron(IncrementalClassifier):
             # and the model would depend on the batch size.
             other = rows if self.kernel == "precomputed" else block.copy()
             block_gram = self._gram(block, other)
+            if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
+                # Overflowing kernel values: every score would be inf or NaN.
+                epoch = len(self.history_) + 1
+                self._forget()
+                raise ValueError(
+                    f"{type(self).__name__}: kernel values became non-finite (inf/NaN) in "
+                    f"epoch {epoch}: the features are too large for the kernel; scale the "
+                    "features (e.g. StandardScaler/MaxAbsScaler). The estimator is left "
+                    "unfitted (no silently wrong model)."
+                )
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
             n_updates = kernel(
@@ -549,6 +642,7 @@ class VotedPerceptron(IncrementalClassifier):
                 block_gram=np.ascontiguousarray(block_gram),
                 examples=rows,
                 targets=targets[rows],
+                weights=_NO_WEIGHTS if weights is None else weights[rows],
                 bias=self._bias,
                 bias_sq=bias_sq,
                 slack=call.slack,
@@ -556,14 +650,14 @@ class VotedPerceptron(IncrementalClassifier):
                 coef=coef,
                 log=log,
             )
-            self._absorb(X, rows, coef, log[:n_updates], call.example_support)
+            self._absorb(X, rows, coef, log[:n_updates], call.example_support, weights)
             self._n_seen += len(rows)
             mistakes += n_updates
             if progress is not None:
                 progress(len(rows))
         return mistakes
 
-    def _primal_epoch(self, X, targets, order: np.ndarray, call: _CallState) -> int:
+    def _primal_epoch(self, X, targets, order: np.ndarray, call: _CallState, weights) -> int:
         """One epoch of the linear perceptron in the primal, logging its mistakes.
 
         The log becomes the same (position, column, sign) or (position, gold, predicted)
@@ -575,7 +669,7 @@ class VotedPerceptron(IncrementalClassifier):
             "order": np.ascontiguousarray(order, dtype=np.int64),
             "aux": np.zeros((0, 0)) if self._native else np.zeros(0),
             "count": 0,
-            "sample_weight": np.empty(0),
+            "sample_weight": _NO_WEIGHTS if weights is None else weights,
             "rule": _perceptron_kernels.update_rule(
                 bias_feature=bias_feature, delta=float(self.delta)
             ),
@@ -592,8 +686,9 @@ class VotedPerceptron(IncrementalClassifier):
             )
             positions = log[:n, 0]
             gold, predicted = targets[order[positions]], log[:n, 1]
-            coef[positions, gold] += 1.0
-            coef[positions, predicted] -= 1.0
+            steps = 1.0 if weights is None else weights[order[positions]]
+            coef[positions, gold] += steps
+            coef[positions, predicted] -= steps
             entries = np.column_stack([positions, gold, predicted])
             self._bias = self._weights[-1] * bias_feature
         else:
@@ -608,7 +703,9 @@ class VotedPerceptron(IncrementalClassifier):
                     mistake_log=log,
                 )
                 positions = log[:n, 0]
-                coef[positions, column] = signs[order[positions]]
+                coef[positions, column] = signs[order[positions]] * (
+                    1.0 if weights is None else weights[order[positions]]
+                )
                 parts.append(
                     np.column_stack(
                         [positions, np.full(n, column), signs[order[positions]].astype(np.int64)]
@@ -617,12 +714,19 @@ class VotedPerceptron(IncrementalClassifier):
             entries = np.concatenate(parts)
             entries = entries[np.lexsort((entries[:, 1], entries[:, 0]))]
             self._bias = self._weights[:, -1] * bias_feature
-        self._absorb(X, order, coef, entries, call.example_support)
+        self._absorb(X, order, coef, entries, call.example_support, weights)
         self._n_seen += len(order)
         return entries.shape[0]
 
-    def _absorb(self, X, rows, coef, log, example_support) -> None:
-        """Fold one block's updates into the support set, alphas and update sequence."""
+    def _absorb(self, X, rows, coef, log, example_support, weights=None) -> None:
+        """Fold one block's updates into the support set, alphas and update sequence
+        (and, weighted, each update's step and the weight seen before it)."""
+        if weights is not None:
+            assert self._update_weights is not None
+            block = weights[rows]
+            before = self._weight_seen + np.concatenate([[0.0], np.cumsum(block)[:-1]])
+            self._update_weights.append(np.column_stack([block[log[:, 0]], before[log[:, 0]]]))
+            self._weight_seen += float(block.sum())
         if log.shape[0] == 0:
             return
         assert self._support is not None
@@ -676,6 +780,10 @@ class VotedPerceptron(IncrementalClassifier):
             "primal": bool(self._primal),
             "sparse_support": bool(self._support.sparse),
         }
+        if self._update_weights is not None:  # trained with sample weights
+            arrays["update_weights"] = self._update_weights.view
+            values["weight_seen"] = float(self._weight_seen)
+            values["weight_ends"] = [float(w) for w in self._weight_ends]
         return arrays, values
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
@@ -740,6 +848,7 @@ class VotedPerceptron(IncrementalClassifier):
         alpha.append(arrays["alpha"])
         updates = _Growable(4, np.int64)
         updates.append(arrays["updates"])
+        weighted = self._check_update_weights(arrays.get("update_weights"), values, len(ends))
         # Everything checked: the model changes only now.
         self._native, self._primal, self._gamma = native, primal, gamma
         self._n_seen, self._epoch_ends = n_seen, ends
@@ -748,6 +857,30 @@ class VotedPerceptron(IncrementalClassifier):
         self._kernel_name = self._kernel_in_use()
         if primal:
             self._weights = arrays["weights"].copy()
+        self._update_weights, self._weight_seen, self._weight_ends = weighted
+
+    @staticmethod
+    def _check_update_weights(
+        update_weights: np.ndarray | None, values: dict[str, Any], n_epochs: int
+    ) -> tuple[_Growable | None, float, list[float]]:
+        """The sample-weight bookkeeping of a weighted model (absent: unweighted)."""
+        if update_weights is None:
+            return None, 0.0, []
+        seen = _checked.real_value(values.get("weight_seen"), "weight_seen", 0.0)
+        ends = values.get("weight_ends")
+        if not isinstance(ends, list) or len(ends) != n_epochs:
+            raise ValueError(f"weight_ends must be a list of {n_epochs} numbers")
+        totals = [_checked.real_value(w, "a weight end", 0.0, seen) for w in ends]
+        before = update_weights[:, 1]
+        if (
+            np.any(np.diff(totals) < 0)
+            or np.any(np.diff(before) < 0)
+            or (before.size and before[-1] > seen)
+        ):
+            raise ValueError("the weights seen must be non-decreasing and at most weight_seen")
+        grown = _Growable(2, np.float64)
+        grown.append(update_weights)
+        return grown, seen, totals
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """The arrays :meth:`import_state` accepts: shapes from ``n_features_in_``,
@@ -758,12 +891,13 @@ class VotedPerceptron(IncrementalClassifier):
         n_seen = _checked.integer_value(values.get("n_seen"), "n_seen")
         sparse = _checked.boolean_value(values.get("sparse_support"), "sparse_support")
         support = _checked.Free("support vectors", n_seen)
+        n_updates = _checked.Free("updates", n_seen * n_columns)
         specs = {
             "alpha": _checked.floats(support, n_columns),
             "bias": _checked.floats(n_columns),
-            "updates": _checked.Spec(
-                _checked.INT64, (_checked.Free("updates", n_seen * n_columns), 4)
-            ),
+            "updates": _checked.Spec(_checked.INT64, (n_updates, 4)),
+            # Trained with sample weights: each update's step and the weight before it.
+            "update_weights": _checked.floats(n_updates, 2, low=0.0, optional=True),
         }
         if self.kernel == "precomputed":
             specs["support_indices"] = _checked.indices(support, high=n_features)
@@ -856,19 +990,33 @@ class VotedPerceptron(IncrementalClassifier):
         ``(support, signs, votes)`` per column. Votes are the gaps between mistakes.
         """
         updates = self._updates.view
-        updates = updates[updates[:, 0] < n_seen]
+        kept = updates[:, 0] < n_seen
+        updates = updates[kept]
+        # Per update: its step and the weight seen before it (unweighted: 1 and position).
+        if self._update_weights is None:
+            steps, before = None, updates[:, 0].astype(np.float64)
+            end = float(n_seen)
+        else:
+            steps, before = self._update_weights.view[kept].T
+            ends = dict(zip(self._epoch_ends, self._weight_ends, strict=True))
+            end = self._weight_seen if n_seen == self._n_seen else ends[n_seen]
 
-        def votes_of(positions: np.ndarray) -> np.ndarray:
-            return np.diff(np.concatenate([[0], positions, [n_seen]])).astype(np.float64)
+        def votes_of(mask: np.ndarray | slice) -> np.ndarray:
+            return np.diff(np.concatenate([[0.0], before[mask], [end]]))
 
         if self._native:
             columns = [np.ascontiguousarray(updates[:, k]) for k in (1, 2, 3)]
-            return [(*columns, votes_of(updates[:, 0]))]
+            native_steps = _NO_WEIGHTS if steps is None else np.ascontiguousarray(steps)
+            return [(*columns, native_steps, votes_of(slice(None)))]
         sequences: list[tuple[np.ndarray, ...]] = []
         for column in range(self._bias.shape[0]):
-            mine = updates[updates[:, 2] == column]
+            mask = updates[:, 2] == column
+            mine = updates[mask]
             support = np.ascontiguousarray(mine[:, 1])
-            sequences.append((support, mine[:, 3].astype(np.float64), votes_of(mine[:, 0])))
+            signs = mine[:, 3].astype(np.float64)
+            if steps is not None:
+                signs = signs * steps[mask]
+            sequences.append((support, signs, votes_of(mask)))
         return sequences
 
     def _staged_scores(self, X, stages: list[int]) -> list[np.ndarray]:
@@ -895,12 +1043,13 @@ class VotedPerceptron(IncrementalClassifier):
             shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
             for sequences, out in staged:
                 if self._native:
-                    ids, gold, predicted, votes = sequences[0]
+                    ids, gold, predicted, steps, votes = sequences[0]
                     _voted.sequence_scores_native(
                         **shared,
                         support=ids,
                         gold=gold,
                         predicted=predicted,
+                        steps=steps,
                         votes=votes,
                         draws=draws[0][start:stop],
                         out=out[start:stop],

@@ -14,6 +14,10 @@ has one column per class and predicts their argmax.
 Schapire 1999): its row for the example adds to the example's training scores only; the update adds
 Δ² to it. A size-0 ``slack`` disables it.
 
+``weights`` holds the block's sample weights (size 0: every weight 1): an example of
+weight ``s`` updates by ``s`` times the step (its dual coefficient, the intercept and its
+Δ feature), and one of weight 0 is skipped, as if absent.
+
 The update log rows are ``(position in block, column, sign)`` (binary) or
 ``(position in block, gold, predicted)`` (native). Kernels return the number of updates.
 
@@ -21,7 +25,9 @@ Prediction (:func:`sequence_scores_binary`, :func:`sequence_scores_native`) comp
 row of ``gram`` (kernel values between the rows to predict and the support vectors),
 the score of every intermediate model as prefix sums over the update sequence, and
 reduces them by the prediction rule. Model ``k`` (``k = 0`` is the zero model) has
-``votes[k]`` votes: the number of examples after which it was the current model.
+``votes[k]`` votes: the number of examples after which it was the current model (their
+total weight, for a model trained with sample weights, whose updates then step by their
+example's weight: ``signs`` holds ``±s``, the native ``steps`` holds ``s``).
 """
 
 import numba
@@ -36,13 +42,16 @@ RULE_VOTE, RULE_AVERAGE, RULE_LAST, RULE_RANDOM = 0, 1, 2, 3
 
 @_jit
 def dual_block_binary(
-    base, block_gram, examples, targets, bias, bias_sq, slack, delta_sq, coef, log
+    base, block_gram, examples, targets, weights, bias, bias_sq, slack, delta_sq, coef, log
 ):
     n_block, n_columns = base.shape
+    weighted = weights.shape[0] != 0
     active = np.empty(n_block, dtype=np.int64)
     n_active = 0
     n_updates = 0
     for t in range(n_block):
+        if weighted and weights[t] == 0.0:
+            continue  # as if the example were absent
         updated = False
         for c in range(n_columns):
             score = base[t, c] + bias[c]
@@ -53,10 +62,11 @@ def dual_block_binary(
                 score += slack[examples[t], c]
             sign = targets[t, c]
             if sign * score <= 0.0:
-                coef[t, c] += sign
-                bias[c] += sign * bias_sq
+                step = sign * weights[t] if weighted else sign
+                coef[t, c] += step
+                bias[c] += step * bias_sq
                 if slack.size > 0:
-                    slack[examples[t], c] += sign * delta_sq
+                    slack[examples[t], c] += step * delta_sq
                 log[n_updates, 0] = t
                 log[n_updates, 1] = c
                 log[n_updates, 2] = np.int64(sign)
@@ -70,14 +80,17 @@ def dual_block_binary(
 
 @_jit
 def dual_block_native(
-    base, block_gram, examples, targets, bias, bias_sq, slack, delta_sq, coef, log
+    base, block_gram, examples, targets, weights, bias, bias_sq, slack, delta_sq, coef, log
 ):
     n_block, n_classes = base.shape
+    weighted = weights.shape[0] != 0
     scores = np.empty(n_classes)
     active = np.empty(n_block, dtype=np.int64)
     n_active = 0
     n_updates = 0
     for t in range(n_block):
+        if weighted and weights[t] == 0.0:
+            continue  # as if the example were absent
         for c in range(n_classes):
             scores[c] = base[t, c] + bias[c]
         for a in range(n_active):
@@ -94,13 +107,14 @@ def dual_block_native(
                 predicted = c
         gold = targets[t]
         if predicted != gold:
-            coef[t, gold] += 1.0
-            coef[t, predicted] -= 1.0
-            bias[gold] += bias_sq
-            bias[predicted] -= bias_sq
+            step = weights[t] if weighted else 1.0
+            coef[t, gold] += step
+            coef[t, predicted] -= step
+            bias[gold] += step * bias_sq
+            bias[predicted] -= step * bias_sq
             if slack.size > 0:
-                slack[examples[t], gold] += delta_sq
-                slack[examples[t], predicted] -= delta_sq
+                slack[examples[t], gold] += step * delta_sq
+                slack[examples[t], predicted] -= step * delta_sq
             log[n_updates, 0] = t
             log[n_updates, 1] = gold
             log[n_updates, 2] = predicted
@@ -156,7 +170,7 @@ def sequence_scores_binary(gram, support, signs, votes, bias_sq, rule, draws, ou
 
 
 @_jit
-def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule, draws, out):
+def sequence_scores_native(gram, support, gold, predicted, steps, votes, bias_sq, rule, draws, out):
     """The native multiclass sequence: ``out[i, c]`` is class ``c``'s decision value.
 
     vote: the share of votes of the models whose argmax is ``c``. average: the
@@ -165,6 +179,7 @@ def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule,
     """
     n_rows, n_updates = gram.shape[0], support.shape[0]
     n_classes = out.shape[1]
+    weighted = steps.shape[0] != 0
     scores = np.zeros(n_classes)
     # The average is sum_j delta_j * (votes of every model from j on): one pass.
     remaining = np.empty(n_updates + 1)
@@ -185,6 +200,8 @@ def sequence_scores_native(gram, support, gold, predicted, votes, bias_sq, rule,
             out[i, best] += votes[0]
         for j in range(n_updates):
             value = gram[i, support[j]] + bias_sq
+            if weighted:
+                value *= steps[j]
             g, p = gold[j], predicted[j]
             scores[g] += value
             scores[p] -= value

@@ -939,6 +939,8 @@ def test_set_params_rules_apply_at_load(tmp_path):
     _rejects(_meta_with(path, tmp_path, _setter("params", "kernel", value="bogus")), "kernel")
     _rejects(_meta_with(path, tmp_path, _setter("state", "gamma", value=-1.0)), "gamma")
     _rejects(_meta_with(path, tmp_path, _setter("state", "native", value=False)), "native")
+    # Δ² must be a finite float: partial_fit raised OverflowError after such a load.
+    _rejects(_meta_with(path, tmp_path, _setter("params", "delta", value=1e308)), "delta")
     texts, labels = _texts()
     pipeline = make_pipeline(TextFeaturizer(), Perceptron(random_state=0)).fit(texts, labels)
     text_path = save(pipeline, tmp_path / "text.npz")

@@ -137,6 +137,29 @@ def clone_of(estimator):
     return type(estimator)(**estimator.get_params())
 
 
+@pytest.mark.parametrize("cls", LINEAR)
+def test_threads_equal_dask_with_sample_and_class_weights(client, cls):
+    """Each shard, threaded or sent to a worker, carries the weights of its own rows."""
+    X, y = _problem(3, sparse=True, n_samples=200)
+    weights = np.linspace(0.0, 2.0, len(y))
+    estimator = cls(max_epochs=3, random_state=11, class_weight={0: 2.0, 1: 0.5})
+    mixed = ParameterMixing(estimator, n_partitions=3, client=client)
+    mixed.fit(X, y, sample_weight=weights)
+    threaded = mix_threads(
+        clone_of(estimator), X, y, n_jobs=2, n_partitions=3, sample_weight=weights
+    )
+    _same_model(mixed.estimator_, threaded)
+    assert mixed.estimator_.history_ == threaded.history_
+    unweighted = mix_threads(clone_of(cls(max_epochs=3, random_state=11)), X, y, n_jobs=2)
+    assert not np.array_equal(unweighted.coef_, threaded.coef_)
+    with pytest.raises(ValueError, match="sample_weight is supported with in-memory arrays"):
+        ParameterMixing(cls(), client=client).fit(
+            da.from_array(X.toarray(), chunks=100),
+            da.from_array(y, chunks=100),
+            sample_weight=weights,
+        )
+
+
 def test_fixed_random_state_is_deterministic(client):
     X, y = _problem(3, n_samples=200)
     fits = [

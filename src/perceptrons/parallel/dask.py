@@ -319,6 +319,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         classes: ArrayLike | None = None,
         n_features: int | None = None,
         read_options: dict[str, Any] | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> ParameterMixing:
         """Train by parameter mixing for the estimator's ``max_epochs`` epochs.
 
@@ -345,12 +346,21 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         read_options : dict, default=None
             Files: keyword arguments for :func:`~perceptrons.io.formats.read_data` (e.g.
             ``{"format": "svmlight", "zero_based": False}``).
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            In-memory arrays only: the weight of each example, as for the estimator's
+            ``fit`` (multiplied by its ``class_weight``); each shard carries the weights
+            of its own rows.
 
         Returns
         -------
         self : object
         """
-        options = {"classes": classes, "n_features": n_features, "read_options": read_options}
+        options = {
+            "classes": classes,
+            "n_features": n_features,
+            "read_options": read_options,
+            "sample_weight": sample_weight,
+        }
         for _ in self._epochs(X, y, options, publish_each_epoch=False):
             pass
         return self
@@ -363,6 +373,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         classes: ArrayLike | None = None,
         n_features: int | None = None,
         read_options: dict[str, Any] | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
@@ -370,7 +381,12 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         is the epoch's entry of ``history_``. Leaving the loop early stops training
         (and closes a cluster started for the fit).
         """
-        options = {"classes": classes, "n_features": n_features, "read_options": read_options}
+        options = {
+            "classes": classes,
+            "n_features": n_features,
+            "read_options": read_options,
+            "sample_weight": sample_weight,
+        }
         yield from self._epochs(X, y, options, publish_each_epoch=True)
 
     def _epochs(self, X, y, options, *, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
@@ -379,6 +395,16 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             check_partitions(self.n_partitions)
         if not rules.integer(0).accepts(self.max_retries):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}.")
+        if _is_path_list(X) or _is_dask_array(X):
+            for name, value in (
+                ("class_weight", getattr(self.estimator, "class_weight", None)),
+                ("sample_weight", options["sample_weight"]),
+            ):
+                if value is not None:
+                    raise ValueError(
+                        f"{name} is supported with in-memory arrays only: the labels and "
+                        "rows of files and Dask arrays stay on the workers."
+                    )
         distributed = _import_distributed()
         self.estimator_ = clone(self.estimator)
         self.history_: list[dict[str, Any]] = []
@@ -388,11 +414,6 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 client.wait_for_workers(1, timeout=60)
                 workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
             if _is_path_list(X) or _is_dask_array(X):
-                if getattr(self.estimator, "class_weight", None) is not None:
-                    raise ValueError(
-                        "class_weight is supported with in-memory arrays only: the labels "
-                        "of files and Dask arrays stay on the workers."
-                    )
                 shards, plan, streams = self._remote_shards(
                     client,
                     workers,
@@ -406,7 +427,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 if y is None:
                     raise ValueError("y is required unless X is a list of files.")
                 n = self.n_partitions or len(workers)
-                data, plan, streams = array_shards(self.estimator_, X, y, n)
+                data, plan, streams = array_shards(
+                    self.estimator_, X, y, n, sample_weight=options["sample_weight"]
+                )
                 shards = _DaskShards.place(
                     [_scatter_source(client, shard) for shard in data],
                     workers,

@@ -113,7 +113,7 @@ class TrainingState:
         return cls(
             weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
             aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
-            count=_non_negative_count(values["count"]),
+            count=_non_negative_count(values.get("count")),
         )
 
     @classmethod

@@ -3,16 +3,42 @@
 :func:`save` writes a :class:`~perceptrons.Perceptron`,
 :class:`~perceptrons.AveragedPerceptron` or :class:`~perceptrons.VotedPerceptron`, or a
 scikit-learn ``Pipeline`` of exactly ``[TextFeaturizer, estimator]``; :func:`load` reads
-it back, and :func:`describe` returns a file's checked metadata without building the
-model. Loading never runs code from the file: arrays are read with
-``allow_pickle=False``, metadata is JSON, and classes are looked up by name in an explicit
-registry of this package's estimators.
+it back, and :func:`describe` returns a file's metadata, checked exactly as :func:`load`
+checks the file.
+
+Reading untrusted files
+-----------------------
+A model file is untrusted input: its checksum only proves that it was not damaged in
+transit (anyone can recompute it). :func:`load` and :func:`describe` guarantee:
+
+* **Loading never executes code from the file.** Arrays are read with
+  ``allow_pickle=False`` and only of plain dtypes (bool, integers, floats, bytes,
+  unicode: no objects, structures or complex numbers), metadata is JSON, and classes
+  are looked up by name in an explicit registry of this package's estimators.
+* **Every array is checked against the metadata before any kernel sees it.** Every
+  metadata field is checked for presence and type; hyperparameters go through the
+  estimator's (and the featurizer's) own parameter rules, as ``set_params`` then ``fit``
+  would; each array's dtype (``float64`` / ``int64`` exactly for the state) and shape
+  are checked against the metadata and the estimator's ``state_layout`` from its
+  ``.npy`` header, before its data are read; then its values: finite floats, and every
+  index a compiled loop follows (the voted perceptron's support ids, classes, columns,
+  CSR indices) within range.
+* **Bounded memory.** The zip directory is read first: only ``.npy`` members the
+  metadata names, stored or deflated, at most :data:`MAX_ARRAY_BYTES` uncompressed in
+  all; the metadata is at most :data:`MAX_META_BYTES` and nests at most
+  :data:`MAX_META_DEPTH` levels; every member's uncompressed size must be exactly what
+  its header declares, and that header what the metadata implies (sizes the metadata
+  does not fix, such as the number of support vectors, are bounded by the examples
+  seen), all before anything but the metadata is decompressed.
+* **One line.** Every problem is a ``ValueError`` naming the file (``FileNotFoundError``
+  when there is none): an unexpected exception from a damaged file is reported the same
+  way, never as a traceback.
 
 File format, version 1
 ----------------------
 A ZIP archive as written by ``numpy.savez_compressed`` (deflated members): one member
-``<name>.npy`` per array, each in the NumPy ``.npy`` format (version 1.0, 2.0 or 3.0, no
-object arrays). Array names:
+``<name>.npy`` per array, each in the NumPy ``.npy`` format (version 1.0 or 2.0, no
+object or structured arrays). Array names:
 
 ``__meta__``
     uint8, 1-D: the UTF-8 bytes of a JSON object (the metadata, below).

@@ -158,6 +158,29 @@ def test_linear_options_round_trip(tmp_path, cls):
     assert any("validation_score" in record for record in loaded.history_)
 
 
+@pytest.mark.parametrize(
+    "class_weight", [{-3: 2.0, 12: 0.5}, {np.int64(7): 3}, {"neg": 1.5}, "balanced"], ids=str
+)
+def test_class_weight_of_any_label_type_round_trips(tmp_path, class_weight):
+    """A class_weight keyed by numeric labels is saved as pairs (JSON keys are strings)."""
+    X, y = _problem(3, "int")
+    if isinstance(class_weight, dict) and "neg" in class_weight:
+        X, y = _problem(3, "str")
+    model = AveragedPerceptron(class_weight=class_weight, random_state=0).fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    assert loaded.class_weight == class_weight
+    _assert_same(model, loaded, X)
+    assert_array_equal(loaded.fit(X, y).coef_, model.coef_)
+
+
+def test_reserved_dict_key_is_refused(tmp_path):
+    X, y = _problem(2, "str")
+    model = AveragedPerceptron(class_weight={"__items__": 2.0, "neg": 1.0})
+    model.fit(X, y[:0].tolist() + ["__items__", "neg"] * (len(y) // 2))
+    with pytest.raises(ValueError, match="reserved"):
+        save(model, tmp_path / "m.npz")
+
+
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -151,6 +151,7 @@ FORMAT = "perceptrons-model"
 FORMAT_VERSION = 1
 
 _META = "__meta__"
+_DICT_ITEMS = "__items__"  # a dict with non-string keys, stored as [key, value] pairs
 _DIGEST_LENGTH = 64
 # The only classes a file can name; loading never imports or evaluates anything else.
 _ESTIMATORS: dict[str, type] = {
@@ -368,7 +369,18 @@ def _to_json(value: Any, where: str) -> Any:
     if isinstance(value, list | tuple):
         return [_to_json(item, where) for item in value]
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        if _DICT_ITEMS in value:
+            raise ValueError(f"cannot save {where}: the key {_DICT_ITEMS!r} is reserved.")
         return {key: _to_json(item, where) for key, item in value.items()}
+    if isinstance(value, dict):
+        # JSON objects have string keys only: a dict keyed by labels of other types (a
+        # class_weight of numeric classes) is stored as its (key, value) pairs.
+        items = []
+        for key, item in value.items():
+            if isinstance(key, list | tuple | dict):
+                raise ValueError(f"cannot save {where}: the key {key!r} is not a scalar.")
+            items.append([_to_json(key, where), _to_json(item, where)])
+        return {_DICT_ITEMS: items}
     raise ValueError(
         f"cannot save {where}: {value!r} of type {type(value).__name__} is not None, a "
         "bool, int, float, str, or a list or dict of them."
@@ -959,7 +971,22 @@ def _params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
     for key, value in params.items():
         if isinstance(signature[key].default, tuple) and isinstance(value, list):
             params[key] = tuple(value)
+        elif isinstance(value, dict) and set(value) == {_DICT_ITEMS}:
+            params[key] = _dict_from_items(value[_DICT_ITEMS], key)
     return params
+
+
+def _dict_from_items(items: Any, name: str) -> dict[Any, Any]:
+    """The dict :func:`_to_json` stored as ``(key, value)`` pairs (non-string keys)."""
+    pairs = items if isinstance(items, list) else None
+    if pairs is None or not all(
+        isinstance(p, list) and len(p) == 2 and not isinstance(p[0], list | dict) for p in pairs
+    ):
+        raise _Invalid(f"parameter {name!r}: {_DICT_ITEMS} must be a list of [key, value] pairs")
+    result = {key: value for key, value in pairs}
+    if len(result) != len(pairs):
+        raise _Invalid(f"parameter {name!r}: duplicate keys")
+    return result
 
 
 def _labels_from_array(stored: np.ndarray, dtype: str) -> np.ndarray:

@@ -109,9 +109,10 @@ class ShardResult:
     sums: np.ndarray | None  # Σ of the weights after each example (averaged models)
     mistakes: int
     examples: int
-    count: int | float  # the examples' total weight (``examples`` when unweighted)
     rng_state: RngState | None
     slack: np.ndarray | None
+    # The examples' total weight; None: every weight 1 (the count is ``examples``).
+    count: int | float | None = None
 
 
 @dataclass
@@ -278,7 +279,7 @@ class Training:
             ):
                 raise ValueError(non_finite_message(type(estimator).__name__, epoch))
             for result in results:
-                count += result.count
+                count += result.examples if result.count is None else result.count
                 if sums is not None:
                     sums += result.sums
             rng_states = [r.rng_state for r in results]

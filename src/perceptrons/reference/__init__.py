@@ -68,6 +68,11 @@ Binary mistake
 Bias
     Seeds 000 and 003 have no bias. Here the bias is always learned, as the weight of an
     implicit constant feature equal to 1, which is exactly seed 002's ``b <- b + y``.
+Sample weights
+    ``linear_update_rule``, ``multiclass_linear_update_rule`` and
+    ``logistic_regression_sgd`` take ``sample_weight`` (scikit-learn's SGD convention):
+    example ``i`` of weight ``s_i`` steps ``s_i`` times as far and counts ``s_i`` times
+    in the mean, ``Σ s_t w_t / Σ s_t``; weight 0 skips it; None is every weight 1.
 Averages, voted models
     How each averaged oracle normalises the running sum of the weights is tabulated in
     :mod:`~perceptrons.reference.averaged` and :mod:`~perceptrons.reference.multiclass`;

@@ -337,8 +337,9 @@ def test_text_files_are_refused(client, tmp_path):
 
 def test_client_as_address(cluster):
     X, y = _problem(2)
+    # Seeded: unseeded, about 1 shuffle in 40 scores 0.8 or less after two epochs.
     mixer = ParameterMixing(
-        Perceptron(max_epochs=2), n_partitions=2, client=cluster.scheduler_address
+        Perceptron(max_epochs=2, random_state=0), n_partitions=2, client=cluster.scheduler_address
     ).fit(X, y)
     assert mixer.score(X, y) > 0.8
 

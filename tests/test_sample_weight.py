@@ -352,10 +352,23 @@ def test_bad_weights_are_refused_and_leave_the_model_untouched(estimator, case):
     before = {name: np.copy(value) for name, value in _model(model).items()}
     with pytest.raises(ValueError, match=message):
         model.fit(X[:30], y[:30], sample_weight=make(30))
-    with pytest.raises(ValueError, match=message):
-        model.partial_fit(X[:30], y[:30], sample_weight=make(30))
+    if case != "all-zero":
+        with pytest.raises(ValueError, match=message):
+            model.partial_fit(X[:30], y[:30], sample_weight=make(30))
     with pytest.raises(ValueError, match=message):
         _configured(estimator).fit(X, y, sample_weight=make(len(y)))
+    for name, value in _model(model).items():
+        assert_array_equal(value, before[name], err_msg=name)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_a_batch_of_zero_weights_changes_nothing(estimator):
+    """One partial_fit batch may weigh 0 in all (a streamed chunk of zero-importance
+    examples); a whole training set may not, as in scikit-learn."""
+    X, y = _data()
+    model = _configured(estimator).fit(X, y)
+    before = {name: np.copy(value) for name, value in _model(model).items()}
+    model.partial_fit(X[:30], y[:30], sample_weight=np.zeros(30))
     for name, value in _model(model).items():
         assert_array_equal(value, before[name], err_msg=name)
 

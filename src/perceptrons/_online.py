@@ -378,7 +378,9 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
             else:
                 _validation.check_same_classes(classes, self.classes_)
                 known = self.classes_
-            weights = _validation.check_sample_weight(sample_weight, data.shape[0])
+            weights = _validation.check_sample_weight(
+                sample_weight, data.shape[0], incremental=incremental
+            )
             per_class = _validation.class_weight_per_class(
                 getattr(self, "class_weight", None),
                 known,

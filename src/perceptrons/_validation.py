@@ -92,11 +92,15 @@ def check_labels(labels: np.ndarray) -> None:
     check_classification_targets(labels)
 
 
-def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+def check_sample_weight(
+    sample_weight: Any, n_samples: int, *, incremental: bool = False
+) -> np.ndarray | None:
     """``sample_weight`` as a C-contiguous float64 array of shape (n_samples,), or None.
 
     scikit-learn's conventions: None means every weight 1, a number is every
-    example's weight; the weights must be finite, non-negative and not all zero.
+    example's weight; the weights must be finite, non-negative and, for a whole
+    training set, not all zero. One batch of ``partial_fit`` may weigh 0 in all (a
+    stream's chunk of zero-importance examples): it changes nothing.
     """
     if sample_weight is None:
         return None
@@ -119,7 +123,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None
             f"sample_weight must be non-negative, got {float(weights.min())!r}: a weight "
             "scales an example's update, and a negative one would unlearn it."
         )
-    if n_samples and not np.any(weights):
+    if n_samples and not incremental and not np.any(weights):
         raise ValueError("sample_weight must contain at least one non-zero number.")
     return np.ascontiguousarray(weights)
 

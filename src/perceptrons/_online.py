@@ -378,19 +378,9 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
             else:
                 _validation.check_same_classes(classes, self.classes_)
                 known = self.classes_
-            weights = _validation.check_sample_weight(
-                sample_weight, data.shape[0], incremental=incremental
+            weights = _validation.example_weights(
+                self, sample_weight, known, labels, incremental=incremental
             )
-            per_class = _validation.class_weight_per_class(
-                getattr(self, "class_weight", None),
-                known,
-                labels,
-                incremental=incremental,
-                name=type(self).__name__,
-            )
-            if per_class is not None:
-                codes = _validation.encode(known, labels, self)
-                weights = _validation.effective_weights(weights, per_class, codes)
         except Exception:
             for name in _INPUT_RECORDS:
                 self.__dict__.pop(name, None)

@@ -173,6 +173,30 @@ def _non_negative_number(value: Any) -> bool:
     )
 
 
+def example_weights(
+    estimator: Any,
+    sample_weight: Any,
+    classes: np.ndarray,
+    labels: np.ndarray,
+    *,
+    incremental: bool,
+) -> np.ndarray | None:
+    """Each example's weight ``sample_weight[i] * class_weight[y_i]`` for a training
+    call of ``estimator`` on ``labels`` (None when neither is given: the unweighted
+    path), every part checked."""
+    weights = check_sample_weight(sample_weight, labels.shape[0], incremental=incremental)
+    per_class = class_weight_per_class(
+        getattr(estimator, "class_weight", None),
+        classes,
+        labels,
+        incremental=incremental,
+        name=type(estimator).__name__,
+    )
+    if per_class is None:
+        return weights
+    return effective_weights(weights, per_class, encode(classes, labels, estimator))
+
+
 def effective_weights(
     sample_weight: np.ndarray | None, per_class: np.ndarray | None, codes: np.ndarray
 ) -> np.ndarray | None:

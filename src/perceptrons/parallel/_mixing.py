@@ -333,21 +333,11 @@ def _prepare_arrays(
     the examples' weights ``sample_weight[i] * class_weight[y_i]``, or None."""
     data, labels = _validation.validate_training_data(estimator, X, y, reset=True)
     classes = _validation.label_set(labels, None, estimator, incremental=False)
-    weights = _validation.check_sample_weight(sample_weight, data.shape[0])
-    per_class = _validation.class_weight_per_class(
-        getattr(estimator, "class_weight", None),
-        classes,
-        labels,
-        incremental=False,
-        name=type(estimator).__name__,
+    weights = _validation.example_weights(
+        estimator, sample_weight, classes, labels, incremental=False
     )
     estimator.classes_ = classes
-    codes = estimator.encode_labels(labels)
-    if per_class is not None:
-        weights = _validation.effective_weights(
-            weights, per_class, _validation.encode(classes, labels, estimator)
-        )
-    return data, codes, classes, weights
+    return data, estimator.encode_labels(labels), classes, weights
 
 
 def array_shards(

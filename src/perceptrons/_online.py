@@ -124,7 +124,18 @@ class TrainingState:
 
     def is_finite(self) -> bool:
         """Whether every weight (and the average's bookkeeping) is a finite number."""
-        return bool(np.isfinite(self.weights).all() and np.isfinite(self.aux).all())
+        return _all_finite(self.weights) and _all_finite(self.aux)
+
+
+def _all_finite(array: np.ndarray) -> bool:
+    """Whether every element is finite; checked after every epoch, so it must cost less
+    than an epoch. ``x·x`` (one BLAS pass, no temporary, a third of the time of
+    ``isfinite().all()``) is finite when every element is, since an inf or NaN makes it
+    inf or NaN; only elements above 1e154 (squares overflowing) need the exact test."""
+    flat = array.reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        square = np.dot(flat, flat)
+    return bool(np.isfinite(square) or np.isfinite(flat).all())
 
 
 @dataclass

@@ -97,9 +97,11 @@ class TrainingState:
 
     def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
         """Σ of the weights after each of the ``count`` examples (averaged states):
-        ``count * weights - aux``, the averaging trick read backwards."""
-        total = np.multiply(self.weights, self.count, out=out)
-        total -= self.aux
+        ``count * weights - aux``, the averaging trick read backwards. (An overflow
+        here is reported by the mixing's finiteness check, as a clear error.)"""
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.multiply(self.weights, self.count, out=out)
+            total -= self.aux
         return total
 
     def arrays(self) -> dict[str, np.ndarray]:

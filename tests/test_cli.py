@@ -904,6 +904,19 @@ def test_name_value_formats_are_featurized_as_pairs(tmp_path):
     assert status == 0, err
 
 
+def test_vw_feature_names_keep_their_case(tmp_path):
+    """Vowpal Wabbit's names are case-sensitive: 'US' and 'us' are two features."""
+    data = tmp_path / "case.vw"
+    data.write_text("".join("1 | US x\n-1 | us x\n" for _ in range(10)))
+    model = tmp_path / "case.npz"
+    status, _, err = run("train", data, "-o", model, "--features", "vocabulary", "--quiet")
+    assert status == 0, err
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["features"] == 3  # US, us, x
+    status, out, err = run("evaluate", model, data, "--json")
+    assert status == 0 and json.loads(out)["accuracy"] == 1.0, err
+
+
 def test_n_features_is_bounded_by_what_hashing_can_do():
     from perceptrons.features import MAX_N_FEATURES
 

@@ -226,7 +226,8 @@ def confusion_path(png: str | os.PathLike[str]) -> Path:
 
 def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
     """The text featurizer the text-feature options describe, for data in format ``fmt``:
-    documents of ``name:value`` tokens (the weighted text formats) are read as pairs."""
+    documents of ``name:value`` tokens (the weighted text formats) are read as pairs,
+    their names kept as written (Vowpal Wabbit's feature names are case-sensitive)."""
     from perceptrons.features import TextFeaturizer
     from perceptrons.io.formats import WEIGHTED_TEXT_FORMATS
 
@@ -244,6 +245,7 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
         weighting=args.weighting,
         sublinear_tf=args.weighting == "tfidf",
         tokenizer=tokenizer,
+        lowercase=tokenizer != "pairs",
         min_df=args.min_df,
     )
 

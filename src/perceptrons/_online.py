@@ -546,7 +546,10 @@ class OnlineLinearClassifier(IncrementalClassifier):
                 order=part,
                 weights=state.weights,
                 aux=state.aux,
-                count=state.count,
+                # Always a float: the weighted kernels add weights to it, and one
+                # compiled signature serves both (an int would make Numba unify the
+                # types, a third more compile time). Exact while count < 2**53.
+                count=float(state.count),
                 sample_weight=weights,
                 **arguments,
             )

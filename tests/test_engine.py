@@ -1,6 +1,9 @@
 """The shared online engine: one training path, parameters checked on every call, and
 the engine API that the estimators and perceptrons.parallel both drive."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -125,7 +128,33 @@ def test_run_epoch_checks_every_index_before_the_kernel_sees_it():
         model.run_epoch(state, X[:, :4], targets, rows)
     with pytest.raises(ValueError, match="slack of shape"):
         model.run_epoch(state, X, targets, rows, slack=np.zeros((5, 3)))
+    with pytest.raises(ValueError, match="sample_weight of shape"):
+        model.run_epoch(state, X, targets, rows, sample_weight=np.ones(3))
     assert state.count == 0  # nothing ran
+
+
+def test_run_epoch_checks_a_sparse_matrix_s_index_arrays():
+    """A CSR matrix built with a column index past its width (SciPy does not check)
+    segfaulted the kernel when handed to the public run_epoch directly. In a child
+    process, so that a crash fails this test instead of the run."""
+    script = """
+import numpy as np, scipy.sparse as sp
+from perceptrons import AveragedPerceptron
+X, y = sp.csr_matrix(np.eye(4)), np.array([0, 1, 0, 1])
+model = AveragedPerceptron().fit(X, y)
+bad = sp.csr_matrix(
+    (np.ones(4), np.array([0, 1, 2, 10**9], dtype=np.int32), np.arange(5)), shape=(4, 4)
+)
+try:
+    model.run_epoch(model.new_training_state(4), bad, model.encode_labels(y), np.arange(4))
+except ValueError as error:
+    print(error)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert "column indices must be in [0, 4)" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -516,6 +516,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         slack: np.ndarray | None = None,
         progress: Callable[[int], object] | None = None,
         sample_weight: np.ndarray | None = None,
+        structure_checked: bool = False,
     ) -> dict[str, Any]:
         """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
 
@@ -523,6 +524,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
         kernels resume exactly: their whole state is in the arrays and ``count``).
         ``sample_weight`` (one finite weight >= 0 per row of ``X``, or None for all 1)
         scales each example's step and its share of the average.
+        Every size and index is checked before the kernel runs; a sparse ``X``'s index
+        arrays too (O(nnz)), unless ``structure_checked`` says the caller has already
+        checked this very matrix (the training loops, which check it once per call).
         Returns the epoch's record (``examples`` and the family's statistic).
         """
         if slack is None:
@@ -534,6 +538,8 @@ class OnlineLinearClassifier(IncrementalClassifier):
             else np.ascontiguousarray(sample_weight, dtype=np.float64)
         )
         _check_epoch_inputs(state, X, targets, order, slack, weights)
+        if not structure_checked:
+            _validation.check_sparse_structure(X)
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
         kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
         chunk = len(order) if progress is None else _PROGRESS_CHUNK
@@ -809,6 +815,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
                 slack=slack,
                 progress=progress,
                 sample_weight=weights,
+                structure_checked=True,  # by _begin_call's validation, once per call
             )
             if not self._state.is_finite():
                 epoch = len(self.history_) + 1

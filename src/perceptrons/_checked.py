@@ -15,7 +15,7 @@ coefficients) and bounded by what the metadata implies.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -135,6 +135,22 @@ def check_values(name: str, array: np.ndarray, spec: Spec) -> None:
         raise ValueError(f"{name} holds values of {spec.high:g} or more")
 
 
+def names_problem(
+    specs: Mapping[str, Spec], names: Iterable[str], prefix: str = ""
+) -> str | None:
+    """What is wrong with the set of array ``names`` for ``specs`` (a required one
+    missing, one not specified), or None: every array is named, optional ones may be
+    absent. ``prefix`` is the names' prefix in messages (a file's member names)."""
+    present = set(names)
+    missing = sorted(n for n, s in specs.items() if n not in present and not s.optional)
+    if missing:
+        return f"state arrays missing: {', '.join(prefix + n for n in missing)}"
+    unknown = sorted(present - set(specs))
+    if unknown:
+        return f"unexpected state arrays: {', '.join(prefix + n for n in unknown)}"
+    return None
+
+
 def check_arrays(
     arrays: Mapping[str, Any], specs: Mapping[str, Spec], fits: str = "the metadata"
 ) -> dict[str, np.ndarray]:
@@ -143,12 +159,9 @@ def check_arrays(
 
     ``fits`` says what the shapes derive from, for messages.
     """
-    missing = sorted(n for n, s in specs.items() if n not in arrays and not s.optional)
-    if missing:
-        raise ValueError(f"state arrays missing: {', '.join(n for n in missing)}")
-    unknown = sorted(set(arrays) - set(specs))
-    if unknown:
-        raise ValueError(f"unexpected state arrays: {', '.join(n for n in unknown)}")
+    problem = names_problem(specs, arrays)
+    if problem is not None:
+        raise ValueError(problem)
     sizes: dict[str, int] = {}
     checked = {}
     for name, value in arrays.items():

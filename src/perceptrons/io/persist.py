@@ -925,12 +925,9 @@ def _check_layouts(
 ) -> None:
     """The arrays ``prefix + name`` are exactly those of ``specs`` (optional ones may
     be absent), each of its declared layout: checked before their data are read."""
-    missing = sorted(n for n, s in specs.items() if n not in names and not s.optional)
-    if missing:
-        raise _Invalid(f"state arrays missing: {', '.join(prefix + n for n in missing)}")
-    unknown = sorted(set(names) - set(specs))
-    if unknown:
-        raise _Invalid(f"unexpected state arrays: {', '.join(prefix + n for n in unknown)}")
+    problem = _checked.names_problem(specs, names, prefix)
+    if problem is not None:
+        raise _Invalid(problem)
     sizes: dict[str, int] = {}
     for name in names:
         arrays.check(prefix + name, specs[name], sizes, fits)

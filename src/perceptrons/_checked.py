@@ -135,9 +135,7 @@ def check_values(name: str, array: np.ndarray, spec: Spec) -> None:
         raise ValueError(f"{name} holds values of {spec.high:g} or more")
 
 
-def names_problem(
-    specs: Mapping[str, Spec], names: Iterable[str], prefix: str = ""
-) -> str | None:
+def names_problem(specs: Mapping[str, Spec], names: Iterable[str], prefix: str = "") -> str | None:
     """What is wrong with the set of array ``names`` for ``specs`` (a required one
     missing, one not specified), or None: every array is named, optional ones may be
     absent. ``prefix`` is the names' prefix in messages (a file's member names)."""

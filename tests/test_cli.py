@@ -681,7 +681,7 @@ def test_the_option_table_matches_the_estimators_constructors():
 
 def test_stream_and_workers_need_an_algorithm_that_can_do_them(tmp_path):
     data = _counts_file(tmp_path / "train.svm")
-    for algorithm in ("voted", "logistic", "multinomial-nb", "bernoulli-nb"):
+    for algorithm in ("voted", "multinomial-nb", "bernoulli-nb"):
         status, _, err = run(
             "train", data, "-o", tmp_path / "m.npz", "--algorithm", algorithm, "--workers", "2"
         )

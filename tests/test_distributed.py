@@ -29,7 +29,7 @@ da = pytest.importorskip(
 )
 
 from perceptrons.parallel import ParameterMixing, mix_threads  # noqa: E402
-from perceptrons.parallel._mixing import ShardResult, mix  # noqa: E402
+from perceptrons.parallel._mixing import ShardResult, mixing_weights  # noqa: E402
 
 # Several clusters in one process: the later ones serve HTTP on another local port.
 pytestmark = pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")
@@ -186,8 +186,11 @@ def test_history_records_every_shard(client):
         assert sum(record["shard_mistakes"]) == record["mistakes"]
         assert record["examples"] == 101
         assert record["seconds"] >= 0
+        assert 0 < record["changed_rows"] <= X.shape[1] + 1
+        assert record["bytes_sent"] > 0 and record["bytes_received"] > 0
+    transport = ("seconds", "changed_rows", "bytes_sent", "bytes_received")
     assert mixer.estimator_.history_ == [
-        {k: v for k, v in r.items() if k != "seconds"} for r in mixer.history_
+        {k: v for k, v in r.items() if k not in transport} for r in mixer.history_
     ]
 
 
@@ -217,17 +220,16 @@ def test_accuracy_close_to_serial(cls):
 
 
 def test_mistake_weighted_mixing():
-    w = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
-
     def results(k0, k1):
         return [
-            ShardResult(w[0], None, k0, 5, None, None),
-            ShardResult(w[1], None, k1, 5, None, None),
+            ShardResult(None, np.zeros(2), None, {"count": 5}, k, 5, None, None)
+            for k in (k0, k1)
         ]
 
-    assert_allclose(mix(results(3, 1), "mistakes"), [0.75, 0.25])
-    assert_allclose(mix(results(0, 0), "mistakes"), [0.5, 0.5])  # no mistakes: uniform
-    assert_allclose(mix(results(3, 1), "uniform"), [0.5, 0.5])
+    assert_allclose(mixing_weights(results(3, 1), "mistakes"), [0.75, 0.25])
+    assert_allclose(mixing_weights(results(0, 0), "mistakes"), [0.5, 0.5])  # uniform
+    assert_allclose(mixing_weights(results(3, 1), "uniform"), [0.5, 0.5])
+    assert_allclose(mixing_weights(results(3, 1), "sum"), [1.0, 1.0])
 
 
 def test_averaged_model_is_mean_of_every_shard_weight_vector():

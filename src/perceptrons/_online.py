@@ -95,14 +95,29 @@ class TrainingState:
             return self.weights.copy()
         return self.weights - self.aux / self.count
 
-    def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
-        """Σ of the weights after each of the ``count`` examples (averaged states):
-        ``count * weights - aux``, the averaging trick read backwards. (An overflow
-        here is reported by the mixing's finiteness check, as a clear error.)"""
-        with np.errstate(over="ignore", invalid="ignore"):
-            total = np.multiply(self.weights, self.count, out=out)
-            total -= self.aux
-        return total
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows ``rows`` (all when None) of the true weights ``W`` and of ``A``, the
+        average's bookkeeping in its plain form: the sum of the weights after each of the
+        ``count`` examples is ``count * W - A`` (None for a model that is not averaged).
+        Here the state already is in that form; new arrays when ``rows`` is given,
+        the state's own arrays otherwise."""
+        aux = self.aux if self.averaged else None
+        if rows is None:
+            return self.weights, aux
+        return self.weights[rows], None if aux is None else aux[rows]
+
+    def restart_count(self) -> None:
+        """Count the examples (and any decay) afresh from here: a shard's epoch in
+        parameter mixing starts at count 0 from the mixed weights."""
+        self.count = 0
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        """Take the scalar part of another state of the same family (:meth:`values`)."""
+        self.count = values["count"]
+
+    def plain_values(self) -> dict[str, Any]:
+        """:meth:`values` for arrays in the plain form of :meth:`plain_rows`."""
+        return {"count": as_count(self.count)}
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"weights": self.weights, "aux": self.aux}
@@ -126,10 +141,10 @@ class TrainingState:
 
     def is_finite(self) -> bool:
         """Whether every weight (and the average's bookkeeping) is a finite number."""
-        return _all_finite(self.weights) and _all_finite(self.aux)
+        return all_finite(self.weights) and all_finite(self.aux)
 
 
-def _all_finite(array: np.ndarray) -> bool:
+def all_finite(array: np.ndarray) -> bool:
     """Whether every element is finite; checked after every epoch, so it must cost less
     than an epoch. ``x·x`` (one BLAS pass, no temporary, a third of the time of
     ``isfinite().all()``) is finite when every element is, since an inf or NaN makes it
@@ -201,8 +216,41 @@ class LogisticState(TrainingState):
         model[:-1] = (scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
         return model
 
-    def running_sum(self, out: np.ndarray | None = None) -> np.ndarray:
-        raise NotImplementedError("parameter mixing of logistic regression")
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The true weights are ``scale * v`` (the intercept row is stored as it is) and
+        the sum of the weights after each example is ``P * v - aux`` for the feature
+        rows (``count * v - aux`` for the intercept): rewritten in the plain form of
+        :meth:`TrainingState.plain_rows`. Without decay (``scale == 1``, ``P ==
+        count``) the state already is in it."""
+        scale, scale_sum = self.scales
+        if scale == 1.0 and (not self.averaged or scale_sum == self.count):
+            return super().plain_rows(rows)
+        rows = np.arange(self.weights.shape[0]) if rows is None else rows
+        features = rows < self.weights.shape[0] - 1
+        stored = self.weights[rows]
+        weights = stored.copy()
+        weights[features] *= scale
+        if not self.averaged:
+            return weights, None
+        aux = self.aux[rows]
+        # count * W - (P * v - aux), the feature rows' sum in the plain form.
+        aux[features] = self.count * weights[features] - (
+            scale_sum * stored[features] - aux[features]
+        )
+        return weights, aux
+
+    def restart_count(self) -> None:
+        super().restart_count()
+        # The weights are then the true ones: the caller has written them unscaled.
+        self.scales[:] = (1.0, 0.0)
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        super().load_values(values)
+        self.scales[:] = (values["scale"], values["scale_sum"])
+
+    def plain_values(self) -> dict[str, Any]:
+        # Unscaled weights: scale 1, and P (the sum of the scales) is the count.
+        return {**super().plain_values(), "scale": 1.0, "scale_sum": float(self.count)}
 
     def is_finite(self) -> bool:
         return super().is_finite() and bool(np.isfinite(self.scales).all())
@@ -448,6 +496,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
     _state_class: ClassVar[type[TrainingState]] = TrainingState
     #: Whether :mod:`perceptrons.parallel` can mix this family's epochs.
     mixable: ClassVar[bool] = False
+    #: Whether the kernels can log the examples they updated on (``mistake_log``);
+    #: otherwise (logistic regression) every example updates the weights.
+    logs_updates: ClassVar[bool] = False
 
     # Off unless a member declares them as parameters.
     warm_start: bool = False
@@ -517,6 +568,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         progress: Callable[[int], object] | None = None,
         sample_weight: np.ndarray | None = None,
         structure_checked: bool = False,
+        mistake_log: np.ndarray | None = None,
     ) -> dict[str, Any]:
         """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
 
@@ -527,6 +579,9 @@ class OnlineLinearClassifier(IncrementalClassifier):
         Every size and index is checked before the kernel runs; a sparse ``X``'s index
         arrays too (O(nnz)), unless ``structure_checked`` says the caller has already
         checked this very matrix (the training loops, which check it once per call).
+        ``mistake_log`` (families with ``logs_updates``, without ``progress``): int64 of
+        shape ``(len(order), 2)``; the ``m``-th update of the epoch writes its position
+        in ``order`` to ``mistake_log[m, 0]`` (see :mod:`perceptrons._kernels.perceptron`).
         Returns the epoch's record (``examples`` and the family's statistic).
         """
         if slack is None:
@@ -542,6 +597,23 @@ class OnlineLinearClassifier(IncrementalClassifier):
             _validation.check_sparse_structure(X)
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
         kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
+        if mistake_log is not None:
+            if not self.logs_updates or progress is not None:
+                raise ValueError(
+                    f"run_epoch: {type(self).__name__} logs no updates"
+                    if not self.logs_updates
+                    else "run_epoch: mistake_log and progress cannot be combined"
+                )
+            if (
+                mistake_log.dtype != np.int64
+                or mistake_log.shape != (len(order), 2)
+                or not mistake_log.flags.c_contiguous
+            ):
+                raise ValueError(
+                    f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
+                    f"({len(order)}, 2), got {mistake_log.dtype} {mistake_log.shape}."
+                )
+            arguments["mistake_log"] = mistake_log
         chunk = len(order) if progress is None else _PROGRESS_CHUNK
         statistic = 0.0
         for start in range(0, len(order), max(chunk, 1)):

@@ -117,6 +117,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     """
 
     _state_class = LogisticState
+    mixable = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **OnlineLinearClassifier._rules,

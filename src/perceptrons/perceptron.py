@@ -30,6 +30,7 @@ class _PerceptronBase(OnlineLinearClassifier):
 
     _state_class = PerceptronState
     mixable = True
+    logs_updates = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **OnlineLinearClassifier._rules,

@@ -13,25 +13,32 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
 from perceptrons import _validation
-from perceptrons._online import non_finite_message
+from perceptrons._kernels.mixing import sorted_rows_of_examples
+from perceptrons._online import all_finite, as_count, non_finite_message
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier, TrainingState
 
-#: The mixing rules: the mean of the shards' weights, or their mean weighted by mistakes.
-MIXINGS = ("uniform", "mistakes")
+#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes, or
+#: the start plus the sum of the shards' changes.
+MIXINGS = ("uniform", "mistakes", "sum")
 
 #: A generator's state as ``RandomState.get_state`` gives it (a tuple, in legacy form).
 RngState: TypeAlias = tuple[Any, ...] | dict[str, Any]
+
+# A shard sends its whole weight matrix back when it changed more than this share of the
+# rows: indices would then cost more than they save.
+DENSE_SHARE = 0.5
 
 
 @dataclass
@@ -62,26 +69,52 @@ class ShardData:
             positions = rng.permutation(positions)
         return positions if self.rows is None else self.rows[positions]
 
+    def all_rows(self) -> np.ndarray:
+        """Every example of the shard, as indices into ``X``."""
+        return np.arange(self.n_samples) if self.rows is None else self.rows
+
 
 @dataclass(frozen=True)
 class Plan:
-    """What every shard task needs besides its data: small, sent with each task."""
+    """What every shard task needs besides its data: small, sent with each task.
+
+    ``single``: one shard, whose state is then the serial fit's own (its count and
+    average continue from epoch to epoch instead of restarting at each mix).
+    ``dense_changes``: the family changes every weight each epoch (logistic regression's
+    prior decays them all), so shards exchange whole matrices.
+    """
 
     estimator_class: type
     params: dict[str, Any]
     classes: np.ndarray
     n_features: int
-
-    averaged: bool
+    averaged: bool = False
+    single: bool = False
+    local_epochs: int = 1
+    dense_changes: bool = False
 
     @classmethod
-    def of(cls, estimator: OnlineLinearClassifier, classes: np.ndarray, n_features: int) -> Plan:
+    def of(
+        cls,
+        estimator: OnlineLinearClassifier,
+        classes: np.ndarray,
+        n_features: int,
+        *,
+        n_shards: int = 2,
+        local_epochs: int = 1,
+    ) -> Plan:
         # The generator travels on its own (as its state); the estimator built on the
         # worker never draws from it.
         params = {**estimator.get_params(deep=False), "random_state": None}
-        plan = cls(type(estimator), params, np.asarray(classes), int(n_features), False)
-        averaged = plan.estimator().new_training_state(0).averaged
-        return cls(type(estimator), params, plan.classes, plan.n_features, averaged)
+        plan = cls(type(estimator), params, np.asarray(classes), int(n_features))
+        probe = plan.estimator()
+        return replace(
+            plan,
+            averaged=probe.new_training_state(0).averaged,
+            single=n_shards == 1,
+            local_epochs=int(local_epochs),
+            dense_changes=float(getattr(probe, "l2", 0.0)) > 0.0,
+        )
 
     def estimator(self) -> OnlineLinearClassifier:
         """A fresh estimator knowing the classes: one per task, never shared by threads."""
@@ -95,107 +128,263 @@ class Plan:
 
     def new_slack(self, n_samples: int) -> np.ndarray | None:
         """The Δ trick's weights for a shard's examples, or None without it."""
-        if self.params["delta"] == 0:
-            return None
         estimator = self.estimator()
+        if estimator.delta == 0:
+            return None
         return estimator.new_slack(estimator.new_training_state(0), n_samples)
 
 
 @dataclass
-class ShardResult:
-    """What a shard's epoch sends back to be mixed."""
+class Start:
+    """What the shards start an epoch from: the mixed weights at ``rows`` (the rows the
+    last mix changed; every other row is where the shard's own last epoch started), or,
+    with ``rows`` None, the whole matrix. One shard (``Plan.single``) gets the whole
+    training state instead (``aux`` and ``values``), once; later its own state is it."""
 
+    epoch: int
+    rows: np.ndarray | None
     weights: np.ndarray
-    sums: np.ndarray | None  # Σ of the weights after each example (averaged models)
+    aux: np.ndarray | None = None
+    values: dict[str, Any] | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return _nbytes(self.rows, self.weights, self.aux)
+
+
+@dataclass
+class ShardResult:
+    """What a shard's epoch sends back to be mixed: its weights at ``rows`` (sorted; None
+    for all rows), every other row being where it started, and the average's ``aux`` at
+    the same rows. Several shards: the true weights and ``aux`` in the plain form of
+    :meth:`~perceptrons._online.TrainingState.plain_rows`, counted from the epoch's
+    start. One shard: its state's own arrays and ``values`` (count...)."""
+
+    rows: np.ndarray | None
+    weights: np.ndarray
+    aux: np.ndarray | None
+    values: dict[str, Any]
     mistakes: int
     examples: int
     rng_state: RngState | None
     slack: np.ndarray | None
-    # The examples' total weight; None: every weight 1 (the count is ``examples``).
-    count: int | float | None = None
+
+    @property
+    def count(self) -> int | float:
+        """The examples' total weight this epoch (their number when unweighted)."""
+        return self.values["count"]
+
+    @property
+    def nbytes(self) -> int:
+        return _nbytes(self.rows, self.weights, self.aux)
 
 
-@dataclass
-class Workspace:
-    """A shard's arrays, reused from epoch to epoch by a thread (a Dask task allocates
-    its own): allocating and faulting in fresh weight-sized arrays every epoch costs as
-    much as a sparse epoch itself."""
+def _nbytes(*arrays: np.ndarray | None) -> int:
+    return sum(a.nbytes for a in arrays if a is not None)
 
-    state: TrainingState
-    sums: np.ndarray | None
 
-    @classmethod
-    def allocate(cls, plan: Plan) -> Workspace:
-        state = plan.zeros()
-        return cls(state, np.empty_like(state.weights) if plan.averaged else None)
+class ShardTrainer:
+    """A shard's side of the training: its estimator and state, kept from epoch to epoch
+    (by a thread, or on the Dask worker holding the shard), so that each epoch only the
+    rows the mix changed are written into it and only the rows its epoch changed are
+    read back."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.estimator = plan.estimator()
+        self.state = plan.zeros()
+        self.epoch = 0  # the epoch whose end the state holds
+        self.touched = np.empty(0, dtype=np.int64)  # rows the last epoch changed
+        self.marks = np.zeros(self.state.weights.shape[0], dtype=np.uint8)
+        self.log = np.empty((0, 2), dtype=np.int64)
+        self._every_row: tuple[Any, np.ndarray] | None = None
+
+    def begin(self, start: Start) -> bool:
+        """Take the epoch's start; False when ``start`` gives only rows and this state is
+        not the previous epoch's (a new trainer after a lost worker): it needs a whole one."""
+        state, plan = self.state, self.plan
+        if start.rows is None:
+            np.copyto(state.weights, start.weights)
+            if plan.single:
+                assert start.aux is not None and start.values is not None
+                np.copyto(state.aux, start.aux)
+                state.load_values(start.values)
+            else:
+                state.aux.fill(0.0)
+        else:
+            if self.epoch != start.epoch - 1:
+                return False
+            state.weights[start.rows] = start.weights
+            if not plan.single and state.averaged:
+                state.aux[self.touched] = 0.0
+        if not plan.single:
+            state.restart_count()
+        return True
+
+    def run(
+        self, shard: ShardData, epoch: int, rng_state: RngState | None, slack: np.ndarray | None
+    ) -> ShardResult:
+        """The shard's epoch (``local_epochs`` passes) from the state :meth:`begin` set."""
+        plan, state, estimator = self.plan, self.state, self.estimator
+        rng = None
+        if rng_state is not None:
+            rng = np.random.RandomState()
+            rng.set_state(rng_state)
+        # The Δ trick's weights are indexed by example: only shards holding their own rows.
+        slack = estimator.new_slack(state, shard.X.shape[0]) if slack is None else slack.copy()
+        logging = estimator.logs_updates and not plan.dense_changes
+        if logging and self.log.shape[0] != shard.n_samples:
+            self.log = np.empty((shard.n_samples, 2), dtype=np.int64)
+        start_count = state.count
+        mistakes, updated = 0, []
+        for _ in range(plan.local_epochs):
+            order = shard.order(rng)
+            record = estimator.run_epoch(
+                state,
+                shard.X,
+                shard.codes,
+                order,
+                slack=slack,
+                sample_weight=shard.sample_weight,
+                structure_checked=True,
+                mistake_log=self.log if logging else None,
+            )
+            statistic = int(record.get("mistakes", 0))
+            mistakes += statistic
+            if logging:
+                updated.append(order[self.log[:statistic, 0]])
+        rows = self._changed_rows(shard, updated if logging else None)
+        self.touched = (
+            np.arange(state.weights.shape[0]) if rows is None else rows
+        )  # aux rows to clear next epoch
+        self.epoch = epoch
+        if plan.single:
+            weights = state.weights if rows is None else state.weights[rows]
+            aux = state.aux if rows is None else state.aux[rows]
+            values = state.values()
+        else:
+            weights, aux = state.plain_rows(rows)
+            values = {"count": as_count(state.count - start_count)}
+        if rng is not None:
+            rng_state = rng.get_state()
+        return ShardResult(
+            rows=rows,
+            weights=weights,
+            aux=aux if state.averaged else None,
+            values=values,
+            mistakes=mistakes,
+            examples=shard.n_samples * plan.local_epochs,
+            rng_state=rng_state,
+            slack=slack if slack.shape[0] else None,
+        )
+
+    def _changed_rows(self, shard: ShardData, updated: list[np.ndarray] | None) -> Any:
+        """The sorted rows the epoch changed (those of the features of the examples it
+        updated on), or None when that is most of them."""
+        n_rows = self.state.weights.shape[0]
+        if self.plan.dense_changes:
+            return None
+        X = shard.X
+        rows_arg = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        if updated is None:  # every example updates: the shard's own features
+            cached = self._every_row
+            if cached is None or cached[0] is not shard:
+                every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks)
+                cached = self._every_row = (shard, every)
+            rows = cached[1]
+        else:
+            examples = np.concatenate(updated) if updated else np.empty(0, dtype=np.int64)
+            rows = sorted_rows_of_examples(rows_arg, examples, self.marks)
+        return None if rows.shape[0] > DENSE_SHARE * n_rows else rows
 
 
 def shard_epoch(
+    trainer: ShardTrainer,
     shard: ShardData,
-    start: np.ndarray,
-    plan: Plan,
+    start: Start,
     rng_state: RngState | None,
     slack: np.ndarray | None,
-    workspace: Workspace | None = None,
-) -> ShardResult:
-    """One epoch of the estimator's own kernel over one shard, from the mixed ``start``.
-
-    A pure function of its arguments (nothing given is modified, except ``workspace``,
-    whose arrays the result then holds), so that it can run in a thread, on any
-    worker, and again after a failure with the same result.
-    """
-    workspace = Workspace.allocate(plan) if workspace is None else workspace
-    state = workspace.state
-    np.copyto(state.weights, start)
-    state.aux.fill(0.0)
-    state.count = 0
-    estimator = plan.estimator()
-    n = shard.n_samples
-    rng = None
-    if rng_state is not None:
-        rng = np.random.RandomState()
-        rng.set_state(rng_state)
-    order = shard.order(rng)
-    if rng is not None:
-        rng_state = rng.get_state()
-    # The Δ trick's weights are indexed by example: only shards holding their own rows.
-    slack = estimator.new_slack(state, shard.X.shape[0]) if slack is None else slack.copy()
-    record = estimator.run_epoch(
-        state, shard.X, shard.codes, order, slack=slack, sample_weight=shard.sample_weight
-    )
-    # The averaging trick started at count 0: the sum of the weights after each of the
-    # shard's n examples (each counted as many times as its weight).
-    sums = state.running_sum(out=workspace.sums) if plan.averaged else None
-    return ShardResult(
-        weights=state.weights,
-        sums=sums,
-        mistakes=int(record["mistakes"]),
-        examples=n,
-        count=state.count,
-        rng_state=rng_state,
-        slack=slack if slack.shape[0] else None,
-    )
+) -> ShardResult | None:
+    """One epoch of the estimator's own kernel over one shard, from ``start``; None when
+    the trainer needs a whole start (see :meth:`ShardTrainer.begin`). Given the same
+    start, generator state and slack, the result is the same wherever it runs."""
+    if not trainer.begin(start):
+        return None
+    return trainer.run(shard, start.epoch, rng_state, slack)
 
 
-def mix(results: Sequence[ShardResult], mixing: str) -> np.ndarray:
-    """Σ μ_i w_i, in shard order (the same arithmetic for threads and Dask)."""
+def mixing_weights(results: Sequence[ShardResult], mixing: str) -> np.ndarray:
+    """μ_i of each shard: ``1 / n``, ``k_i / Σ k`` (uniform without mistakes) or 1."""
     mistakes = np.array([r.mistakes for r in results], dtype=np.float64)
+    if mixing == "sum":
+        return np.ones(len(results))
     if mixing == "mistakes" and mistakes.sum() > 0:
-        mu = mistakes / mistakes.sum()
-    else:
-        mu = np.full(len(results), 1.0 / len(results))
-    mixed = np.multiply(results[0].weights, mu[0])
-    term = np.empty_like(mixed) if len(results) > 1 else None
-    for weight, result in zip(mu[1:], results[1:], strict=True):
-        mixed += np.multiply(result.weights, weight, out=term)
-    return mixed
+        return mistakes / mistakes.sum()
+    return np.full(len(results), 1.0 / len(results))
 
 
-def check_estimator(estimator: Any, mixing: str) -> None:
+def mix_into(
+    state: TrainingState, results: Sequence[ShardResult], mixing: str, single: bool
+) -> np.ndarray | None:
+    """Mix the shards' epochs into ``state`` (the mixed weights, the plain ``aux`` and
+    the count); return the rows changed (sorted), or None for all of them.
+
+    With ``δ_i`` shard i's change of the weights and ``μ_i`` its mixing weight, the
+    mixed weights are ``W + Σ μ_i δ_i``. The average: the sum of the weights after each
+    example, ``count * W - A``, grows by the shards' sums ``Σ_i (n_i W_i - A_i)``, so
+    that ``A' = A + (count + N) D - Σ_i (n_i δ_i - A_i)`` with ``D = Σ μ_i δ_i`` and
+    ``N = Σ n_i``: rows that no shard changed keep ``W`` and ``A`` exactly.
+    One shard (``single``) is the serial state itself: its rows are copied.
+    """
+    if single:
+        (result,) = results
+        if not all_finite(result.weights) or (
+            result.aux is not None and not all_finite(result.aux)
+        ):
+            raise FloatingPointError
+        rows = slice(None) if result.rows is None else result.rows
+        state.weights[rows] = result.weights
+        if result.aux is not None:
+            state.aux[rows] = result.aux
+        state.load_values(result.values)
+        return result.rows
+    dense = any(r.rows is None for r in results)
+    rows = None if dense else np.unique(np.concatenate([r.rows for r in results]))
+    base = state.weights if rows is None else state.weights[rows]
+    change = np.zeros_like(base)
+    sums = np.zeros_like(base) if state.averaged else None
+    total = 0
+    for mu, result in zip(mixing_weights(results, mixing), results, strict=True):
+        if result.rows is None:
+            at: Any = slice(None)
+        else:
+            at = result.rows if rows is None else np.searchsorted(rows, result.rows)
+        delta = result.weights - base[at]
+        change[at] += mu * delta
+        if sums is not None:
+            sums[at] += result.count * delta - result.aux
+        total += result.count
+    weights = base + change
+    aux = None
+    if sums is not None:
+        aux = (state.aux if rows is None else state.aux[rows]) + (state.count + total) * change
+        aux -= sums
+    if not all_finite(weights) or (aux is not None and not all_finite(aux)):
+        raise FloatingPointError
+    where = slice(None) if rows is None else rows
+    state.weights[where] = weights
+    if aux is not None:
+        state.aux[where] = aux
+    state.count = as_count(state.count + total)
+    return rows
+
+
+def check_estimator(estimator: Any, mixing: str, local_epochs: Any = 1) -> None:
     """Raise a ValueError unless ``estimator`` can be trained by mixing with ``mixing``."""
     if not getattr(estimator, "mixable", False):
         raise ValueError(
-            f"parameter mixing supports Perceptron and AveragedPerceptron, not "
+            f"parameter mixing supports Perceptron, AveragedPerceptron and "
+            f"LogisticRegressionSGD, not "
             f"{type(estimator).__name__}"
             + (
                 " (the voted perceptron keeps every intermediate weight vector: it cannot "
@@ -212,6 +401,8 @@ def check_estimator(estimator: Any, mixing: str) -> None:
         )
     if not isinstance(mixing, str) or mixing not in MIXINGS:
         raise ValueError(f"mixing must be one of {MIXINGS}, got {mixing!r}.")
+    if not rules.integer(1).accepts(local_epochs):
+        raise ValueError(f"local_epochs must be an int >= 1, got {local_epochs!r}.")
 
 
 def check_partitions(n_partitions: Any, n_samples: int | None = None) -> int:
@@ -245,6 +436,11 @@ def split_rows(n_samples: int, n_shards: int, dealer: np.random.RandomState | No
     return [np.sort(part) for part in np.array_split(dealer.permutation(n_samples), n_shards)]
 
 
+#: ``run_epoch(epoch, start, rng_states, slacks, whole_start)``: every shard's result, in
+#: shard order; ``whole_start()`` gives the whole start for a shard whose trainer is new.
+EpochRunner: TypeAlias = Callable[[int, Start, list, list, Callable[[], Start]], list[ShardResult]]
+
+
 @dataclass
 class Training:
     """The epoch loop of parameter mixing, whatever runs the shards' epochs."""
@@ -252,7 +448,7 @@ class Training:
     estimator: OnlineLinearClassifier
     plan: Plan
     mixing: str
-    run_epoch: Callable[[int, np.ndarray, list, list], list[ShardResult]]
+    run_epoch: EpochRunner
     streams: list[np.random.RandomState]
     shard_sizes: list[int]
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -261,27 +457,36 @@ class Training:
         """Train, yielding each epoch's record; the estimator is a fitted model after the
         last epoch and, with ``publish_each_epoch``, after every one."""
         estimator, plan = self.estimator, self.plan
-        weights = plan.zeros().weights
-        sums = np.zeros_like(weights) if plan.averaged else None
-        count: int | float = 0
+        # The mixed model: true weights, the average's aux in its plain form and the
+        # count (one shard: the serial state itself).
+        state = plan.zeros()
+        changed: np.ndarray | None = None
         shuffle = estimator.shuffle
         rng_states: list[RngState | None] = [
             s.get_state() if shuffle else None for s in self.streams
         ]
         slacks = [plan.new_slack(n) for n in self.shard_sizes]
         estimator.history_ = []
+        n_rows = state.weights.shape[0]
         for epoch in range(1, estimator.max_epochs + 1):
-            start = time.perf_counter()
-            results = self.run_epoch(epoch, weights, rng_states, slacks)
-            weights = mix(results, self.mixing)
-            if not np.isfinite(weights).all() or any(
-                r.sums is not None and not np.isfinite(r.sums).all() for r in results
-            ):
-                raise ValueError(non_finite_message(type(estimator).__name__, epoch))
-            for result in results:
-                count += result.examples if result.count is None else result.count
-                if sums is not None:
-                    sums += result.sums
+            began = time.perf_counter()
+
+            def whole_start(epoch=epoch) -> Start:
+                if plan.single:
+                    return Start(epoch, None, state.weights, state.aux, state.values())
+                return Start(epoch, None, state.weights)
+
+            if epoch == 1 or (changed is None and not plan.single):
+                start = whole_start()
+            elif plan.single:  # the shard's own state is the model
+                start = Start(epoch, np.empty(0, dtype=np.int64), state.weights[:0])
+            else:
+                start = Start(epoch, changed, state.weights[changed])
+            results = self.run_epoch(epoch, start, rng_states, slacks, whole_start)
+            try:
+                changed = mix_into(state, results, self.mixing, plan.single)
+            except FloatingPointError:
+                raise ValueError(non_finite_message(type(estimator).__name__, epoch)) from None
             rng_states = [r.rng_state for r in results]
             slacks = [r.slack for r in results]
             shard_mistakes = [r.mistakes for r in results]
@@ -294,8 +499,16 @@ class Training:
             estimator.history_.append(record)
             stop = estimator.early_stopping and record["mistakes"] == 0
             if publish_each_epoch or stop or epoch == estimator.max_epochs:
-                self._publish(weights, sums, count, epoch, rng_states)
-            self.history.append({**record, "seconds": time.perf_counter() - start})
+                self._publish(state, epoch, rng_states)
+            self.history.append(
+                {
+                    **record,
+                    "seconds": time.perf_counter() - began,
+                    "changed_rows": n_rows if changed is None else int(changed.shape[0]),
+                    "bytes_sent": start.nbytes * len(results),
+                    "bytes_received": sum(r.nbytes for r in results),
+                }
+            )
             if estimator.verbose:
                 print(
                     f"{type(estimator).__name__} (mixing {len(results)} shards) epoch "
@@ -307,18 +520,15 @@ class Training:
             if stop:
                 break
 
-    def _publish(self, weights, sums, count, n_iter, rng_states) -> None:
-        """Make the estimator a fitted model: the mixed weights, and ``aux`` chosen so
-        that ``weights - aux / count`` is the mean of every shard's weight vectors."""
+    def _publish(self, state: TrainingState, n_iter: int, rng_states) -> None:
+        """Make the estimator a fitted model of the mixed state."""
         estimator = self.estimator
         estimator.classes_ = self.plan.classes
         estimator.n_features_in_ = self.plan.n_features
-        if sums is None:
-            aux = self.plan.zeros().aux
-        else:
-            aux = count * weights - sums
+        values = state.values() if self.plan.single else state.plain_values()
         estimator.import_state(
-            {"weights": weights.copy(), "aux": aux}, {"count": count, "n_iter": n_iter}
+            {"weights": state.weights.copy(), "aux": state.aux.copy()},
+            {**values, "n_iter": n_iter},
         )
         # Shard 0's generator: with one shard, exactly the serial fit's after training.
         if rng_states[0] is not None:
@@ -348,8 +558,10 @@ def array_shards(
     *,
     share: bool = False,
     sample_weight: ArrayLike | None = None,
-) -> tuple[list[ShardData], Plan, list[np.random.RandomState]]:
-    """The validated shards of in-memory arrays, the plan and the shards' generators.
+    local_epochs: int = 1,
+) -> tuple[list[ShardData], Plan, list[np.random.RandomState], np.random.RandomState]:
+    """The validated shards of in-memory arrays, the plan, the shards' generators and
+    the generator that dealt the rows (it deals them again each epoch with ``redeal``).
 
     ``share``: the shards are views of the same ``X`` (for threads; not with the Δ
     trick, whose per-example weights each shard then keeps for its own rows only).
@@ -369,4 +581,7 @@ def array_shards(
             ShardData(data[rows], codes[rows], None, None if weights is None else weights[rows])
             for rows in parts
         ]
-    return shards, Plan.of(estimator, classes, data.shape[1]), streams
+    plan = Plan.of(
+        estimator, classes, data.shape[1], n_shards=n_partitions, local_epochs=local_epochs
+    )
+    return shards, plan, streams, dealer

@@ -22,6 +22,7 @@ from perceptrons.parallel._mixing import (
     Plan,
     ShardData,
     ShardResult,
+    ShardTrainer,
     Training,
     array_shards,
     check_estimator,
@@ -143,6 +144,25 @@ class _DaskShards:
         self.holders[i] = worker
 
 
+# On each worker process: the trainers of the shards it holds, by fit and shard. A trainer
+# keeps its shard's state between epochs, so that only changed rows travel.
+_TRAINERS: dict[str, ShardTrainer] = {}
+
+
+def _remote_epoch(shard, key, start, plan, rng_state, slack) -> ShardResult | None:
+    """A shard's epoch on its worker, with the trainer kept there (None: the trainer is
+    new, after a lost worker, and needs the whole start; see :func:`shard_epoch`)."""
+    trainer = _TRAINERS.get(key)
+    if trainer is None:
+        trainer = _TRAINERS[key] = ShardTrainer(plan)
+    return shard_epoch(trainer, shard, start, rng_state, slack)
+
+
+def _forget_trainers(token: str) -> None:
+    for key in [k for k in _TRAINERS if k.startswith(token)]:
+        del _TRAINERS[key]
+
+
 class _DaskRunner:
     """Runs each epoch's shard tasks on the cluster, recovering from lost workers."""
 
@@ -163,34 +183,55 @@ class _DaskRunner:
         self.known_workers.update(workers)
         return workers
 
-    def __call__(self, epoch, weights, rng_states, slacks) -> list[ShardResult]:
+    def close(self) -> None:
+        """Drop the trainers of this fit from the workers (best effort: a worker that
+        is gone has dropped them already)."""
+        try:
+            self.client.run(_forget_trainers, self.token)
+        except Exception:  # cleanup must not hide the fit's own outcome
+            pass
+
+    def __call__(self, epoch, start, rng_states, slacks, whole_start) -> list[ShardResult]:
         distributed = _import_distributed()
         client = self.client
         # Sent to one worker; the others fetch it from there as their tasks need it. (A
         # broadcast replicates through the scheduler, which can wait forever on a worker
         # that dies meanwhile; a lost copy here is sent again below.)
-        start = _scatter(client, weights)
+        starts = {"rows": _scatter(client, start)}
         results: dict[int, ShardResult] = {}
         pending = list(range(len(self.shards.futures)))
-        recoveries = 0
+        whole: set[int] = set()  # shards whose trainer is new: they need the whole start
+        recoveries = attempts = 0
         while pending:
+            attempts += 1
+            if whole and "whole" not in starts:
+                starts["whole"] = _scatter(client, whole_start())
             futures = {
                 i: client.submit(
-                    shard_epoch,
+                    _remote_epoch,
                     self.shards.futures[i],
-                    start,
+                    f"{self.token}-shard{i}",
+                    starts["whole" if i in whole else "rows"],
                     self.plan,
                     rng_states[i],
                     slacks[i],
-                    key=f"perceptrons-mixing-{self.token}-epoch{epoch}-shard{i}-{recoveries}",
+                    key=f"perceptrons-mixing-{self.token}-epoch{epoch}-shard{i}-{attempts}",
+                    workers=[self.shards.holders[i]],
+                    allow_other_workers=True,
                     pure=False,
                 )
                 for i in pending
             }
             _settle(distributed, list(futures.values()))
             done = [i for i, future in futures.items() if future.status == "finished"]
-            results.update(zip(done, client.gather([futures[i] for i in done]), strict=True))
             failed = []
+            for i, result in zip(done, client.gather([futures[i] for i in done]), strict=True):
+                if result is None:  # a new trainer (its worker had not run this shard)
+                    whole.add(i)
+                    failed.append(i)
+                else:
+                    results[i] = result
+            lost = []
             for i, future in futures.items():
                 if future.status == "finished":
                     continue
@@ -202,27 +243,30 @@ class _DaskRunner:
                             f"killed the workers running it: {error}"
                         ) from error
                     raise error
-                else:  # cancelled: its data or the mixed weights were lost with a worker
-                    failed.append(i)
-            pending = failed
-            if not pending:
-                break
+                else:  # cancelled: its data or the start was lost with a worker
+                    lost.append(i)
+            pending = sorted(failed + lost)
+            if not lost:
+                continue
             recoveries += 1
             alive = self._alive_workers()
-            lost = sorted(self.known_workers - set(alive))
+            gone = sorted(self.known_workers - set(alive))
             if recoveries > self.max_retries:
                 raise RuntimeError(
-                    f"parameter mixing, epoch {epoch}: shard(s) {pending} failed "
+                    f"parameter mixing, epoch {epoch}: shard(s) {lost} failed "
                     f"{recoveries} time(s) (max_retries={self.max_retries}); lost "
-                    f"worker(s): {', '.join(lost) or 'unknown'} (shard data held by "
-                    f"{', '.join(sorted({self.shards.holders[i] for i in pending}))})."
+                    f"worker(s): {', '.join(gone) or 'unknown'} (shard data held by "
+                    f"{', '.join(sorted({self.shards.holders[i] for i in lost}))})."
                 )
             time.sleep(0.1 * recoveries)  # let the scheduler settle the worker's loss
-            for i in pending:
+            for i in lost:
                 if self.shards.futures[i].status != "finished":
                     self.shards.rebuild(i, alive)
-            if start.status != "finished":
-                start = _scatter(client, weights)
+            for name, future in list(starts.items()):
+                if future.status != "finished":
+                    del starts[name]
+            if "rows" not in starts:
+                starts["rows"] = _scatter(client, start)
         return [results[i] for i in range(len(results))]
 
 
@@ -263,9 +307,14 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         ``"tcp://127.0.0.1:8786"``), whose client is closed after ``fit``. None starts a
         ``LocalCluster`` of ``min(n_partitions, CPUs)`` single-threaded worker processes
         on 127.0.0.1 (no dashboard) for the fit and closes it afterwards.
-    mixing : {"uniform", "mistakes"}, default="uniform"
-        The mean of the shards' weights, or their mean weighted by each shard's mistakes
-        in the epoch (uniform after an epoch without mistakes).
+    mixing : {"uniform", "mistakes", "sum"}, default="uniform"
+        The mean of the shards' weights, their mean weighted by each shard's mistakes
+        in the epoch (uniform after an epoch without mistakes), or the start plus the
+        sum of the shards' changes (each shard's updates count in full, as in one
+        serial pass).
+    local_epochs : int, default=1
+        Passes each shard makes over its examples between two mixes; the estimator's
+        ``max_epochs`` counts the mixes.
     max_retries : int, default=3
         Recoveries from lost workers allowed within one epoch before the fit fails with
         a ``RuntimeError`` naming them.
@@ -303,12 +352,14 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         n_partitions: int | None = None,
         client: Any = None,
         mixing: str = "uniform",
+        local_epochs: int = 1,
         max_retries: int = 3,
     ) -> None:
         self.estimator = estimator
         self.n_partitions = n_partitions
         self.client = client
         self.mixing = mixing
+        self.local_epochs = local_epochs
         self.max_retries = max_retries
 
     def fit(
@@ -390,7 +441,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         yield from self._epochs(X, y, options, publish_each_epoch=True)
 
     def _epochs(self, X, y, options, *, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
-        check_estimator(self.estimator, self.mixing)
+        check_estimator(self.estimator, self.mixing, self.local_epochs)
         if self.n_partitions is not None:
             check_partitions(self.n_partitions)
         if not rules.integer(0).accepts(self.max_retries):
@@ -427,8 +478,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 if y is None:
                     raise ValueError("y is required unless X is a list of files.")
                 n = self.n_partitions or len(workers)
-                data, plan, streams = array_shards(
-                    self.estimator_, X, y, n, sample_weight=options["sample_weight"]
+                data, plan, streams, _ = array_shards(
+                    self.estimator_,
+                    X,
+                    y,
+                    n,
+                    sample_weight=options["sample_weight"],
+                    local_epochs=self.local_epochs,
                 )
                 shards = _DaskShards.place(
                     [_scatter_source(client, shard) for shard in data],
@@ -439,7 +495,10 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             runner = _DaskRunner(client, shards, plan, self.max_retries)
             training = Training(self.estimator_, plan, self.mixing, runner, streams, shards.sizes)
             training.history = self.history_
-            yield from training.epochs(publish_each_epoch)
+            try:
+                yield from training.epochs(publish_each_epoch)
+            finally:
+                runner.close()
 
     @property
     def classes_(self) -> np.ndarray:
@@ -494,7 +553,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
         if not rules.integer(1).accepts(n_features):
             raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
-        plan = Plan.of(estimator, classes, n_features)
+        plan = Plan.of(
+            estimator,
+            classes,
+            n_features,
+            n_shards=len(raws),
+            local_epochs=self.local_epochs,
+        )
         estimator.classes_ = classes
         estimator.n_features_in_ = int(n_features)
 

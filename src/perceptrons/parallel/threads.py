@@ -10,11 +10,13 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _params as rules
 from perceptrons.parallel._mixing import (
+    ShardData,
+    ShardTrainer,
     Training,
-    Workspace,
     array_shards,
     check_estimator,
     shard_epoch,
+    split_rows,
 )
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ def mix_threads(
     *,
     n_partitions: int | None = None,
     sample_weight: ArrayLike | None = None,
+    local_epochs: int = 1,
+    redeal: bool = False,
 ) -> OnlineLinearClassifier:
     """Fit ``estimator`` in place by parameter mixing over shards run in threads.
 
@@ -51,13 +55,21 @@ def mix_threads(
         Labels.
     n_jobs : int
         Threads; -1 for one per CPU.
-    mixing : {"uniform", "mistakes"}, default="uniform"
-        How the shards' weights are mixed after each epoch.
+    mixing : {"uniform", "mistakes", "sum"}, default="uniform"
+        How the shards' weights are mixed after each epoch (see
+        :class:`ParameterMixing`).
     n_partitions : int, default=None
         Number of shards; ``n_jobs`` when None.
     sample_weight : array-like of shape (n_samples,) or float, default=None
         Weight of each example, as for the estimator's ``fit`` (multiplied by its
         ``class_weight``); each shard trains with the weights of its own rows.
+    local_epochs : int, default=1
+        Passes each shard makes over its examples between two mixes; ``max_epochs``
+        counts the mixes.
+    redeal : bool, default=False
+        Deal the rows out to the shards afresh before every epoch (a new seeded
+        permutation; with ``shuffle=True``, not with the Δ trick): the threads share
+        ``X``, so nothing is copied.
 
     Returns
     -------
@@ -78,29 +90,43 @@ def mix_threads(
     >>> bool(model.score(X, y) > 0.9)
     True
     """
-    check_estimator(estimator, mixing)
+    check_estimator(estimator, mixing, local_epochs)
     if not rules.integer(1).accepts(n_jobs) and n_jobs != -1:
         raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
+    if redeal and (not estimator.shuffle or estimator.delta != 0):
+        raise ValueError(
+            "redeal needs shuffle=True and no Δ trick (delta=0): the rows are dealt by "
+            "the shuffling generator, and each Δ weight belongs to one shard's example."
+        )
     n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-    shards, plan, streams = array_shards(
+    shards, plan, streams, dealer = array_shards(
         estimator,
         X,
         y,
         n_jobs if n_partitions is None else n_partitions,
         share=True,
         sample_weight=sample_weight,
+        local_epochs=local_epochs,
     )
-    workspaces = [Workspace.allocate(plan) for _ in shards]
+    # Each shard keeps its own state from epoch to epoch: the threads read and write
+    # only the rows the mix and their epochs change.
+    trainers = [ShardTrainer(plan) for _ in shards]
     with ThreadPoolExecutor(max_workers=min(n_jobs, len(shards))) as pool:
 
-        def run_epoch(epoch, weights, rng_states, slacks):
+        def run_epoch(epoch, start, rng_states, slacks, whole_start):
+            if redeal and epoch > 1 and len(shards) > 1:
+                base = shards[0]
+                parts = split_rows(base.X.shape[0], len(shards), dealer)
+                shards[:] = [
+                    ShardData(base.X, base.codes, rows, base.sample_weight) for rows in parts
+                ]
             jobs = [
-                pool.submit(
-                    shard_epoch, shard, weights, plan, rng_states[i], slacks[i], workspaces[i]
-                )
+                pool.submit(shard_epoch, trainers[i], shard, start, rng_states[i], slacks[i])
                 for i, shard in enumerate(shards)
             ]
-            return [job.result() for job in jobs]
+            results = [job.result() for job in jobs]
+            assert all(r is not None for r in results)  # the trainers are never lost
+            return results
 
         training = Training(
             estimator, plan, mixing, run_epoch, streams, [s.n_samples for s in shards]

@@ -73,6 +73,13 @@ class ShardData:
         """Every example of the shard, as indices into ``X``."""
         return np.arange(self.n_samples) if self.rows is None else self.rows
 
+    def pieces(
+        self, rng: np.random.RandomState | None, estimator: Any
+    ) -> Iterator[tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """The epoch's pieces ``(X, codes, order, sample_weight)``: here one, the whole
+        shard (a shard read from a file gives one per chunk)."""
+        yield self.X, self.codes, self.order(rng), self.sample_weight
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -81,7 +88,9 @@ class Plan:
     ``single``: one shard, whose state is then the serial fit's own (its count and
     average continue from epoch to epoch instead of restarting at each mix).
     ``dense_changes``: the family changes every weight each epoch (logistic regression's
-    prior decays them all), so shards exchange whole matrices.
+    prior decays them all), so shards exchange whole matrices. ``average``: an averaged
+    model is the mean of the weights after every example of every shard
+    (``"examples"``) or the mean of the mixed weights of every epoch (``"mixes"``).
     """
 
     estimator_class: type
@@ -92,6 +101,7 @@ class Plan:
     single: bool = False
     local_epochs: int = 1
     dense_changes: bool = False
+    average: str = "examples"
 
     @classmethod
     def of(
@@ -102,6 +112,7 @@ class Plan:
         *,
         n_shards: int = 2,
         local_epochs: int = 1,
+        average: str = "examples",
     ) -> Plan:
         # The generator travels on its own (as its state); the estimator built on the
         # worker never draws from it.
@@ -111,8 +122,10 @@ class Plan:
         return replace(
             plan,
             averaged=probe.new_training_state(0).averaged,
-            single=n_shards == 1,
+            # Averaging the mixes, one shard is not the serial fit: it mixes too.
+            single=n_shards == 1 and average == "examples",
             local_epochs=int(local_epochs),
+            average=average,
             dense_changes=float(getattr(probe, "l2", 0.0)) > 0.0,
         )
 
@@ -231,29 +244,36 @@ class ShardTrainer:
             rng = np.random.RandomState()
             rng.set_state(rng_state)
         # The Δ trick's weights are indexed by example: only shards holding their own rows.
-        slack = estimator.new_slack(state, shard.X.shape[0]) if slack is None else slack.copy()
+        if slack is None:
+            slack = estimator.new_slack(state, shard.n_samples if shard.rows is None else 0)
+        else:
+            slack = slack.copy()
         logging = estimator.logs_updates and not plan.dense_changes
-        if logging and self.log.shape[0] != shard.n_samples:
-            self.log = np.empty((shard.n_samples, 2), dtype=np.int64)
         start_count = state.count
-        mistakes, updated = 0, []
+        mistakes = examples = 0
+        changed: list[np.ndarray] = []
         for _ in range(plan.local_epochs):
-            order = shard.order(rng)
-            record = estimator.run_epoch(
-                state,
-                shard.X,
-                shard.codes,
-                order,
-                slack=slack,
-                sample_weight=shard.sample_weight,
-                structure_checked=True,
-                mistake_log=self.log if logging else None,
-            )
-            statistic = int(record.get("mistakes", 0))
-            mistakes += statistic
-            if logging:
-                updated.append(order[self.log[:statistic, 0]])
-        rows = self._changed_rows(shard, updated if logging else None)
+            for X, codes, order, sample_weight in shard.pieces(rng, estimator):
+                n = order.shape[0]
+                if logging and self.log.shape[0] < n:
+                    self.log = np.empty((n, 2), dtype=np.int64)
+                record = estimator.run_epoch(
+                    state,
+                    X,
+                    codes,
+                    order,
+                    slack=slack,
+                    sample_weight=sample_weight,
+                    structure_checked=True,
+                    mistake_log=self.log[:n] if logging else None,
+                )
+                statistic = int(record.get("mistakes", 0))
+                mistakes += statistic
+                examples += n
+                if not plan.dense_changes:
+                    updated = order[self.log[:statistic, 0]] if logging else None
+                    changed.append(self._feature_rows(shard, X, updated))
+        rows = self._changed_rows(changed)
         self.touched = (
             np.arange(state.weights.shape[0]) if rows is None else rows
         )  # aux rows to clear next epoch
@@ -273,29 +293,35 @@ class ShardTrainer:
             aux=aux if state.averaged else None,
             values=values,
             mistakes=mistakes,
-            examples=shard.n_samples * plan.local_epochs,
+            examples=examples,
             rng_state=rng_state,
             slack=slack if slack.shape[0] else None,
         )
 
-    def _changed_rows(self, shard: ShardData, updated: list[np.ndarray] | None) -> Any:
-        """The sorted rows the epoch changed (those of the features of the examples it
-        updated on), or None when that is most of them."""
-        n_rows = self.state.weights.shape[0]
+    def _feature_rows(self, shard: Any, X: Any, updated: np.ndarray | None) -> np.ndarray:
+        """The sorted rows of the features of the examples ``updated`` (rows of ``X``);
+        None: every example of ``X`` (families that update on every example)."""
+        rows_arg = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        if updated is not None:
+            return sorted_rows_of_examples(rows_arg, updated, self.marks)
+        if not isinstance(shard, ShardData):  # a new chunk each time
+            return sorted_rows_of_examples(rows_arg, np.arange(X.shape[0]), self.marks)
+        cached = self._every_row
+        if cached is None or cached[0] is not shard:
+            every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks)
+            cached = self._every_row = (shard, every)
+        return cached[1]
+
+    def _changed_rows(self, changed: list[np.ndarray]) -> np.ndarray | None:
+        """The sorted rows the epoch changed, or None for all of them (when that is
+        most of them, or the family changes every row)."""
         if self.plan.dense_changes:
             return None
-        X = shard.X
-        rows_arg = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
-        if updated is None:  # every example updates: the shard's own features
-            cached = self._every_row
-            if cached is None or cached[0] is not shard:
-                every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks)
-                cached = self._every_row = (shard, every)
-            rows = cached[1]
+        if not changed:
+            rows = np.empty(0, dtype=np.int64)
         else:
-            examples = np.concatenate(updated) if updated else np.empty(0, dtype=np.int64)
-            rows = sorted_rows_of_examples(rows_arg, examples, self.marks)
-        return None if rows.shape[0] > DENSE_SHARE * n_rows else rows
+            rows = changed[0] if len(changed) == 1 else np.unique(np.concatenate(changed))
+        return None if rows.shape[0] > DENSE_SHARE * self.state.weights.shape[0] else rows
 
 
 def shard_epoch(
@@ -325,9 +351,10 @@ def mixing_weights(results: Sequence[ShardResult], mixing: str) -> np.ndarray:
 
 def mix_into(
     state: TrainingState, results: Sequence[ShardResult], mixing: str, single: bool
-) -> np.ndarray | None:
+) -> tuple[np.ndarray | None, np.ndarray]:
     """Mix the shards' epochs into ``state`` (the mixed weights, the plain ``aux`` and
-    the count); return the rows changed (sorted), or None for all of them.
+    the count); return the rows changed (sorted, or None for all of them) and the
+    change of the weights at those rows.
 
     With ``δ_i`` shard i's change of the weights and ``μ_i`` its mixing weight, the
     mixed weights are ``W + Σ μ_i δ_i``. The average: the sum of the weights after each
@@ -343,11 +370,12 @@ def mix_into(
         ):
             raise FloatingPointError
         rows = slice(None) if result.rows is None else result.rows
+        change = result.weights - state.weights[rows]
         state.weights[rows] = result.weights
         if result.aux is not None:
             state.aux[rows] = result.aux
         state.load_values(result.values)
-        return result.rows
+        return result.rows, change
     dense = any(r.rows is None for r in results)
     rows = None if dense else np.unique(np.concatenate([r.rows for r in results]))
     base = state.weights if rows is None else state.weights[rows]
@@ -376,10 +404,16 @@ def mix_into(
     if aux is not None:
         state.aux[where] = aux
     state.count = as_count(state.count + total)
-    return rows
+    return rows, change
 
 
-def check_estimator(estimator: Any, mixing: str, local_epochs: Any = 1) -> None:
+#: What an averaged model averages (see :class:`Plan`).
+AVERAGES = ("examples", "mixes")
+
+
+def check_estimator(
+    estimator: Any, mixing: str, local_epochs: Any = 1, average: Any = "examples"
+) -> None:
     """Raise a ValueError unless ``estimator`` can be trained by mixing with ``mixing``."""
     if not getattr(estimator, "mixable", False):
         raise ValueError(
@@ -403,6 +437,14 @@ def check_estimator(estimator: Any, mixing: str, local_epochs: Any = 1) -> None:
         raise ValueError(f"mixing must be one of {MIXINGS}, got {mixing!r}.")
     if not rules.integer(1).accepts(local_epochs):
         raise ValueError(f"local_epochs must be an int >= 1, got {local_epochs!r}.")
+    if not isinstance(average, str) or average not in AVERAGES:
+        raise ValueError(f"average must be one of {AVERAGES}, got {average!r}.")
+    if average == "mixes" and not getattr(estimator, "_averaged", False):
+        raise ValueError(
+            f"average='mixes' needs an averaged model (AveragedPerceptron, "
+            f"LogisticRegressionSGD(average=True)), not {type(estimator).__name__} "
+            "predicting with its last weights."
+        )
 
 
 def check_partitions(n_partitions: Any, n_samples: int | None = None) -> int:
@@ -468,6 +510,7 @@ class Training:
         slacks = [plan.new_slack(n) for n in self.shard_sizes]
         estimator.history_ = []
         n_rows = state.weights.shape[0]
+        mixes = np.zeros_like(state.weights) if plan.average == "mixes" else None
         for epoch in range(1, estimator.max_epochs + 1):
             began = time.perf_counter()
 
@@ -484,9 +527,12 @@ class Training:
                 start = Start(epoch, changed, state.weights[changed])
             results = self.run_epoch(epoch, start, rng_states, slacks, whole_start)
             try:
-                changed = mix_into(state, results, self.mixing, plan.single)
+                changed, change = mix_into(state, results, self.mixing, plan.single)
             except FloatingPointError:
                 raise ValueError(non_finite_message(type(estimator).__name__, epoch)) from None
+            if mixes is not None:
+                # Σ_k W_k = epoch * W - B: B grows by (epoch - 1) D at the changed rows.
+                mixes[slice(None) if changed is None else changed] += (epoch - 1) * change
             rng_states = [r.rng_state for r in results]
             slacks = [r.slack for r in results]
             shard_mistakes = [r.mistakes for r in results]
@@ -499,7 +545,7 @@ class Training:
             estimator.history_.append(record)
             stop = estimator.early_stopping and record["mistakes"] == 0
             if publish_each_epoch or stop or epoch == estimator.max_epochs:
-                self._publish(state, epoch, rng_states)
+                self._publish(state, epoch, rng_states, mixes)
             self.history.append(
                 {
                     **record,
@@ -520,15 +566,16 @@ class Training:
             if stop:
                 break
 
-    def _publish(self, state: TrainingState, n_iter: int, rng_states) -> None:
-        """Make the estimator a fitted model of the mixed state."""
+    def _publish(self, state: TrainingState, n_iter: int, rng_states, mixes) -> None:
+        """Make the estimator a fitted model of the mixed state (with ``mixes``, the
+        mean of the mixed weights of the ``n_iter`` epochs, ``W - mixes / n_iter``)."""
         estimator = self.estimator
         estimator.classes_ = self.plan.classes
         estimator.n_features_in_ = self.plan.n_features
         values = state.values() if self.plan.single else state.plain_values()
+        aux = state.aux.copy() if mixes is None else mixes * (state.count / n_iter)
         estimator.import_state(
-            {"weights": state.weights.copy(), "aux": state.aux.copy()},
-            {**values, "n_iter": n_iter},
+            {"weights": state.weights.copy(), "aux": aux}, {**values, "n_iter": n_iter}
         )
         # Shard 0's generator: with one shard, exactly the serial fit's after training.
         if rng_states[0] is not None:
@@ -559,6 +606,7 @@ def array_shards(
     share: bool = False,
     sample_weight: ArrayLike | None = None,
     local_epochs: int = 1,
+    average: str = "examples",
 ) -> tuple[list[ShardData], Plan, list[np.random.RandomState], np.random.RandomState]:
     """The validated shards of in-memory arrays, the plan, the shards' generators and
     the generator that dealt the rows (it deals them again each epoch with ``redeal``).
@@ -582,6 +630,11 @@ def array_shards(
             for rows in parts
         ]
     plan = Plan.of(
-        estimator, classes, data.shape[1], n_shards=n_partitions, local_epochs=local_epochs
+        estimator,
+        classes,
+        data.shape[1],
+        n_shards=n_partitions,
+        local_epochs=local_epochs,
+        average=average,
     )
     return shards, plan, streams, dealer

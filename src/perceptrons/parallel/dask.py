@@ -110,6 +110,64 @@ def _prepare_block(block: _RawBlock, plan: Plan, zero_based: bool | None) -> Sha
     return ShardData(X, estimator.encode_labels(y))
 
 
+def _scan_file(path: str, options: dict[str, Any], chunk_size: int) -> dict[str, Any]:
+    """The first streamed pass over a file on its worker: what :func:`_describe` says of
+    a block read whole, with memory bounded by a chunk."""
+    from perceptrons.io.stream import scan
+
+    found = scan(path, options.get("format", "auto"), chunk_size=chunk_size)
+    if found.format != "svmlight":
+        raise ValueError(
+            f"{path}: {found.format} files cannot be streamed by the workers (svmlight only)."
+        )
+    zero_based = options.get("zero_based", "auto")
+    own = found.zero_based if zero_based == "auto" else bool(zero_based)
+    width = found.n_features
+    if own != found.zero_based:  # as scan measured it, in the indexing asked for
+        width = width + (1 if own else -1)
+    return {
+        "labels": found.classes,
+        "width": max(int(width or 1), 1),
+        "rows": found.n_examples,
+        "zero_based": own,
+        "format": found.format,
+    }
+
+
+@dataclass
+class _FileStream:
+    """A shard that is a file its worker reads ``chunk_size`` lines at a time, every
+    epoch: the worker's memory holds one chunk (see :meth:`ShardData.pieces`)."""
+
+    path: str
+    format: str
+    chunk_size: int
+    info: dict[str, Any]  # what _scan_file found
+    zero_based: bool | None  # the indexing shared by every file
+    plan: Plan
+    rows: None = None
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.info["rows"])
+
+    def pieces(self, rng, estimator):
+        from perceptrons.io.stream import iter_chunks
+
+        for chunk in iter_chunks(
+            self.path,
+            self.format,
+            chunk_size=self.chunk_size,
+            n_features=self.info["width"],
+            zero_based=self.info["zero_based"],
+        ):
+            data = chunk.data
+            assert data.y is not None
+            block = _RawBlock(data.X, data.y, self.info["zero_based"])
+            shard = _prepare_block(block, self.plan, self.zero_based)
+            yield shard.X, shard.codes, shard.order(rng), None
+
+
 def _is_dask_array(X: Any) -> bool:
     return hasattr(X, "__dask_graph__") and hasattr(X, "to_delayed") and hasattr(X, "chunks")
 
@@ -315,6 +373,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     local_epochs : int, default=1
         Passes each shard makes over its examples between two mixes; the estimator's
         ``max_epochs`` counts the mixes.
+    average : {"examples", "mixes"}, default="examples"
+        Averaged models: the mean of the weights after every example of every shard,
+        or the mean of the mixed weights of every epoch.
     max_retries : int, default=3
         Recoveries from lost workers allowed within one epoch before the fit fails with
         a ``RuntimeError`` naming them.
@@ -353,6 +414,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         client: Any = None,
         mixing: str = "uniform",
         local_epochs: int = 1,
+        average: str = "examples",
         max_retries: int = 3,
     ) -> None:
         self.estimator = estimator
@@ -360,6 +422,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         self.client = client
         self.mixing = mixing
         self.local_epochs = local_epochs
+        self.average = average
         self.max_retries = max_retries
 
     def fit(
@@ -371,6 +434,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         n_features: int | None = None,
         read_options: dict[str, Any] | None = None,
         sample_weight: ArrayLike | None = None,
+        stream: bool = False,
+        chunk_size: int = 10_000,
     ) -> ParameterMixing:
         """Train by parameter mixing for the estimator's ``max_epochs`` epochs.
 
@@ -401,6 +466,14 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             In-memory arrays only: the weight of each example, as for the estimator's
             ``fit`` (multiplied by its ``class_weight``); each shard carries the weights
             of its own rows.
+        stream : bool, default=False
+            Files (svmlight): each worker reads its file ``chunk_size`` lines at a time
+            every epoch instead of holding it in memory (out of core: a worker's memory
+            holds one chunk and the model). ``shuffle`` then reorders the examples
+            within each chunk. A first streamed pass finds the labels and widths unless
+            ``classes`` and ``n_features`` are given.
+        chunk_size : int, default=10000
+            Lines per chunk with ``stream``.
 
         Returns
         -------
@@ -411,6 +484,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             "n_features": n_features,
             "read_options": read_options,
             "sample_weight": sample_weight,
+            "stream": stream,
+            "chunk_size": chunk_size,
         }
         for _ in self._epochs(X, y, options, publish_each_epoch=False):
             pass
@@ -425,6 +500,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         n_features: int | None = None,
         read_options: dict[str, Any] | None = None,
         sample_weight: ArrayLike | None = None,
+        stream: bool = False,
+        chunk_size: int = 10_000,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
@@ -437,15 +514,27 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             "n_features": n_features,
             "read_options": read_options,
             "sample_weight": sample_weight,
+            "stream": stream,
+            "chunk_size": chunk_size,
         }
         yield from self._epochs(X, y, options, publish_each_epoch=True)
 
     def _epochs(self, X, y, options, *, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
-        check_estimator(self.estimator, self.mixing, self.local_epochs)
+        check_estimator(self.estimator, self.mixing, self.local_epochs, self.average)
         if self.n_partitions is not None:
             check_partitions(self.n_partitions)
         if not rules.integer(0).accepts(self.max_retries):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}.")
+        if options["stream"]:
+            if not _is_path_list(X):
+                raise ValueError("stream=True reads files: X must be a list of paths.")
+            if not rules.integer(1).accepts(options["chunk_size"]):
+                raise ValueError(f"chunk_size must be an int >= 1, got {options['chunk_size']!r}.")
+            if self.estimator.delta != 0:
+                raise ValueError(
+                    "stream=True does not support the Δ trick (delta > 0): its weights "
+                    "are one per example, kept in memory."
+                )
         if _is_path_list(X) or _is_dask_array(X):
             for name, value in (
                 ("class_weight", getattr(self.estimator, "class_weight", None)),
@@ -464,7 +553,18 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             if not workers:
                 client.wait_for_workers(1, timeout=60)
                 workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
-            if _is_path_list(X) or _is_dask_array(X):
+            if options["stream"]:
+                shards, plan, streams = self._stream_shards(
+                    client,
+                    workers,
+                    X,
+                    y,
+                    options["classes"],
+                    options["n_features"],
+                    options["read_options"] or {},
+                    options["chunk_size"],
+                )
+            elif _is_path_list(X) or _is_dask_array(X):
                 shards, plan, streams = self._remote_shards(
                     client,
                     workers,
@@ -485,6 +585,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     n,
                     sample_weight=options["sample_weight"],
                     local_epochs=self.local_epochs,
+                    average=self.average,
                 )
                 shards = _DaskShards.place(
                     [_scatter_source(client, shard) for shard in data],
@@ -526,6 +627,62 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             n = os.cpu_count() or 1
         return max(1, min(n, os.cpu_count() or 1))
 
+    def _stream_shards(self, client, workers, paths, y, classes, n_features, options, chunk_size):
+        """Shards that are files streamed by their workers every epoch."""
+        if y is not None:
+            raise ValueError("y must be None when X is a list of files (they hold the labels).")
+        paths = [os.fspath(Path(p)) for p in paths]
+        if self.n_partitions is not None and self.n_partitions != len(paths):
+            raise ValueError(
+                f"n_partitions={self.n_partitions} but {len(paths)} files: with files, "
+                "each file is one partition."
+            )
+        unknown = set(options) - {"format", "zero_based"}
+        if unknown:
+            raise ValueError(
+                f"stream=True takes the read_options format and zero_based, not "
+                f"{', '.join(sorted(unknown))}."
+            )
+        holders = [workers[i % len(workers)] for i in range(len(paths))]
+        infos = client.gather(
+            [
+                client.submit(
+                    _scan_file, path, options, chunk_size, workers=[w], allow_other_workers=True
+                )
+                for path, w in zip(paths, holders, strict=True)
+            ]
+        )
+        zero_based = options.get("zero_based", "auto")
+        if zero_based == "auto":
+            bases = [info["zero_based"] for info in infos if info["zero_based"] is not None]
+            zero_based = any(bases) if bases else None
+        if classes is None:
+            classes = np.unique(np.concatenate([info["labels"] for info in infos]))
+        if n_features is None:
+            n_features = max(_width(info, zero_based) for info in infos)
+        estimator = self.estimator_
+        classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
+        if not rules.integer(1).accepts(n_features):
+            raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
+        plan = Plan.of(
+            estimator,
+            classes,
+            n_features,
+            n_shards=len(paths),
+            local_epochs=self.local_epochs,
+            average=self.average,
+        )
+        estimator.classes_ = classes
+        estimator.n_features_in_ = int(n_features)
+        files = [
+            _FileStream(path, info["format"], chunk_size, info, zero_based, plan)
+            for path, info in zip(paths, infos, strict=True)
+        ]
+        sources = [_scatter_source(client, shard) for shard in files]
+        shards = _DaskShards.place(sources, workers, [info["rows"] for info in infos])
+        _, streams = generators(estimator.random_state, len(paths))
+        return shards, plan, streams
+
     def _remote_shards(self, client, workers, X, y, classes, n_features, read_options):
         """Shards read or computed on the workers: files, or a Dask array's blocks."""
         estimator = self.estimator_
@@ -559,6 +716,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             n_features,
             n_shards=len(raws),
             local_epochs=self.local_epochs,
+            average=self.average,
         )
         estimator.classes_ = classes
         estimator.n_features_in_ = int(n_features)

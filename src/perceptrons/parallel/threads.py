@@ -36,6 +36,7 @@ def mix_threads(
     sample_weight: ArrayLike | None = None,
     local_epochs: int = 1,
     redeal: bool = False,
+    average: str = "examples",
 ) -> OnlineLinearClassifier:
     """Fit ``estimator`` in place by parameter mixing over shards run in threads.
 
@@ -70,6 +71,9 @@ def mix_threads(
         Deal the rows out to the shards afresh before every epoch (a new seeded
         permutation; with ``shuffle=True``, not with the Δ trick): the threads share
         ``X``, so nothing is copied.
+    average : {"examples", "mixes"}, default="examples"
+        Averaged models: the mean of the weights after every example of every shard,
+        or the mean of the mixed weights of every epoch.
 
     Returns
     -------
@@ -90,7 +94,7 @@ def mix_threads(
     >>> bool(model.score(X, y) > 0.9)
     True
     """
-    check_estimator(estimator, mixing, local_epochs)
+    check_estimator(estimator, mixing, local_epochs, average)
     if not rules.integer(1).accepts(n_jobs) and n_jobs != -1:
         raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
     if redeal and (not estimator.shuffle or estimator.delta != 0):
@@ -107,6 +111,7 @@ def mix_threads(
         share=True,
         sample_weight=sample_weight,
         local_epochs=local_epochs,
+        average=average,
     )
     # Each shard keeps its own state from epoch to epoch: the threads read and write
     # only the rows the mix and their epochs change.

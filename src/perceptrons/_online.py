@@ -569,6 +569,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
         sample_weight: np.ndarray | None = None,
         structure_checked: bool = False,
         mistake_log: np.ndarray | None = None,
+        raw: bool = False,
     ) -> dict[str, Any]:
         """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
 
@@ -582,7 +583,10 @@ class OnlineLinearClassifier(IncrementalClassifier):
         ``mistake_log`` (families with ``logs_updates``, without ``progress``): int64 of
         shape ``(len(order), 2)``; the ``m``-th update of the epoch writes its position
         in ``order`` to ``mistake_log[m, 0]`` (see :mod:`perceptrons._kernels.perceptron`).
-        Returns the epoch's record (``examples`` and the family's statistic).
+        Returns the epoch's record (``examples`` and the family's statistic); with
+        ``raw``, ``{"statistic": ..., "examples": ...}``, the kernels' summed statistic
+        (mistakes, or the summed log-loss), which :meth:`epoch_record` turns into a record
+        for any number of epochs' pieces added up.
         """
         if slack is None:
             slack = self.new_slack(state, 0)
@@ -635,7 +639,14 @@ class OnlineLinearClassifier(IncrementalClassifier):
             statistic += value
             if progress is not None:
                 progress(len(part))
+        if raw:
+            return {"statistic": statistic, "examples": len(order)}
         return self._epoch_record(statistic, len(order))
+
+    def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        """The ``history_`` record of ``n_examples`` examples whose kernels' statistics
+        (``run_epoch(..., raw=True)``) add up to ``statistic``."""
+        return self._epoch_record(statistic, n_examples)
 
     def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).

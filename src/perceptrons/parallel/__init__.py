@@ -8,10 +8,18 @@ mixed into the next epoch's start:
 
 * ``mixing="uniform"``: their mean, μ_i = 1 / n_shards;
 * ``mixing="mistakes"``: μ_i proportional to the mistakes k_i shard i made this epoch
-  (uniform in an epoch without any mistake), the weighting of McDonald et al.
+  (uniform in an epoch without any mistake), the weighting of McDonald et al.;
+* ``mixing="sum"``: μ_i = 1, the start plus every shard's change, as if the shards'
+  updates had been made one after the other from the same start.
 
-The weights mixed are the whole weight matrix, intercept row included. The vanilla
-:class:`~perceptrons.Perceptron` then predicts with the last mixed weights.
+That is, ``W' = W + Σ μ_i (W_i - W)``, intercept row included. The vanilla
+:class:`~perceptrons.Perceptron` then predicts with the last mixed weights. With
+``local_epochs=k`` each shard makes ``k`` passes over its examples between two mixes.
+
+Every estimator the compiled kernels drive can be mixed: :class:`~perceptrons.Perceptron`
+and :class:`~perceptrons.AveragedPerceptron` with any update rule (perceptron, PA, PA-I,
+PA-II), and :class:`~perceptrons.LogisticRegressionSGD` (each shard's lazily scaled
+weights are rewritten as true weights before they are mixed).
 
 **The averaged model.** For :class:`~perceptrons.AveragedPerceptron`, each shard also
 returns the sum of its weight vectors after each of its examples this epoch (read off its
@@ -23,7 +31,9 @@ from the mixed weights). The fitted model predicts with
 the plain mean of every intermediate weight vector of every shard, one per example
 visited. The mixed vectors themselves are not added (a shard that makes no mistake adds
 its start, the mixed vector, once per example, as the serial average does). With one
-shard this is exactly the serial averaged perceptron.
+shard this is exactly the serial averaged perceptron: its state, count and average
+included, simply continues from epoch to epoch, bit for bit. ``average="mixes"``
+instead predicts with the mean of the mixed weights of the epochs.
 
 Shards and shuffling
 --------------------
@@ -49,22 +59,42 @@ Not supported: ``early_stopping`` with a ``validation_fraction`` (early stopping
 epoch without mistakes is), and ``warm_start`` (every fit starts from zero). The Δ trick
 (``delta``) is: each example's own weight stays with its shard.
 
-Data movement
--------------
-Array shards are scattered once to the workers and kept there. Each epoch, the mixed
-weights are sent to one worker, from which the others fetch them, and every shard sends
-back its weights (and, averaged, its sums): three weight matrices of
-``(n_features + 1) * n_classes`` floats per shard and epoch, whose cost can exceed a
-sparse epoch's when the weights are large (see ``benchmarks/bench_distributed.py``).
-The mixing itself runs on the client.
+Data movement: changed rows, not weight matrices
+-----------------------------------------------
+An epoch changes only the weight rows of the features of the examples it updated on
+(Collins' perceptron touches ``d_Δw ≪ d`` features). So each shard keeps its own state
+from epoch to epoch (a :class:`~perceptrons.parallel._mixing.ShardTrainer`, in its
+thread, or on the Dask worker that holds the shard's data) and the exchange is sparse:
+
+* after its epoch, a shard sends back the rows of its weights and of its averaging
+  bookkeeping at the features of the examples it updated on (found from the kernels'
+  mistake log; logistic regression updates on every example: its shard's features),
+  with their indices; past half of the rows it sends the whole matrices instead, and
+  logistic regression with a prior (which decays every weight) always does;
+* the client mixes those rows. For the average it keeps the averaging trick at its own
+  level: the sum of every weight vector so far is ``count * W - A``, and a mix adds
+  ``A' = A + (count + N) D - Σ_i (n_i δ_i - A_i)`` at the changed rows only
+  (``D = Σ μ_i δ_i`` the mixed change, ``δ_i`` and ``A_i`` shard i's change and
+  bookkeeping, ``N = Σ n_i``), so untouched rows keep ``W`` and ``A`` exactly;
+* the next epoch's start is the mixed rows that changed, sent once (to one worker, from
+  which the others fetch it); every other row of a shard's state already holds it.
+
+The first epoch sends the whole start. Threads share ``X`` and exchange the same rows
+in memory. Each epoch's record in ``history_`` says how many rows changed and how many
+bytes were sent and received (``changed_rows``, ``bytes_sent``, ``bytes_received``).
+
+Files are read by the workers: each file is one shard, read whole, or with
+``stream=True`` read ``chunk_size`` lines at a time every epoch, so a worker's memory
+holds one chunk and the model whatever the file's size.
 
 Faults
 ------
 When a worker dies, Dask reruns the tasks it was running elsewhere;
 a shard whose data was lost with it is scattered again from the client's copy (shards
-of files and Dask arrays are read or computed again by the workers), and the shard's
-epoch is rerun from the same start weights and generator state, so the model is the
-one an uninterrupted run gives. After ``max_retries`` such recoveries within one epoch
+of files and Dask arrays are read or computed again by the workers). Its new trainer
+has no state: it asks for the whole start (the client's mixed state), and the shard's
+epoch is rerun from it and the same generator state, so the model is the one an
+uninterrupted run gives. After ``max_retries`` such recoveries within one epoch
 the fit stops with a ``RuntimeError`` naming the lost workers; an error raised by a
 task itself (bad data, say) is raised as it is, never retried.
 

@@ -177,10 +177,15 @@ class ShardResult:
     weights: np.ndarray
     aux: np.ndarray | None
     values: dict[str, Any]
-    mistakes: int
+    statistic: float  # the family's, summed (mistakes, or the log-loss)
     examples: int
     rng_state: RngState | None
     slack: np.ndarray | None
+
+    @property
+    def mistakes(self) -> int:
+        """The shard's updates this epoch (perceptrons)."""
+        return int(self.statistic)
 
     @property
     def count(self) -> int | float:
@@ -250,7 +255,7 @@ class ShardTrainer:
             slack = slack.copy()
         logging = estimator.logs_updates and not plan.dense_changes
         start_count = state.count
-        mistakes = examples = 0
+        statistic, examples = 0.0, 0
         changed: list[np.ndarray] = []
         for _ in range(plan.local_epochs):
             for X, codes, order, sample_weight in shard.pieces(rng, estimator):
@@ -266,12 +271,12 @@ class ShardTrainer:
                     sample_weight=sample_weight,
                     structure_checked=True,
                     mistake_log=self.log[:n] if logging else None,
+                    raw=True,
                 )
-                statistic = int(record.get("mistakes", 0))
-                mistakes += statistic
+                statistic += record["statistic"]
                 examples += n
                 if not plan.dense_changes:
-                    updated = order[self.log[:statistic, 0]] if logging else None
+                    updated = order[self.log[: int(record["statistic"]), 0]] if logging else None
                     changed.append(self._feature_rows(shard, X, updated))
         rows = self._changed_rows(changed)
         self.touched = (
@@ -280,7 +285,7 @@ class ShardTrainer:
         self.epoch = epoch
         if plan.single:
             weights = state.weights if rows is None else state.weights[rows]
-            aux = state.aux if rows is None else state.aux[rows]
+            aux = state.aux if rows is None or not state.averaged else state.aux[rows]
             values = state.values()
         else:
             weights, aux = state.plain_rows(rows)
@@ -292,7 +297,7 @@ class ShardTrainer:
             weights=weights,
             aux=aux if state.averaged else None,
             values=values,
-            mistakes=mistakes,
+            statistic=statistic,
             examples=examples,
             rng_state=rng_state,
             slack=slack if slack.shape[0] else None,
@@ -435,6 +440,12 @@ def check_estimator(
         )
     if not isinstance(mixing, str) or mixing not in MIXINGS:
         raise ValueError(f"mixing must be one of {MIXINGS}, got {mixing!r}.")
+    if mixing == "mistakes" and not estimator.logs_updates:
+        raise ValueError(
+            f"mixing='mistakes' weighs shards by their mistakes, which "
+            f"{type(estimator).__name__} does not make (every example updates it); "
+            "use 'uniform' or 'sum'."
+        )
     if not rules.integer(1).accepts(local_epochs):
         raise ValueError(f"local_epochs must be an int >= 1, got {local_epochs!r}.")
     if not isinstance(average, str) or average not in AVERAGES:
@@ -535,15 +546,9 @@ class Training:
                 mixes[slice(None) if changed is None else changed] += (epoch - 1) * change
             rng_states = [r.rng_state for r in results]
             slacks = [r.slack for r in results]
-            shard_mistakes = [r.mistakes for r in results]
-            record = {
-                "epoch": epoch,
-                "mistakes": sum(shard_mistakes),
-                "examples": sum(r.examples for r in results),
-                "shard_mistakes": shard_mistakes,
-            }
+            record = {"epoch": epoch, **self._record(results)}
             estimator.history_.append(record)
-            stop = estimator.early_stopping and record["mistakes"] == 0
+            stop = estimator.early_stopping and record.get("mistakes") == 0
             if publish_each_epoch or stop or epoch == estimator.max_epochs:
                 self._publish(state, epoch, rng_states, mixes)
             self.history.append(
@@ -558,13 +563,25 @@ class Training:
             if estimator.verbose:
                 print(
                     f"{type(estimator).__name__} (mixing {len(results)} shards) epoch "
-                    f"{epoch}: {record['mistakes']} mistakes in {record['examples']} "
-                    f"examples {shard_mistakes}",
+                    f"{epoch}: {record}",
                     flush=True,
                 )
             yield self.history[-1]
             if stop:
                 break
+
+    def _record(self, results: Sequence[ShardResult]) -> dict[str, Any]:
+        """The epoch's record in the family's terms, with each shard's statistic
+        (``shard_mistakes`` for the perceptrons, ``shard_log_loss`` for logistic
+        regression)."""
+        estimator = self.estimator
+        total = sum(r.statistic for r in results)
+        record = estimator.epoch_record(total, sum(r.examples for r in results))
+        (name,) = [key for key in record if key != "examples"]
+        record[f"shard_{name}"] = [
+            estimator.epoch_record(r.statistic, r.examples)[name] for r in results
+        ]
+        return record
 
     def _publish(self, state: TrainingState, n_iter: int, rng_states, mixes) -> None:
         """Make the estimator a fitted model of the mixed state (with ``mixes``, the

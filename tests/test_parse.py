@@ -8,15 +8,20 @@ Numbers parsed in the kernel are exactly Python's ``float()`` of the token.
 
 from __future__ import annotations
 
+import gzip
+import itertools
 import math
 import struct
+import threading
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
+from numpy.testing import assert_array_equal
 
+from perceptrons import AveragedPerceptron, Perceptron
 from perceptrons._kernels import parse
 from perceptrons.io import formats
 from perceptrons.io.formats import (
@@ -25,6 +30,7 @@ from perceptrons.io.formats import (
     parse_svmlight_block,
     read_data,
 )
+from perceptrons.io.stream import fit_stream, iter_chunks, scan
 
 
 @njit(cache=False)
@@ -339,3 +345,176 @@ def test_a_block_stops_after_max_lines_and_waits_for_a_whole_line():
     )
     # The last line has no newline and more bytes may come: not read yet.
     assert buffers.state[parse.LINE] == 3 and buffers.state[parse.POS] == 14
+
+
+# ------------------------------------------------------------------ streaming
+
+
+def _reference_chunks(raw: bytes, chunk_size: int, **options):
+    """Chunks of lines each read by the reference reader, lines counted over the file
+    (what iter_chunks gave before the compiled reader)."""
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    found = []
+    for first in range(0, len(lines), chunk_size):
+        block = b"\n".join(lines[first : first + chunk_size]) + b"\n"
+        if not any(line.split(b"#", 1)[0].strip() for line in block.split(b"\n")):
+            # Blank or comment lines only: no chunk. (Before the compiled reader a chunk
+            # of comments only was refused as "no data", a chunk of blank lines skipped.)
+            continue
+        try:
+            data = formats._read_svmlight_sklearn(block, "f.svm", labels=True, **options)
+        except DataFormatError as error:
+            if options["skip"] and error.reason.startswith("no valid lines"):
+                continue
+            line = None if error.line is None else error.line + first
+            return found, str(DataFormatError("f.svm", error.reason, line))
+        skipped = [(line + first, reason) for line, reason in data.skipped]
+        found.append((first + 1, data.X, data.y, skipped))
+    return found, None
+
+
+def _streamed_chunks(path, chunk_size: int, **options):
+    found = []
+    try:
+        for chunk in iter_chunks(
+            path,
+            "svmlight",
+            chunk_size=chunk_size,
+            n_features=options["n_features"],
+            zero_based=options["zero_based"],
+            skip_bad_lines=options["skip"],
+        ):
+            data = chunk.data
+            found.append((chunk.first_line, data.X, data.y, data.skipped))
+    except DataFormatError as error:
+        return found, str(error).replace(str(path), "f.svm")
+    return found, None
+
+
+def _same_chunks(got, expected):
+    assert got[1] == expected[1]
+    assert len(got[0]) == len(expected[0])
+    for (line_a, X_a, y_a, s_a), (line_b, X_b, y_b, s_b) in zip(got[0], expected[0], strict=True):
+        assert line_a == line_b and s_a == s_b
+        assert X_a.shape == X_b.shape and X_a.dtype == X_b.dtype
+        assert X_a.indices.dtype == X_b.indices.dtype and X_a.indptr.dtype == X_b.indptr.dtype
+        assert X_a.data.tobytes() == X_b.data.tobytes()
+        assert X_a.indices.tolist() == X_b.indices.tolist()
+        assert X_a.indptr.tolist() == X_b.indptr.tolist()
+        assert y_a.dtype == y_b.dtype and y_a.tobytes() == y_b.tobytes()
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    raw=svmlight_text(),
+    chunk_size=st.sampled_from([1, 2, 3, 100]),
+    skip=st.booleans(),
+    zero_based=st.booleans(),
+    bom=st.booleans(),
+)
+def test_streamed_chunks_equal_the_reference_chunks(
+    tmp_path, raw, chunk_size, skip, zero_based, bom
+):
+    path = tmp_path / "f.svm"
+    raw = (b"\xef\xbb\xbf" if bom else b"") + raw
+    path.write_bytes(raw)
+    options = {"skip": skip, "n_features": 30, "zero_based": zero_based}
+    expected = _reference_chunks(raw, chunk_size, **options)
+    _same_chunks(_streamed_chunks(path, chunk_size, **options), expected)
+
+
+def _big_file(path, n=6000, seed=0, bad_line=None):
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        columns = np.sort(rng.choice(60, size=rng.integers(0, 9), replace=False)) + 1
+        values = rng.choice(["1", "0.5", "2.25", "0.30000000000000004", "1e-3"], size=len(columns))
+        cells = " ".join(f"{c}:{v}" for c, v in zip(columns, values, strict=True))
+        lines.append(f"{rng.choice([-1, 1, 2])} {cells}" + (" # note" if i % 97 == 0 else ""))
+        if i % 501 == 0:
+            lines.append("")
+    if bad_line is not None:
+        lines[bad_line - 1] = "1 3:1 2:1"
+    path.write_text("\r\n".join(lines) + "\r\n")
+    return path
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+@pytest.mark.parametrize("chunk_size", [1, 7, 500, 100_000])
+def test_streamed_fit_equals_partial_fit_on_the_reference_chunks(tmp_path, cls, chunk_size):
+    """The reader thread, the ring of buffers and the compiled reader change nothing:
+    the model is partial_fit on the reference reader's chunks, bit for bit."""
+    path = _big_file(tmp_path / "big.svm", n={1: 300, 7: 1500}.get(chunk_size, 6000))
+    streamed = cls(shuffle=False)
+    fit_stream(streamed, path, chunk_size=chunk_size, epochs=2)
+    found = scan(path)
+    chunks, error = _reference_chunks(
+        path.read_bytes(),
+        chunk_size,
+        skip=False,
+        n_features=found.n_features,
+        zero_based=found.zero_based,
+    )
+    assert error is None
+    reference = cls(shuffle=False)
+    for _ in range(2):
+        for _, X, y, _ in chunks:
+            reference.partial_fit(X, y, classes=found.classes)
+    assert_array_equal(streamed.coef_, reference.coef_)
+    assert_array_equal(streamed.intercept_, reference.intercept_)
+
+
+def test_a_bad_line_read_by_the_reader_thread_is_raised_with_its_line(tmp_path):
+    path = _big_file(tmp_path / "bad.svm", bad_line=4321)
+    before = threading.active_count()
+    with pytest.raises(DataFormatError, match=r"bad\.svm:4321: feature indices must increase"):
+        fit_stream(
+            Perceptron(), path, chunk_size=100, classes=[-1, 1, 2], n_features=60, zero_based=False
+        )
+    assert threading.active_count() == before  # the reader thread is gone
+
+
+def test_the_reader_thread_stops_when_training_fails(tmp_path):
+    path = _big_file(tmp_path / "big.svm")
+    before = threading.active_count()
+
+    class Failing(Perceptron):
+        def partial_fit(self, X, y, classes=None, sample_weight=None):
+            raise RuntimeError("no more")
+
+    with pytest.raises(RuntimeError, match="no more"):
+        fit_stream(Failing(), path, chunk_size=50, classes=[-1, 1, 2])
+    assert threading.active_count() == before
+
+
+def test_chunks_share_a_ring_of_buffers_or_own_their_arrays(tmp_path):
+    from perceptrons.io import stream
+
+    path = _big_file(tmp_path / "big.svm", n=2000)
+    options = {"labels": True, "n_features": 60, "zero_based": False, "skip_bad_lines": False}
+    ring = list(stream._svmlight_chunks(str(path), 100, ring=3, **options))
+    assert len(ring) == 21  # 2,000 rows and 4 blank lines
+    assert np.shares_memory(ring[0].data.X.indices, ring[3].data.X.indices)
+    assert not np.shares_memory(ring[0].data.X.indices, ring[1].data.X.indices)
+    own = list(iter_chunks(path, chunk_size=100, n_features=60, zero_based=False))
+    assert not any(
+        np.shares_memory(a.data.X.data, b.data.X.data) for a, b in itertools.pairwise(own)
+    )
+    last = own[-1].data.X
+    assert last.data.tobytes() == ring[-1].data.X.data.tobytes()
+
+
+def test_a_gzipped_stream_reads_the_same_chunks(tmp_path):
+    plain = _big_file(tmp_path / "big.svm", n=3000)
+    packed = tmp_path / "big.svm.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    options = {"n_features": 60, "zero_based": False, "skip": False}
+    _same_chunks(_streamed_chunks(packed, 250, **options), _streamed_chunks(plain, 250, **options))

@@ -1099,7 +1099,13 @@ def svmlight_block_data(
     if not small:
         indices = indices.astype(np.int64)
     width = n_features if n_features is not None else max(high + 1 - shift if nnz else 0, 1)
-    X = sp.csr_matrix((data, indices, indptr), shape=(rows, width), copy=False)
+    if copy:
+        X = sp.csr_matrix((data, indices, indptr), shape=(rows, width), copy=False)
+    else:
+        # Views into the buffers, set as they are: scipy's constructor would copy a view
+        # of a much larger array (its _prune_array), undoing the reuse.
+        X = sp.csr_matrix((rows, width), dtype=np.float64)
+        X.data, X.indices, X.indptr = data, indices, indptr
     X.has_sorted_indices = True  # indices strictly increase along each row
     if labels is False:
         y = None
@@ -1141,11 +1147,18 @@ def _read_svmlight(
         label_required=labels is not False,
         stop_at_bad=not skip,
     )
-    options = {"skip": skip, "labels": labels, "n_features": n_features, "zero_based": zero_based}
-    try:
-        return svmlight_block_data(buffers, buf, len(buf), 0, source, copy=False, **options)
-    except _ReadersDisagree:
-        return _read_svmlight_sklearn(raw, source, **options)
+    return svmlight_block_data(
+        buffers,
+        buf,
+        len(buf),
+        0,
+        source,
+        skip=skip,
+        labels=labels,
+        n_features=n_features,
+        zero_based=zero_based,
+        copy=False,
+    )
 
 
 def _read_svmlight_sklearn(

@@ -9,6 +9,13 @@ those of the in-memory readers, with line numbers counted over the whole file.
 ``vw`` file's importance weights as ``partial_fit``'s ``sample_weight``. Peak memory
 holds one window of chunks and the model, whatever the file's size.
 
+svmlight chunks are read by the compiled reader (:mod:`perceptrons._kernels.parse`)
+straight from blocks of the file's bytes into CSR buffers reused from chunk to chunk,
+with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
+:func:`fit_stream` trains on one chunk, a reader thread parses the next ones (a queue
+of two): the parser and the training kernels release the GIL, so the two overlap, and
+the model is the same as without the thread, bit for bit.
+
 For a fixed order (``shuffle=False`` and no shuffling window) the streamed model is
 exactly the in-memory ``fit`` with ``shuffle=False`` and as many epochs: the perceptrons
 run the same updates in the same order, and the averaged perceptron's average covers
@@ -21,6 +28,8 @@ import gzip
 import io
 import itertools
 import os
+import queue
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -36,8 +45,11 @@ from perceptrons.io.formats import (
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
+    SvmlightBuffers,
     detect_format,
+    parse_svmlight_block,
     read_data,
+    svmlight_block_data,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +58,10 @@ if TYPE_CHECKING:
 #: The formats :func:`iter_chunks` can read a chunk of lines at a time: svmlight and the
 #: text formats (CSV needs its header, IDX is binary).
 STREAMABLE = ("svmlight", *TEXT_FORMATS)
+
+_READ_BYTES = 1 << 20  # svmlight: bytes read from the file at a time
+_UTF8_BOM = b"\xef\xbb\xbf"
+_QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
 
 
 @dataclass
@@ -149,6 +165,20 @@ def iter_chunks(
         )
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    options = {
+        "labels": labels,
+        "n_features": n_features,
+        "zero_based": zero_based,
+        "skip_bad_lines": skip_bad_lines,
+    }
+    if fmt == "svmlight" and labels is not None:
+        yield from _svmlight_chunks(name, chunk_size, ring=0, **options)
+        return
+    yield from _line_chunks(name, fmt, chunk_size, **options)
+
+
+def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Chunk]:
+    """Chunks of ``chunk_size`` lines, each through :func:`read_data`."""
     lines, counter = _open(name)
     first_line = 1
     with lines, counter:
@@ -159,19 +189,151 @@ def iter_chunks(
                 raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
             if not block:
                 return
-            parsed = _parse(
-                b"".join(block),
-                fmt,
-                name,
-                first_line,
-                labels=labels,
-                n_features=n_features,
-                zero_based=zero_based,
-                skip_bad_lines=skip_bad_lines,
-            )
+            parsed = _parse(b"".join(block), fmt, name, first_line, **options)
             if parsed is not None:
                 yield Chunk(data=parsed, first_line=first_line, bytes_read=counter.tell())
             first_line += len(block)
+
+
+def _svmlight_chunks(
+    name: str,
+    chunk_size: int,
+    *,
+    ring: int,
+    labels: bool,
+    n_features: int | None,
+    zero_based: bool | str,
+    skip_bad_lines: bool,
+) -> Iterator[Chunk]:
+    """svmlight chunks through the compiled reader, the file read in blocks of bytes.
+
+    ``ring`` > 0: the chunks' arrays are views into ``ring`` sets of buffers used in
+    turn, so chunk ``k`` is overwritten by chunk ``k + ring`` (the consumer must be done
+    with it by then); 0: every chunk has its own arrays.
+    """
+    from perceptrons._kernels import parse
+
+    sets = [SvmlightBuffers(rows=chunk_size + 1, nnz=16 * chunk_size) for _ in range(max(ring, 1))]
+    buf = np.empty(2 * _READ_BYTES, dtype=np.uint8)
+    start = end = 0  # the unread bytes are buf[start:end]
+    eof = False
+    first_line, n_chunks = 1, 0
+    stream, counter = _open(name)
+
+    def read() -> int:
+        nonlocal buf
+        if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
+            buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
+        try:
+            return stream.readinto(memoryview(buf)[end : end + _READ_BYTES])
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+
+    with stream, counter:
+        while end < len(_UTF8_BOM) and not eof:
+            n_read = read()
+            eof = n_read == 0
+            end += n_read
+        if buf[: len(_UTF8_BOM)].tobytes() == _UTF8_BOM:  # dropped, as read_data does
+            start = len(_UTF8_BOM)
+        while True:
+            if start:  # the unread bytes to the front, between chunks only
+                buf[: end - start] = buf[start:end]
+                end, start = end - start, 0
+            buffers = sets[n_chunks % len(sets)]
+            buffers.state[:] = 0
+            buffers.state[parse.POS] = start
+            buffers.indptr[0] = 0
+            while True:
+                status = parse_svmlight_block(
+                    buffers,
+                    buf,
+                    end,
+                    final=eof,
+                    max_lines=chunk_size,
+                    label_required=labels is not False,
+                    stop_at_bad=not skip_bad_lines,
+                )
+                if status != parse.DONE or eof or buffers.state[parse.LINE] >= chunk_size:
+                    break
+                n_read = read()
+                eof = n_read == 0
+                end += n_read
+            n_lines = int(buffers.state[parse.LINE])
+            if n_lines == 0:
+                return
+            chunk = None
+            if buffers.state[parse.ROWS] or buffers.state[parse.BAD]:
+                try:
+                    data = svmlight_block_data(
+                        buffers,
+                        buf,
+                        end,
+                        start,
+                        name,
+                        first_line=first_line,
+                        skip=skip_bad_lines,
+                        labels=labels,
+                        n_features=n_features,
+                        zero_based=zero_based,
+                        copy=ring == 0,
+                    )
+                except DataFormatError as error:
+                    if not (skip_bad_lines and error.reason.startswith("no valid lines")):
+                        raise
+                else:  # an all-bad chunk (skip_bad_lines) is no chunk, as in _parse
+                    chunk = Chunk(data=data, first_line=first_line, bytes_read=counter.tell())
+            start = int(buffers.state[parse.POS])
+            first_line += n_lines
+            if chunk is not None:
+                n_chunks += 1
+                yield chunk
+
+
+def _prefetched(chunks: Callable[[], Iterator[Chunk]], depth: int) -> Iterator[Chunk]:
+    """``chunks()`` run by a reader thread, ``depth`` chunks ahead of the consumer.
+
+    The compiled parser and the training kernels release the GIL, so parsing the next
+    chunks overlaps training on this one. An exception of the reader (a bad line, an
+    unreadable file) is raised here, in the consumer, when its turn comes; a consumer
+    that stops early stops the reader.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for chunk in chunks():
+                if not put(("chunk", chunk)):
+                    return
+        except BaseException as exc:  # handed to the consumer, raised there
+            put(("error", exc))
+            return
+        put(("end", None))
+
+    reader = threading.Thread(target=work, name="perceptrons-stream-reader", daemon=True)
+    reader.start()
+    try:
+        while True:
+            kind, item = handoff.get()
+            if kind == "chunk":
+                yield item
+            elif kind == "error":
+                raise item
+            else:
+                return
+    finally:
+        stop.set()
+        reader.join()
 
 
 def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
@@ -219,11 +381,21 @@ def scan(
     fmt = detect_format(name) if format == "auto" else format
     classes: set = set()
     max_index, has_zero, n_examples, n_bytes = -1, False, 0, 0
-    # Read svmlight chunks 0-based so that raw indices show whether index 0 occurs.
-    options = {"zero_based": True} if fmt == "svmlight" else {}
-    for chunk in iter_chunks(
-        name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines, **options
-    ):
+    if fmt == "svmlight":
+        # Raw indices (read 0-based) show whether index 0 occurs; each chunk is done
+        # with before the next, so one set of buffers serves them all.
+        chunks = _svmlight_chunks(
+            name,
+            chunk_size,
+            ring=1,
+            labels=True,
+            n_features=None,
+            zero_based=True,
+            skip_bad_lines=skip_bad_lines,
+        )
+    else:
+        chunks = iter_chunks(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
+    for chunk in chunks:
         if chunk.data.y is not None:
             classes.update(np.unique(chunk.data.y).tolist())
         n_examples += chunk.data.n_samples
@@ -401,12 +573,29 @@ def _last_mistakes(estimator) -> int:
 def _batches(name, fmt, options, featurizer, window: int, rng):
     """(X, y, sample weights or None, bytes read) per chunk, or per chunk-sized slice
     of a shuffled window."""
-    chunks = iter_chunks(name, fmt, **options)
     if window <= 0:
-        for chunk in chunks:
+        # A reader thread parses ahead; svmlight chunks reuse a ring of buffers, one
+        # for each chunk that can be alive at once: the one trained on, the queued
+        # ones, the one being parsed.
+        if fmt == "svmlight":
+            ring = _QUEUE_DEPTH + 2
+            size, rest = (
+                options["chunk_size"],
+                {k: v for k, v in options.items() if k != "chunk_size"},
+            )
+
+            def source() -> Iterator[Chunk]:
+                return _svmlight_chunks(name, size, ring=ring, labels=True, **rest)
+        else:
+
+            def source() -> Iterator[Chunk]:
+                return iter_chunks(name, fmt, **options)
+
+        for chunk in _prefetched(source, _QUEUE_DEPTH):
             data = chunk.data
             yield _features(data, featurizer), data.y, data.sample_weight, chunk.bytes_read
         return
+    chunks = iter_chunks(name, fmt, **options)
     size = options["chunk_size"]
     while True:
         group = list(itertools.islice(chunks, window))

@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_classification
 
 from perceptrons import AveragedPerceptron, Perceptron
-from perceptrons._kernels.mixing import rows_of_examples, sorted_rows_of_examples
+from perceptrons._kernels.mixing import rows_of_examples, sorted_rows_of_examples, union_rows
 from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.parallel import _mixing, mix_threads
 from perceptrons.parallel._mixing import (
@@ -329,3 +329,15 @@ def test_shard_data_pieces_are_the_whole_shard():
     ((data, codes, order, weights),) = list(shard.pieces(None, None))
     assert data is X and codes is y and weights is None
     assert_array_equal(order, [2, 5, 9])
+
+
+def test_union_rows_sorts_and_places():
+    rng = np.random.RandomState(1)
+    marks = np.zeros(40, dtype=np.uint8)
+    out, positions = np.empty(40, dtype=np.int64), np.empty(40, dtype=np.int64)
+    for size in (0, 1, 30, 200):
+        rows = rng.randint(0, 40, size=size).astype(np.int64)
+        n = union_rows(rows, marks, out, positions)
+        assert_array_equal(out[:n], np.unique(rows))
+        assert_array_equal(out[positions[rows]], rows)
+        assert not marks.any()

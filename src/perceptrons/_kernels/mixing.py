@@ -51,3 +51,57 @@ def sorted_rows_of_examples(rows, examples: np.ndarray, marks: np.ndarray) -> np
     out = np.empty(marks.shape[0], dtype=np.int64)
     n = rows_of_examples(rows, np.ascontiguousarray(examples, dtype=np.int64), marks, out)
     return np.sort(out[:n])
+
+
+@_jit
+def union_rows(rows, marks, out, positions):
+    """The sorted union of the row indices in ``rows`` (concatenated lists, repeats
+    allowed), written to ``out``; ``positions[r]`` becomes the place of row ``r`` in it.
+    Returns its length. ``marks`` (uint8, one per weight row) is all 0 on entry and
+    left so; ``out`` and ``positions`` hold one entry per weight row."""
+    for k in range(rows.shape[0]):
+        marks[rows[k]] = 1
+    n = 0
+    for r in range(marks.shape[0]):
+        if marks[r] != 0:
+            marks[r] = 0
+            positions[r] = n
+            out[n] = r
+            n += 1
+    return n
+
+
+@_jit
+def add_shard(change, sums, weights, union, at, shard_weights, shard_aux, mu, count):
+    """Add one shard's epoch to the mix, at the places ``at`` (in ``union``) of its rows:
+    ``change += mu * δ`` and, averaged (``sums`` not empty), ``sums += count * δ - A_i``,
+    with ``δ = shard_weights - weights[union[at]]`` (2-D arrays: rows × columns)."""
+    averaged = sums.shape[0] != 0
+    for k in range(at.shape[0]):
+        p = at[k]
+        r = union[p]
+        for c in range(change.shape[1]):
+            delta = shard_weights[k, c] - weights[r, c]
+            change[p, c] += mu * delta
+            if averaged:
+                sums[p, c] += count * delta - shard_aux[k, c]
+
+
+@_jit
+def apply_mix(weights, aux, union, change, sums, total):
+    """``weights[union] += change`` and, averaged, ``aux[union] += total * change - sums``;
+    False (and the state half written, to be discarded) when a value is not finite."""
+    averaged = sums.shape[0] != 0
+    for p in range(union.shape[0]):
+        r = union[p]
+        for c in range(change.shape[1]):
+            w = weights[r, c] + change[p, c]
+            if not np.isfinite(w):
+                return False
+            weights[r, c] = w
+            if averaged:
+                a = aux[r, c] + total * change[p, c] - sums[p, c]
+                if not np.isfinite(a):
+                    return False
+                aux[r, c] = a
+    return True

@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
 from perceptrons import _validation
-from perceptrons._kernels.mixing import sorted_rows_of_examples
+from perceptrons._kernels.mixing import add_shard, apply_mix, sorted_rows_of_examples, union_rows
 from perceptrons._online import all_finite, as_count, non_finite_message
 
 if TYPE_CHECKING:
@@ -354,6 +354,14 @@ def mixing_weights(results: Sequence[ShardResult], mixing: str) -> np.ndarray:
     return np.full(len(results), 1.0 / len(results))
 
 
+_NO_SUMS = np.zeros((0, 0))
+
+
+def _columns(array: np.ndarray) -> np.ndarray:
+    """A weight array as rows × columns (a binary model's vector as one column)."""
+    return array.reshape(-1, 1) if array.ndim == 1 else array
+
+
 def mix_into(
     state: TrainingState, results: Sequence[ShardResult], mixing: str, single: bool
 ) -> tuple[np.ndarray | None, np.ndarray]:
@@ -381,33 +389,45 @@ def mix_into(
             state.aux[rows] = result.aux
         state.load_values(result.values)
         return result.rows, change
+    n_rows = state.weights.shape[0]
     dense = any(r.rows is None for r in results)
-    rows = None if dense else np.unique(np.concatenate([r.rows for r in results]))
-    base = state.weights if rows is None else state.weights[rows]
-    change = np.zeros_like(base)
-    sums = np.zeros_like(base) if state.averaged else None
+    every = np.arange(n_rows)
+    if dense:
+        union, positions = every, every
+    else:
+        union = np.empty(n_rows, dtype=np.int64)
+        positions = np.empty(n_rows, dtype=np.int64)
+        n = union_rows(
+            np.concatenate([r.rows for r in results]),
+            np.zeros(n_rows, dtype=np.uint8),
+            union,
+            positions,
+        )
+        union = union[:n]
+    weights = _columns(state.weights)
+    aux = _columns(state.aux) if state.averaged else _NO_SUMS
+    change = np.zeros((union.shape[0], weights.shape[1]))
+    sums = np.zeros_like(change) if state.averaged else _NO_SUMS
     total = 0
     for mu, result in zip(mixing_weights(results, mixing), results, strict=True):
-        if result.rows is None:
-            at: Any = slice(None)
-        else:
-            at = result.rows if rows is None else np.searchsorted(rows, result.rows)
-        delta = result.weights - base[at]
-        change[at] += mu * delta
-        if sums is not None:
-            sums[at] += result.count * delta - result.aux
+        at = every if result.rows is None else positions[result.rows]
+        shard_aux = _NO_SUMS if result.aux is None else _columns(result.aux)
+        add_shard(
+            change,
+            sums,
+            weights,
+            union,
+            at,
+            _columns(result.weights),
+            shard_aux,
+            float(mu),
+            float(result.count),
+        )
         total += result.count
-    weights = base + change
-    aux = None
-    if sums is not None:
-        aux = (state.aux if rows is None else state.aux[rows]) + (state.count + total) * change
-        aux -= sums
-    if not all_finite(weights) or (aux is not None and not all_finite(aux)):
+    if not apply_mix(weights, aux, union, change, sums, float(state.count + total)):
         raise FloatingPointError
-    where = slice(None) if rows is None else rows
-    state.weights[where] = weights
-    if aux is not None:
-        state.aux[where] = aux
+    rows = None if dense else union
+    change = change if state.weights.ndim == 2 else change[:, 0]
     state.count = as_count(state.count + total)
     return rows, change
 

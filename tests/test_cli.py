@@ -314,26 +314,232 @@ def test_stream_trains_the_same_model_as_in_memory(tmp_path):
     assert a["accuracy"] == b["accuracy"] and a["confusion_matrix"] == b["confusion_matrix"]
 
 
-@pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
-def test_train_on_local_workers_by_parameter_mixing(tmp_path):
-    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
-    train = tmp_path / "train.svm"
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(300, 4))
-    y = np.where(X @ [1.0, -1.0, 0.5, 0.0] > 0, 1, -1)
-    train.write_text(
+# ------------------------------------------------------- parameter mixing (--workers)
+def _linear_svmlight(path, n=300, seed=5, classes=2):
+    """A noisy linear problem in svmlight (``seed`` draws the examples, the separator is
+    fixed): mixed and serial models then differ."""
+    weights = np.random.default_rng(0).normal(size=(6, classes))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    scores = X @ weights + 0.8 * rng.normal(size=(n, classes))
+    y = scores.argmax(axis=1) if classes > 2 else np.where(scores[:, 0] > 0, 1, -1)
+    path.write_text(
         "".join(
             f"{label} " + " ".join(f"{j + 1}:{v:.5f}" for j, v in enumerate(row)) + "\n"
             for row, label in zip(X, y, strict=True)
         )
     )
+    return path
+
+
+def _accuracy(model, data):
+    status, out, err = run("evaluate", model, data, "--json")
+    assert status == 0, err
+    return json.loads(out)["accuracy"]
+
+
+def test_workers_train_on_threads_and_compare_serial_prints_the_real_cost(tmp_path):
+    train = _linear_svmlight(tmp_path / "train.svm")
+    dev = _linear_svmlight(tmp_path / "dev.svm", n=200, seed=6)
+    mixed, serial = tmp_path / "mixed.npz", tmp_path / "serial.npz"
+    common = ("--epochs", "4", "--seed", "3", "--dev", dev)
     status, out, err = run(
-        "train", train, "-o", tmp_path / "m.npz", "--workers", "2", "--epochs", "3", "--json"
+        "train", train, "-o", mixed, "--workers", "3", "--compare-serial", "--json", *common
+    )
+    assert status == 0, err
+    report = json.loads(out)["parallel"]
+    assert report["backend"] == "threads" and report["cluster"] is None
+    assert report["workers"] == report["shards"] == 3 and report["local_epochs"] == 1
+    assert "epoch 4: " in err and "on 3 shards" in err  # human lines on stderr with --json
+    # the same estimator trained serially by the command line is the comparison's
+    assert run("train", train, "-o", serial, "--quiet", *common)[0] == 0
+    from perceptrons import load
+
+    assert not np.allclose(load(mixed).coef_, load(serial).coef_)  # a real difference
+    mixed_accuracy, serial_accuracy = _accuracy(mixed, dev), _accuracy(serial, dev)
+    assert report["accuracy_on"] == "dev" and report["accuracy"] == mixed_accuracy
+    assert report["serial"]["accuracy"] == serial_accuracy
+    cost = 100 * (mixed_accuracy - serial_accuracy)
+    assert report["accuracy_cost_points"] == pytest.approx(cost, abs=1e-4)
+    speedup = report["speedup"]
+    ratio = report["serial"]["fit_seconds"] / report["fit_seconds"]
+    assert speedup == pytest.approx(ratio, rel=1e-2, abs=1e-3)
+    pace = f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"
+    summary = [line for line in err.splitlines() if line.startswith("parameter mixing on")]
+    assert len(summary) == 1 and "3 threads (3 shards" in summary[0]
+    assert f"dev accuracy {mixed_accuracy:.4f}" in summary[0]
+    assert f"accuracy cost: {cost:+.2f} points vs serial" in err and pace in err
+    # without --dev the accuracy is the training data's; --quiet prints no summary
+    status, out, err = run("train", train, "-o", mixed, "--workers", "-1", "--json", "--quiet")
+    assert status == 0 and err == ""
+    report = json.loads(out)["parallel"]
+    assert report["workers"] == (os.cpu_count() or 1) and report["accuracy_on"] == "train"
+    assert report["accuracy"] == _accuracy(mixed, train) and "serial" not in report
+
+
+@pytest.mark.parametrize(
+    "algorithm, options",
+    [
+        ("perceptron", ("--mixing", "mistakes")),
+        ("averaged", ("--update", "pa-i", "--mixing", "uniform")),
+        ("logistic", ("--l2", "0.001", "--mixing", "sum")),
+    ],
+)
+def test_every_mixable_algorithm_trains_with_workers_and_its_model_predicts(
+    algorithm, options, tmp_path
+):
+    train = _linear_svmlight(tmp_path / "train.svm", classes=3)
+    model = tmp_path / "m.npz"
+    status, out, err = run(
+        "train", train, "-o", model, "--algorithm", algorithm, *options, "--workers", "2",
+        "--local-epochs", "2", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    result = json.loads(out)
+    report = result["parallel"]
+    assert (report["backend"], report["local_epochs"]) == ("threads", 2)
+    assert report["mixing"] == options[-1]  # as given
+    assert len(result["epochs"]) == 10 and result["train_accuracy"] > 0.6
+    status, out, _ = run("predict", model, train)
+    assert status == 0 and set(out.split()) <= {"0", "1", "2"} and len(out.split()) == 300
+    assert _accuracy(model, train) == result["train_accuracy"] == report["accuracy"]
+
+
+def test_mixing_options_default_to_the_librarys():
+    import inspect
+
+    from perceptrons.parallel import ParameterMixing, mix_threads
+
+    status, out, _ = run("train", "--help")
+    assert status == 0
+    help_text = " ".join(out.split())
+    for function in (ParameterMixing, mix_threads):
+        default = inspect.signature(function).parameters["mixing"].default
+        assert f"(default: the library's, now {default})" in help_text
+
+
+def test_bad_parallel_options_are_usage_errors_naming_the_option(tmp_path):
+    data = _linear_svmlight(tmp_path / "train.svm")
+    other = _linear_svmlight(tmp_path / "other.svm", seed=7)
+    text = tmp_path / "t.tsv"
+    text.write_text("a\tgood words\nb\tbad words\n")
+    out = ("-o", tmp_path / "m.npz")
+    cases = [
+        (("--workers", "0"), "--workers"),
+        (("--workers", "-2"), "--workers"),
+        (("--workers", "two"), "--workers"),
+        (("--workers", "2", "--local-epochs", "0"), "--local-epochs"),
+        (("--workers", "2", "--mixing", "median"), "--mixing"),
+        (("--workers", "2", "--algorithm", "logistic", "--mixing", "mistakes"), "--mixing"),
+        (("--workers", "2", "--backend", "mpi"), "--backend"),
+        (("--mixing", "sum"), "--mixing"),
+        (("--local-epochs", "2"), "--local-epochs"),
+        (("--compare-serial",), "--compare-serial"),
+        (("--backend", "threads"), "--backend"),
+        (("--backend", "threads", "--scheduler", "tcp://127.0.0.1:1"), "--backend threads"),
+        (("--backend", "threads", "--stream", "--workers", "1"), "--backend threads"),
+        (("--stream", "--workers", "3"), "split -n l/3"),
+        (("--stream", "--workers", "1", "--compare-serial"), "--compare-serial"),
+        (("--stream", "--workers", "1", "--shuffle-window", "2"), "--shuffle-window"),
+        ((other, "--workers", "3"), "--workers 3 but 2 DATA files"),
+        ((other,), "2 DATA files"),
+        ((other, "--workers", "2", "--class-weight", "1:2"), "--class-weight"),
+        ((text, "--workers", "2"), "t.tsv: tsv is text"),
+        ((text, "--stream", "--workers", "2"), "svmlight files only"),
+    ]
+    for options, fragment in cases:
+        files = [option for option in options if option in (other, text)]
+        options = [option for option in options if option not in files]
+        status, _, err = run("train", data, *files, *out, *options)
+        assert status == 2, (options, err)
+        assert fragment in err and "Traceback" not in err, (options, err)
+
+
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    """One small Dask cluster (threads of this process) for the --scheduler tests."""
+    distributed = pytest.importorskip(
+        "distributed", reason="the [distributed] extra is not installed"
+    )
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
+def test_scheduler_joins_an_existing_dask_cluster(dask_scheduler, tmp_path):
+    train = _linear_svmlight(tmp_path / "train.svm")
+    model = tmp_path / "m.npz"
+    status, out, err = run(
+        "train", train, "-o", model, "--scheduler", dask_scheduler, "--epochs", "3", "--json"
     )
     assert status == 0, err
     result = json.loads(out)
-    assert len(result["epochs"]) == 3 and result["train_accuracy"] > 0.9
-    assert "on 2 workers" in err  # the human lines go to stderr when stdout is JSON
+    report = result["parallel"]
+    assert (report["backend"], report["cluster"]) == ("dask", dask_scheduler)
+    assert report["workers"] == report["shards"] == 2  # one shard per worker of the cluster
+    assert report["bytes_sent"] > 0 and report["bytes_received"] > 0
+    assert [e["epoch"] for e in result["epochs"]] == [1, 2, 3]
+    assert f"the Dask cluster at {dask_scheduler} of 2 workers (2 shards" in err
+    assert _accuracy(model, train) == report["accuracy"]
+    status, out, err = run(
+        "train", train, "-o", model, "--scheduler", dask_scheduler, "--workers", "3", "--json"
+    )
+    assert status == 0, err
+    assert json.loads(out)["parallel"]["shards"] == 3
+
+
+@pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
+def test_stream_with_workers_streams_each_file_on_a_worker(dask_scheduler, tmp_path):
+    parts = [_linear_svmlight(tmp_path / f"part{i}.svm", seed=5, n=150 + i) for i in range(2)]
+    dev = _linear_svmlight(tmp_path / "dev.svm", n=200, seed=6)
+    model = tmp_path / "m.npz"
+    status, out, err = run(
+        "train", *parts, "-o", model, "--stream", "--chunk-size", "40",
+        "--scheduler", dask_scheduler, "--dev", dev, "--epochs", "3", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    result = json.loads(out)
+    report = result["parallel"]
+    assert result["streamed"] is True and report["streamed"] is True
+    assert report["backend"] == "dask" and report["shards"] == 2  # one per file
+    assert result["epochs"][-1]["examples"] == 301
+    assert report["accuracy_on"] == "dev"
+    dev_accuracy = _accuracy(model, dev)  # what evaluate says of the saved model
+    assert result["epochs"][-1]["dev_accuracy"] == report["accuracy"] == dev_accuracy
+    assert "dev accuracy" in err and "streamed)" in err
+
+
+def test_backend_auto_picks_threads_for_one_file_in_memory_else_dask(tmp_path):
+    from perceptrons.cli import build_parser
+    from perceptrons.cli.mixing import backend
+
+    def chosen(*options):
+        return backend(build_parser().parse_args(["train", *options, "-o", "m.npz"]))
+
+    assert chosen("a.svm", "--workers", "4") == "threads"
+    assert chosen("a.svm", "--scheduler", "tcp://h:8786") == "dask"
+    assert chosen("a.svm", "--workers", "1", "--stream") == "dask"
+    assert chosen("a.svm", "b.svm", "--workers", "2") == "dask"
+    assert chosen("a.svm", "--workers", "2", "--backend", "dask") == "dask"
+
+
+@pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
+def test_backend_dask_starts_a_local_cluster_of_the_workers(tmp_path):
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    train = _linear_svmlight(tmp_path / "train.svm")
+    model = tmp_path / "m.npz"
+    status, out, err = run(
+        "train", train, "-o", model, "--workers", "2", "--backend", "dask", "--epochs", "2",
+        "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    report = json.loads(out)["parallel"]
+    assert (report["backend"], report["cluster"]) == ("dask", "local")
+    assert report["workers"] == report["shards"] == 2
+    assert "a local Dask cluster of 2 workers" in err and "starting the cluster" in err
+    assert _accuracy(model, train) == report["accuracy"]
 
 
 def test_stream_refuses_a_vocabulary_featurizer(tmp_path):
@@ -687,8 +893,6 @@ def test_stream_and_workers_need_an_algorithm_that_can_do_them(tmp_path):
         )
         assert status == 2 and "--workers" in err and algorithm in err, err
         assert "perceptron, averaged" in err
-    status, _, err = run("train", data, "-o", tmp_path / "m.npz", "--stream", "--workers", "2")
-    assert status == 2 and "--stream" in err
     # naive Bayes streams: one counting pass, the same counts as in memory
     for algorithm in ("logistic", "voted", "multinomial-nb"):
         status, out, err = run(

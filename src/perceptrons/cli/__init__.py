@@ -18,6 +18,7 @@ exits the interpreter, so the command also runs in-process: ``main(["train", ...
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -328,6 +329,63 @@ def _algorithm_list(text: str) -> tuple[str, ...]:
     return names
 
 
+def _add_mixing_options(train: argparse.ArgumentParser) -> None:
+    from perceptrons.parallel import MIXINGS, ParameterMixing
+
+    defaults = inspect.signature(ParameterMixing).parameters
+    cluster = train.add_argument_group(
+        "parameter mixing (shards trained in parallel, their weights mixed every epoch)"
+    )
+    cluster.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="train N shards in parallel, one per thread or Dask worker; -1: one per CPU. "
+        "With several DATA files: N worker processes, one shard per file (-1: one worker "
+        "per file); with --scheduler: N shards (default: one per worker)",
+    )
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="join the Dask cluster of this scheduler, e.g. tcp://HOST:8786 "
+        "(shards: --workers, else one per worker)",
+    )
+    cluster.add_argument(
+        "--backend",
+        choices=("auto", "threads", "dask"),
+        default="auto",
+        help="auto: threads of this process for one file in memory, Dask with --scheduler, "
+        "--stream or several files; dask without --scheduler: a local cluster of N "
+        "single-threaded processes",
+    )
+    cluster.add_argument(
+        "--mixing",
+        choices=MIXINGS,
+        help="how the shards' weights are mixed: their mean, their mean weighted by "
+        "mistakes, or the start plus the sum of their changes "
+        f"(default: the library's, now {defaults['mixing'].default})",
+    )
+    cluster.add_argument(
+        "--local-epochs",
+        metavar="K",
+        type=_positive_int,
+        help="passes each shard makes between two mixes "
+        f"(default: the library's, now {defaults['local_epochs'].default})",
+    )
+    cluster.add_argument(
+        "--compare-serial",
+        action="store_true",
+        help="also train serially on the same data; print the accuracy cost and speed-up",
+    )
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for one per CPU, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="perceptrons",
@@ -352,7 +410,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=cmd_demo)
 
     train = command("train", "train a model on a data file")
-    train.add_argument("data", metavar="DATA", help="the training data")
+    train.add_argument(
+        "data",
+        metavar="DATA",
+        nargs="+",
+        help="the training data; several files (numeric formats) with --workers or "
+        "--scheduler: one shard per file, read by the Dask workers themselves",
+    )
     train.add_argument("-o", "--output", required=True, metavar="MODEL", help="the model file")
     train.add_argument("--dev", metavar="FILE", help="development data, scored every epoch")
     train.add_argument(
@@ -360,23 +424,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--quiet", action="store_true", help="print nothing but errors")
     train.add_argument("--json", action="store_true", help="print metrics as JSON")
-    cluster = train.add_argument_group("distributed (iterative parameter mixing on Dask)")
-    cluster.add_argument(
-        "--workers",
-        type=_positive_int,
-        metavar="N",
-        help="shards on N local worker processes (127.0.0.1)",
-    )
-    cluster.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="a Dask scheduler, e.g. tcp://HOST:8786 (shards: its workers)",
-    )
+    _add_mixing_options(train)
     streaming = train.add_argument_group("streaming (files larger than memory)")
     streaming.add_argument(
         "--stream",
         action="store_true",
-        help="read the file in chunks; memory does not grow with its size",
+        help="read the file in chunks; memory does not grow with its size (with --workers "
+        "or --scheduler: each Dask worker streams a DATA file of its own, svmlight)",
     )
     streaming.add_argument(
         "--chunk-size", metavar="LINES", type=_positive_int, default=10_000, help="lines per chunk"

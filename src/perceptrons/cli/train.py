@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from perceptrons.cli import mixing
 from perceptrons.cli._common import (
     ALGORITHMS,
     EXIT_USAGE,
@@ -39,18 +40,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_options(args, [args.algorithm])
     _check_training_mode(args)
     confusion = confusion_path(args.plot) if args.plot and args.dev else None
-    check_outputs([args.output], [args.data, args.dev], plots=[args.plot, confusion])
+    check_outputs([args.output], [*args.data, args.dev], plots=[args.plot, confusion])
+    if len(args.data) > 1 or (args.stream and mixing.mixing_requested(args)):
+        return _train_files(args)
     if args.stream:
         return _train_stream(args)
     started = time.perf_counter()
-    train = read(args, args.data, labels=True)
+    train = read(args, args.data[0], labels=True)
     dev = read(args, args.dev, labels=True) if args.dev else None
     estimator = make_estimator(args, labels=train.y)
     featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
     sample_weight = train.sample_weight
+    parallel = mixing.mixing_requested(args)
     if sample_weight is not None:
-        trainer = "ParameterMixing" if args.workers or args.scheduler else args.algorithm
+        trainer = "parameter mixing" if parallel else args.algorithm
         method = _training_method(args, estimator)
         if not _takes_weights(method):
             raise UserError(
@@ -65,8 +69,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"({train.format}), {len(np.unique(train.y))} classes{weighted}",
     )
     y_dev = dev.y if dev is not None else None
-    if args.workers or args.scheduler:
-        estimator, records = _train_mixing(args, estimator, X, train.y, X_dev, y_dev, sample_weight)
+    summary = None
+    if parallel:
+        estimator, records, summary = mixing.train_in_memory(
+            args, estimator, X, train.y, X_dev, y_dev, sample_weight
+        )
     else:
         records = train_with_curve(
             args, estimator, X, train.y, X_dev, y_dev, sample_weight=sample_weight
@@ -85,23 +92,60 @@ def cmd_train(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - started, 3),
     }
     if dev is not None:
-        result["dev_accuracy"] = records[-1]["dev_accuracy"]
+        result["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
     say(args, f"train accuracy {result['train_accuracy']:.4f}; model written to {path}")
+    if summary is not None:
+        scored = (X_dev, y_dev, "dev") if dev is not None else (X, train.y, "train")
+        result["parallel"] = mixing.report(args, summary, estimator, *scored)
     if args.plot:
-        _plot_training(args, records, estimator, X_dev, dev)
+        _plot_training(args, records, estimator, X_dev, y_dev)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _train_files(args: argparse.Namespace) -> int:
+    """train FILE... --workers/--scheduler (or --stream with them): one shard per file,
+    read (streamed) by a Dask worker; the data never passes through here."""
+    from perceptrons.io import persist
+
+    started = time.perf_counter()
+    estimator = make_estimator(args, numeric_labels=True)
+    estimator, records, summary, dev = mixing.train_files(
+        args, estimator, mixing.classes_option(args.classes)
+    )
+    X_dev, y_dev = dev if dev is not None else (None, None)
+    path = persist.save(estimator, args.output)
+    how = "streamed" if args.stream else "read"
+    say(args, f"{len(args.data)} DATA files, each {how} by a worker; model written to {path}")
+    result: dict[str, Any] = {
+        "model": str(path),
+        "algorithm": args.algorithm,
+        "streamed": bool(args.stream),
+        "files": [str(p) for p in args.data],
+        "examples": records[-1]["examples"] if records else 0,
+        "features": int(estimator.n_features_in_),
+        "classes": [str(c) for c in estimator.classes_],
+        "epochs": records,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if dev is not None:
+        result["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
+    result["parallel"] = mixing.report(args, summary, estimator, X_dev, y_dev, "dev")
+    if args.plot:
+        _plot_training(args, records, estimator, X_dev, y_dev)
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
 
 
 def _training_method(args: argparse.Namespace, estimator: Any) -> Any:
-    """What training calls: the mixer's or the estimator's fit_epochs, else fit."""
-    if args.workers or args.scheduler:
-        try:
-            from perceptrons.parallel import ParameterMixing
-        except ImportError:  # pragma: no cover - _train_mixing says how to install it
-            return estimator.fit
-        return ParameterMixing.fit_epochs
+    """What training calls: the mixer's (threads' or Dask's) or the estimator's
+    fit_epochs, else fit."""
+    if mixing.mixing_requested(args):
+        from perceptrons.parallel import ParameterMixing, mix_threads
+
+        return mix_threads if mixing.backend(args) == "threads" else ParameterMixing.fit_epochs
     return getattr(estimator, "fit_epochs", estimator.fit)
 
 
@@ -112,20 +156,20 @@ def _takes_weights(method: Any) -> bool:
 def _check_training_mode(args: argparse.Namespace) -> None:
     """--stream and --workers/--scheduler need an algorithm that can do them."""
     estimator = estimator_class(args.algorithm)
-    if args.stream and (args.workers or args.scheduler):
-        raise UserError("--stream and --workers/--scheduler cannot be combined", EXIT_USAGE)
-    if args.stream and not hasattr(estimator, "partial_fit"):
+    parallel = mixing.mixing_requested(args)
+    if args.stream and not parallel and not hasattr(estimator, "partial_fit"):
         raise UserError(
             f"--stream needs an algorithm with partial_fit; {args.algorithm} has none",
             EXIT_USAGE,
         )
-    if (args.workers or args.scheduler) and not getattr(estimator, "mixable", False):
+    if parallel and not getattr(estimator, "mixable", False):
         mixable = [name for name in ALGORITHMS if getattr(estimator_class(name), "mixable", 0)]
         raise UserError(
             f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
             f"cannot do (it can: {', '.join(mixable)})",
             EXIT_USAGE,
         )
+    mixing.check_usage(args)
 
 
 def _train_stream(args: argparse.Namespace) -> int:
@@ -138,7 +182,8 @@ def _train_stream(args: argparse.Namespace) -> int:
     from perceptrons.io.prepare import model_inputs
 
     started = time.perf_counter()
-    fmt = detect_format(args.data) if args.format == "auto" else args.format
+    (data,) = args.data
+    fmt = detect_format(data) if args.format == "auto" else args.format
     featurizer = None
     if fmt in TEXT_FORMATS:
         if args.features != "hashing" or args.weighting == "tfidf":
@@ -158,7 +203,7 @@ def _train_stream(args: argparse.Namespace) -> int:
     estimator = make_estimator(args, numeric_labels=fmt in ("svmlight", "vw"))
     if fmt == "vw" and not _takes_weights(estimator.partial_fit):
         raise UserError(
-            f"{args.data}: vw files may carry importance weights, which {args.algorithm} "
+            f"{data}: vw files may carry importance weights, which {args.algorithm} "
             "cannot use when streaming (choose another --algorithm)",
             EXIT_USAGE,
         )
@@ -166,7 +211,7 @@ def _train_stream(args: argparse.Namespace) -> int:
     epochs = args.epochs if hasattr(estimator, "fit_epochs") else 1
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
     dev = read(args, args.dev, labels=True) if args.dev else None
-    size = os.path.getsize(args.data)
+    size = os.path.getsize(data)
     bar = tqdm(
         total=size * epochs,
         unit="B",
@@ -198,7 +243,7 @@ def _train_stream(args: argparse.Namespace) -> int:
     with bar:
         report = stream.fit_stream(
             estimator,
-            args.data,
+            data,
             format=fmt,
             epochs=epochs,
             chunk_size=args.chunk_size,
@@ -227,39 +272,18 @@ def _train_stream(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train_mixing(args, estimator, X, y, X_dev, y_dev, sample_weight=None):
-    """train --workers/--scheduler: iterative parameter mixing on a Dask cluster."""
-    try:
-        from perceptrons.parallel import ParameterMixing
-    except ImportError as missing:  # pragma: no cover - the extra is in the test set
-        raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
-    mixing = ParameterMixing(estimator, n_partitions=args.workers, client=args.scheduler)
-    records = []
-    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
-    for record in mixing.fit_epochs(X, y, **weights):
-        entry = {"epoch": record["epoch"], "mistakes": record["mistakes"]}
-        line = (
-            f"epoch {record['epoch']}: {record['mistakes']} mistakes in {record['examples']} "
-            f"examples on {len(record['shard_mistakes'])} workers"
-        )
-        if X_dev is not None:
-            entry["dev_accuracy"] = float(mixing.score(X_dev, y_dev))
-            line += f", dev accuracy {entry['dev_accuracy']:.4f}"
-        records.append(entry)
-        say(args, line)
-    return mixing.estimator_, records
-
-
-def _plot_training(args, records, estimator, X_dev, dev) -> None:
+def _plot_training(args, records, estimator, X_dev, y_dev) -> None:
     """train --plot: the learning curves and, with --dev, the confusion matrix."""
     from sklearn.metrics import confusion_matrix
 
     from perceptrons import plots
 
     curve = curve_of(records)
-    written = [plots.learning_curves({args.algorithm: curve}, args.plot, title=args.data)]
-    if dev is not None:
-        matrix = confusion_matrix(dev.y, estimator.predict(X_dev), labels=estimator.classes_)
+    written = [
+        plots.learning_curves({args.algorithm: curve}, args.plot, title=", ".join(args.data))
+    ]
+    if y_dev is not None:
+        matrix = confusion_matrix(y_dev, estimator.predict(X_dev), labels=estimator.classes_)
         written.append(
             plots.confusion_matrix(matrix, estimator.classes_, confusion_path(args.plot))
         )

@@ -198,7 +198,9 @@ def test_history_records_every_shard(client):
         assert record["examples"] == 101
         assert record["seconds"] >= 0
         assert 0 < record["changed_rows"] <= X.shape[1] + 1
-        assert record["bytes_sent"] > 0 and record["bytes_received"] > 0
+        # The first start is the zeros every new trainer holds: nothing is sent.
+        assert (record["bytes_sent"] > 0) == (record["epoch"] > 1)
+        assert record["bytes_received"] > 0
     transport = ("seconds", "changed_rows", "bytes_sent", "bytes_received")
     assert mixer.estimator_.history_ == [
         {k: v for k, v in r.items() if k not in transport} for r in mixer.history_

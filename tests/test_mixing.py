@@ -154,7 +154,8 @@ def test_shards_send_only_the_rows_they_changed():
         assert 0 < record["changed_rows"] < (X.shape[1] + 1) / 2
         # Weights and aux of the changed rows with their indices, from each shard.
         assert record["bytes_received"] < 4 * 2 * dense / 2
-    assert records[-1]["bytes_sent"] < records[0]["bytes_sent"]  # whole, then rows
+    # The first start is the zeros every trainer begins with: nothing to send.
+    assert records[0]["bytes_sent"] == 0 < records[1]["bytes_sent"]
     # Fewer mistakes, fewer rows: the exchange shrinks as training converges.
     assert records[-1]["changed_rows"] < records[0]["changed_rows"]
 

@@ -362,8 +362,30 @@ def _columns(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1, 1) if array.ndim == 1 else array
 
 
+@dataclass
+class RowBuffers:
+    """Scratch arrays of :func:`mix_into`, one entry per weight row, allocated once per
+    fit so that a mix costs what the changed rows cost, not the number of features."""
+
+    marks: np.ndarray
+    union: np.ndarray
+    positions: np.ndarray
+
+    @classmethod
+    def allocate(cls, n_rows: int) -> RowBuffers:
+        return cls(
+            np.zeros(n_rows, dtype=np.uint8),
+            np.empty(n_rows, dtype=np.int64),
+            np.empty(n_rows, dtype=np.int64),
+        )
+
+
 def mix_into(
-    state: TrainingState, results: Sequence[ShardResult], mixing: str, single: bool
+    state: TrainingState,
+    results: Sequence[ShardResult],
+    mixing: str,
+    single: bool,
+    buffers: RowBuffers | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray]:
     """Mix the shards' epochs into ``state`` (the mixed weights, the plain ``aux`` and
     the count); return the rows changed (sorted, or None for all of them) and the
@@ -391,26 +413,22 @@ def mix_into(
         return result.rows, change
     n_rows = state.weights.shape[0]
     dense = any(r.rows is None for r in results)
-    every = np.arange(n_rows)
     if dense:
-        union, positions = every, every
+        union = positions = np.arange(n_rows)
     else:
-        union = np.empty(n_rows, dtype=np.int64)
-        positions = np.empty(n_rows, dtype=np.int64)
+        buffers = RowBuffers.allocate(n_rows) if buffers is None else buffers
+        positions = buffers.positions
         n = union_rows(
-            np.concatenate([r.rows for r in results]),
-            np.zeros(n_rows, dtype=np.uint8),
-            union,
-            positions,
+            np.concatenate([r.rows for r in results]), buffers.marks, buffers.union, positions
         )
-        union = union[:n]
+        union = buffers.union[:n].copy()
     weights = _columns(state.weights)
     aux = _columns(state.aux) if state.averaged else _NO_SUMS
     change = np.zeros((union.shape[0], weights.shape[1]))
     sums = np.zeros_like(change) if state.averaged else _NO_SUMS
     total = 0
     for mu, result in zip(mixing_weights(results, mixing), results, strict=True):
-        at = every if result.rows is None else positions[result.rows]
+        at = positions if result.rows is None else positions[result.rows]
         shard_aux = _NO_SUMS if result.aux is None else _columns(result.aux)
         add_shard(
             change,
@@ -542,6 +560,7 @@ class Training:
         estimator.history_ = []
         n_rows = state.weights.shape[0]
         mixes = np.zeros_like(state.weights) if plan.average == "mixes" else None
+        buffers = RowBuffers.allocate(n_rows)
         for epoch in range(1, estimator.max_epochs + 1):
             began = time.perf_counter()
 
@@ -550,7 +569,9 @@ class Training:
                     return Start(epoch, None, state.weights, state.aux, state.values())
                 return Start(epoch, None, state.weights)
 
-            if epoch == 1 or (changed is None and not plan.single):
+            if epoch == 1:  # the trainers' fresh states are the zero start already
+                start = Start(1, np.empty(0, dtype=np.int64), state.weights[:0])
+            elif changed is None and not plan.single:
                 start = whole_start()
             elif plan.single:  # the shard's own state is the model
                 start = Start(epoch, np.empty(0, dtype=np.int64), state.weights[:0])
@@ -558,7 +579,7 @@ class Training:
                 start = Start(epoch, changed, state.weights[changed])
             results = self.run_epoch(epoch, start, rng_states, slacks, whole_start)
             try:
-                changed, change = mix_into(state, results, self.mixing, plan.single)
+                changed, change = mix_into(state, results, self.mixing, plan.single, buffers)
             except FloatingPointError:
                 raise ValueError(non_finite_message(type(estimator).__name__, epoch)) from None
             if mixes is not None:

@@ -518,3 +518,60 @@ def test_a_gzipped_stream_reads_the_same_chunks(tmp_path):
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     options = {"n_features": 60, "zero_based": False, "skip": False}
     _same_chunks(_streamed_chunks(packed, 250, **options), _streamed_chunks(plain, 250, **options))
+
+
+def test_should_the_readers_disagree_the_reference_reads_the_block(monkeypatch):
+    """A line the compiled reader refuses but the reference rule accepts (none is known:
+    the hypothesis tests look for one) sends the block to the reference reader."""
+    raw = b"1 1:1\n-1 2:0.5\n1 3:2\n"
+    expected = _outcome(
+        formats._read_svmlight_sklearn,
+        raw,
+        skip=False,
+        labels=None,
+        n_features=None,
+        zero_based="auto",
+    )
+
+    def disagree(line, label_required):
+        raise formats._ReadersDisagree
+
+    monkeypatch.setattr(formats, "_bad_line_reason", disagree)
+    real = parse.parse_svmlight
+
+    def refuse_line_two(**kwargs):  # the kernel, but line 2 is "bad"
+        status = real(**kwargs)
+        buffers_bad, state = kwargs["out"][6], kwargs["state"]
+        buffers_bad[0] = 2
+        state[parse.BAD] = 1
+        return status
+
+    monkeypatch.setattr(parse, "parse_svmlight", refuse_line_two)
+    got = _outcome(
+        formats._read_svmlight, raw, skip=False, labels=None, n_features=None, zero_based="auto"
+    )
+    assert got == expected
+
+
+def test_should_the_readers_disagree_a_streamed_chunk_is_read_by_the_reference(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "f.svm"
+    path.write_bytes(b"1 1:1\n-1 2:0.5\n1 3:2\n\n-1 1:1 3:1\n1 2:1\n-1 3:4\n")
+    options = {"skip": False, "n_features": 3, "zero_based": False}
+    expected = _streamed_chunks(path, 2, **options)
+
+    def disagree(line, label_required):
+        raise formats._ReadersDisagree
+
+    real = parse.parse_svmlight
+
+    def refuse_line_one(**kwargs):  # the kernel, but each block's line 1 is "bad"
+        status = real(**kwargs)
+        kwargs["out"][6][0] = 1
+        kwargs["state"][parse.BAD] = 1
+        return status
+
+    monkeypatch.setattr(formats, "_bad_line_reason", disagree)
+    monkeypatch.setattr(parse, "parse_svmlight", refuse_line_one)
+    _same_chunks(_streamed_chunks(path, 2, **options), expected)

@@ -1004,13 +1004,48 @@ def svmlight_block_data(
     :class:`LabeledData` whose arrays are views into ``buffers`` (``copy=False``) or
     their own.
 
+    Should the compiled reader ever refuse a line that the reference rule accepts,
+    the block is read again by the reference reader (scikit-learn's).
+
     Raises
     ------
     DataFormatError
         A bad line (``skip`` false), or no valid row.
-    _ReadersDisagree
-        The compiled reader refused a line the reference rule accepts.
     """
+    from perceptrons._kernels import parse
+
+    options = {"skip": skip, "labels": labels, "n_features": n_features, "zero_based": zero_based}
+    try:
+        return _block_data(buffers, buf, end, first_pos, source, first_line, copy, **options)
+    except _ReadersDisagree:
+        pass
+    raw = buf[first_pos : int(buffers.state[parse.POS])].tobytes()
+    offset = first_line - 1
+    try:
+        data = _read_svmlight_sklearn(raw, source, **options)
+    except DataFormatError as error:
+        line = None if error.line is None else error.line + offset
+        raise DataFormatError(source, error.reason, line) from None
+    data.skipped = [(line + offset, reason) for line, reason in data.skipped]
+    return data
+
+
+def _block_data(
+    buffers: SvmlightBuffers,
+    buf: np.ndarray,
+    end: int,
+    first_pos: int,
+    source: str,
+    first_line: int,
+    copy: bool,
+    *,
+    skip: bool,
+    labels: bool | None,
+    n_features: int | None,
+    zero_based: bool | str,
+) -> LabeledData:
+    """:func:`svmlight_block_data` from the compiled reader's results alone; raises
+    :class:`_ReadersDisagree` for a bad line the reference rule accepts."""
     import scipy.sparse as sp
 
     from perceptrons._kernels import parse

@@ -118,13 +118,18 @@ def generate(path: Path, rows: int, nnz: int, n_features: int, seed: int, fmt: s
     return path
 
 
-def _child(command: list[str], pin: bool = False) -> tuple[float, float, str]:
-    """Run ``command``; (wall seconds, peak RSS in MB, stdout)."""
+def _child(
+    command: list[str], pin: bool = False, env: dict[str, str] | None = None
+) -> tuple[float, float, str]:
+    """Run ``command`` (with ``env`` added to the environment); (wall seconds, peak RSS
+    in MB, stdout)."""
     if pin and shutil.which("taskset"):
         command = ["taskset", "-c", "0", *command]
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        child = subprocess.Popen(
+            command, stdout=out, stderr=err, text=True, env={**os.environ, **(env or {})}
+        )
         # wait4 gives this child's own peak RSS (RUSAGE_CHILDREN keeps the max of all).
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - started
@@ -136,7 +141,14 @@ def _child(command: list[str], pin: bool = False) -> tuple[float, float, str]:
     return seconds, usage.ru_maxrss / 1024, stdout
 
 
-def _train(path: Path, args, pin: bool, text: bool = False) -> dict:
+def _train(
+    path: Path,
+    args,
+    pin: bool,
+    text: bool = False,
+    chunk_size: int = 0,
+    env: dict[str, str] | None = None,
+) -> dict:
     model = path.with_suffix(".model.npz")
     command = [
         sys.executable,
@@ -148,7 +160,7 @@ def _train(path: Path, args, pin: bool, text: bool = False) -> dict:
         str(model),
         "--stream",
         "--chunk-size",
-        str(args.chunk_size),
+        str(chunk_size or args.chunk_size),
         "--epochs",
         "1",
         "--classes=-1,1",
@@ -157,7 +169,7 @@ def _train(path: Path, args, pin: bool, text: bool = False) -> dict:
     ]
     if text:
         command += ["--features", "hashing", "--weighting", "tf"]
-    seconds, peak, out = _child(command, pin)
+    seconds, peak, out = _child(command, pin, env)
     report = json.loads(out)
     epoch = report["epochs"][0]
     return {
@@ -230,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     size_mb = big.stat().st_size / 2**20
 
     rows, notes = [], []
+    load_before = os.getloadavg()[0]
 
     def add(
         what: str,
@@ -297,6 +310,26 @@ def main(argv: list[str] | None = None) -> int:
         two["peak"],
         f"the epoch alone {two['examples'] / two['epoch']:,.0f}/s",
     )
+    single = _train(big, args, pin=False, env={"OPENBLAS_NUM_THREADS": "1"})
+    add(
+        "same on 2 cores, `OPENBLAS_NUM_THREADS=1`",
+        big,
+        args.rows,
+        single["inside"],
+        single["wall"],
+        single["peak"],
+        f"the epoch alone {single['examples'] / single['epoch']:,.0f}/s",
+    )
+    bigger = _train(big, args, pin=True, chunk_size=5 * args.chunk_size)
+    add(
+        f"same with `--chunk-size {5 * args.chunk_size}`",
+        big,
+        args.rows,
+        bigger["inside"],
+        bigger["wall"],
+        bigger["peak"],
+        f"the epoch alone {bigger['examples'] / bigger['epoch']:,.0f}/s: fewer `partial_fit` calls",
+    )
     tenth = _train(small, args, pin=True)
     add(
         "same, a tenth of the rows (memory flat?)",
@@ -317,9 +350,15 @@ def main(argv: list[str] | None = None) -> int:
         vw["peak"],
         f"the epoch alone {vw['examples'] / vw['epoch']:,.0f}/s",
     )
-    for path in (one["model"], two["model"], tenth["model"], vw["model"]):
-        path.unlink(missing_ok=True)
+    for run in (one, two, single, bigger, tenth, vw):
+        run["model"].unlink(missing_ok=True)
 
+    load = os.getloadavg()[0]
+    notes.append(
+        f"Load average {load_before:.1f} before and {load:.1f} after the runs on "
+        f"{os.cpu_count()} CPUs: other work shared the machine, and a run pinned to one core "
+        "shares it with whatever else the scheduler puts there."
+    )
     met_rate = one_rate >= TARGET_RATE
     ratio = sk_inside / one["inside"]
     notes.append(

@@ -46,7 +46,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -1014,7 +1014,12 @@ def svmlight_block_data(
     """
     from perceptrons._kernels import parse
 
-    options = {"skip": skip, "labels": labels, "n_features": n_features, "zero_based": zero_based}
+    options: dict[str, Any] = {
+        "skip": skip,
+        "labels": labels,
+        "n_features": n_features,
+        "zero_based": zero_based,
+    }
     try:
         return _block_data(buffers, buf, end, first_pos, source, first_line, copy, **options)
     except _ReadersDisagree:
@@ -1142,14 +1147,15 @@ def _block_data(
         X = sp.csr_matrix((rows, width), dtype=np.float64)
         X.data, X.indices, X.indptr = data, indices, indptr
     X.has_sorted_indices = True  # indices strictly increase along each row
+    target: np.ndarray | None = y
     if labels is False:
-        y = None
+        target = None
     elif np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
-        y = y.astype(np.int64)
+        target = y.astype(np.int64)
     return LabeledData(
         X=X,
         texts=None,
-        y=y,
+        y=target,
         format="svmlight",
         source=source,
         skipped=skipped,
@@ -1335,14 +1341,15 @@ def _svmlight_checked(
     if width is None:  # at least one column, as a streamed file's (stream.scan)
         width = max(int(X.indices.max()) + 1 - shift if X.nnz else 0, 1)
     X = _csr_int32(sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], width)))
+    target: np.ndarray | None = y
     if labels is False:
-        y = None
+        target = None
     elif np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
-        y = y.astype(np.int64)
+        target = y.astype(np.int64)
     return LabeledData(
         X=X,
         texts=None,
-        y=y,
+        y=target,
         format="svmlight",
         source=source,
         skipped=skipped,

@@ -165,7 +165,7 @@ def iter_chunks(
         )
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
-    options = {
+    options: dict[str, Any] = {
         "labels": labels,
         "n_features": n_features,
         "zero_based": zero_based,
@@ -225,7 +225,7 @@ def _svmlight_chunks(
         if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
             buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
         try:
-            return stream.readinto(memoryview(buf)[end : end + _READ_BYTES])
+            return stream.readinto(buf[end : end + _READ_BYTES].data)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
 

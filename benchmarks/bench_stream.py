@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             _report.md_table(header, rows),
             "",
-            *notes,
+            "\n\n".join(notes),
             end_marker,
         ]
     )

@@ -1694,8 +1694,10 @@ def read_data(
     Formats
     -------
     ``svmlight``
-        ``label [qid:N] index:value ...`` with ``#`` comments, read by scikit-learn's
-        fast reader; Python only re-scans the file to name a bad line.  ``X`` is CSR.
+        ``label [qid:N] index:value ...`` with ``#`` comments, read by a compiled
+        reader (:mod:`perceptrons._kernels.parse`) that accepts and refuses what
+        scikit-learn's ``load_svmlight_file`` does (and non-finite numbers), with the
+        same values to the bit; Python words the message of a bad line.  ``X`` is CSR.
     ``fasttext``
         ``__label__X [__label__Y ...] text``; only the first label of a line is kept,
         the other leading labels are dropped; the text is re-joined by single spaces.

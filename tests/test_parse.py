@@ -575,3 +575,26 @@ def test_should_the_readers_disagree_a_streamed_chunk_is_read_by_the_reference(
     monkeypatch.setattr(formats, "_bad_line_reason", disagree)
     monkeypatch.setattr(parse, "parse_svmlight", refuse_line_one)
     _same_chunks(_streamed_chunks(path, 2, **options), expected)
+
+
+@pytest.mark.parametrize(
+    "raw", [b"", b"1", b"1\n", b"\xef\xbb", b"\xef\xbb\xbf", b"\xef\xbb\xbf1\n"]
+)
+def test_short_files_stream_whatever_the_buffer_held_before(tmp_path, monkeypatch, raw):
+    """The reader's byte buffer is not cleared: bytes past those read (here a byte order
+    mark, over and over) must not be taken for the file's."""
+    real_empty = np.empty
+
+    def stale_empty(shape, dtype=float, **kwargs):
+        array = real_empty(shape, dtype, **kwargs)
+        flat = array.reshape(-1).view(np.uint8)
+        flat[:] = np.resize(np.frombuffer(b"\xef\xbb\xbf", dtype=np.uint8), flat.shape)
+        return array
+
+    path = tmp_path / "short.svm"
+    path.write_bytes(raw)
+    expected = _reference_chunks(raw, 10, skip=False, n_features=3, zero_based=False)
+    monkeypatch.setattr(np, "empty", stale_empty)
+    got = _streamed_chunks(path, 10, skip=False, n_features=3, zero_based=False)
+    monkeypatch.undo()
+    _same_chunks(got, expected)

@@ -234,7 +234,8 @@ def _svmlight_chunks(
             n_read = read()
             eof = n_read == 0
             end += n_read
-        if buf[: len(_UTF8_BOM)].tobytes() == _UTF8_BOM:  # dropped, as read_data does
+        if end >= len(_UTF8_BOM) and buf[: len(_UTF8_BOM)].tobytes() == _UTF8_BOM:
+            # Dropped, as read_data does (only bytes read count: buf is not cleared).
             start = len(_UTF8_BOM)
         while True:
             if start:  # the unread bytes to the front, between chunks only

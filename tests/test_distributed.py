@@ -247,7 +247,9 @@ def test_mistake_weighted_mixing():
 def test_averaged_model_is_mean_of_every_shard_weight_vector():
     """The averaged model is the mean of the weights after each example of each shard."""
     X, y = _problem(2, n_samples=40)
-    model = mix_threads(AveragedPerceptron(max_epochs=3, shuffle=False), X, y, n_jobs=2)
+    model = mix_threads(
+        AveragedPerceptron(max_epochs=3, shuffle=False), X, y, n_jobs=2, mixing="uniform"
+    )
     codes = np.where(y == model.classes_[1], 1.0, -1.0)
     Xb = np.hstack([X, np.ones((len(y), 1))])
     shards = np.array_split(np.arange(len(y)), 2)

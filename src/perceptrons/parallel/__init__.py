@@ -10,7 +10,11 @@ mixed into the next epoch's start:
 * ``mixing="mistakes"``: μ_i proportional to the mistakes k_i shard i made this epoch
   (uniform in an epoch without any mistake), the weighting of McDonald et al.;
 * ``mixing="sum"``: μ_i = 1, the start plus every shard's change, as if the shards'
-  updates had been made one after the other from the same start.
+  updates had been made one after the other from the same start (it diverges from 4
+  shards on every data set of ``benchmarks/RESULTS.md``: there for comparison);
+* ``mixing="auto"`` (the default): "mistakes" for the perceptrons, the most accurate
+  rule at 2 to 16 shards in ``benchmarks/bench_mixing_accuracy.py``, and "uniform" for
+  logistic regression, which makes no mistakes to count.
 
 That is, ``W' = W + Σ μ_i (W_i - W)``, intercept row included. The vanilla
 :class:`~perceptrons.Perceptron` then predicts with the last mixed weights. With

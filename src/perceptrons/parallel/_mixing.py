@@ -29,9 +29,18 @@ from perceptrons._online import all_finite, as_count, non_finite_message
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier, TrainingState
 
-#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes, or
-#: the start plus the sum of the shards' changes.
-MIXINGS = ("uniform", "mistakes", "sum")
+#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
+#: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
+#: perceptrons and "uniform" for logistic regression (which makes no mistakes to count).
+MIXINGS = ("auto", "uniform", "mistakes", "sum")
+
+
+def resolve_mixing(estimator: Any, mixing: str) -> str:
+    """The rule ``mixing`` stands for with ``estimator`` ("auto" resolved)."""
+    if mixing == "auto":
+        return "mistakes" if getattr(estimator, "logs_updates", False) else "uniform"
+    return mixing
+
 
 #: A generator's state as ``RandomState.get_state`` gives it (a tuple, in legacy form).
 RngState: TypeAlias = tuple[Any, ...] | dict[str, Any]
@@ -478,7 +487,7 @@ def check_estimator(
         )
     if not isinstance(mixing, str) or mixing not in MIXINGS:
         raise ValueError(f"mixing must be one of {MIXINGS}, got {mixing!r}.")
-    if mixing == "mistakes" and not estimator.logs_updates:
+    if mixing == "mistakes" and not getattr(estimator, "logs_updates", False):
         raise ValueError(
             f"mixing='mistakes' weighs shards by their mistakes, which "
             f"{type(estimator).__name__} does not make (every example updates it); "

@@ -28,6 +28,7 @@ from perceptrons.parallel._mixing import (
     check_estimator,
     check_partitions,
     generators,
+    resolve_mixing,
     shard_epoch,
 )
 
@@ -365,11 +366,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         ``"tcp://127.0.0.1:8786"``), whose client is closed after ``fit``. None starts a
         ``LocalCluster`` of ``min(n_partitions, CPUs)`` single-threaded worker processes
         on 127.0.0.1 (no dashboard) for the fit and closes it afterwards.
-    mixing : {"uniform", "mistakes", "sum"}, default="uniform"
+    mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
         The mean of the shards' weights, their mean weighted by each shard's mistakes
         in the epoch (uniform after an epoch without mistakes), or the start plus the
         sum of the shards' changes (each shard's updates count in full, as in one
-        serial pass).
+        serial pass: it diverges from 4 shards on our data sets, see
+        ``benchmarks/RESULTS.md``). "auto": "mistakes" for the perceptrons (the most
+        accurate at 2 to 16 shards in that study), "uniform" for logistic regression.
     local_epochs : int, default=1
         Passes each shard makes over its examples between two mixes; the estimator's
         ``max_epochs`` counts the mixes.
@@ -412,7 +415,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         *,
         n_partitions: int | None = None,
         client: Any = None,
-        mixing: str = "uniform",
+        mixing: str = "auto",
         local_epochs: int = 1,
         average: str = "examples",
         max_retries: int = 3,
@@ -594,7 +597,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 )
             self.n_partitions_ = len(shards.futures)
             runner = _DaskRunner(client, shards, plan, self.max_retries)
-            training = Training(self.estimator_, plan, self.mixing, runner, streams, shards.sizes)
+            mixing = resolve_mixing(self.estimator_, self.mixing)
+            training = Training(self.estimator_, plan, mixing, runner, streams, shards.sizes)
             training.history = self.history_
             try:
                 yield from training.epochs(publish_each_epoch)

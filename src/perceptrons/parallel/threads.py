@@ -15,6 +15,7 @@ from perceptrons.parallel._mixing import (
     Training,
     array_shards,
     check_estimator,
+    resolve_mixing,
     shard_epoch,
     split_rows,
 )
@@ -30,7 +31,7 @@ def mix_threads(
     X: ArrayLike,
     y: ArrayLike,
     n_jobs: int,
-    mixing: str = "uniform",
+    mixing: str = "auto",
     *,
     n_partitions: int | None = None,
     sample_weight: ArrayLike | None = None,
@@ -56,7 +57,7 @@ def mix_threads(
         Labels.
     n_jobs : int
         Threads; -1 for one per CPU.
-    mixing : {"uniform", "mistakes", "sum"}, default="uniform"
+    mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
         How the shards' weights are mixed after each epoch (see
         :class:`ParameterMixing`).
     n_partitions : int, default=None
@@ -134,7 +135,12 @@ def mix_threads(
             return results
 
         training = Training(
-            estimator, plan, mixing, run_epoch, streams, [s.n_samples for s in shards]
+            estimator,
+            plan,
+            resolve_mixing(estimator, mixing),
+            run_epoch,
+            streams,
+            [s.n_samples for s in shards],
         )
         for _ in training.epochs(publish_each_epoch=False):
             pass

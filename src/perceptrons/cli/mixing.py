@@ -273,6 +273,7 @@ def train_in_memory(
     if backend(args) == "threads":
         from perceptrons.parallel import mix_threads
 
+        assert n_workers is not None  # threads need --workers (checked with the options)
         started = time.perf_counter()
         mix_threads(estimator, X, y, n_jobs=n_workers, **options, **sample_weight)
         seconds = time.perf_counter() - started

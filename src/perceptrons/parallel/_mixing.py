@@ -413,11 +413,11 @@ def mix_into(
             result.aux is not None and not all_finite(result.aux)
         ):
             raise FloatingPointError
-        rows = slice(None) if result.rows is None else result.rows
-        change = result.weights - state.weights[rows]
-        state.weights[rows] = result.weights
+        where: Any = slice(None) if result.rows is None else result.rows
+        change = result.weights - state.weights[where]
+        state.weights[where] = result.weights
         if result.aux is not None:
-            state.aux[rows] = result.aux
+            state.aux[where] = result.aux
         state.load_values(result.values)
         return result.rows, change
     n_rows = state.weights.shape[0]
@@ -435,7 +435,7 @@ def mix_into(
     aux = _columns(state.aux) if state.averaged else _NO_SUMS
     change = np.zeros((union.shape[0], weights.shape[1]))
     sums = np.zeros_like(change) if state.averaged else _NO_SUMS
-    total = 0
+    total: int | float = 0
     for mu, result in zip(mixing_weights(results, mixing), results, strict=True):
         at = positions if result.rows is None else positions[result.rows]
         shard_aux = _NO_SUMS if result.aux is None else _columns(result.aux)
@@ -453,10 +453,8 @@ def mix_into(
         total += result.count
     if not apply_mix(weights, aux, union, change, sums, float(state.count + total)):
         raise FloatingPointError
-    rows = None if dense else union
-    change = change if state.weights.ndim == 2 else change[:, 0]
     state.count = as_count(state.count + total)
-    return rows, change
+    return (None if dense else union), (change if state.weights.ndim == 2 else change[:, 0])
 
 
 #: What an averaged model averages (see :class:`Plan`).

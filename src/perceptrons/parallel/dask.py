@@ -123,9 +123,9 @@ def _scan_file(path: str, options: dict[str, Any], chunk_size: int) -> dict[str,
         )
     zero_based = options.get("zero_based", "auto")
     own = found.zero_based if zero_based == "auto" else bool(zero_based)
-    width = found.n_features
+    width = int(found.n_features or 1)  # svmlight: always measured
     if own != found.zero_based:  # as scan measured it, in the indexing asked for
-        width = width + (1 if own else -1)
+        width += 1 if own else -1
     return {
         "labels": found.classes,
         "width": max(int(width or 1), 1),
@@ -631,6 +631,35 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             n = os.cpu_count() or 1
         return max(1, min(n, os.cpu_count() or 1))
 
+    def _plan(self, infos, classes, n_features, zero_based, n_shards=None):
+        """The plan, and the indexing shared by the blocks: the labels, width and
+        indexing the blocks' descriptions (``infos``, from the workers' first pass) give
+        where they are not given."""
+        if infos is not None:
+            bases = [info["zero_based"] for info in infos if info["zero_based"] is not None]
+            if zero_based is None and bases:
+                # read_data's rule for one file, over all of them: 0-based if any index is 0.
+                zero_based = any(bases)
+            if classes is None:
+                classes = np.unique(np.concatenate([info["labels"] for info in infos]))
+            if n_features is None:
+                n_features = max(_width(info, zero_based) for info in infos)
+        estimator = self.estimator_
+        classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
+        if not rules.integer(1).accepts(n_features):
+            raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
+        plan = Plan.of(
+            estimator,
+            classes,
+            n_features,
+            n_shards=len(infos) if n_shards is None else n_shards,
+            local_epochs=self.local_epochs,
+            average=self.average,
+        )
+        estimator.classes_ = classes
+        estimator.n_features_in_ = int(n_features)
+        return plan, zero_based
+
     def _stream_shards(self, client, workers, paths, y, classes, n_features, options, chunk_size):
         """Shards that are files streamed by their workers every epoch."""
         if y is not None:
@@ -657,34 +686,16 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             ]
         )
         zero_based = options.get("zero_based", "auto")
-        if zero_based == "auto":
-            bases = [info["zero_based"] for info in infos if info["zero_based"] is not None]
-            zero_based = any(bases) if bases else None
-        if classes is None:
-            classes = np.unique(np.concatenate([info["labels"] for info in infos]))
-        if n_features is None:
-            n_features = max(_width(info, zero_based) for info in infos)
-        estimator = self.estimator_
-        classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
-        if not rules.integer(1).accepts(n_features):
-            raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
-        plan = Plan.of(
-            estimator,
-            classes,
-            n_features,
-            n_shards=len(paths),
-            local_epochs=self.local_epochs,
-            average=self.average,
+        plan, zero_based = self._plan(
+            infos, classes, n_features, None if zero_based == "auto" else zero_based
         )
-        estimator.classes_ = classes
-        estimator.n_features_in_ = int(n_features)
         files = [
             _FileStream(path, info["format"], chunk_size, info, zero_based, plan)
             for path, info in zip(paths, infos, strict=True)
         ]
         sources = [_scatter_source(client, shard) for shard in files]
         shards = _DaskShards.place(sources, workers, [info["rows"] for info in infos])
-        _, streams = generators(estimator.random_state, len(paths))
+        _, streams = generators(self.estimator_.random_state, len(paths))
         return shards, plan, streams
 
     def _remote_shards(self, client, workers, X, y, classes, n_features, read_options):
@@ -699,31 +710,11 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         zero_based = read_options.get("zero_based", "auto") if files else None
         if zero_based == "auto":
             zero_based = None
-        sizes = None
+        infos = sizes = None
         if classes is None or n_features is None or (files and zero_based is None):
             infos = client.gather([client.submit(_describe, raw, pure=False) for raw in raws])
-            bases = [info["zero_based"] for info in infos if info["zero_based"] is not None]
-            if zero_based is None and bases:
-                # read_data's rule for one file, over all of them: 0-based if any index is 0.
-                zero_based = any(bases)
-            if classes is None:
-                classes = np.unique(np.concatenate([info["labels"] for info in infos]))
-            if n_features is None:
-                n_features = max(_width(info, zero_based) for info in infos)
             sizes = [info["rows"] for info in infos]
-        classes = _validation.label_set(np.asarray(classes), None, estimator, incremental=False)
-        if not rules.integer(1).accepts(n_features):
-            raise ValueError(f"n_features must be an int >= 1, got {n_features!r}.")
-        plan = Plan.of(
-            estimator,
-            classes,
-            n_features,
-            n_shards=len(raws),
-            local_epochs=self.local_epochs,
-            average=self.average,
-        )
-        estimator.classes_ = classes
-        estimator.n_features_in_ = int(n_features)
+        plan, zero_based = self._plan(infos, classes, n_features, zero_based, len(raws))
 
         def rebuild_source(i):
             def make(worker):

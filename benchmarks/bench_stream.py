@@ -16,9 +16,13 @@ imports and the JIT cache load included) with its own peak RSS:
 - ``parse only``: the compiled streaming reader alone, one pass
   (:func:`perceptrons.io.stream.scan`);
 - ``scikit-learn``: ``load_svmlight_file`` on the same file;
-- the text path: the same rows as a Vowpal Wabbit file (``label | 12:1 40:1 ...``)
-  through ``train --stream --features hashing`` (``TextFeaturizer(tokenizer="pairs")``),
-  on the first ``--text-rows`` rows.
+- the text path: the same rows as a Vowpal Wabbit file (``label | 12:1 40:1 ...``) and
+  as a Blitzer et al. counts file (``12:1 40:1 ... #label#:1``) through
+  ``train --stream --features hashing`` (``TextFeaturizer(tokenizer="pairs")``), on the
+  first ``--text-rows`` rows: with the compiled hashing reader
+  (:mod:`perceptrons._kernels.hashing`) and with the reference Python path it replaced
+  (read_data's line parser, then the featurizer), forced in the child by
+  ``perceptrons.io.stream._COMPILED_TEXT = False``.
 
 A smaller file (a tenth of the rows) is streamed too, to show that peak memory does not
 grow with the file.
@@ -81,6 +85,22 @@ def _vw_text(labels: np.ndarray, columns: np.ndarray) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _counts_text(labels: np.ndarray, columns: np.ndarray) -> str:
+    lines = [
+        " ".join(f"{c}:1" for c in row.tolist()) + f" #label#:{label}"
+        for label, row in zip(labels.tolist(), columns, strict=True)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_TEXTS = {"svmlight": _svmlight_text, "vw": _vw_text, "counts": _counts_text}
+# The child for the reference text path: the CLI with the compiled reader switched off.
+_REFERENCE = (
+    "import sys; from perceptrons.io import stream; stream._COMPILED_TEXT = False; "
+    "from perceptrons.cli import main; raise SystemExit(main())"
+)
+
+
 def generate(path: Path, rows: int, nnz: int, n_features: int, seed: int, fmt: str) -> Path:
     """Write ``rows`` examples to ``path`` unless a file made with these settings is
     there (a stamp file beside it records them)."""
@@ -90,7 +110,7 @@ def generate(path: Path, rows: int, nnz: int, n_features: int, seed: int, fmt: s
         return path
     w = np.random.default_rng(0).normal(size=n_features + 1)
     rng = np.random.default_rng(seed)
-    text = _svmlight_text if fmt == "svmlight" else _vw_text
+    text = _TEXTS[fmt]
     blocks: list[str] = []
     written = 0
     started = time.perf_counter()
@@ -148,12 +168,12 @@ def _train(
     text: bool = False,
     chunk_size: int = 0,
     env: dict[str, str] | None = None,
+    reference: bool = False,
 ) -> dict:
     model = path.with_suffix(".model.npz")
     command = [
         sys.executable,
-        "-m",
-        "perceptrons",
+        *(["-c", _REFERENCE] if reference else ["-m", "perceptrons"]),
         "train",
         str(path),
         "-o",
@@ -236,9 +256,17 @@ def main(argv: list[str] | None = None) -> int:
         work / f"train-{small_rows}-{tag}.svm", small_rows, args.nnz, args.features, 1, "svmlight"
     )
     test = generate(work / f"test-50000-{tag}.svm", 50_000, args.nnz, args.features, 2, "svmlight")
-    text = generate(
-        work / f"train-{args.text_rows}-{tag}.vw", args.text_rows, args.nnz, args.features, 1, "vw"
-    )
+    texts = {
+        fmt: generate(
+            work / f"train-{args.text_rows}-{tag}.{fmt}",
+            args.text_rows,
+            args.nnz,
+            args.features,
+            1,
+            fmt,
+        )
+        for fmt in ("vw", "counts")
+    }
     size_mb = big.stat().st_size / 2**20
 
     rows, notes = [], []
@@ -340,17 +368,23 @@ def main(argv: list[str] | None = None) -> int:
         tenth["peak"],
         f"the epoch alone {tenth['examples'] / tenth['epoch']:,.0f}/s",
     )
-    vw = _train(text, args, pin=True, text=True)
-    add(
-        "text path: the same rows as `vw`, `--features hashing`",
-        text,
-        args.text_rows,
-        vw["inside"],
-        vw["wall"],
-        vw["peak"],
-        f"the epoch alone {vw['examples'] / vw['epoch']:,.0f}/s",
-    )
-    for run in (one, two, single, bigger, tenth, vw):
+    text_runs, text_rates = [], {}
+    for fmt, path in texts.items():
+        for reference in (True, False):
+            run = _train(path, args, pin=True, text=True, reference=reference)
+            how = "reference Python path (before)" if reference else "compiled hashing reader"
+            text_rates[fmt, reference] = run["examples"] / run["epoch"]
+            add(
+                f"text path: the same rows as `{fmt}`, `--features hashing`, {how}",
+                path,
+                args.text_rows,
+                run["inside"],
+                run["wall"],
+                run["peak"],
+                f"the epoch alone {run['examples'] / run['epoch']:,.0f}/s",
+            )
+            text_runs.append(run)
+    for run in (one, two, single, bigger, tenth, *text_runs):
         run["model"].unlink(missing_ok=True)
 
     load = os.getloadavg()[0]
@@ -369,6 +403,18 @@ def main(argv: list[str] | None = None) -> int:
         f"whole training run, {sk_inside / parse_inside:.1f}x for the reader alone at "
         f"{parse_rate:,.0f} rows/s); peak RSS {one['peak']:,.0f} MB for the file against "
         f"{tenth['peak']:,.0f} MB for a tenth of it."
+    )
+    notes.append(
+        'Text path (`vw` and `counts` with a hashing `TextFeaturizer(tokenizer="pairs")`, '
+        "the names of hashed columns kept): the compiled reader parses, lowercases and "
+        "hashes in one pass and reports only names not seen before; the epoch alone "
+        + ", ".join(
+            f"`{fmt}` {text_rates[fmt, False]:,.0f}/s against {text_rates[fmt, True]:,.0f}/s "
+            f"({text_rates[fmt, False] / text_rates[fmt, True]:.1f}x)"
+            for fmt in texts
+        )
+        + ". The models are the reference path's bit for bit (tests/test_hashing_reader.py); "
+        "`s` includes the first pass that finds the labels, through the same reader."
     )
     header = [
         "run (one core unless said)",

@@ -148,6 +148,7 @@ class _PairsVectorizer:
                 dtype=np.float64,
             )
             X = sp.csr_matrix(hasher.transform(docs))
+            return self._finish(X)
         else:
             columns = self._columns
             assert columns is not None
@@ -167,6 +168,31 @@ class _PairsVectorizer:
                 ),
                 shape=(len(docs), len(columns)),
             )
+        return self._finish(X)
+
+    def hashed_matrix(
+        self, indices: np.ndarray, indptr: np.ndarray, values: np.ndarray
+    ) -> sp.csr_matrix:
+        """What :meth:`transform` gives (hashing), from the arrays FeatureHasher's
+        kernel makes: each row's columns and nonzero values in token order.
+
+        The same steps as ``FeatureHasher.transform`` then :meth:`_finish`, so the sums
+        of repeated columns are those of the same scipy calls on the same arrays, bit
+        for bit. ``indices`` and ``values`` are the caller's (summed in place).
+        """
+        assert self.n_features is not None
+        if indptr[-1] > np.iinfo(np.int32).max:
+            indices = indices.astype(np.int64, copy=False)
+            indptr = indptr.astype(np.int64, copy=False)
+        else:
+            indptr = indptr.astype(np.int32, copy=False)
+        X = sp.csr_array(
+            (values, indices, indptr), dtype=np.float64, shape=(len(indptr) - 1, self.n_features)
+        )
+        X.sum_duplicates()  # FeatureHasher's
+        return self._finish(sp.csr_matrix(X))
+
+    def _finish(self, X: sp.csr_matrix) -> sp.csr_matrix:
         X.sum_duplicates()
         X.eliminate_zeros()
         if self.binary:
@@ -417,16 +443,59 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         if not hasattr(self, "n_features_out_"):
             return self.fit(texts)
         _check_texts(texts)
+        self._merge_hashed_names(self._names_of_hashed_columns(texts))
+        return self
+
+    def _merge_hashed_names(self, by_column: dict[int, str]) -> None:
+        """Add the names of one batch of texts (as :meth:`_names_of_hashed_columns`
+        gives them) to those known."""
         hashed_names = self._hashed_names
         assert hashed_names is not None  # fitted with vocabulary="hashing"
-        for column, names in self._names_of_hashed_columns(texts).items():
+        for column, names in by_column.items():
             known = hashed_names.get(column)
             if known is None:
                 hashed_names[column] = names
             elif names != known:
                 terms = set(known.split("|")) | set(names.split("|"))
                 hashed_names[column] = "|".join(sorted(terms))
-        return self
+
+    def _hashed_names_normalized(self) -> bool:
+        """Whether every column's names are the sorted set of their ``|`` pieces.
+
+        Then adding a batch whose names hold no ``|`` (:meth:`_merge_hashed_names`)
+        makes each column the sorted union of its pieces and the batch's names in it,
+        a union that only the names not yet among the pieces change: what
+        :meth:`_add_new_hashed_names` relies on.
+        """
+        assert self._hashed_names is not None
+        return all(
+            names == "|".join(sorted(set(names.split("|"))))
+            for names in self._hashed_names.values()
+        )
+
+    def _add_new_hashed_names(self, columns: np.ndarray, names: list[str]) -> None:
+        """:meth:`_merge_hashed_names` of a batch given only its names not yet known.
+
+        Exact when the known names are normalized (see :meth:`_hashed_names_normalized`;
+        the union keeps them so) and no name holds ``|``: the caller
+        (:mod:`perceptrons.io.stream`) checks both; ``names[k]`` hashes to
+        ``columns[k]``.
+        """
+        hashed_names = self._hashed_names
+        assert hashed_names is not None
+        several: dict[int, set[str]] = {}  # columns given more than one name
+        for column, name in zip(columns.tolist(), names, strict=True):
+            known = hashed_names.get(column)
+            if column in several:
+                several[column].add(name)
+            elif known is None:
+                hashed_names[column] = name
+                several[column] = {name}
+            else:
+                several[column] = {name, *known.split("|")}
+        for column, terms in several.items():
+            if len(terms) > 1:
+                hashed_names[column] = "|".join(sorted(terms))
 
     @property
     def _hashing(self) -> bool:
@@ -464,7 +533,10 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_features_out_")
         _check_texts(texts)
-        X = self._vectorizer.transform(texts)
+        return self._weigh(self._vectorizer.transform(texts))
+
+    def _weigh(self, X) -> sp.csr_matrix:
+        """The vectorizer's counts to the output: the weighting step, canonical CSR."""
         if self._weighting is not None:
             X = self._weighting.transform(X)
         return _canonical(X)

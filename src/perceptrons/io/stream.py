@@ -16,6 +16,15 @@ with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
 of two): the parser and the training kernels release the GIL, so the two overlap, and
 the model is the same as without the thread, bit for bit.
 
+``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
+(weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
+hashing reader (:mod:`perceptrons._kernels.hashing`), also in the reader thread: it
+parses, lowercases and hashes a chunk's bytes in one pass into the matrix the
+featurizer would give, bit for bit, and reports only the names it has not seen before,
+which the featurizer adds to the names of its hashed columns as ``partial_fit`` would.
+A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off its
+exact path) goes through ``read_data`` and the featurizer, which word the errors.
+
 For a fixed order (``shuffle=False`` and no shuffling window) the streamed model is
 exactly the in-memory ``fit`` with ``shuffle=False`` and as many epochs: the perceptrons
 run the same updates in the same order, and the averaged perceptron's average covers
@@ -46,6 +55,7 @@ from perceptrons.io.formats import (
     DataFormatError,
     LabeledData,
     SvmlightBuffers,
+    _numeric_labels,
     detect_format,
     parse_svmlight_block,
     read_data,
@@ -62,6 +72,7 @@ STREAMABLE = ("svmlight", *TEXT_FORMATS)
 _READ_BYTES = 1 << 20  # svmlight: bytes read from the file at a time
 _UTF8_BOM = b"\xef\xbb\xbf"
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
+_COMPILED_TEXT = True  # vw / counts with a hashing featurizer: the compiled reader (tests: off)
 
 
 @dataclass
@@ -179,6 +190,14 @@ def iter_chunks(
 
 def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Chunk]:
     """Chunks of ``chunk_size`` lines, each through :func:`read_data`."""
+    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
+        parsed = _parse(raw, fmt, name, first_line, **options)
+        if parsed is not None:
+            yield Chunk(data=parsed, first_line=first_line, bytes_read=bytes_read)
+
+
+def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
+    """``(bytes, first line, bytes read)`` of each block of ``chunk_size`` lines."""
     lines, counter = _open(name)
     first_line = 1
     with lines, counter:
@@ -189,10 +208,148 @@ def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Ch
                 raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
             if not block:
                 return
-            parsed = _parse(b"".join(block), fmt, name, first_line, **options)
-            if parsed is not None:
-                yield Chunk(data=parsed, first_line=first_line, bytes_read=counter.tell())
+            yield b"".join(block), first_line, counter.tell()
             first_line += len(block)
+
+
+@dataclass
+class _PairsBatch:
+    """One block of a ``vw`` or ``counts`` file, read by :class:`_PairsReader`: either
+    the hashed counts (``X``, before the featurizer's weighting) with the names new to
+    the reader, or (``data``) what the reference reader gave, texts to featurize."""
+
+    bytes_read: int
+    X: sp.csr_matrix | None = None
+    y: np.ndarray | None = None
+    sample_weight: np.ndarray | None = None
+    new_columns: np.ndarray | None = None
+    new_names: list[str] | None = None
+    data: LabeledData | None = None
+
+
+class _PairsReader:
+    """``vw`` and ``counts`` blocks through the compiled hashing reader
+    (:mod:`perceptrons._kernels.hashing`), for a hashing ``tokenizer="pairs"``
+    featurizer: what ``read_data`` then the featurizer's ``transform`` give, bit for bit,
+    with the names of the hashed columns kept as its ``partial_fit`` keeps them.
+
+    A block the kernel cannot read exactly (a bad line, a number off its exact path,
+    a byte outside ASCII...) is read by the reference reader, which also words its
+    errors. The names table lives as long as the reader (one :func:`fit_stream` run,
+    every epoch): each block reports only the names it has not seen, which
+    :meth:`TextFeaturizer._add_new_hashed_names` merges exactly while the known names
+    are normalized; when they are not (a featurizer fitted elsewhere, or a ``counts``
+    name with ``|`` read by the reference reader) every later block takes the
+    reference path.
+    """
+
+    def __init__(self, featurizer: TextFeaturizer, fmt: str) -> None:
+        from perceptrons._kernels import hashing
+
+        self._hashing = hashing
+        self.fmt = fmt
+        if not 1 <= featurizer.n_features <= 2**31 - 2:  # the kernel takes h % n_features
+            raise ValueError(f"n_features must be in [1, 2**31 - 2], got {featurizer.n_features}")
+        if hasattr(featurizer, "n_features_out_"):
+            self.vectorizer = featurizer._vectorizer
+            self.compiled = featurizer._hashed_names_normalized()
+        else:
+            featurizer._validate_params()
+            self.vectorizer = featurizer._make_vectorizer()
+            self.compiled = True
+        self.slots = np.full((1 << 16, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+        self.store = np.empty(1 << 20, dtype=np.uint8)
+        self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
+        self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
+        self._sizes = (-1, -1)
+        self.out: tuple[np.ndarray, ...] = ()
+
+    def read(
+        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+    ) -> _PairsBatch | None:
+        """One block of whole lines; ``None`` when it holds no example."""
+        if self.compiled:
+            batch = self._compiled(raw, bytes_read)
+            if batch is not None:
+                return batch
+        data = _parse(raw, self.fmt, name, first_line, **options)
+        if self.fmt == "counts" and b"|" in raw:
+            self.compiled = False  # a name may hold "|": the names stop being normalized
+        return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
+
+    def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
+        """Output arrays that hold any block of this size (grown, never shrunk)."""
+        rows, nnz = max(self._sizes[0], n_lines + 1), max(self._sizes[1], n_bytes // 2 + 2)
+        if (rows, nnz) != self._sizes:
+            self._sizes = (rows, nnz)
+            self.out = (
+                np.empty(nnz, dtype=np.float64),  # data
+                np.empty(nnz, dtype=np.int32),  # indices
+                np.zeros(rows + 1, dtype=np.int64),  # indptr
+                np.empty(rows, dtype=np.float64),  # labels
+                np.empty((rows, 2), dtype=np.int64),  # label spans
+                np.empty(rows, dtype=np.float64),  # weights
+                np.empty(nnz, dtype=np.int64),  # records
+                np.empty(n_bytes + 2, dtype=np.uint8),  # scratch (one name)
+            )
+        return self.out
+
+    def _grow_table(self) -> None:
+        hashing = self._hashing
+        slots = np.full((2 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+        self.meta[hashing.ENTRIES] = hashing.rehash(self.slots, slots)
+        self.slots = slots
+        used = int(self.meta[hashing.STORE_USED])
+        store = np.empty(2 * len(self.store), dtype=np.uint8)
+        store[:used] = self.store[:used]
+        self.store = store
+
+    def _compiled(self, raw: bytes, bytes_read: int) -> _PairsBatch | None:
+        hashing = self._hashing
+        buf = np.frombuffer(raw, dtype=np.uint8)
+        vectorizer = self.vectorizer
+        out = self._buffers(len(buf), raw.count(b"\n") + 1)
+        data, indices, indptr, labels, spans, weights, records, _ = out
+        state = self.state
+        while True:
+            status = hashing.parse_pairs(
+                buf=buf,
+                vw=self.fmt == "vw",
+                lowercase=bool(vectorizer.lowercase),
+                n_features=int(vectorizer.n_features),
+                out=out,
+                table=(self.slots, self.store, self.meta),
+                state=state,
+            )
+            if status == hashing.OK:
+                break
+            hashing.remove_names(self.slots, records, state[hashing.RECORDS])
+            if status == hashing.FALLBACK:
+                return None
+            self._grow_table()  # NO_ROOM: the other arrays are sized for the block
+        rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
+        added = records[: state[hashing.RECORDS]]
+        columns = self.slots[added, hashing.COLUMN]
+        offsets = self.slots[added, hashing.OFFSET].tolist()
+        lengths = self.slots[added, hashing.LENGTH].tolist()
+        store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
+        names = [store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)]
+        X = vectorizer.hashed_matrix(
+            indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
+        )
+        if self.fmt == "vw":
+            y = _numeric_labels(labels[:rows].tolist())
+        else:
+            y = np.asarray([raw[a:b].decode("ascii") for a, b in spans[:rows].tolist()])
+        w = weights[:rows].copy() if state[hashing.WEIGHTED] else None
+        return _PairsBatch(
+            bytes_read=bytes_read,
+            X=X,
+            y=y,
+            sample_weight=w,
+            new_columns=columns,
+            new_names=names,
+        )
 
 
 def _svmlight_chunks(
@@ -291,7 +448,7 @@ def _svmlight_chunks(
                 yield chunk
 
 
-def _prefetched(chunks: Callable[[], Iterator[Chunk]], depth: int) -> Iterator[Chunk]:
+def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any]:
     """``chunks()`` run by a reader thread, ``depth`` chunks ahead of the consumer.
 
     The compiled parser and the training kernels release the GIL, so parsing the next
@@ -394,6 +551,8 @@ def scan(
             zero_based=True,
             skip_bad_lines=skip_bad_lines,
         )
+    elif _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS:
+        chunks = _pairs_label_chunks(name, fmt, chunk_size, skip_bad_lines)
     else:
         chunks = iter_chunks(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
     for chunk in chunks:
@@ -420,6 +579,26 @@ def scan(
         n_examples=n_examples,
         n_bytes=n_bytes,
     )
+
+
+def _pairs_label_chunks(
+    name: str, fmt: str, chunk_size: int, skip_bad_lines: bool
+) -> Iterator[Chunk]:
+    """The labels of a ``vw`` or ``counts`` file a block at a time, through the compiled
+    reader (the chunks' ``X`` and ``texts`` are left out), for :func:`scan`."""
+    from perceptrons.features import TextFeaturizer
+
+    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt)
+    reference = {"labels": True, "n_features": None, "zero_based": "auto"}
+    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
+        options = {**reference, "skip_bad_lines": skip_bad_lines}
+        batch = reader.read(raw, name, first_line, bytes_read, options)
+        if batch is None:
+            continue
+        y = batch.y if batch.data is None else batch.data.y
+        assert y is not None  # labels=True
+        data = LabeledData(X=None, texts=[""] * len(y), y=y, format=fmt, source=name)
+        yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
 
 def fit_stream(
@@ -522,9 +701,18 @@ def fit_stream(
         options.update(n_features=n_features, zero_based=zero_based)
     rng = check_random_state(random_state)
     report = StreamReport()
+    pairs = None
+    if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
+        assert featurizer is not None
+        pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
     for epoch in range(1, epochs + 1):
         started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
-        for X, y, w, bytes_read in _batches(name, fmt, options, featurizer, shuffle_window, rng):
+        batches = (
+            _batches(name, fmt, options, featurizer, shuffle_window, rng)
+            if pairs is None
+            else _pairs_batches(name, options, featurizer, pairs)
+        )
+        for X, y, w, bytes_read in batches:
             labels = _as_label_type(labels, y, name)
             weights = {} if w is None else {"sample_weight": w}
             estimator.partial_fit(X, y, classes=labels, **weights)
@@ -611,6 +799,37 @@ def _batches(name, fmt, options, featurizer, window: int, rng):
         for start in range(0, len(y), size):
             rows = order[start : start + size]
             yield X[rows], y[rows], None if w is None else w[rows], group[-1].bytes_read
+
+
+def _pairs_batches(name, options, featurizer, reader: _PairsReader):
+    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
+    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
+    names here, in file order."""
+    size = options["chunk_size"]
+    # What iter_chunks gives read_data for a block the kernel leaves to it.
+    reference = {
+        "labels": True,
+        "n_features": None,
+        "zero_based": "auto",
+        "skip_bad_lines": options["skip_bad_lines"],
+    }
+
+    def source() -> Iterator[_PairsBatch]:
+        for raw, first_line, bytes_read in _line_blocks(name, size):
+            batch = reader.read(raw, name, first_line, bytes_read, reference)
+            if batch is not None:
+                yield batch
+
+    for batch in _prefetched(source, _QUEUE_DEPTH):
+        if batch.data is not None:  # the reference path
+            data = batch.data
+            yield _features(data, featurizer), data.y, data.sample_weight, batch.bytes_read
+            continue
+        if not hasattr(featurizer, "n_features_out_"):
+            featurizer.fit([""])  # the state fit_transform would give, without names
+        assert batch.new_columns is not None and batch.new_names is not None
+        featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
+        yield featurizer._weigh(batch.X), batch.y, batch.sample_weight, batch.bytes_read
 
 
 def _weights(data: LabeledData) -> np.ndarray:

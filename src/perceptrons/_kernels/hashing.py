@@ -1,0 +1,471 @@
+"""Vowpal Wabbit and feature:count text to hashed CSR arrays: the compiled reader
+behind the streamed text path (:func:`perceptrons.io.stream.fit_stream` with a hashing
+``TextFeaturizer(tokenizer="pairs")``).
+
+:func:`parse_pairs` reads a block of whole lines of raw bytes (a ``uint8`` array) and
+does in one pass what the reference path does in three: the line rules of
+``perceptrons.io.formats._parse_vw`` / ``_parse_counts`` (which only decide *whether*
+it can go on), the featurizer's lowercasing, and scikit-learn's ``FeatureHasher`` (the
+column of a name is ``|murmurhash3_x86_32(name, seed=0)| % n_features``, a zero value
+is dropped, values are left in token order for the caller to sum exactly as
+scipy does).  It only writes into arrays allocated by the caller, and checks every
+write against their length first.
+
+It gives up (``FALLBACK``) on anything it cannot do exactly, for the caller to read the
+block with the reference (Python) reader, which words the error of a bad line: a bad
+line, a number not in ``fast_float``'s exact fast path, a non-finite scaled value, a
+byte outside ASCII (Unicode whitespace and case rules are Python's), a ``counts``
+name holding ``|`` (hashed names are joined by ``|``), a block without rows.
+
+The names of the hashed columns are kept in a table of every name seen so far (open
+addressing on the name's hash; the bytes compared): each name not in it is added and
+recorded, so the caller learns the *new* names of a block, few after the first blocks.
+"""
+
+import numpy as np
+from numba import njit
+from numba.extending import register_jitable
+
+from perceptrons._kernels.parse import fast_float
+
+# Return codes.
+OK = 0
+FALLBACK = 1  # read this block with the reference reader
+NO_ROOM = 2  # an output array or the name table is full: roll back, grow, call again
+
+# state[...] slots, written by parse_pairs.
+ROWS = 0
+NNZ = 1
+RECORDS = 2  # names added to the table by this block
+WEIGHTED = 3  # some row gave an importance (vw)
+LINE = 4  # the line the kernel stopped at (FALLBACK, NO_ROOM)
+STATE_SIZE = 5
+
+# Columns of the name table's slots (an int64 array of shape (capacity, 4)).
+HASH, COLUMN, OFFSET, LENGTH = 0, 1, 2, 3
+SLOT_WIDTH = 4
+EMPTY = -2  # COLUMN of a free slot
+REMOVED = -1  # COLUMN of a slot whose name was rolled back (probing goes past it)
+# meta[...] slots of the table.
+STORE_USED = 0
+ENTRIES = 1  # slots used, removed ones included
+META_SIZE = 2
+
+_LF, _PIPE, _COLON, _QUOTE, _CARET, _HASH = 10, 124, 58, 39, 94, 35
+_MASK32 = 0xFFFFFFFF
+_INT32_MIN = -(2**31)
+
+# Python's str.isspace() for ASCII: what str.split() splits on inside a line.
+_WS = np.zeros(128, dtype=np.bool_)
+_WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_LABEL_MARK = np.frombuffer(b"#label#:", dtype=np.uint8).copy()
+
+
+@register_jitable(inline="always")
+def _rotl32(x, r):
+    return ((x << r) | (x >> (32 - r))) & _MASK32
+
+
+@register_jitable(inline="always")
+def murmurhash3_32(buf, start, stop, seed):
+    """MurmurHash3_x86_32 of ``buf[start:stop]``, as a signed 32-bit value: what
+    ``sklearn.utils.murmurhash3_32(bytes, seed)`` gives. int64 arithmetic, masked to
+    32 bits (products wrap modulo 2**64, their low 32 bits exact)."""
+    c1, c2 = 0xCC9E2D51, 0x1B873593
+    h = seed & _MASK32
+    n = stop - start
+    body = start + (n // 4) * 4
+    p = start
+    while p < body:
+        k = (
+            np.int64(buf[p])
+            | (np.int64(buf[p + 1]) << 8)
+            | (np.int64(buf[p + 2]) << 16)
+            | (np.int64(buf[p + 3]) << 24)
+        )
+        k = (k * c1) & _MASK32
+        k = _rotl32(k, 15)
+        k = (k * c2) & _MASK32
+        h ^= k
+        h = _rotl32(h, 13)
+        h = (h * 5 + 0xE6546B64) & _MASK32
+        p += 4
+    rest = stop - body
+    if rest > 0:
+        k = np.int64(0)
+        if rest >= 3:
+            k ^= np.int64(buf[body + 2]) << 16
+        if rest >= 2:
+            k ^= np.int64(buf[body + 1]) << 8
+        k ^= np.int64(buf[body])
+        k = (k * c1) & _MASK32
+        k = _rotl32(k, 15)
+        k = (k * c2) & _MASK32
+        h ^= k
+    h ^= n & _MASK32
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _MASK32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _MASK32
+    h ^= h >> 16
+    return h - (1 << 32) if h >= (1 << 31) else h
+
+
+@njit(cache=True, nogil=True)
+def murmurhash3_bytes(buf, seed):
+    """:func:`murmurhash3_32` of a whole ``uint8`` array (for tests and callers)."""
+    return murmurhash3_32(buf, 0, buf.shape[0], seed)
+
+
+@register_jitable(inline="always")
+def hashed_column(h, n_features):
+    """``FeatureHasher``'s column of a signed 32-bit hash: ``abs(h) % n_features``, with
+    ``abs(-2**31)`` taken as ``2**31`` (scikit-learn's special case)."""
+    if h == _INT32_MIN:
+        return (2147483647 - (n_features - 1)) % n_features
+    return abs(h) % n_features
+
+
+@register_jitable(inline="always")
+def _lower(c, lowercase):
+    if lowercase and 65 <= c <= 90:
+        return c + 32
+    return c
+
+
+@register_jitable(inline="always")
+def _add_name(scratch, length, h, column, slots, store, meta, records, state):
+    """The table's slot of ``scratch[:length]``, added (and recorded) if new; -1 when
+    the table, the store or ``records`` is full."""
+    mask = slots.shape[0] - 1
+    i = h & mask
+    while True:
+        col = slots[i, COLUMN]
+        if col == EMPTY:
+            break
+        if col >= 0 and slots[i, HASH] == h and slots[i, LENGTH] == length:
+            offset = slots[i, OFFSET]
+            same = True
+            for j in range(length):
+                if store[offset + j] != scratch[j]:
+                    same = False
+                    break
+            if same:
+                return i
+        i = (i + 1) & mask
+    used = meta[STORE_USED]
+    n_records = state[RECORDS]
+    if (
+        2 * (meta[ENTRIES] + 1) > slots.shape[0]
+        or used + length > store.shape[0]
+        or n_records >= records.shape[0]
+    ):
+        return -1
+    store[used : used + length] = scratch[:length]
+    slots[i, HASH] = h
+    slots[i, COLUMN] = column
+    slots[i, OFFSET] = used
+    slots[i, LENGTH] = length
+    meta[STORE_USED] = used + length
+    meta[ENTRIES] += 1
+    records[n_records] = i
+    state[RECORDS] = n_records + 1
+    return i
+
+
+@register_jitable
+def _feature(scratch, length, value, n_features, table, data, indices, records, state, nnz):
+    """Hash the name in ``scratch[:length]``, note it in the table, append its value
+    unless 0 (FeatureHasher drops zeros). Returns the new nnz, or -1: no room."""
+    slots, store, meta = table
+    h = murmurhash3_32(scratch, 0, length, 0)
+    column = hashed_column(h, n_features)
+    if _add_name(scratch, length, h & _MASK32, column, slots, store, meta, records, state) < 0:
+        return -1
+    if value != 0.0:
+        if nnz >= data.shape[0] or nnz >= indices.shape[0]:
+            return -1
+        data[nnz] = value
+        indices[nnz] = column
+        nnz += 1
+    return nnz
+
+
+@njit(cache=True, nogil=True)
+def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
+    """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
+
+    Parameters
+    ----------
+    buf : ndarray of uint8
+        The block's bytes.
+    vw : bool
+        Vowpal Wabbit lines (else Blitzer et al.'s ``feature:count ... #label#:L``).
+    lowercase : bool
+        Lowercase the names (ASCII; other bytes are a ``FALLBACK``).
+    n_features : int
+        Hashed columns, in ``[1, 2**31 - 2]``.
+    out : tuple of arrays
+        ``(data float64, indices int32, indptr int64, labels float64, label_spans
+        int64 (n, 2), weights float64, records int64, scratch uint8)``: per value its
+        column; per row the offsets, the vw label, the byte range of the counts label,
+        the vw importance (1.0 when none); the slot of each name added to the table;
+        ``scratch`` holds one name (at least a line's length + 2 bytes).
+    table : tuple of arrays
+        ``(slots int64 (capacity, 4), store uint8, meta int64)``: the name table
+        (capacity a power of two, kept at most half full), the names' bytes, the
+        table's counts. Updated in place.
+    state : ndarray of int64
+        Counts (see the slot names above), written.
+
+    Returns
+    -------
+    int
+        ``OK``, ``FALLBACK`` or ``NO_ROOM``.
+    """
+    data, indices, indptr, labels, label_spans, weights, records, scratch = out
+    end = buf.shape[0]
+    state[:] = 0
+    rows = 0
+    nnz = 0
+    weighted = 0
+    line = 0
+    head_start = np.empty(5, dtype=np.int64)
+    head_stop = np.empty(5, dtype=np.int64)
+    indptr[0] = 0
+    pos = 0
+    status = OK
+    while pos < end:
+        q = pos
+        while q < end and buf[q] != _LF:
+            q += 1
+        line += 1
+        blank = True
+        ascii = True
+        for i in range(pos, q):
+            c = buf[i]
+            if c >= 128:
+                ascii = False
+                break
+            if not _WS[c]:
+                blank = False
+        if not ascii:
+            status = FALLBACK
+            break
+        if blank:
+            pos = q + 1
+            continue
+        if rows >= labels.shape[0] or rows >= weights.shape[0] or rows >= label_spans.shape[0]:
+            status = NO_ROOM
+            break
+        if rows + 1 >= indptr.shape[0] or q - pos + 2 > scratch.shape[0]:
+            status = NO_ROOM
+            break
+        label = 0.0
+        weight = 1.0
+        if vw:
+            bar = pos
+            while bar < q and buf[bar] != _PIPE:
+                bar += 1
+            if bar == q:
+                status = FALLBACK
+                break
+            # The label section: at most 3 numbers and a tag (else the line is bad).
+            n_head = 0
+            p = pos
+            while p < bar and n_head < 5:
+                while p < bar and _WS[buf[p]]:
+                    p += 1
+                if p == bar:
+                    break
+                head_start[n_head] = p
+                while p < bar and not _WS[buf[p]]:
+                    p += 1
+                head_stop[n_head] = p
+                n_head += 1
+            if n_head > 0 and (buf[head_start[n_head - 1]] == _QUOTE or not _WS[buf[bar - 1]]):
+                n_head -= 1  # the tag
+            if n_head == 0 or n_head > 3:  # no label (required), or not a label section
+                status = FALLBACK
+                break
+            ok = True
+            for k in range(n_head):
+                simple, number = fast_float(buf, head_start[k], head_stop[k])
+                ok = ok and simple
+                if k == 0:
+                    label = number
+                elif k == 1:
+                    weight = number
+            if not ok or weight < 0:
+                status = FALLBACK
+                break
+            if n_head >= 2:
+                weighted = 1
+            s = bar + 1
+            while True:  # the segments between bars
+                e = s
+                while e < q and buf[e] != _PIPE:
+                    e += 1
+                p = s
+                prefix = 0
+                scale = 1.0
+                if s < e and not _WS[buf[s]]:  # |name[:scale] opens a namespace
+                    t = s
+                    while t < e and not _WS[buf[t]]:
+                        t += 1
+                    c = s
+                    while c < t and buf[c] != _COLON:
+                        c += 1
+                    if c == s:
+                        ok = False
+                        break
+                    for i in range(s, c):
+                        scratch[prefix] = _lower(buf[i], lowercase)
+                        prefix += 1
+                    scratch[prefix] = _CARET
+                    prefix += 1
+                    if c < t:
+                        ok, scale = fast_float(buf, c + 1, t)
+                        if not ok:
+                            break
+                    p = t
+                while True:  # the features
+                    while p < e and _WS[buf[p]]:
+                        p += 1
+                    if p >= e:
+                        break
+                    start = p
+                    while p < e and not _WS[buf[p]]:
+                        p += 1
+                    c = start
+                    while c < p and buf[c] != _COLON:
+                        c += 1
+                    if c == start:
+                        ok = False
+                        break
+                    number = 1.0
+                    if c < p:
+                        ok, number = fast_float(buf, c + 1, p)
+                        if not ok:
+                            break
+                    value = number * scale
+                    if not np.isfinite(value):
+                        ok = False
+                        break
+                    length = prefix
+                    for i in range(start, c):
+                        scratch[length] = _lower(buf[i], lowercase)
+                        length += 1
+                    nnz = _feature(
+                        scratch,
+                        length,
+                        value,
+                        n_features,
+                        table,
+                        data,
+                        indices,
+                        records,
+                        state,
+                        nnz,
+                    )
+                    if nnz < 0:
+                        break
+                if not ok or nnz < 0 or e >= q:
+                    break
+                s = e + 1
+        else:
+            # The label: the last token, "#label#:" and at least one byte.
+            le = q
+            while le > pos and _WS[buf[le - 1]]:
+                le -= 1
+            ls = le
+            while ls > pos and not _WS[buf[ls - 1]]:
+                ls -= 1
+            ok = le - ls > 8
+            if ok:
+                for j in range(8):
+                    if buf[ls + j] != _LABEL_MARK[j]:
+                        ok = False
+            if not ok:
+                status = FALLBACK
+                break
+            label_spans[rows, 0] = ls + 8
+            label_spans[rows, 1] = le
+            p = pos
+            while True:
+                while p < ls and _WS[buf[p]]:
+                    p += 1
+                if p >= ls:
+                    break
+                start = p
+                while p < ls and not _WS[buf[p]]:
+                    p += 1
+                marked = p - start >= 8
+                if marked:
+                    for j in range(8):
+                        if buf[start + j] != _LABEL_MARK[j]:
+                            marked = False
+                c = p - 1
+                while c >= start and buf[c] != _COLON:
+                    c -= 1
+                if marked or c <= start:
+                    ok = False
+                    break
+                ok, number = fast_float(buf, c + 1, p)
+                if not ok:
+                    break
+                length = 0
+                for i in range(start, c):
+                    if buf[i] == _PIPE:
+                        ok = False
+                        break
+                    scratch[length] = _lower(buf[i], lowercase)
+                    length += 1
+                if not ok:
+                    break
+                nnz = _feature(
+                    scratch, length, number, n_features, table, data, indices, records, state, nnz
+                )
+                if nnz < 0:
+                    break
+        if nnz < 0:
+            status = NO_ROOM
+            break
+        if not ok:
+            status = FALLBACK
+            break
+        labels[rows] = label
+        weights[rows] = weight
+        rows += 1
+        indptr[rows] = nnz
+        pos = q + 1
+    if status == OK and rows == 0:
+        status = FALLBACK  # no rows: the reference reader says what it is
+    state[ROWS] = rows
+    state[NNZ] = max(nnz, 0)
+    state[WEIGHTED] = weighted
+    state[LINE] = line
+    return status
+
+
+@njit(cache=True, nogil=True)
+def remove_names(slots, records, n_records):
+    """Roll back a block: the names it added are marked removed (still probed past)."""
+    for k in range(n_records):
+        slots[records[k], COLUMN] = REMOVED
+
+
+@njit(cache=True, nogil=True)
+def rehash(slots, new_slots):
+    """Move the table's names into ``new_slots`` (all ``EMPTY``, a power of two at
+    least twice the names), dropping removed ones. Returns the names moved."""
+    mask = new_slots.shape[0] - 1
+    moved = 0
+    for i in range(slots.shape[0]):
+        if slots[i, COLUMN] >= 0:
+            j = slots[i, HASH] & mask
+            while new_slots[j, COLUMN] != EMPTY:
+                j = (j + 1) & mask
+            new_slots[j, :] = slots[i, :]
+            moved += 1
+    return moved

@@ -1,0 +1,361 @@
+"""The compiled vw / counts reader with hashing (perceptrons._kernels.hashing and
+io.stream._PairsReader): equal, bit for bit, to read_data then
+TextFeaturizer(tokenizer="pairs", vocabulary="hashing"), names of hashed columns
+included, and the streamed models equal to the reference path's."""
+
+import io
+
+import numpy as np
+import pytest
+from numba import njit
+from sklearn.utils import murmurhash3_32
+
+from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer
+from perceptrons._kernels import hashing
+from perceptrons.io import stream
+from perceptrons.io.formats import DataFormatError, read_data
+
+# ------------------------------------------------------------------ the hash
+
+
+def test_murmurhash_equals_sklearn_on_random_bytes():
+    rng = np.random.default_rng(0)
+    for length in range(21):
+        for _ in range(300):
+            data = rng.integers(0, 256, length, dtype=np.uint8)
+            seed = int(rng.integers(0, 2**32))
+            assert hashing.murmurhash3_bytes(data, seed) == murmurhash3_32(data.tobytes(), seed)
+
+
+def test_murmurhash_equals_sklearn_on_utf8_text():
+    text = "héllo wörld ünïcode 日本語 ʃʒ 🙂 abc"
+    for start in range(len(text)):
+        for stop in range(start, min(len(text), start + 12) + 1):
+            word = text[start:stop]
+            data = np.frombuffer(word.encode(), dtype=np.uint8)
+            assert hashing.murmurhash3_bytes(data, 0) == murmurhash3_32(word, seed=0)
+
+
+@njit
+def _columns(hashes, n_features):
+    out = np.empty_like(hashes)
+    for i in range(hashes.shape[0]):
+        out[i] = hashing.hashed_column(hashes[i], n_features)
+    return out
+
+
+@pytest.mark.parametrize("n_features", [1, 2, 3, 7, 2**20, 2**31 - 2])
+def test_hashed_column_is_feature_hashers(n_features):
+    """|h| % n, with |-2**31| = 2**31: FeatureHasher's special case agrees with Python's
+    abs, which _names_of_hashed_columns uses."""
+    rng = np.random.default_rng(1)
+    hashes = [-(2**31), 2**31 - 1, -1, 0, 1, *rng.integers(-(2**31), 2**31, 200).tolist()]
+    got = _columns(np.array(hashes, dtype=np.int64), n_features)
+    assert got.tolist() == [abs(h) % n_features for h in hashes]
+    # scikit-learn's own formula for -2**31
+    assert got[0] == (2147483647 - (n_features - 1)) % n_features
+
+
+# ------------------------------------------------------------------ the reader, block by block
+
+_VW = (
+    "1 |a X:2 y Y:0.5 |B:2 z:1.5 w | plain q:-1 q:3\n"
+    "\n"
+    "  \t\n"
+    "-1 2.5 'tag1 |ns one two:0 three:-0 |ns one\r\n"
+    "1 0 |Up A:0.1 a:0.2 A:0.3 a:1e-17 a:7\n"  # repeated names: sums in scipy's order
+    "-1 1 0.5 tagtouching| x:1e3 y:.5 z:5. |N:-0.5 v:4\n"
+    "1 |\x1cf x\x1fy:2\n"  # Python's str.split() whitespace
+    "1 |empty\n"
+    "-1 | only:1\n"
+)
+_COUNTS = (
+    "Good:1 bad:2 GOOD:3 a:b:4 x_y:1 #label#:positive\n"
+    "\n"
+    "ok:1 ok:2 OK:3 Ok:0 #label#:negative\n"
+    "#label#:positive\n"
+    "Zeta:10 alpha:2.5 beta:-1 #label#:negative\n"
+)
+
+
+def _reference(raw: bytes, fmt: str, featurizer: TextFeaturizer):
+    data = read_data("-", fmt, stdin=io.BytesIO(raw), labels=True)
+    featurizer.partial_fit(data.texts)
+    return featurizer.transform(data.texts), data.y, data.sample_weight
+
+
+def _compiled(raw: bytes, fmt: str, featurizer: TextFeaturizer, reader):
+    batch = reader.read(raw, "x", 1, 0, {"labels": True, "skip_bad_lines": False})
+    assert batch is not None and batch.data is None, "the compiled path read it"
+    if not hasattr(featurizer, "n_features_out_"):
+        featurizer.fit([""])
+    featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
+    return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+
+
+def _same(a, b):
+    Xa, ya, wa = a
+    Xb, yb, wb = b
+    assert Xa.shape == Xb.shape
+    assert Xa.indices.dtype == Xb.indices.dtype and Xa.indptr.dtype == Xb.indptr.dtype
+    assert np.array_equal(Xa.indptr, Xb.indptr) and np.array_equal(Xa.indices, Xb.indices)
+    assert Xa.data.tobytes() == Xb.data.tobytes()  # bit for bit
+    assert ya.dtype == yb.dtype and np.array_equal(ya, yb)
+    assert (wa is None) == (wb is None)
+    if wa is not None:
+        assert wa.tobytes() == wb.tobytes()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")  # 1 + ln(negative)
+@pytest.mark.parametrize("fmt, text", [("vw", _VW), ("counts", _COUNTS)])
+@pytest.mark.parametrize("n_features", [1, 3, 16, 2**20])
+@pytest.mark.parametrize("lowercase", [True, False])
+@pytest.mark.parametrize("weighting", ["tf", "binary", "sublinear"])
+def test_block_equals_reference(fmt, text, n_features, lowercase, weighting):
+    options = {"weighting": "tf", "sublinear_tf": True} if weighting == "sublinear" else {}
+    options = options or {"weighting": weighting}
+    params = {"tokenizer": "pairs", "n_features": n_features, "lowercase": lowercase}
+    ours, theirs = TextFeaturizer(**params, **options), TextFeaturizer(**params, **options)
+    reader = stream._PairsReader(ours, fmt)
+    raw = text.encode()
+    for block in (
+        raw,
+        raw.replace(b"Y", b"Yz").replace(b"ok", b"Ok2").replace(b"Good", b"Gud"),
+        raw,
+    ):  # names seen again, and new ones
+        _same(_compiled(block, fmt, ours, reader), _reference(block, fmt, theirs))
+        assert ours.feature_names() == theirs.feature_names()
+
+
+def test_many_names_grow_the_table_and_stay_equal():
+    rng = np.random.default_rng(3)
+    lines = [
+        " ".join(
+            f"w{int(k)}:{int(v)}"
+            for k, v in zip(rng.integers(0, 60_000, 40), rng.integers(1, 4, 40), strict=True)
+        )
+        + f" #label#:{'ab'[i % 2]}\n"
+        for i in range(2_000)
+    ]
+    ours = TextFeaturizer(tokenizer="pairs", n_features=2**12)
+    theirs = TextFeaturizer(tokenizer="pairs", n_features=2**12)
+    reader = stream._PairsReader(ours, "counts")
+    for start in range(0, 2_000, 700):
+        raw = "".join(lines[start : start + 700]).encode()
+        _same(_compiled(raw, "counts", ours, reader), _reference(raw, "counts", theirs))
+    assert len(reader.slots) > 1 << 16  # grown
+    assert ours.feature_names() == theirs.feature_names()
+
+
+@pytest.mark.parametrize(
+    "fmt, line",
+    [
+        ("vw", "1 |a x:0.12345678901234567890\n"),  # off the exact fast path
+        ("vw", "1 |a x:1_0\n"),
+        ("vw", "1 |a café:1\n"),  # not ASCII
+        ("vw", "1 |A:1e300 x:1e300\n"),  # the scaled value overflows
+        ("vw", "1 |a x:nope\n"),  # bad lines
+        ("vw", "|a x\n"),
+        ("vw", "1 -2 |a x\n"),
+        ("vw", "1 |:2 x\n"),
+        ("vw", "1 x\n"),
+        ("vw", "1 2 3 4 |a x\n"),
+        ("counts", "a|b:1 #label#:p\n"),
+        ("counts", "a:1 #label#:\n"),
+        ("counts", "a:1 b\n"),
+        ("counts", "#label#:p a:1\n"),
+        ("counts", ":1 #label#:p\n"),
+        ("counts", "\ufeffa:1 #label#:p\n"),
+    ],
+)
+def test_kernel_leaves_what_it_cannot_do_to_the_reference(fmt, line):
+    reader = stream._PairsReader(TextFeaturizer(tokenizer="pairs", n_features=16), fmt)
+    good = "1 | g:1\n" if fmt == "vw" else "g:1 #label#:p\n"
+    raw = (good + line).encode()
+    assert reader._compiled(raw, 0) is None
+    assert reader.meta[hashing.ENTRIES] == 0 or (reader.slots[:, hashing.COLUMN] < 0).all()
+
+
+def test_kernel_checks_its_buffers():
+    raw = np.frombuffer(b"1 | a b c\n1 | d\n", dtype=np.uint8)
+    slots = np.full((16, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+    small = (
+        np.empty(2),
+        np.empty(2, dtype=np.int32),
+        np.zeros(3, dtype=np.int64),
+        np.empty(2),
+        np.empty((2, 2), dtype=np.int64),
+        np.empty(2),
+        np.empty(8, dtype=np.int64),
+        np.empty(32, dtype=np.uint8),
+    )
+    state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
+    table = (slots, np.empty(64, dtype=np.uint8), np.zeros(hashing.META_SIZE, dtype=np.int64))
+    status = hashing.parse_pairs(raw, True, True, 8, small, table, state)
+    assert status == hashing.NO_ROOM  # 3 values do not fit in 2: stopped, nothing past
+    tiny_table = (
+        np.full((2, 4), -2, dtype=np.int64),
+        np.empty(64, np.uint8),
+        np.zeros(2, np.int64),
+    )
+    assert hashing.parse_pairs(raw, True, True, 8, small, tiny_table, state) == hashing.NO_ROOM
+
+
+# ------------------------------------------------------------------ streamed models
+
+
+def _vw_file(path, rng, n=600):
+    words = ["Alpha", "beta", "Gamma", "x", "Y", "A", "a"]
+    lines = []
+    for i in range(n):
+        head = str(rng.choice(["1", "-1"]))
+        if rng.random() < 0.5:
+            head += " " + str(rng.choice(["2", "0.5", "1.25", "0"]))
+        if rng.random() < 0.2:
+            head += f" 'tag{i}"
+        segments = []
+        for _ in range(rng.integers(1, 4)):
+            space = str(rng.choice(["", "ns", "Ns:2", "B:0.5"]))
+            tokens = [
+                str(rng.choice(words))
+                + str(rng.integers(0, 30))
+                + str(rng.choice(["", ":1", ":2.5", ":-1", ":0", ":3e2", ":0.1"]))
+                for _ in range(rng.integers(0, 6))
+            ]
+            segments.append(("|" + space if space else "| ") + " " + " ".join(tokens))
+        lines.append(head + " " + " ".join(segments))
+        if rng.random() < 0.05:
+            lines.append("  ")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _counts_file(path, rng, n=600):
+    names = ["Good", "bad", "a:b", "ok_Ok"]
+    lines = []
+    for _ in range(n):
+        tokens = [
+            f"{rng.choice(names)}{rng.integers(0, 40)}:{rng.integers(1, 4)}"
+            for _ in range(rng.integers(0, 8))
+        ]
+        lines.append(" ".join([*tokens, f"#label#:{rng.choice(['positive', 'negative'])}"]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _fit(path, compiled, monkeypatch, estimator, **options):
+    monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+    read = stream._PairsReader._compiled
+    blocks = []
+
+    def counted(self, raw, bytes_read):
+        batch = read(self, raw, bytes_read)
+        blocks.append(batch is not None)
+        return batch
+
+    monkeypatch.setattr(stream._PairsReader, "_compiled", counted)
+    chunk_size = options.pop("chunk_size")
+    featurizer = TextFeaturizer(tokenizer="pairs", **options)
+    report = stream.fit_stream(
+        estimator, path, featurizer=featurizer, epochs=2, chunk_size=chunk_size
+    )
+    assert any(blocks) == compiled  # the compiled reader read blocks (or was off)
+    return estimator, featurizer, report
+
+
+@pytest.mark.parametrize("fmt", ["vw", "counts"])
+@pytest.mark.parametrize("chunk_size", [1, 7, 100, 10_000])
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_streamed_model_equals_reference_path(tmp_path, monkeypatch, fmt, chunk_size, lowercase):
+    rng = np.random.default_rng(chunk_size)
+    make = _vw_file if fmt == "vw" else _counts_file
+    path = make(tmp_path / f"d.{fmt}", rng)
+    for weighting, n_features in (("tf", 2**20), ("binary", 32)):
+        options = {
+            "chunk_size": chunk_size,
+            "lowercase": lowercase,
+            "weighting": weighting,
+            "n_features": n_features,
+        }
+        a, fa, ra = _fit(
+            path, False, monkeypatch, AveragedPerceptron(shuffle=False), **dict(options)
+        )
+        b, fb, rb = _fit(
+            path, True, monkeypatch, AveragedPerceptron(shuffle=False), **dict(options)
+        )
+        assert a.coef_.tobytes() == b.coef_.tobytes()
+        assert a.intercept_.tobytes() == b.intercept_.tobytes()
+        assert fa.feature_names() == fb.feature_names()
+        assert [e["mistakes"] for e in ra.epochs] == [e["mistakes"] for e in rb.epochs]
+
+
+def test_stream_mixes_compiled_and_reference_blocks(tmp_path, monkeypatch):
+    """Blocks the kernel leaves (numbers off its path, non-ASCII, a "|" in a counts
+    name, after which every block is the reference's) give the same model."""
+    rng = np.random.default_rng(5)
+    lines = _counts_file(tmp_path / "a.counts", rng, 300).read_text().splitlines()
+    lines[40] = "Café:1 x:0.30000000000000004441 #label#:positive"
+    lines[150] = "p|q:2 P|Q:1 #label#:negative"
+    path = tmp_path / "b.counts"
+    path.write_text("\n".join(lines) + "\n")
+    for chunk_size in (10, 64):
+        options = {"chunk_size": chunk_size, "n_features": 64}
+        a, fa, _ = _fit(path, False, monkeypatch, Perceptron(shuffle=False), **dict(options))
+        b, fb, _ = _fit(path, True, monkeypatch, Perceptron(shuffle=False), **dict(options))
+        assert a.coef_.tobytes() == b.coef_.tobytes()
+        assert fa.feature_names() == fb.feature_names()
+
+
+def test_prefitted_featurizer_with_unnormalized_names_keeps_reference_names(tmp_path, monkeypatch):
+    rng = np.random.default_rng(6)
+    path = _counts_file(tmp_path / "a.counts", rng, 200)
+    results = []
+    for compiled in (False, True):
+        monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+        featurizer = TextFeaturizer(tokenizer="pairs", n_features=8).fit(["zz|aa:1 aa:2"])
+        assert not featurizer._hashed_names_normalized()
+        model = Perceptron(shuffle=False)
+        stream.fit_stream(model, path, featurizer=featurizer, chunk_size=50)
+        results.append((model.coef_.tobytes(), featurizer.feature_names()))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "fmt, bad, message",
+    [
+        ("vw", "1 |a x:nope", 'value of feature "x" "nope" is not a number'),
+        ("vw", "|a x", "no label before the |"),
+        ("counts", "a:1 b:2", "no #label#: label at the end of the line"),
+    ],
+)
+def test_bad_line_error_names_file_and_line(tmp_path, monkeypatch, fmt, bad, message):
+    rng = np.random.default_rng(7)
+    make = _vw_file if fmt == "vw" else _counts_file
+    lines = make(tmp_path / f"a.{fmt}", rng, 50).read_text().splitlines()
+    lines.insert(33, bad)
+    path = tmp_path / f"b.{fmt}"
+    path.write_text("\n".join(lines) + "\n")
+    errors = []
+    for compiled in (False, True):
+        monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+        with pytest.raises(DataFormatError) as caught:
+            stream.fit_stream(
+                Perceptron(),
+                path,
+                featurizer=TextFeaturizer(tokenizer="pairs"),
+                classes=["positive", "negative"] if fmt == "counts" else [-1, 1],
+                chunk_size=10,
+            )
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert errors[1].startswith(f"{path}:34: ") and message in errors[1]
+
+
+def test_scan_reads_labels_through_the_compiled_reader(tmp_path, monkeypatch):
+    path = _vw_file(tmp_path / "a.vw", np.random.default_rng(8), 300)
+    found = []
+    for compiled in (False, True):
+        monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+        found.append(stream.scan(path, chunk_size=37))
+    assert found[0].classes.tolist() == found[1].classes.tolist()
+    assert (found[0].n_examples, found[0].n_bytes) == (found[1].n_examples, found[1].n_bytes)

@@ -426,6 +426,16 @@ def test_client_as_address(cluster):
     assert mixer.score(X, y) > 0.8
 
 
+def test_client_not_set_as_default(cluster):
+    X, y = _problem(2)
+    with distributed.Client(cluster, set_as_default=False) as client:
+        mixer = ParameterMixing(
+            Perceptron(max_epochs=2, random_state=0), n_partitions=2, client=client
+        ).fit(X, y)
+    threaded = mix_threads(Perceptron(max_epochs=2, random_state=0), X, y, 2, n_partitions=2)
+    _same_model(mixer.estimator_, threaded)
+
+
 def test_own_local_cluster_is_started_and_closed():
     X, y = _problem(2)
     mixer = ParameterMixing(Perceptron(max_epochs=2, random_state=0), n_partitions=1).fit(X, y)

@@ -551,7 +551,11 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         distributed = _import_distributed()
         self.estimator_ = clone(self.estimator)
         self.history_: list[dict[str, Any]] = []
-        with _connect(distributed, self.client, self._cluster_size(X)) as client:
+        with (
+            _connect(distributed, self.client, self._cluster_size(X)) as client,
+            # The waits and gathers use this client, even one not set as the default.
+            client.as_current(),
+        ):
             workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
             if not workers:
                 client.wait_for_workers(1, timeout=60)

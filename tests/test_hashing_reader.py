@@ -4,6 +4,7 @@ TextFeaturizer(tokenizer="pairs", vocabulary="hashing"), names of hashed columns
 included, and the streamed models equal to the reference path's."""
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -132,18 +133,18 @@ def test_many_names_grow_the_table_and_stay_equal():
     lines = [
         " ".join(
             f"w{int(k)}:{int(v)}"
-            for k, v in zip(rng.integers(0, 60_000, 40), rng.integers(1, 4, 40), strict=True)
+            for k, v in zip(rng.integers(0, 400_000, 40), rng.integers(1, 4, 40), strict=True)
         )
         + f" #label#:{'ab'[i % 2]}\n"
-        for i in range(2_000)
+        for i in range(8_000)
     ]
     ours = TextFeaturizer(tokenizer="pairs", n_features=2**12)
     theirs = TextFeaturizer(tokenizer="pairs", n_features=2**12)
     reader = stream._PairsReader(ours, "counts")
-    for start in range(0, 2_000, 700):
-        raw = "".join(lines[start : start + 700]).encode()
+    for start in range(0, 8_000, 2_700):
+        raw = "".join(lines[start : start + 2_700]).encode()
         _same(_compiled(raw, "counts", ours, reader), _reference(raw, "counts", theirs))
-    assert len(reader.slots) > 1 << 16  # grown
+    assert len(reader.slots) > 1 << 18  # grown
     assert ours.feature_names() == theirs.feature_names()
 
 
@@ -194,7 +195,7 @@ def test_kernel_checks_its_buffers():
     status = hashing.parse_pairs(raw, True, True, 8, small, table, state)
     assert status == hashing.NO_ROOM  # 3 values do not fit in 2: stopped, nothing past
     tiny_table = (
-        np.full((2, 4), -2, dtype=np.int64),
+        np.full((2, hashing.SLOT_WIDTH), -2, dtype=np.int64),
         np.empty(64, np.uint8),
         np.zeros(2, np.int64),
     )
@@ -359,3 +360,27 @@ def test_scan_reads_labels_through_the_compiled_reader(tmp_path, monkeypatch):
         found.append(stream.scan(path, chunk_size=37))
     assert found[0].classes.tolist() == found[1].classes.tolist()
     assert (found[0].n_examples, found[0].n_bytes) == (found[1].n_examples, found[1].n_bytes)
+
+
+@pytest.mark.parametrize("fmt", ["vw", "counts"])
+def test_cli_stream_writes_the_reference_model(tmp_path, monkeypatch, fmt, capsys):
+    """``perceptrons train FILE --stream --features hashing``: every saved array (the
+    weights, the hashed names) equal to the reference path's."""
+    from perceptrons.cli import main
+
+    make = _vw_file if fmt == "vw" else _counts_file
+    path = make(tmp_path / f"d.{fmt}", np.random.default_rng(9), 400)
+    saved = []
+    for compiled in (False, True):
+        monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+        model = tmp_path / f"m{int(compiled)}.npz"
+        argv = ["train", str(path), "-o", str(model), "--stream", "--chunk-size", "64"]
+        assert main([*argv, "--epochs", "2", "--features", "hashing", "--quiet"]) == 0
+        with np.load(model, allow_pickle=False) as arrays:
+            contents = {k: arrays[k].tobytes() for k in arrays.files if k != "__meta__"}
+            meta = json.loads(arrays["__meta__"].tobytes())
+        for stamp in ("created", "sha256"):  # the time of writing, and a digest with it
+            meta.pop(stamp)
+        saved.append((contents, meta))
+    assert saved[0] == saved[1] and len(saved[0][0]) > 1
+    assert "hashed_names" in json.dumps(saved[0][1])

@@ -41,9 +41,12 @@ WEIGHTED = 3  # some row gave an importance (vw)
 LINE = 4  # the line the kernel stopped at (FALLBACK, NO_ROOM)
 STATE_SIZE = 5
 
-# Columns of the name table's slots (an int64 array of shape (capacity, 4)).
-HASH, COLUMN, OFFSET, LENGTH = 0, 1, 2, 3
-SLOT_WIDTH = 4
+# Columns of the name table's slots (an int64 array of shape (capacity, 6)): the name's
+# hash, column, bytes in the store, and its first 16 bytes packed (zeros after the end)
+# so that looking up a short name reads only its slot.
+HASH, COLUMN, OFFSET, LENGTH, HEAD0, HEAD1 = 0, 1, 2, 3, 4, 5
+SLOT_WIDTH = 6
+_PACKED = 16  # bytes of a name kept in its slot
 EMPTY = -2  # COLUMN of a free slot
 REMOVED = -1  # COLUMN of a slot whose name was rolled back (probing goes past it)
 # meta[...] slots of the table.
@@ -138,15 +141,27 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
     """The table's slot of ``scratch[:length]``, added (and recorded) if new; -1 when
     the table, the store or ``records`` is full."""
     mask = slots.shape[0] - 1
+    head0 = np.int64(0)
+    head1 = np.int64(0)
+    for j in range(min(length, 8)):
+        head0 |= np.int64(scratch[j]) << (8 * j)
+    for j in range(8, min(length, _PACKED)):
+        head1 |= np.int64(scratch[j]) << (8 * (j - 8))
     i = h & mask
     while True:
         col = slots[i, COLUMN]
         if col == EMPTY:
             break
-        if col >= 0 and slots[i, HASH] == h and slots[i, LENGTH] == length:
+        if (
+            col >= 0
+            and slots[i, HASH] == h
+            and slots[i, LENGTH] == length
+            and slots[i, HEAD0] == head0
+            and slots[i, HEAD1] == head1
+        ):
             offset = slots[i, OFFSET]
             same = True
-            for j in range(length):
+            for j in range(_PACKED, length):
                 if store[offset + j] != scratch[j]:
                     same = False
                     break
@@ -166,6 +181,8 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
     slots[i, COLUMN] = column
     slots[i, OFFSET] = used
     slots[i, LENGTH] = length
+    slots[i, HEAD0] = head0
+    slots[i, HEAD1] = head1
     meta[STORE_USED] = used + length
     meta[ENTRIES] += 1
     records[n_records] = i
@@ -212,7 +229,7 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
         the vw importance (1.0 when none); the slot of each name added to the table;
         ``scratch`` holds one name (at least a line's length + 2 bytes).
     table : tuple of arrays
-        ``(slots int64 (capacity, 4), store uint8, meta int64)``: the name table
+        ``(slots int64 (capacity, SLOT_WIDTH), store uint8, meta int64)``: the name table
         (capacity a power of two, kept at most half full), the names' bytes, the
         table's counts. Updated in place.
     state : ndarray of int64

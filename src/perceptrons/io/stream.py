@@ -257,8 +257,10 @@ class _PairsReader:
             featurizer._validate_params()
             self.vectorizer = featurizer._make_vectorizer()
             self.compiled = True
-        self.slots = np.full((1 << 16, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
-        self.store = np.empty(1 << 20, dtype=np.uint8)
+        # 2**18 slots hold 131,072 names (8 MB) before the first growth, which parses
+        # the block again.
+        self.slots = np.full((1 << 18, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+        self.store = np.empty(1 << 21, dtype=np.uint8)
         self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
         self._sizes = (-1, -1)
@@ -294,13 +296,21 @@ class _PairsReader:
             )
         return self.out
 
-    def _grow_table(self) -> None:
+    def _grow_table(self, n_bytes: int) -> None:
+        """Four times the slots and the store, for a block of ``n_bytes`` that did not
+        fit (the kernel's other arrays are sized to hold any such block)."""
         hashing = self._hashing
-        slots = np.full((2 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+        entries, used = int(self.meta[hashing.ENTRIES]), int(self.meta[hashing.STORE_USED])
+        # A block of n bytes adds at most n // 2 + 1 names of at most n + 1 bytes each:
+        # past these sizes the kernel cannot be short of room.
+        if len(self.slots) > 2 * (entries + n_bytes + 2) and len(self.store) > used + (
+            n_bytes + 2
+        ) * (n_bytes // 2 + 2):
+            raise RuntimeError("the hashing reader asks for room it cannot need")
+        slots = np.full((4 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
         self.meta[hashing.ENTRIES] = hashing.rehash(self.slots, slots)
         self.slots = slots
-        used = int(self.meta[hashing.STORE_USED])
-        store = np.empty(2 * len(self.store), dtype=np.uint8)
+        store = np.empty(4 * len(self.store), dtype=np.uint8)
         store[:used] = self.store[:used]
         self.store = store
 
@@ -326,7 +336,7 @@ class _PairsReader:
             hashing.remove_names(self.slots, records, state[hashing.RECORDS])
             if status == hashing.FALLBACK:
                 return None
-            self._grow_table()  # NO_ROOM: the other arrays are sized for the block
+            self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
         added = records[: state[hashing.RECORDS]]
         columns = self.slots[added, hashing.COLUMN]

@@ -384,3 +384,32 @@ def test_cli_stream_writes_the_reference_model(tmp_path, monkeypatch, fmt, capsy
         saved.append((contents, meta))
     assert saved[0] == saved[1] and len(saved[0][0]) > 1
     assert "hashed_names" in json.dumps(saved[0][1])
+
+
+@pytest.mark.parametrize("fmt", ["vw", "counts"])
+def test_skipped_bad_lines_leave_no_names(tmp_path, monkeypatch, fmt):
+    """A chunk with a bad line is read by the reference reader, which skips the line:
+    the names the kernel had met in it (before giving up) are rolled back, so a name
+    seen only on a skipped line is no feature name, and is recorded when it comes
+    back on a good line."""
+    rng = np.random.default_rng(10)
+    make = _vw_file if fmt == "vw" else _counts_file
+    lines = make(tmp_path / f"a.{fmt}", rng, 200).read_text().splitlines()
+    if fmt == "vw":
+        lines[20] = "1 |a onlyhere:1 bad:nope"
+        lines[150] = "-1 |a onlyhere:2"
+    else:
+        lines[20] = "onlyhere:1 bad:nope #label#:positive"
+        lines[150] = "onlyhere:2 #label#:negative"
+    path = tmp_path / f"b.{fmt}"
+    path.write_text("\n".join(lines) + "\n")
+    results = []
+    for compiled in (False, True):
+        monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
+        featurizer = TextFeaturizer(tokenizer="pairs", n_features=2**16)
+        model = Perceptron(shuffle=False)
+        stream.fit_stream(model, path, featurizer=featurizer, chunk_size=30, skip_bad_lines=True)
+        names = featurizer.feature_names()
+        results.append((model.coef_.tobytes(), names))
+    assert results[0] == results[1]
+    assert sum("onlyhere" in name for name in results[1][1]) == 1

@@ -13,10 +13,11 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def rows_of_examples(rows, examples, marks, out):
+def rows_of_examples(rows, examples, marks, out, limit):
     """Write to ``out`` the distinct feature rows of the examples ``examples`` (indices
     into ``rows``, dense or the CSR triple), then the intercept row ``marks.shape[0] - 1``
-    when there is any example; return how many were written (in no particular order).
+    when there is any example; return how many were written (in no particular order),
+    or -1 as soon as there are more than ``limit`` (the caller then takes every row).
 
     ``marks`` (uint8, one per weight row, all 0 on entry) is left all 0 again; ``out``
     must hold ``marks.shape[0]`` entries. The caller checks every index first.
@@ -38,19 +39,26 @@ def rows_of_examples(rows, examples, marks, out):
                     marks[j] = 1
                     out[n_out] = j
                     n_out += 1
-    if examples.shape[0] != 0:
+        if n_out > limit:
+            break
+    if examples.shape[0] != 0 and n_out <= limit:
         out[n_out] = marks.shape[0] - 1
         n_out += 1
     for k in range(n_out):
         marks[out[k]] = 0
-    return n_out
+    return n_out if n_out <= limit else -1
 
 
-def sorted_rows_of_examples(rows, examples: np.ndarray, marks: np.ndarray) -> np.ndarray:
-    """:func:`rows_of_examples` as a new sorted int64 array (plain Python)."""
+def sorted_rows_of_examples(
+    rows, examples: np.ndarray, marks: np.ndarray, limit: int | None = None
+) -> np.ndarray | None:
+    """:func:`rows_of_examples` as a new sorted int64 array (plain Python); None when
+    there are more than ``limit``."""
     out = np.empty(marks.shape[0], dtype=np.int64)
-    n = rows_of_examples(rows, np.ascontiguousarray(examples, dtype=np.int64), marks, out)
-    return np.sort(out[:n])
+    limit = marks.shape[0] if limit is None else int(limit)
+    examples = np.ascontiguousarray(examples, dtype=np.int64)
+    n = rows_of_examples(rows, examples, marks, out, limit)
+    return None if n < 0 else np.sort(out[:n])
 
 
 @_jit

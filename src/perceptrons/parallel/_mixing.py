@@ -224,7 +224,7 @@ class ShardTrainer:
         self.touched = np.empty(0, dtype=np.int64)  # rows the last epoch changed
         self.marks = np.zeros(self.state.weights.shape[0], dtype=np.uint8)
         self.log = np.empty((0, 2), dtype=np.int64)
-        self._every_row: tuple[Any, np.ndarray] | None = None
+        self._every_row: tuple[Any, np.ndarray | None] | None = None
 
     def begin(self, start: Start) -> bool:
         """Take the epoch's start; False when ``start`` gives only rows and this state is
@@ -265,7 +265,7 @@ class ShardTrainer:
         logging = estimator.logs_updates and not plan.dense_changes
         start_count = state.count
         statistic, examples = 0.0, 0
-        changed: list[np.ndarray] = []
+        changed: list[np.ndarray | None] = []
         for _ in range(plan.local_epochs):
             for X, codes, order, sample_weight in shard.pieces(rng, estimator):
                 n = order.shape[0]
@@ -284,7 +284,7 @@ class ShardTrainer:
                 )
                 statistic += record["statistic"]
                 examples += n
-                if not plan.dense_changes:
+                if not plan.dense_changes and not (changed and changed[-1] is None):
                     updated = order[self.log[: int(record["statistic"]), 0]] if logging else None
                     changed.append(self._feature_rows(shard, X, updated))
         rows = self._changed_rows(changed)
@@ -312,29 +312,30 @@ class ShardTrainer:
             slack=slack if slack.shape[0] else None,
         )
 
-    def _feature_rows(self, shard: Any, X: Any, updated: np.ndarray | None) -> np.ndarray:
-        """The sorted rows of the features of the examples ``updated`` (rows of ``X``);
-        None: every example of ``X`` (families that update on every example)."""
+    def _feature_rows(self, shard: Any, X: Any, updated: np.ndarray | None) -> np.ndarray | None:
+        """The sorted rows of the features of the examples ``updated`` (rows of ``X``;
+        None: every example of ``X``, for families that update on every example), or
+        None once they are more than half of the rows (then every row is sent)."""
         rows_arg = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        limit = int(DENSE_SHARE * self.state.weights.shape[0])
         if updated is not None:
-            return sorted_rows_of_examples(rows_arg, updated, self.marks)
+            return sorted_rows_of_examples(rows_arg, updated, self.marks, limit)
         if not isinstance(shard, ShardData):  # a new chunk each time
-            return sorted_rows_of_examples(rows_arg, np.arange(X.shape[0]), self.marks)
-        cached = self._every_row
-        if cached is None or cached[0] is not shard:
-            every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks)
-            cached = self._every_row = (shard, every)
-        return cached[1]
+            return sorted_rows_of_examples(rows_arg, np.arange(X.shape[0]), self.marks, limit)
+        if self._every_row is None or self._every_row[0] is not shard:
+            every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks, limit)
+            self._every_row = (shard, every)
+        return self._every_row[1]
 
-    def _changed_rows(self, changed: list[np.ndarray]) -> np.ndarray | None:
+    def _changed_rows(self, changed: list[np.ndarray | None]) -> np.ndarray | None:
         """The sorted rows the epoch changed, or None for all of them (when that is
         most of them, or the family changes every row)."""
-        if self.plan.dense_changes:
+        parts = [rows for rows in changed if rows is not None]
+        if self.plan.dense_changes or len(parts) < len(changed):
             return None
-        if not changed:
-            rows = np.empty(0, dtype=np.int64)
-        else:
-            rows = changed[0] if len(changed) == 1 else np.unique(np.concatenate(changed))
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        rows = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
         return None if rows.shape[0] > DENSE_SHARE * self.state.weights.shape[0] else rows
 
 

@@ -197,7 +197,8 @@ _SHARED_PARAMETERS = """
         ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
         2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
         ``n_jobs`` shards (-1: one per CPU), each epoch run on every shard from the mixed
-        weights, the shards' weights averaged. A different algorithm from the serial
+        weights, the shards' weights averaged, weighted by their mistakes. A different
+        algorithm from the serial
         perceptron, close in accuracy; None or 1 trains serially (and exactly as the
         textbook). ``partial_fit`` and ``fit_epochs`` are serial.
     margin : float, default=0.0

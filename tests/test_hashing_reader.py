@@ -194,6 +194,17 @@ def test_kernel_checks_its_buffers():
     table = (slots, np.empty(64, dtype=np.uint8), np.zeros(hashing.META_SIZE, dtype=np.int64))
     status = hashing.parse_pairs(raw, True, True, 8, small, table, state)
     assert status == hashing.NO_ROOM  # 3 values do not fit in 2: stopped, nothing past
+    bad = (slots[:, :3].copy(), table[1], table[2])  # too narrow: refused, nothing written
+    with pytest.raises(ValueError, match="too narrow"):
+        hashing.parse_pairs(raw, True, True, 8, small, bad, state)
+    odd = (np.full((6, hashing.SLOT_WIDTH), -2, dtype=np.int64), table[1], table[2])
+    with pytest.raises(ValueError, match="power of two"):
+        hashing.parse_pairs(raw, True, True, 8, small, odd, state)
+    with pytest.raises(ValueError, match="outside the table"):
+        hashing.remove_names(slots, np.array([16]), 1)
+    with pytest.raises(ValueError, match="twice the names"):
+        full = np.zeros((4, hashing.SLOT_WIDTH), dtype=np.int64)  # 4 names
+        hashing.rehash(full, np.full((4, hashing.SLOT_WIDTH), -2, dtype=np.int64))
     tiny_table = (
         np.full((2, hashing.SLOT_WIDTH), -2, dtype=np.int64),
         np.empty(64, np.uint8),

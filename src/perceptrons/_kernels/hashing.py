@@ -241,6 +241,16 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
         ``OK``, ``FALLBACK`` or ``NO_ROOM``.
     """
     data, indices, indptr, labels, label_spans, weights, records, scratch = out
+    slots, store, meta = table
+    # The shapes every write below relies on (the lengths are checked at each write).
+    if state.shape[0] < STATE_SIZE or meta.shape[0] < META_SIZE or indptr.shape[0] < 1:
+        raise ValueError("parse_pairs: state, meta or indptr too short")
+    if slots.shape[1] < SLOT_WIDTH or label_spans.shape[1] < 2 or n_features < 1:
+        raise ValueError("parse_pairs: slots or label_spans too narrow, or n_features < 1")
+    if slots.shape[0] < 2 or slots.shape[0] & (slots.shape[0] - 1):
+        raise ValueError("parse_pairs: the table's capacity must be a power of two")
+    if not 0 <= meta[STORE_USED] <= store.shape[0] or 2 * meta[ENTRIES] > slots.shape[0]:
+        raise ValueError("parse_pairs: the table's counts do not fit its arrays")
     end = buf.shape[0]
     state[:] = 0
     rows = 0
@@ -468,7 +478,11 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
 @njit(cache=True, nogil=True)
 def remove_names(slots, records, n_records):
     """Roll back a block: the names it added are marked removed (still probed past)."""
+    if not 0 <= n_records <= records.shape[0]:
+        raise ValueError("remove_names: more records than the array holds")
     for k in range(n_records):
+        if not 0 <= records[k] < slots.shape[0]:
+            raise ValueError("remove_names: a record outside the table")
         slots[records[k], COLUMN] = REMOVED
 
 
@@ -476,7 +490,16 @@ def remove_names(slots, records, n_records):
 def rehash(slots, new_slots):
     """Move the table's names into ``new_slots`` (all ``EMPTY``, a power of two at
     least twice the names), dropping removed ones. Returns the names moved."""
-    mask = new_slots.shape[0] - 1
+    names = 0
+    for i in range(slots.shape[0]):
+        names += slots[i, COLUMN] >= 0
+    capacity = new_slots.shape[0]
+    if capacity < 2 * names or capacity & (capacity - 1) or new_slots.shape[1] != slots.shape[1]:
+        raise ValueError("rehash: new_slots must be a power of two at least twice the names")
+    for i in range(capacity):
+        if new_slots[i, COLUMN] != EMPTY:
+            raise ValueError("rehash: new_slots must be empty")
+    mask = capacity - 1
     moved = 0
     for i in range(slots.shape[0]):
         if slots[i, COLUMN] >= 0:

@@ -424,3 +424,16 @@ def test_skipped_bad_lines_leave_no_names(tmp_path, monkeypatch, fmt):
         results.append((model.coef_.tobytes(), names))
     assert results[0] == results[1]
     assert sum("onlyhere" in name for name in results[1][1]) == 1
+
+
+def test_buffers_fit_every_block_after_smaller_and_larger_ones():
+    """The arrays grow for each block's rows, values and longest name: a block of one
+    long line after a block of the same value bound still fits."""
+    featurizer = TextFeaturizer(tokenizer="pairs", n_features=16)
+    reader = stream._PairsReader(featurizer, "counts")
+    blocks = [b"a:1 #label#:p\n" * 40, b"a:1 b:2 c:3 #label#:q\n", b"x" * 600 + b":1 #label#:p"]
+    blocks.append(b"y" * 601 + b":1 #label#:p")  # one byte longer, the same value bound
+    theirs = TextFeaturizer(tokenizer="pairs", n_features=16)
+    for raw in blocks:
+        _same(_compiled(raw, "counts", featurizer, reader), _reference(raw, "counts", theirs))
+    assert featurizer.feature_names() == theirs.feature_names()

@@ -686,8 +686,19 @@ def _parse_counts(line: str) -> tuple[str | None, None, str]:
     return label, None, " ".join(tokens_out)
 
 
-def _numeric_labels(labels: list) -> np.ndarray:
-    """Numbers as ``int64`` when all are integers (as svmlight's), else ``float64``."""
+def numeric_labels(labels: list) -> np.ndarray:
+    """Numbers as ``int64`` when all are integers (as svmlight's), else ``float64``.
+
+    Parameters
+    ----------
+    labels : list of float
+        The labels of a ``vw`` file (or chunk), as read.
+
+    Returns
+    -------
+    ndarray of shape (n_labels,)
+        ``int64`` when every label is an integer below ``2**53`` in size, else ``float64``.
+    """
     y = np.asarray(labels, dtype=np.float64)
     if np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
         return y.astype(np.int64)
@@ -722,7 +733,7 @@ def _read_weighted(
     y = None
     if required:
         found = [row[1] for row in rows]
-        y = _numeric_labels(found) if fmt == "vw" else np.asarray(found)
+        y = numeric_labels(found) if fmt == "vw" else np.asarray(found)
     weights = None
     if any(row[2] is not None for row in rows):
         weights = np.array([1.0 if row[2] is None else row[2] for row in rows])

@@ -55,8 +55,8 @@ from perceptrons.io.formats import (
     DataFormatError,
     LabeledData,
     SvmlightBuffers,
-    _numeric_labels,
     detect_format,
+    numeric_labels,
     parse_svmlight_block,
     read_data,
     svmlight_block_data,
@@ -263,7 +263,7 @@ class _PairsReader:
         self.store = np.empty(1 << 21, dtype=np.uint8)
         self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
-        self._sizes = (-1, -1)
+        self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -281,9 +281,11 @@ class _PairsReader:
 
     def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
         """Output arrays that hold any block of this size (grown, never shrunk)."""
-        rows, nnz = max(self._sizes[0], n_lines + 1), max(self._sizes[1], n_bytes // 2 + 2)
-        if (rows, nnz) != self._sizes:
-            self._sizes = (rows, nnz)
+        needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
+        sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
+        if sizes != self._sizes:
+            self._sizes = sizes
+            rows, nnz, line_bytes = sizes
             self.out = (
                 np.empty(nnz, dtype=np.float64),  # data
                 np.empty(nnz, dtype=np.int32),  # indices
@@ -292,7 +294,7 @@ class _PairsReader:
                 np.empty((rows, 2), dtype=np.int64),  # label spans
                 np.empty(rows, dtype=np.float64),  # weights
                 np.empty(nnz, dtype=np.int64),  # records
-                np.empty(n_bytes + 2, dtype=np.uint8),  # scratch (one name)
+                np.empty(line_bytes, dtype=np.uint8),  # scratch (one name)
             )
         return self.out
 
@@ -348,7 +350,7 @@ class _PairsReader:
             indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
         )
         if self.fmt == "vw":
-            y = _numeric_labels(labels[:rows].tolist())
+            y = numeric_labels(labels[:rows].tolist())
         else:
             y = np.asarray([raw[a:b].decode("ascii") for a, b in spans[:rows].tolist()])
         w = weights[:rows].copy() if state[hashing.WEIGHTED] else None

@@ -227,3 +227,20 @@ def test_the_voted_perceptron_stops_on_overflowing_weights():
         with pytest.raises(NotFittedError):
             model.predict(X)
     assert VotedPerceptron(max_epochs=2).fit(np.clip(X, -3, 3), y).n_updates_ > 0
+
+
+def test_all_finite_finds_every_inf_and_nan():
+    """The per-epoch check (a vectorized compiled pass) against numpy, at every place."""
+    from perceptrons._online import all_finite
+
+    rng = np.random.RandomState(0)
+    assert all_finite(np.empty(0)) and all_finite(np.empty((0, 3)))
+    for n in (1, 7, 64, 1001):
+        values = rng.normal(scale=1e300, size=n)  # huge but finite: squares would overflow
+        assert all_finite(values) and all_finite(values.reshape(-1, 1))
+        for bad in (np.inf, -np.inf, np.nan):
+            for where in {0, n // 2, n - 1}:
+                broken = values.copy()
+                broken[where] = bad
+                assert not all_finite(broken)
+                assert not all_finite(broken.reshape(-1, 1))

@@ -1158,20 +1158,7 @@ def _block_data(
         X = sp.csr_matrix((rows, width), dtype=np.float64)
         X.data, X.indices, X.indptr = data, indices, indptr
     X.has_sorted_indices = True  # indices strictly increase along each row
-    target: np.ndarray | None = y
-    if labels is False:
-        target = None
-    elif np.all(y == np.round(y)) and np.abs(y).max() < 2**53:
-        target = y.astype(np.int64)
-    return LabeledData(
-        X=X,
-        texts=None,
-        y=target,
-        format="svmlight",
-        source=source,
-        skipped=skipped,
-        zero_based=base_zero,
-    )
+    return _svmlight_data(X, y, labels, source, skipped, base_zero)
 
 
 def _read_svmlight(
@@ -1352,6 +1339,14 @@ def _svmlight_checked(
     if width is None:  # at least one column, as a streamed file's (stream.scan)
         width = max(int(X.indices.max()) + 1 - shift if X.nnz else 0, 1)
     X = _csr_int32(sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], width)))
+    return _svmlight_data(X, y, labels, source, skipped, bool(zero_based))
+
+
+def _svmlight_data(
+    X: Any, y: np.ndarray, labels: bool | None, source: str, skipped: list, zero_based: bool
+) -> LabeledData:
+    """The data both svmlight readers return: integral labels as int64, none when
+    ``labels`` is False."""
     target: np.ndarray | None = y
     if labels is False:
         target = None
@@ -1364,7 +1359,7 @@ def _svmlight_checked(
         format="svmlight",
         source=source,
         skipped=skipped,
-        zero_based=bool(zero_based),
+        zero_based=zero_based,
     )
 
 

@@ -270,3 +270,11 @@ ALL_FEATURIZERS: dict[str, Callable[..., Dataset]] = {
     **FEATURIZERS,
     "synthetic": featurize_synthetic,
 }
+
+
+def load(name: str, data_dir=None, *, synthetic_rows: int = SYNTHETIC_ROWS) -> Dataset:
+    """The data set ``name`` of :data:`ALL_FEATURIZERS` (the synthetic one at
+    ``synthetic_rows`` rows); FileNotFoundError when its files are absent."""
+    if name == "synthetic":
+        return featurize_synthetic(rows=synthetic_rows)
+    return ALL_FEATURIZERS[name](data_dir)

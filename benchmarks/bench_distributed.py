@@ -370,10 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for name in args.datasets.split(","):
         try:
-            if name == "synthetic":
-                data = _datasets.featurize_synthetic(rows=args.synthetic_rows)
-            else:
-                data = _datasets.ALL_FEATURIZERS[name](args.data_dir)
+            data = _datasets.load(name, args.data_dir, synthetic_rows=args.synthetic_rows)
         except FileNotFoundError as exc:
             print(f"{name}: skipped ({exc})", flush=True)
             continue

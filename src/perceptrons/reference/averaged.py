@@ -14,12 +14,15 @@ function                                  returns             exact mean
 ========================================  ==================  =================
 ``averaged_perceptron_naive``             ``S / N``           result
 ``averaged_perceptron_delta_list``        ``S``               ``result / N``
+``averaged_perceptron_improved``          ``S``               ``result / N``
 ``averaged_perceptron_fast``              ``S``               ``result / N``
 ``averaged_perceptron_wb``                ``S / (N + 1)``     ``result (N+1)/N``
 ``averaged_perceptron_decreasing_step``   ``S / N``           result
 ========================================  ==================  =================
 
-The multiclass averages are in :mod:`perceptrons.reference.multiclass`.
+The multiclass averages are in :mod:`perceptrons.reference.multiclass`, except the
+multiclass Δw list, :func:`multiclass_averaged_perceptron_delta_list` (returns ``S``),
+which is here beside its binary form.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from perceptrons.reference._common import (
     _as_matrix,
     _as_orders,
     _binary_labels,
+    _class_codes,
     _n_examples,
     _require_examples,
     _row,
@@ -43,8 +47,10 @@ __all__ = [
     "averaged_perceptron_decreasing_step",
     "averaged_perceptron_delta_list",
     "averaged_perceptron_fast",
+    "averaged_perceptron_improved",
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
+    "multiclass_averaged_perceptron_delta_list",
     "perceptron",
 ]
 
@@ -428,3 +434,133 @@ def averaged_perceptron_decreasing_step(
                 a_b = a_b + step / n_total * y[i]
             step = step - 1
     return a, float(a_b)
+
+
+def averaged_perceptron_improved(
+    X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, float]:
+    """Averaged perceptron from the models after each update and their survival counts.
+
+    Seed 000's first improvement of the naive average: "save the weight vector after
+    each update, and keep track of each weight vector's 'vote'. At the end just output
+    a weighted sum ``w_s = Σ_i w^(i) v_i``". The models are ``w^(0) = 0, w^(1), ...,
+    w^(U)`` (``U`` updates); ``v_k`` counts the examples after which ``w^(k)`` was the
+    current model, the one that created it included. The bias is kept alongside.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Labels in ``{+1, -1}``.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    w_sum : ndarray of shape (n_features,)
+        ``Σ_k v_k w^(k)``, the running sum ``S = w_1 + ... + w_N``. Exact mean:
+        ``w_sum / N``.
+    b_sum : float
+        ``Σ_k v_k b^(k) = b_1 + ... + b_N``. Exact mean: ``b_sum / N``.
+
+    Notes
+    -----
+    Mistake rule ``y (w.x + b) <= 0``. The models and votes are those of
+    :func:`perceptrons.reference.voted.voted_perceptron`; only the output differs (their
+    weighted sum instead of a vote).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-1.0, -2.0]])
+    >>> y = np.array([1, -1, 1, -1])
+    >>> w, b = averaged_perceptron_improved(X, y, epoch_orders(4, 1))
+    >>> w.tolist(), b  # 1 [1, 0] + 2 [1, -1] + 1 [2, 1]: the running sum S
+    ([5.0, -1.0], 0.0)
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    models = [np.zeros(X.shape[1])]  # w^(0)
+    biases = [0.0]
+    votes = [0]
+    for order in _as_orders(orders):
+        for i in order:
+            x = _row(X, i)
+            if y[i] * (models[-1] @ x + biases[-1]) <= 0:
+                models.append(models[-1] + y[i] * x)  # a new model, stored whole
+                biases.append(biases[-1] + y[i])
+                votes.append(0)
+            votes[-1] += 1  # it survives this example
+    w_sum = np.zeros(X.shape[1])
+    b_sum = 0.0
+    for model, bias, vote in zip(models, biases, votes, strict=True):
+        w_sum = w_sum + vote * model
+        b_sum = b_sum + vote * bias
+    return w_sum, float(b_sum)
+
+
+def multiclass_averaged_perceptron_delta_list(
+    X: Matrix, y: np.ndarray, n_classes: int, orders: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Multiclass averaged perceptron from the list of updates and their remaining life.
+
+    Seed 000's "Δw" scheme (:func:`averaged_perceptron_delta_list`) around seed 001's
+    multiclass update (``p <- argmax_k w_k.x + b_k``; if ``p != y``: ``w_p <- w_p - x;
+    b_p <- b_p - 1; w_y <- w_y + x; b_y <- b_y + 1``): each update is stored as ``x``
+    with its classes ``y, p`` and the position ``t`` of its example, and at the end
+    weighted by its life ``N - t + 1``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or sparse matrix
+        Training examples.
+    y : ndarray of shape (n_samples,)
+        Integer class codes in ``0 .. n_classes - 1``.
+    n_classes : int
+        Number of classes.
+    orders : sequence of 1-D int arrays
+        One visiting order per epoch, ``N = sum(len(o) for o in orders)``.
+
+    Returns
+    -------
+    W_sum : ndarray of shape (n_classes, n_features)
+        The running sum ``W_1 + ... + W_N``. Exact mean: ``W_sum / N``.
+    b_sum : ndarray of shape (n_classes,)
+        ``b_1 + ... + b_N``. Exact mean: ``b_sum / N``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> y = np.array([0, 1, 2, 2])
+    >>> W, b = multiclass_averaged_perceptron_delta_list(X, y, 3, epoch_orders(4, 1))
+    >>> (W / 4).tolist(), (b / 4).tolist()  # the exact mean
+    ([[0.0, -0.75], [0.5, 0.75], [-0.5, 0.0]], [-0.75, 0.25, 0.5])
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    orders = _as_orders(orders)
+    n_total = _n_examples(orders)
+    W = np.zeros((n_classes, X.shape[1]))
+    b = np.zeros(n_classes)
+    updates: list[tuple[int, np.ndarray, int, int]] = []  # (t, x, gold, predicted)
+    t = 0
+    for order in orders:
+        for i in order:
+            t += 1
+            x = _row(X, i)
+            p = int(np.argmax(W @ x + b))  # ties: lowest class index
+            if p != y[i]:
+                W[p] = W[p] - x
+                b[p] = b[p] - 1
+                W[y[i]] = W[y[i]] + x
+                b[y[i]] = b[y[i]] + 1
+                updates.append((t, x, int(y[i]), p))
+    W_sum = np.zeros((n_classes, X.shape[1]))
+    b_sum = np.zeros(n_classes)
+    for t, x, gold, predicted in updates:
+        life = n_total - t + 1
+        W_sum[gold] = W_sum[gold] + life * x
+        b_sum[gold] = b_sum[gold] + life
+        W_sum[predicted] = W_sum[predicted] - life * x
+        b_sum[predicted] = b_sum[predicted] - life
+    return W_sum, b_sum

@@ -364,8 +364,10 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         ([-1.064, -1.03, -0.992], 3)
         """
         problem = self._problem(X, y, sample_weight)
-        safe_step = 1.0 / problem.lipschitz()
-        if not (np.isfinite(safe_step) and safe_step > 0):
+        bound = problem.lipschitz()
+        # L = 0 only without features, intercept and prior: the gradient is 0, no step.
+        safe_step = 1.0 / bound if bound > 0 else np.inf
+        if not safe_step > 0:
             raise ValueError(
                 f"{type(self).__name__}: the features are too large for the curvature "
                 "bound (it overflowed); scale them (e.g. StandardScaler/MaxAbsScaler)."

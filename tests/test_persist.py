@@ -442,12 +442,14 @@ def test_the_file_is_a_documented_npz(model_file):
         "rng",
         "state",
         "state_arrays",
+        "sparse_arrays",
+        "resumable",
         "pipeline",
         "featurizer",
         "sha256",
     ]
     assert meta["format"] == "perceptrons-model"
-    assert meta["format_version"] == 1
+    assert meta["format_version"] == 2
     assert meta["library_version"] == perceptrons.__version__
     assert meta["algorithm"] == "AveragedPerceptron"
     assert meta["params"] == model.get_params()
@@ -585,7 +587,7 @@ def test_newer_format_version(model_file, tmp_path):
     arrays, meta = _read(model_file[0])
     newer = _rewrite(tmp_path / "newer.npz", arrays, {**meta, "format_version": 999})
     message = _rejects(newer, "written by a newer perceptrons")
-    assert message.endswith("written by a newer perceptrons (format 999 > 1); upgrade")
+    assert message.endswith("written by a newer perceptrons (format 999 > 2); upgrade")
     _rejects(_rewrite(tmp_path / "zero.npz", arrays, {**meta, "format_version": 0}), "format")
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "Free",
+    "SparseArray",
     "Spec",
     "boolean_value",
     "check_arrays",
@@ -151,24 +152,101 @@ def names_problem(specs: Mapping[str, Spec], names: Iterable[str], prefix: str =
 
 def check_arrays(
     arrays: Mapping[str, Any], specs: Mapping[str, Spec], fits: str = "the metadata"
-) -> dict[str, np.ndarray]:
+) -> dict[str, Any]:
     """``arrays`` checked against ``specs``: exactly the names specified (optional ones
     may be absent), every layout and value; returned C-contiguous.
 
+    A :class:`SparseArray` is checked as the dense array it stands for (its layout,
+    its stored values) and as coordinates (:meth:`SparseArray.check`); it is returned
+    as it is, for the caller to expand or keep.
     ``fits`` says what the shapes derive from, for messages.
     """
     problem = names_problem(specs, arrays)
     if problem is not None:
         raise ValueError(problem)
     sizes: dict[str, int] = {}
-    checked = {}
+    checked: dict[str, Any] = {}
     for name, value in arrays.items():
-        array = np.asarray(value)
         spec = specs[name]
+        if isinstance(value, SparseArray):
+            if not sparse_storable(spec):
+                raise ValueError(f"{name} cannot be stored sparse")
+            check_layout(name, value.shape, value.values.dtype, spec, sizes, fits)
+            value.check(name)
+            check_values(name, value.values, spec)
+            checked[name] = value
+            continue
+        array = np.asarray(value)
         check_layout(name, array.shape, array.dtype, spec, sizes, fits)
         check_values(name, array, spec)
         checked[name] = np.ascontiguousarray(array)
     return checked
+
+
+def sparse_storable(spec: Spec) -> bool:
+    """Whether arrays of ``spec`` may be given as a :class:`SparseArray`: float64
+    arrays whose every size the metadata fixes."""
+    return spec.dtypes == FLOAT64 and all(isinstance(dim, int) for dim in spec.shape)
+
+
+@dataclass(frozen=True)
+class SparseArray:
+    """A float64 array of ``shape`` given by its nonzero elements: ``index`` holds
+    their positions in the flattened (C order) array, strictly increasing, and
+    ``values`` the elements. What a model file stores instead of a mostly-zero array
+    (a hashed model touches few of its ``2**20`` rows); :meth:`check` is what makes
+    ``index`` safe to scatter with."""
+
+    shape: tuple[int, ...]
+    index: np.ndarray
+    values: np.ndarray
+
+    @classmethod
+    def from_dense(cls, array: np.ndarray) -> SparseArray:
+        array = np.ascontiguousarray(array, dtype=np.float64)
+        index = np.flatnonzero(array).astype(np.int64)
+        return cls(array.shape, index, array.ravel()[index])
+
+    @property
+    def nnz(self) -> int:
+        return int(self.index.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.index.nbytes + self.values.nbytes)
+
+    @property
+    def dense_nbytes(self) -> int:
+        return math.prod(self.shape) * 8
+
+    def check(self, name: str) -> None:
+        """Coordinates a scatter may follow without a bounds check: 1-D int64 index and
+        float64 values of one length, the index strictly increasing (sorted, no
+        duplicates) within the array's size."""
+        index, values = self.index, self.values
+        size = math.prod(self.shape)
+        if index.dtype != np.int64 or index.ndim != 1:
+            raise ValueError(f"{name}: the index must be a 1-D int64 array")
+        if values.dtype != np.float64 or values.shape != index.shape:
+            raise ValueError(
+                f"{name}: {values.shape} float64 values expected for {index.shape[0]} indices"
+            )
+        if index.shape[0] > size:
+            raise ValueError(f"{name}: {index.shape[0]} nonzeros in an array of {size} elements")
+        if index.shape[0] and (index[0] < 0 or index[-1] >= size):
+            raise ValueError(f"{name}: an index lies outside [0, {size})")
+        if index.shape[0] > 1 and not bool((index[1:] > index[:-1]).all()):
+            raise ValueError(f"{name}: the index must be strictly increasing (sorted, no repeats)")
+
+    def to_dense(self) -> np.ndarray:
+        array = np.zeros(math.prod(self.shape))
+        array[self.index] = self.values
+        return array.reshape(self.shape)
+
+    def nonzero_rows(self) -> np.ndarray:
+        """The sorted rows (first axis) holding a nonzero element."""
+        width = math.prod(self.shape[1:])
+        return np.unique(self.index // max(width, 1))
 
 
 # ------------------------------------------------------------------ JSON values

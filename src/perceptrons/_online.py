@@ -23,13 +23,26 @@ reaches into another's private members:
 * :meth:`~OnlineLinearClassifier.run_epoch` -- one epoch over a state, in place;
 * :meth:`~OnlineLinearClassifier.export_state` / ``import_state`` -- the state as
   arrays and JSON values (what a model file holds, see :mod:`perceptrons.io.persist`).
+
+Sparse models
+-------------
+:class:`SparseCoefMixin` gives every linear model ``sparsify()`` and ``densify()``, as
+scikit-learn's ``SGDClassifier`` has them: ``coef_`` becomes a ``scipy.sparse``
+``csr_matrix`` (and back) and :func:`linear_scores` predicts bit for bit as before. A
+sparsified online model keeps its training state only in the rows that hold a nonzero
+weight (:class:`CompactState`), so that its memory follows its nonzeros and
+``densify()`` gives back the exact state; training continues only after ``densify()``.
+A model whose weights were pruned (``sparsify(threshold=t)`` with ``t > 0``) or that was
+loaded from a file saved with ``resumable=False`` has no training state at all: it
+predicts, and training it further needs a fresh ``fit``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,12 +58,15 @@ from perceptrons import _params as rules
 from perceptrons._kernels import finite as _finite
 
 __all__ = [
+    "CompactState",
     "IncrementalClassifier",
     "LogLinearProbabilities",
     "LogisticState",
     "OnlineLinearClassifier",
     "PerceptronState",
+    "SparseCoefMixin",
     "TrainingState",
+    "linear_scores",
 ]
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
@@ -265,6 +281,250 @@ class LogisticState(TrainingState):
         return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
 
 
+def _used_rows(array: np.ndarray) -> np.ndarray:
+    """Which rows of ``array`` hold a nonzero element (a negative zero counts: a row
+    left out comes back as +0.0, and the state must come back bit for bit)."""
+    used = (array != 0) | np.signbit(array)
+    return used if used.ndim == 1 else used.any(axis=1)
+
+
+def _rows_of(array: np.ndarray | _checked.SparseArray) -> np.ndarray:
+    """The sorted rows of a dense or sparse array that hold a nonzero element."""
+    if isinstance(array, _checked.SparseArray):
+        return array.nonzero_rows()
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(_used_rows(array))
+
+
+def _gather(array: np.ndarray | _checked.SparseArray, rows: np.ndarray) -> np.ndarray:
+    """The rows ``rows`` (sorted, a superset of the nonzero ones) of a dense or sparse
+    array, as a dense array; an empty array (no average) stays as it is."""
+    if isinstance(array, _checked.SparseArray):
+        width = int(np.prod(array.shape[1:], dtype=np.int64))
+        out = np.zeros((rows.shape[0], *array.shape[1:]))
+        flat = out.reshape(rows.shape[0], width)
+        # array.check() made the index sorted and in range; rows covers every one of them.
+        flat[np.searchsorted(rows, array.index // width), array.index % width] = array.values
+        return out
+    if array.size == 0:
+        return np.ascontiguousarray(array, dtype=np.float64)
+    return array[rows]
+
+
+def _scattered(array: np.ndarray, rows: np.ndarray, n_rows: int) -> _checked.SparseArray:
+    """The rows-only ``array`` as the coordinates of the ``n_rows``-row array it is part of."""
+    width = int(np.prod(array.shape[1:], dtype=np.int64))
+    flat = array.reshape(array.shape[0], width)
+    local_rows, columns = np.nonzero((flat != 0) | np.signbit(flat))
+    index = rows[local_rows].astype(np.int64) * width + columns
+    return _checked.SparseArray((n_rows, *array.shape[1:]), index, flat[local_rows, columns])
+
+
+@dataclass
+class CompactState:
+    """A training state kept only in its rows with a nonzero weight or aux entry.
+
+    ``rows`` are those rows, sorted, always ending with the intercept row (the last of
+    the ``n_rows``), so that ``state`` -- the family's own state over those rows -- has
+    its intercept last as every state does and computes its model row by row exactly as
+    the whole state would. What a sparsified model keeps instead of the dense state
+    (``weights`` and ``aux`` of ``(n_features + 1) x n_classes`` each): a perceptron on
+    hashed text only ever touches the features of its mistakes.
+    """
+
+    rows: np.ndarray
+    n_rows: int
+    state: TrainingState
+
+    @classmethod
+    def of(cls, state: TrainingState) -> CompactState:
+        used = _used_rows(state.weights)
+        if state.averaged:
+            used |= _used_rows(state.aux)
+        used[-1] = True
+        rows = np.flatnonzero(used)
+        aux = state.aux[rows] if state.averaged else state.aux.copy()
+        return cls(rows, state.weights.shape[0], _replace(state, state.weights[rows], aux))
+
+    @classmethod
+    def restore(
+        cls,
+        state_class: type[TrainingState],
+        arrays: dict[str, Any],
+        values: dict[str, Any],
+    ) -> CompactState:
+        """The compact state of checked arrays (dense or :class:`~perceptrons._checked.
+        SparseArray`), never expanding them to the dense state."""
+        weights, aux = arrays["weights"], arrays["aux"]
+        n_rows = weights.shape[0]
+        last = np.array([n_rows - 1], dtype=np.int64)
+        rows = np.union1d(np.union1d(_rows_of(weights), _rows_of(aux)), last).astype(np.int64)
+        rows_only = {**arrays, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
+        return cls(rows, n_rows, state_class.restore(rows_only, values))
+
+    def expand(self) -> TrainingState:
+        """The dense state again, bit for bit the one :meth:`of` was given."""
+        state = self.state
+        weights = np.zeros((self.n_rows, *state.weights.shape[1:]))
+        weights[self.rows] = state.weights
+        aux = state.aux
+        if state.averaged:
+            aux = np.zeros_like(weights)
+            aux[self.rows] = state.aux
+        return _replace(state, weights, aux)
+
+    def arrays(self) -> dict[str, Any]:
+        """:meth:`TrainingState.arrays` with ``weights`` and ``aux`` as the coordinates of
+        the whole arrays (:class:`~perceptrons._checked.SparseArray`)."""
+        arrays: dict[str, Any] = dict(self.state.arrays())
+        arrays["weights"] = _scattered(self.state.weights, self.rows, self.n_rows)
+        if self.state.averaged:
+            arrays["aux"] = _scattered(self.state.aux, self.rows, self.n_rows)
+        return arrays
+
+    def published(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """``(coef_, intercept_)``: the model as a CSR matrix of shape (n_columns,
+        n_features) without its zeros, and the intercepts."""
+        model = self.state.model()
+        if model.ndim == 1:
+            model = model[:, np.newaxis]
+        features = model[:-1]
+        local_rows, columns = np.nonzero(features)
+        coef = sp.csr_matrix(
+            (features[local_rows, columns], (columns, self.rows[:-1][local_rows])),
+            shape=(model.shape[1], self.n_rows - 1),
+        )
+        return coef, model[-1].copy()
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes + sum(a.nbytes for a in self.state.arrays().values()))
+
+
+def _replace(state: TrainingState, weights: np.ndarray, aux: np.ndarray) -> TrainingState:
+    """``state`` with other ``weights`` and ``aux`` (its own other fields kept)."""
+    return dataclasses.replace(state, weights=weights, aux=aux)
+
+
+def linear_scores(X: Any, coef: Any, intercept: np.ndarray) -> np.ndarray:
+    """``X @ coef.T + intercept``, bit for bit the same for a dense ``coef`` and for its
+    ``scipy.sparse`` form.
+
+    A dense ``X`` is multiplied by the C-contiguous ``(n_features, n_classes)`` operand
+    a dense model hands to BLAS (a sparse ``coef`` is expanded for the call: as many
+    numbers as ``n_classes`` rows of ``X``), so the sums run in BLAS's same order. A
+    sparse ``X`` goes through scipy's sparse products, which add the same nonzero terms
+    in the same column order whether the zero weights are stored or not (a stored zero
+    only adds ``+-0.0``).
+    """
+    if not sp.issparse(coef):
+        return X @ coef.T + intercept
+    if sp.issparse(X):
+        return np.asarray((X @ coef.T).toarray()) + intercept
+    return X @ np.ascontiguousarray(coef.T.toarray()) + intercept
+
+
+def dense_coef(coef: Any) -> np.ndarray:
+    """A sparse ``coef_`` as the dense array of :meth:`OnlineLinearClassifier._publish`:
+    a transposed view of a C-contiguous (n_features, n_classes) array."""
+    return np.ascontiguousarray(coef.T.toarray()).T
+
+
+_Model = TypeVar("_Model", bound="SparseCoefMixin")
+
+
+class SparseCoefMixin:
+    """``sparsify()`` and ``densify()`` for a linear model that predicts with
+    :func:`linear_scores` of ``coef_`` and ``intercept_``.
+
+    A member says what happens to its training state through two hooks:
+    :meth:`_shed_state` (called by ``sparsify``) and :meth:`_restore_state` (by
+    ``densify``). A model that cannot continue training exactly says why in
+    ``_frozen`` (see :meth:`IncrementalClassifier._continuation_problem`).
+    """
+
+    coef_: Any
+    intercept_: np.ndarray
+
+    def sparsify(self: _Model, threshold: float = 0.0) -> _Model:
+        """Store ``coef_`` as a ``scipy.sparse.csr_matrix`` of its nonzero weights.
+
+        Predictions are unchanged bit for bit (with ``threshold=0``); the memory the
+        model holds follows its nonzero weights. Training continues only after
+        :meth:`densify` (``fit`` without ``warm_start`` starts afresh at any time).
+
+        Parameters
+        ----------
+        threshold : float, default=0.0
+            Also drop the weights with ``|w| <= threshold`` (the intercepts are kept).
+            0 drops only the zeros: the model is exactly the same. A model that loses a
+            nonzero weight so keeps no training state: :meth:`densify` then gives the
+            pruned weights back as an array, and continuing to train needs a new ``fit``.
+
+        Returns
+        -------
+        self : object
+            The estimator, with a sparse ``coef_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from perceptrons import AveragedPerceptron
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = AveragedPerceptron(random_state=0).fit(X, y)
+        >>> before = model.predict(X)
+        >>> type(model.sparsify().coef_).__name__
+        'csr_matrix'
+        >>> bool((model.predict(X) == before).all())
+        True
+        >>> type(model.densify().coef_).__name__
+        'ndarray'
+        """
+        check_is_fitted(self, "coef_")
+        limit = _checked.real_value(threshold, "threshold", 0.0)
+        matrix = sp.csr_matrix(self.coef_, dtype=np.float64, copy=True)
+        matrix.eliminate_zeros()
+        pruned = False
+        if limit > 0:
+            small = np.abs(matrix.data) <= limit
+            if small.any():
+                matrix.data[small] = 0.0
+                matrix.eliminate_zeros()
+                pruned = True
+        self._shed_state(exact=not pruned)
+        if pruned:
+            self._frozen = f"its weights were pruned by sparsify(threshold={limit:g})"
+            self._pruned_at = limit
+        self.coef_ = matrix
+        return self
+
+    def densify(self: _Model) -> _Model:
+        """Store ``coef_`` as a dense array again (the inverse of :meth:`sparsify`).
+
+        A model sparsified exactly gets its training state back, bit for bit, and
+        continues training as if it had never been sparsified.
+
+        Returns
+        -------
+        self : object
+            The estimator, with a dense ``coef_``.
+        """
+        check_is_fitted(self, "coef_")
+        if sp.issparse(self.coef_) and not self._restore_state():
+            self.coef_ = dense_coef(self.coef_)
+        return self
+
+    def _shed_state(self, exact: bool) -> None:
+        """Give up the dense training state as ``coef_`` becomes sparse: keep what
+        :meth:`_restore_state` needs when ``exact``, nothing otherwise."""
+
+    def _restore_state(self) -> bool:
+        """Rebuild the dense training state and publish ``coef_`` from it, if kept;
+        whether it was."""
+        return False
+
+
 def _check_epoch_inputs(
     state: TrainingState,
     X: Any,
@@ -423,6 +683,10 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         unweighted path).
         """
         self.check_params()
+        if not reset:
+            problem = self._continuation_problem()
+            if problem is not None:
+                raise ValueError(f"{type(self).__name__}: {problem}.")
         first_call = reset or self._is_first_call()
         # scikit-learn's validation records the input's width and feature names as it
         # checks a first call's data: put them back if a later check refuses the call.
@@ -445,7 +709,28 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
             raise
         if first_call:
             self.classes_ = known
+            self._thaw()
         return data, labels, first_call, weights
+
+    def _continuation_problem(self) -> str | None:
+        """Why training cannot continue from the fitted model (``partial_fit``, a
+        warm-started ``fit``), or None: a sparse ``coef_`` must be densified first, and
+        a model without its training state (pruned, or saved with ``resumable=False``)
+        can only be trained afresh."""
+        if sp.issparse(self.__dict__.get("coef_")):
+            return (
+                "coef_ is sparse (sparsify() was called); call densify() before "
+                "partial_fit or a warm-started fit"
+            )
+        frozen = self.__dict__.get("_frozen")
+        if frozen is not None:
+            return f"{frozen}, so it cannot continue training; call fit to train afresh"
+        return None
+
+    def _thaw(self) -> None:
+        """Forget what kept the last model from training on: a new one starts."""
+        for name in ("_frozen", "_compact", "_seen", "_pruned_at"):
+            self.__dict__.pop(name, None)
 
     def _prepare(self, X: Any) -> Any:
         """A member's own checks or transformation of validated input (training and
@@ -472,7 +757,7 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         return _validation.labels_from_scores(self.classes_, scores)
 
 
-class OnlineLinearClassifier(IncrementalClassifier):
+class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
     """The shared base: subclasses set the class attributes and the kernel hooks.
 
     Parameters shared by every member are ``max_epochs``, ``shuffle``,
@@ -512,7 +797,7 @@ class OnlineLinearClassifier(IncrementalClassifier):
     # The training state: absent (or None) until the first batch has passed its checks.
     _state: TrainingState | None
     n_iter_: int
-    coef_: np.ndarray
+    coef_: Any  # ndarray, or scipy.sparse.csr_matrix after sparsify()
     intercept_: np.ndarray
 
     # ------------------------------------------------------------- the members' hooks
@@ -644,40 +929,148 @@ class OnlineLinearClassifier(IncrementalClassifier):
         (``run_epoch(..., raw=True)``) add up to ``statistic``."""
         return self._epoch_record(statistic, n_examples)
 
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Enough to predict and to continue training exactly (``partial_fit``,
-        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it.
-        """
-        state = self._state
-        assert state is not None, "export_state needs a fitted estimator"
-        return state.arrays(), {**state.values(), "n_iter": int(self.n_iter_)}
+        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it. A sparsified
+        model gives ``weights`` and ``aux`` as :class:`~perceptrons._checked.SparseArray`
+        (and ``"sparsified": true``).
 
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        Parameters
+        ----------
+        resumable : bool, default=True
+            False, or a model without its training state (pruned, or loaded from a
+            non-resumable file), gives only the model: ``weights`` holds the
+            predicting weights (the average, for an averaged model) and ``aux`` is
+            empty, with ``"resumable": false``. Such a state predicts exactly and
+            cannot continue training.
+        """
+        check_is_fitted(self, "coef_")
+        state = self._state
+        compact: CompactState | None = self.__dict__.get("_compact")
+        sparsified = sp.issparse(self.coef_)
+        if resumable and state is not None:
+            return state.arrays(), {**state.values(), "n_iter": int(self.n_iter_)}
+        if resumable and compact is not None:
+            values = {**compact.state.values(), "n_iter": int(self.n_iter_), "sparsified": True}
+            return compact.arrays(), values
+        seen = state.count if state is not None else compact.state.count if compact else None
+        neutral = self._state_class(weights=np.zeros(0), aux=np.zeros(0))
+        values = {
+            **neutral.values(),
+            "count": as_count(self.__dict__.get("_seen", 0) if seen is None else seen),
+            "n_iter": int(self.n_iter_),
+            "resumable": False,
+        }
+        model = self._model_array()
+        if sparsified:
+            values["sparsified"] = True
+        return {"weights": model, "aux": np.zeros((0,) * len(model.shape))}, values
+
+    def _model_array(self) -> np.ndarray | _checked.SparseArray:
+        """``coef_`` and ``intercept_`` as the rows of a state's ``weights`` (one per
+        feature, the intercept last; one column per class, none for binary models)."""
+        n_columns, n_features = self.coef_.shape
+        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
+        if not sp.issparse(self.coef_):
+            model = np.empty((n_features + 1, n_columns))
+            model[:-1] = self.coef_.T
+            model[-1] = self.intercept_
+            return model.reshape(shape)
+        coo = sp.coo_matrix(self.coef_)
+        bias = np.flatnonzero((self.intercept_ != 0) | np.signbit(self.intercept_))
+        index = np.concatenate(
+            [
+                coo.col.astype(np.int64) * n_columns + coo.row,
+                n_features * n_columns + bias.astype(np.int64),
+            ]
+        )
+        values = np.concatenate([coo.data, self.intercept_[bias]])
+        order = np.argsort(index, kind="stable")
+        return _checked.SparseArray(shape, index[order], values[order].astype(np.float64))
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
         """Rebuild the training state written by :meth:`export_state`, checking every
         array against ``n_features_in_`` and ``classes_`` (see :meth:`state_layout`)
         and every value before a kernel can see them: the state may come from an
-        untrusted file."""
+        untrusted file.
+
+        Arrays may be given as :class:`~perceptrons._checked.SparseArray`. With
+        ``"sparsified": true`` the model is rebuilt sparsified (``coef_`` sparse, the
+        state compact, never expanded); with ``"resumable": false`` it predicts but
+        keeps no training state.
+        """
         fits = f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
         arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
-        state = self._state_class.restore(arrays, values)
+        resumable = _checked.boolean_value(values.get("resumable", True), "resumable")
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        compact = None
+        if sparsified:
+            compact = CompactState.restore(self._state_class, arrays, values)
+            state = compact.state
+        else:
+            dense = {
+                name: array.to_dense() if isinstance(array, _checked.SparseArray) else array
+                for name, array in arrays.items()
+            }
+            state = self._state_class.restore(dense, values)
         if not 0 <= state.count <= _checked.MAX_COUNT:
             raise ValueError(f"count must be at most 2**53, got {state.count!r}")
         if state.count == 0 and state.aux.any():
             raise ValueError("count is 0 but the average's aux is not: inconsistent state")
         n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
-        self._state = state
+        self._thaw()
         self.n_iter_ = n_iter
-        self._publish()
+        if compact is None:
+            self._state = state
+            self._publish()
+        else:
+            self._state = None
+            self._compact = compact
+            self.coef_, self.intercept_ = compact.published()
+        if not resumable:
+            self._state = None
+            self.__dict__.pop("_compact", None)
+            self._seen = state.count
+            self._frozen = "it was saved with resumable=False"
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """What :meth:`import_state` accepts as arrays, for ``n_features_in_`` and
-        ``classes_``: exact float64 shapes, finite values."""
+        ``classes_``: exact float64 shapes, finite values (an empty ``aux`` for a
+        state saved with ``"resumable": false``)."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         rows = self.n_features_in_ + 1
         shape = (rows,) if n_columns == 1 else (rows, n_columns)
-        return self._state_class.layout(shape, self._averaged)
+        averaged = self._averaged and values.get("resumable", True) is not False
+        return self._state_class.layout(shape, averaged)
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the model holds the training state to continue exactly (after
+        :meth:`densify`, for a sparsified one)."""
+        check_is_fitted(self, "coef_")
+        return self._state is not None or "_compact" in self.__dict__
+
+    def _shed_state(self, exact: bool) -> None:
+        state, compact = self._state, self.__dict__.pop("_compact", None)
+        if exact and state is not None:
+            compact = CompactState.of(state)
+        if compact is not None:
+            self._seen = compact.state.count
+        elif state is not None:
+            self._seen = state.count
+        if exact and compact is not None:
+            self._compact = compact
+        self._state = None
+
+    def _restore_state(self) -> bool:
+        compact = self.__dict__.pop("_compact", None)
+        if compact is None:
+            return False
+        self._state = compact.expand()
+        self._publish()
+        return True
 
     # ------------------------------------------------------------------ training
     def fit(
@@ -964,5 +1357,5 @@ class OnlineLinearClassifier(IncrementalClassifier):
         """
         check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
-        scores = X @ self.coef_.T + self.intercept_
+        scores = linear_scores(X, self.coef_, self.intercept_)
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -37,7 +37,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons._online import IncrementalClassifier, LogLinearProbabilities
+from perceptrons._online import (
+    IncrementalClassifier,
+    LogLinearProbabilities,
+    SparseCoefMixin,
+    linear_scores,
+)
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
 
@@ -61,8 +66,15 @@ _POSITIVE_ALPHA = rules.Rule(
 )
 
 
-class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
-    """Shared counting, weights and prediction; subclasses give the event model."""
+class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier):
+    """Shared counting, weights and prediction; subclasses give the event model.
+
+    ``sparsify()`` keeps the counts (they are the model: every weight is recomputed
+    from them), so ``densify()`` recomputes the exact dense weights; with a
+    ``threshold`` that prunes a weight, the pruned ``coef_`` predicts and training
+    further needs a new ``fit``. The weights are log-probabilities, nonzero wherever
+    ``alpha > 0``: only pruning makes a naive Bayes model sparse.
+    """
 
     # The counts (fitted attributes, absent before the first call).
     feature_count_: np.ndarray
@@ -236,13 +248,26 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             self.intercept_ = self._joint_intercept
 
     # ---------------------------------------------------------------- persistence
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The counts, from which every weight is recomputed (see :mod:`perceptrons.io.persist`).
 
-        Enough to predict and to continue with ``partial_fit`` exactly.
+        Enough to predict and to continue with ``partial_fit`` exactly; a sparsified
+        model also gives ``"sparsified": true`` and the ``threshold`` it was pruned at
+        (pruning is recomputed exactly from the counts).
+
+        Parameters
+        ----------
+        resumable : bool, default=True
+            Ignored: the counts are both the model and all that training needs.
         """
         arrays = {"feature_count": self.feature_count_, "class_count": self.class_count_}
-        return arrays, {"n_seen": round(float(self.class_count_.sum()))}
+        values: dict[str, Any] = {"n_seen": round(float(self.class_count_.sum()))}
+        if sp.issparse(self.coef_):
+            values["sparsified"] = True
+        pruned_at = self.__dict__.get("_pruned_at")
+        if pruned_at is not None:
+            values.update(threshold=pruned_at, resumable=False)
+        return arrays, values
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
         """Rebuild the model from the counts written by :meth:`export_state`, checking
@@ -253,7 +278,14 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
         n_classes = self.classes_.shape[0]
         fits = f"{self.n_features_in_} features and {n_classes} classes"
         arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
-        feature_count, class_count = arrays["feature_count"].copy(), arrays["class_count"].copy()
+        dense = {
+            name: array.to_dense() if isinstance(array, _checked.SparseArray) else array.copy()
+            for name, array in arrays.items()
+        }
+        feature_count, class_count = dense["feature_count"], dense["class_count"]
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        threshold = _checked.real_value(values.get("threshold", 0.0), "threshold", 0.0)
+        _checked.boolean_value(values.get("resumable", True), "resumable")
         n_seen = _checked.real_value(values.get("n_seen"), "n_seen", 0.0, _checked.MAX_COUNT)
         if round(n_seen) != round(float(class_count.sum())):
             raise ValueError(
@@ -262,7 +294,10 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             )
         self.feature_count_, self.class_count_ = feature_count, class_count
         self._check_counts()
+        self._thaw()
         self._publish()
+        if sparsified:
+            self.sparsify(threshold)
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """The arrays :meth:`import_state` accepts: non-negative float64 counts of
@@ -275,6 +310,12 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
 
     def _check_counts(self) -> None:
         """Subclasses check invariants of imported counts."""
+
+    def _restore_state(self) -> bool:
+        if "_pruned_at" in self.__dict__:
+            return False  # the pruned weights stay: they are what the model predicts with
+        self._publish()
+        return True
 
     # ---------------------------------------------------------------- prediction
     def _validate_predict(self, X):
@@ -299,7 +340,7 @@ class _NaiveBayes(LogLinearProbabilities, IncrementalClassifier):
             With two classes, their difference ``log P(classes_[1], x) - log
             P(classes_[0], x)``, the log odds: positive scores predict ``classes_[1]``.
         """
-        scores = self._validate_predict(X) @ self.coef_.T + self.intercept_
+        scores = linear_scores(self._validate_predict(X), self.coef_, self.intercept_)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict_joint_log_proba(self, X: ArrayLike) -> np.ndarray:

@@ -34,7 +34,7 @@ transit (anyone can recompute it). :func:`load` and :func:`describe` guarantee:
   when there is none): an unexpected exception from a damaged file is reported the same
   way, never as a traceback.
 
-File format, version 1
+File format, version 2
 ----------------------
 A ZIP archive as written by ``numpy.savez_compressed`` (deflated members): one member
 ``<name>.npy`` per array, each in the NumPy ``.npy`` format (version 1.0 or 2.0, no
@@ -54,6 +54,14 @@ object or structured arrays). Array names:
     For each name in ``meta["state_arrays"]``: the estimator's fitted internals, as its
     ``export_state`` gives them (e.g. ``weights``, ``aux`` for the linear models;
     ``alpha``, ``bias``, ``updates``, ``support``... for the voted perceptron).
+``estimator/<name>.index`` and ``estimator/<name>.values``
+    Instead of ``estimator/<name>``, for each name in ``meta["sparse_arrays"]``: a
+    float64 state array of fixed shape stored as its nonzero elements (written so when
+    that is smaller, as for hashed text models): ``index`` (int64) holds their
+    positions in the array flattened in C order, strictly increasing, and ``values``
+    (float64) the elements. Both have exactly the ``nnz`` the metadata gives; on
+    loading, the index is checked sorted, without repeats and within the array before
+    anything scatters with it.
 ``featurizer/<name>``
     For pipelines, each name in ``meta["featurizer"]["state_arrays"]`` (``idf`` for
     tf-idf weighting).
@@ -63,7 +71,9 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``format``
     ``"perceptrons-model"``.
 ``format_version``
-    ``1``. Readers refuse versions newer than theirs.
+    ``2`` (version 1, which this reader still reads, had no ``sparse_arrays`` and
+    ``resumable``: all arrays dense, the state resumable). Readers refuse versions
+    newer than theirs.
 ``library_version``
     ``perceptrons.__version__`` of the writer.
 ``created``
@@ -95,6 +105,12 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
     The JSON half of the estimator's ``export_state`` (counters, flags).
 ``state_arrays``
     Sorted names of the estimator's state arrays (stored as ``estimator/<name>``).
+``sparse_arrays``
+    ``{name: nnz}`` for the state arrays stored as their nonzero elements.
+``resumable``
+    ``false`` when the file was saved with ``resumable=False`` (or from a model without
+    its training state): the model predicts exactly, but does not continue training
+    (the state then says ``"resumable": false`` too).
 ``pipeline``
     ``null`` for a bare estimator, else ``{"steps": [featurizer_name, estimator_name]}``.
 ``featurizer``
@@ -137,6 +153,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 
 from perceptrons import _checked
+from perceptrons._online import SparseCoefMixin
 from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.files import write_atomically
@@ -148,7 +165,7 @@ from perceptrons.voted import VotedPerceptron
 __all__ = ["FORMAT", "FORMAT_VERSION", "describe", "load", "save"]
 
 FORMAT = "perceptrons-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _META = "__meta__"
 _DICT_ITEMS = "__items__"  # a dict with non-string keys, stored as [key, value] pairs
@@ -190,8 +207,12 @@ _LABEL_KINDS = "biufSU"
 
 
 # --------------------------------------------------------------------------- save
-def save(model: Any, path: str | os.PathLike[str]) -> Path:
+def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Path:
     """Write a fitted model to ``path`` (one ``.npz`` file, no pickle), atomically.
+
+    Mostly-zero weight arrays (a hashed text model's) are stored as their nonzero
+    elements when that is smaller; :func:`load` gives back the same model, dense or
+    sparsified (``sparsify()``) as it was saved.
 
     Parameters
     ----------
@@ -202,6 +223,15 @@ def save(model: Any, path: str | os.PathLike[str]) -> Path:
     path : str or path-like
         The file to write, used as given (no suffix is added; ``.npz`` is customary).
         An existing file is replaced only once the new one is completely on disk.
+    resumable : bool, default=True
+        Keep what continuing to train exactly needs (``partial_fit``, ``warm_start``).
+        False drops it -- an averaged model's aux array and count, the Δ trick's
+        per-example weights; for other models (naive Bayes: the counts are the model;
+        the voted perceptron) there is nothing to drop -- for a smaller file that
+        predicts exactly the same; the loaded model refuses to continue training (a
+        new ``fit`` starts afresh). A model that has no training state (pruned by
+        ``sparsify(threshold=...)``, or loaded from a non-resumable file) is always
+        saved non-resumable.
 
     Returns
     -------
@@ -230,13 +260,15 @@ def save(model: Any, path: str | os.PathLike[str]) -> Path:
     True
     """
     path = Path(path)
-    arrays, meta = _encode_model(model)
+    if not isinstance(resumable, bool):
+        raise ValueError(f"resumable must be True or False, got {resumable!r}")
+    arrays, meta = _encode_model(model, resumable)
     arrays[_META] = np.frombuffer(_sealed_meta(meta, arrays), dtype=np.uint8)
     write_atomically(path, lambda file: _write_npz(file, arrays))
     return path
 
 
-def _encode_model(model: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _encode_model(model: Any, resumable: bool) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     featurizer = None
     estimator = model
     if isinstance(model, Pipeline):
@@ -257,7 +289,7 @@ def _encode_model(model: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             f"cannot save a {type(model).__name__}: only {sorted(_ESTIMATORS)} and "
             "Pipelines of [TextFeaturizer, estimator] can be saved."
         )
-    arrays, meta = _encode_estimator(estimator)
+    arrays, meta = _encode_estimator(estimator, resumable)
     meta["pipeline"] = None if featurizer is None else {"steps": [name for name, _ in steps]}
     meta["featurizer"] = None
     if featurizer is not None:
@@ -272,7 +304,9 @@ def _registered(estimator: Any) -> type | None:
     return cls if cls is type(estimator) else None
 
 
-def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _encode_estimator(
+    estimator: Any, resumable: bool
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     name = type(estimator).__name__
     if callable(getattr(estimator, "kernel", None)):
         raise ValueError(
@@ -282,12 +316,16 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
     if not hasattr(estimator, "classes_"):
         raise NotFittedError(f"cannot save an unfitted {name}: call fit or partial_fit first.")
     params = _params_to_json(estimator)
-    state_arrays, state_values = estimator.export_state()
+    export = estimator.export_state
+    if "resumable" in inspect.signature(export).parameters:
+        state_arrays, state_values = export(resumable=resumable)
+    else:  # nothing in its state serves training only
+        state_arrays, state_values = export()
     clash = sorted(set(state_arrays) & set(_RESERVED))
     if clash:  # a bug in an estimator, not a user error
         raise RuntimeError(f"{name}.export_state uses reserved array names {clash}")
 
-    arrays = {f"estimator/{key}": np.asarray(value) for key, value in state_arrays.items()}
+    arrays, sparse = _encode_state(state_arrays, estimator.state_layout(state_values))
     classes, classes_dtype = _labels_to_array(estimator.classes_, "classes_")
     arrays["estimator/classes"] = classes
     names = getattr(estimator, "feature_names_in_", None)
@@ -319,8 +357,41 @@ def _encode_estimator(estimator: Any) -> tuple[dict[str, np.ndarray], dict[str, 
         "rng": rng_meta,
         "state": _to_json(state_values, f"{name} state"),
         "state_arrays": sorted(state_arrays),
+        "sparse_arrays": sparse,
+        "resumable": state_values.get("resumable", True) is not False,
     }
     return arrays, meta
+
+
+def _encode_state(
+    state_arrays: dict[str, Any], layout: dict[str, _checked.Spec]
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The members of the estimator's state arrays, and ``{name: nnz}`` for those
+    stored as their nonzeros (``<name>.index``, ``<name>.values``: see the module
+    documentation): each float64 array of fixed shape whose nonzeros take fewer bytes
+    than the array."""
+    arrays: dict[str, np.ndarray] = {}
+    sparse: dict[str, int] = {}
+    for key, value in sorted(state_arrays.items()):
+        spec = layout.get(key)
+        storable = spec is not None and _checked.sparse_storable(spec)
+        if isinstance(value, _checked.SparseArray) or (
+            storable and isinstance(value, np.ndarray) and value.dtype == np.float64
+        ):
+            coordinates = (
+                value
+                if isinstance(value, _checked.SparseArray)
+                else _checked.SparseArray.from_dense(value)
+            )
+            if storable and coordinates.nbytes < coordinates.dense_nbytes:
+                arrays[f"estimator/{key}.index"] = coordinates.index
+                arrays[f"estimator/{key}.values"] = coordinates.values
+                sparse[key] = coordinates.nnz
+                continue
+            if isinstance(value, _checked.SparseArray):
+                value = value.to_dense()
+        arrays[f"estimator/{key}"] = np.asarray(value)
+    return arrays, sparse
 
 
 def _encode_featurizer(featurizer: TextFeaturizer) -> tuple[dict[str, np.ndarray], dict]:
@@ -789,9 +860,18 @@ def _check_meta(meta: dict[str, Any]) -> None:
             )
         except ValueError as exc:
             raise _Invalid(f"bad metadata: {exc}") from None
-    _field(meta, "state", dict, "")
-    if set(_array_names(meta, "")) & set(_RESERVED):
+    state = _field(meta, "state", dict, "")
+    names = _array_names(meta, "")
+    if set(names) & set(_RESERVED):
         raise _Invalid(f"bad metadata: state_arrays may not use the names {list(_RESERVED)}")
+    sparse = _sparse_arrays(meta)
+    if not set(sparse) <= set(names):
+        raise _Invalid("bad metadata: sparse_arrays names an array state_arrays does not")
+    resumable = meta.get("resumable", True)  # absent from version 1 files: resumable
+    if not isinstance(resumable, bool):
+        raise _Invalid(f"bad metadata: resumable must be true or false, got {_short(resumable)}")
+    if resumable != (state.get("resumable", True) is not False):
+        raise _Invalid("bad metadata: resumable differs from the state's")
     pipeline = _field(meta, "pipeline", (dict, type(None)), "")
     featurizer = _field(meta, "featurizer", (dict, type(None)), "")
     if (pipeline is None) != (featurizer is None):
@@ -813,10 +893,30 @@ def _check_meta(meta: dict[str, Any]) -> None:
         _array_names(featurizer, "featurizer.")
 
 
+def _sparse_arrays(meta: dict[str, Any]) -> dict[str, int]:
+    """``meta["sparse_arrays"]`` checked: state array names to their nonzero counts
+    (absent from version 1 files: none)."""
+    sparse = meta.get("sparse_arrays", {})
+    if not (
+        isinstance(sparse, dict)
+        and all(
+            isinstance(count, int) and not isinstance(count, bool) and 0 <= count
+            for count in sparse.values()
+        )
+    ):
+        raise _Invalid("bad metadata: sparse_arrays must map array names to ints >= 0")
+    return sparse
+
+
 def _expected_members(meta: dict[str, Any]) -> set[str]:
     """The arrays the (checked) metadata announces, ``__meta__`` included."""
     expected = {_META, "estimator/classes"}
-    expected |= {f"estimator/{name}" for name in meta["state_arrays"]}
+    sparse = _sparse_arrays(meta)
+    for name in meta["state_arrays"]:
+        if name in sparse:
+            expected |= {f"estimator/{name}.index", f"estimator/{name}.values"}
+        else:
+            expected.add(f"estimator/{name}")
     if meta["feature_names_in"]:
         expected.add("estimator/feature_names_in")
     if meta["rng"] is not None:
@@ -853,7 +953,7 @@ def _plan_estimator(meta: dict[str, Any], arrays: _Arrays) -> Any:
         arrays.check("estimator/rng_key", _RNG_KEY, sizes, "MT19937")
     fits = f"{n_features} features and {classes.shape[0]} classes"
     layout = estimator.state_layout(meta["state"])
-    _check_layouts(arrays, "estimator/", meta["state_arrays"], layout, fits)
+    _check_layouts(arrays, "estimator/", meta["state_arrays"], layout, fits, _sparse_arrays(meta))
     return estimator
 
 
@@ -896,8 +996,7 @@ def _plan_featurizer(meta: dict[str, Any], arrays: _Arrays, estimator: Any) -> A
 def _build_model(meta: dict[str, Any], arrays: _Arrays, estimator: Any, featurizer: Any) -> Any:
     """The planned estimator and featurizer given their state (whose values their
     ``import_state`` checks), as a Pipeline when the file holds one."""
-    names = meta["state_arrays"]
-    estimator.import_state({name: arrays[f"estimator/{name}"] for name in names}, meta["state"])
+    estimator.import_state(_state_arrays(meta, arrays, estimator), meta["state"])
     if meta["rng"] is not None:
         info = meta["rng"]
         rng = np.random.RandomState()
@@ -920,17 +1019,60 @@ def _build_model(meta: dict[str, Any], arrays: _Arrays, estimator: Any, featuriz
     return Pipeline([(first, featurizer), (second, estimator)])
 
 
+def _state_arrays(meta: dict[str, Any], arrays: _Arrays, estimator: Any) -> dict[str, Any]:
+    """The estimator's state arrays, those stored sparse as checked
+    :class:`~perceptrons._checked.SparseArray` (expanded for an estimator that cannot
+    keep them sparse)."""
+    sparse = _sparse_arrays(meta)
+    layout = estimator.state_layout(meta["state"])
+    state: dict[str, Any] = {}
+    for name in meta["state_arrays"]:
+        if name not in sparse:
+            state[name] = arrays[f"estimator/{name}"]
+            continue
+        coordinates = _checked.SparseArray(
+            tuple(layout[name].shape),  # fixed sizes: checked by _check_layouts
+            arrays[f"estimator/{name}.index"],
+            arrays[f"estimator/{name}.values"],
+        )
+        coordinates.check(f"estimator/{name}")
+        keeps_sparse = isinstance(estimator, SparseCoefMixin)
+        state[name] = coordinates if keeps_sparse else coordinates.to_dense()
+    return state
+
+
 def _check_layouts(
-    arrays: _Arrays, prefix: str, names: list[str], specs: dict[str, _checked.Spec], fits: str
+    arrays: _Arrays,
+    prefix: str,
+    names: list[str],
+    specs: dict[str, _checked.Spec],
+    fits: str,
+    sparse: dict[str, int] | None = None,
 ) -> None:
     """The arrays ``prefix + name`` are exactly those of ``specs`` (optional ones may
-    be absent), each of its declared layout: checked before their data are read."""
+    be absent), each of its declared layout: checked before their data are read. An
+    array stored sparse (``sparse``: name to nonzero count) must be a float64 array of
+    fixed shape, its ``.index`` (int64) and ``.values`` (float64) exactly that many
+    long, no more than the array has elements."""
+    sparse = sparse or {}
     problem = _checked.names_problem(specs, names, prefix)
     if problem is not None:
         raise _Invalid(problem)
     sizes: dict[str, int] = {}
     for name in names:
-        arrays.check(prefix + name, specs[name], sizes, fits)
+        spec = specs[name]
+        if name not in sparse:
+            arrays.check(prefix + name, spec, sizes, fits)
+            continue
+        if not _checked.sparse_storable(spec):
+            raise _Invalid(f"{prefix}{name} cannot be stored sparse")
+        nnz, size = sparse[name], math.prod(d for d in spec.shape if isinstance(d, int))
+        if nnz > size:
+            raise _Invalid(f"{prefix}{name}: {nnz} nonzeros for an array of {size} elements")
+        arrays.check(prefix + name + ".index", _checked.Spec(_checked.INT64, (nnz,)), sizes, fits)
+        arrays.check(
+            prefix + name + ".values", _checked.Spec(_checked.FLOAT64, (nnz,)), sizes, fits
+        )
 
 
 def _label_dtypes(arrays: _Arrays, name: str, dtype: str) -> tuple[np.dtype, ...]:

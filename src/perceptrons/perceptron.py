@@ -2,34 +2,108 @@
 
 Both are configuration on the shared online engine (:mod:`perceptrons._online`): its
 training path, epoch loop and prediction, with the perceptron kernels
-(:mod:`perceptrons._kernels.perceptron`) and the update rules they implement.
+(:mod:`perceptrons._kernels.perceptron`) and the update rules they implement, and the
+ROMMA kernels (:mod:`perceptrons._kernels.romma`), whose lazily scaled weights have
+their own training state (:class:`RommaState`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from perceptrons import _checked
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _kernels
-from perceptrons._online import OnlineLinearClassifier, PerceptronState, TrainingState
+from perceptrons._kernels import romma as _romma
+from perceptrons._online import (
+    OnlineLinearClassifier,
+    PerceptronState,
+    TrainingState,
+    all_finite,
+)
 
-__all__ = ["AveragedPerceptron", "Perceptron"]
+__all__ = ["AveragedPerceptron", "Perceptron", "RommaState"]
 
 _UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
-_UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II})
+# 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
+_UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II, "mira": _kernels.PA_I})
+# The ROMMA rules, by whether they are aggressive; they have kernels of their own.
+_ROMMA_KINDS = {"romma": False, "aggressive-romma": True}
 # An empty mistake log: the kernels then log nothing, at no cost.
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
+
+
+@dataclass
+class RommaState(TrainingState):
+    """ROMMA's state: the true weights are ``scale * weights`` (every row, the intercept
+    included); ``scale_sum`` is the sum of the scales of the examples seen since the last
+    rescale and ``sq_norm`` is ``||w||²`` (see :mod:`perceptrons._kernels.romma`).
+    ``scales`` holds ``[scale, scale_sum, sq_norm]``, the array the kernels read and write."""
+
+    scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
+
+    def model(self) -> np.ndarray:
+        scale, scale_sum, _ = self.scales
+        if not self.averaged or self.count == 0:
+            return scale * self.weights
+        return (scale_sum * self.weights - self.aux) / self.count
+
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The true weights ``W = scale * v`` and, averaged, ``A = count * W - (P v - aux)``
+        (the sum of the weights after each example is ``P v - aux``), as new arrays."""
+        scale, scale_sum, _ = self.scales
+        stored = self.weights if rows is None else self.weights[rows]
+        weights = scale * stored
+        if not self.averaged:
+            return weights, None
+        aux = self.aux if rows is None else self.aux[rows]
+        return weights, self.count * weights - (scale_sum * stored - aux)
+
+    def restart_count(self) -> None:
+        super().restart_count()
+        # The caller has written the true weights: scale 1, and ||w||² is theirs.
+        self.scales[:] = (1.0, 0.0, float(np.vdot(self.weights, self.weights)))
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        super().load_values(values)
+        self.scales[:] = (values["scale"], values["scale_sum"], values["sq_norm"])
+
+    def plain_values(self) -> dict[str, Any]:
+        # The same weights unscaled: scale 1, P (the sum of the scales) is the count.
+        plain = {"scale": 1.0, "scale_sum": float(self.count), "sq_norm": float(self.scales[2])}
+        return {**super().plain_values(), **plain}
+
+    def is_finite(self) -> bool:
+        return super().is_finite() and all_finite(self.scales)
+
+    def values(self) -> dict[str, Any]:
+        scale, scale_sum, sq_norm = self.scales
+        return {
+            "scale": float(scale),
+            "scale_sum": float(scale_sum),
+            "sq_norm": float(sq_norm),
+            **super().values(),
+        }
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> RommaState:
+        state = TrainingState.restore(arrays, values)
+        scale = _checked.real_value(values.get("scale"), "scale")
+        scale_sum = _checked.real_value(values.get("scale_sum"), "scale_sum")
+        sq_norm = _checked.real_value(values.get("sq_norm"), "sq_norm", 0.0)
+        if scale <= 0.0:
+            raise ValueError(f"scale must be positive, got {scale!r}")
+        return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum, sq_norm]))
 
 
 class _PerceptronBase(OnlineLinearClassifier):
     """The perceptrons' parameters and kernels; subclasses say whether they average."""
 
-    _state_class = PerceptronState
-    mixable = True
     logs_updates = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
@@ -39,7 +113,7 @@ class _PerceptronBase(OnlineLinearClassifier):
         "validation_fraction": rules.real_open_interval(0.0, 1.0, allow_none=True),
         "n_iter_no_change": rules.integer(1),
         "delta": rules.real(0.0),
-        "update": rules.one_of(*_UPDATE_KINDS),
+        "update": rules.one_of(*_UPDATE_KINDS, *_ROMMA_KINDS),
         "margin": rules.real(0.0),
         "C": rules.real(0.0, inclusive=False),
         "n_jobs": rules.Rule(
@@ -84,9 +158,45 @@ class _PerceptronBase(OnlineLinearClassifier):
         self.n_jobs = n_jobs
         self.class_weight = class_weight
 
+    @property
+    def _state_class(self) -> type[TrainingState]:  # type: ignore[override]
+        """The family's training state: ROMMA's lazily scaled weights have their own."""
+        return RommaState if self.update in _ROMMA_KINDS else PerceptronState
+
+    @property
+    def mixable(self) -> bool:  # type: ignore[override]
+        """Whether :mod:`perceptrons.parallel` can mix this model's epochs: not ROMMA's,
+        whose every update rescales all the weights (see :meth:`check_params`)."""
+        return self.update not in _ROMMA_KINDS
+
+    def check_params(self) -> None:
+        super().check_params()
+        if self.update not in _ROMMA_KINDS:
+            return
+        refused = {
+            "delta > 0 (the Δ trick)": self.delta > 0,
+            "class_weight": self.class_weight is not None,
+            "n_jobs other than None or 1 (parameter mixing)": self.n_jobs not in (None, 1),
+        }
+        for what, given in refused.items():
+            if given:
+                raise ValueError(
+                    f"{type(self).__name__}: update={self.update!r} does not support "
+                    f"{what}: ROMMA has no weighted or augmented form, and its every update "
+                    "rescales all the weights, which parameter mixing cannot share."
+                )
+
+    def _check_sample_weight(self, sample_weight: ArrayLike | None) -> None:
+        if sample_weight is not None and self.update in _ROMMA_KINDS:
+            raise ValueError(
+                f"{type(self).__name__}: update={self.update!r} does not support "
+                "sample_weight (ROMMA has no weighted form); pass sample_weight=None."
+            )
+
     def fit(
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
     ) -> _PerceptronBase:
+        self._check_sample_weight(sample_weight)
         if self.n_jobs not in (None, 1):
             self.check_params()
             # Imported here: perceptrons.parallel drives estimators through the engine API
@@ -110,9 +220,23 @@ class _PerceptronBase(OnlineLinearClassifier):
                 "fit_epochs trains serially; with n_jobs > 1 use fit, or "
                 "perceptrons.parallel.ParameterMixing(...).fit_epochs"
             )
+        self._check_sample_weight(sample_weight)
         yield from super().fit_epochs(X, y, progress, sample_weight=sample_weight)
 
     fit_epochs.__doc__ = OnlineLinearClassifier.fit_epochs.__doc__
+
+    def partial_fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> _PerceptronBase:
+        self._check_sample_weight(sample_weight)
+        super().partial_fit(X, y, classes, sample_weight=sample_weight)
+        return self
+
+    partial_fit.__doc__ = OnlineLinearClassifier.partial_fit.__doc__
 
     def _targets(self, codes: np.ndarray) -> np.ndarray:
         """-1/+1 floats for binary problems, class indices otherwise."""
@@ -123,12 +247,29 @@ class _PerceptronBase(OnlineLinearClassifier):
     def _epoch_kernel(
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
     ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
+        bias_feature = 1.0 if self.fit_intercept else 0.0
+        if isinstance(state, RommaState) != (self.update in _ROMMA_KINDS):
+            raise ValueError(
+                f"{type(self).__name__}: update={self.update!r} cannot continue a state "
+                "trained with another family of update rules (ROMMA scales its weights); "
+                "call fit (without warm_start) to start again."
+            )
+        if isinstance(state, RommaState):
+            romma = _romma.multiclass_epoch if multiclass else _romma.binary_epoch
+            arguments = {
+                "scales": state.scales,
+                "mistake_log": _NO_MISTAKE_LOG,
+                "rule": _romma.romma_rule(
+                    aggressive=_ROMMA_KINDS[self.update], bias_feature=bias_feature
+                ),
+            }
+            return romma, arguments
         kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
         rule = _kernels.update_rule(
             _UPDATE_KINDS[self.update],
             self.margin,
             self.C,
-            bias_feature=1.0 if self.fit_intercept else 0.0,
+            bias_feature=bias_feature,
             delta=self.delta,
         )
         return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule}
@@ -182,7 +323,8 @@ _SHARED_PARAMETERS = """
         as many examples. Each ``partial_fit`` batch holds new examples, each seen once,
         so there ``delta`` changes nothing. Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
-    update : {"perceptron", "pa", "pa-i", "pa-ii"}, default="perceptron"
+    update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"}, \
+default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -191,8 +333,27 @@ _SHARED_PARAMETERS = """
         positive (multiclass: ``1 -`` the gold score's lead over the best other class),
         with ``tau = l / ||x||²`` (``"pa"``), ``min(C, l / ||x||²)`` (``"pa-i"``) or
         ``l / (||x||² + 1 / (2 C))`` (``"pa-ii"``); ``||x||²`` counts the bias feature,
-        and doubles for multiclass, where two rows move. Averaging, the Δ trick and
-        ``history_`` (which counts updates as mistakes) work with every rule.
+        and doubles for multiclass, where two rows move. ``"mira"`` is ``"pa-i"`` under
+        its other name: the multiclass PA-I update, with its single constraint against
+        the best other class and its step clipped at ``C``, is 1-best MIRA (Crammer &
+        Singer 2003); the same model bit for bit, binary and multiclass.
+        ``"romma"`` and ``"aggressive-romma"`` are the relaxed online maximum margin
+        algorithm (Li & Long 2002): on a mistake (``y (w·x + b) <= 0``; aggressive:
+        whenever ``y (w·x + b) < 1``), ``w`` becomes the shortest vector with
+        ``w·w_old >= ||w_old||²`` and ``y (w·x + b) >= 1``: ``w <- c w_old + d x``, with
+        ``c = (||x||² ||w_old||² - y z) / D``, ``d = ||w_old||² (y - z) / D``,
+        ``z = w_old·x`` and ``D = ||x||² ||w_old||² - z²`` (the bias is a constant
+        feature, part of ``w``); ``w <- y x / ||x||²`` when that alone satisfies both
+        constraints (the first update, from ``w = 0``) and when ``x`` is parallel to
+        ``w_old`` (a rule of this library: the paper assumes separable data, where the
+        constraints never conflict). Multiclass ROMMA is the Kesler construction: one
+        joint weight vector over all classes, the example ``Φ(x, gold) - Φ(x, best
+        other)`` of norm² ``2 ||x||²``, every class's row scaled by ``c``. The scaling
+        is kept lazily (O(nnz(x)) per update, see :mod:`perceptrons._kernels.romma`).
+        ROMMA ignores ``margin`` and ``C`` and has no weighted or augmented form: it
+        refuses ``delta > 0``, ``class_weight``, ``sample_weight`` and ``n_jobs`` > 1
+        (parameter mixing). Averaging and ``history_`` (which counts updates as
+        mistakes) work with every rule, and the Δ trick with every other rule.
     n_jobs : int or None, default=None
         ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
         2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
@@ -205,7 +366,8 @@ _SHARED_PARAMETERS = """
         ``update="perceptron"`` only: also update correct examples whose (signed) score
         is at most ``margin``: the perceptron with margin.
     C : float, default=1.0
-        Aggressiveness of PA-I and PA-II (larger: bigger steps, less regularization).
+        Aggressiveness of PA-I (MIRA) and PA-II (larger: bigger steps, less
+        regularization).
     class_weight : dict, "balanced" or None, default=None
         Weight of each class, ``{label: weight}`` (labels not named weigh 1), as in
         scikit-learn: example ``i`` weighs ``sample_weight[i] * class_weight[y_i]``, and
@@ -243,7 +405,10 @@ class Perceptron(_PerceptronBase):
     ``w += y x``, ``b += y``. With three or more labels there is one weight vector and
     bias per class, the prediction is the argmax, and a mistake subtracts ``x`` from
     the predicted class and adds it to the gold class (one pass per epoch, not
-    one-vs-rest).
+    one-vs-rest). ``update`` selects other rules of the same family: the perceptron with
+    margin, the passive-aggressive updates (PA, PA-I, PA-II; Crammer et al. 2006), 1-best
+    MIRA (Crammer & Singer 2003, the multiclass PA-I), and ROMMA and aggressive ROMMA
+    (Li & Long 2002).
 """
         + _SHARED_PARAMETERS
         + """
@@ -261,6 +426,15 @@ class Perceptron(_PerceptronBase):
     (3, 4)
     >>> round(clf.score(X, y), 2)
     0.82
+
+    ROMMA keeps the shortest weight vector that classifies the examples it updated on
+    with margin 1. On the two linearly separable iris species it makes 2 mistakes, then
+    an epoch without one (early stopping ends there):
+
+    >>> two = y < 2
+    >>> romma = Perceptron(update="romma", early_stopping=True, random_state=0)
+    >>> [record["mistakes"] for record in romma.fit(X[two], y[two]).history_]
+    [2, 0]
     """
     )
 

@@ -1,8 +1,10 @@
-"""The perceptron with margin and the passive-aggressive updates, binary and multiclass.
+"""The perceptron with margin, the passive-aggressive updates and ROMMA.
 
 Seed 004 names "many variants" of the perceptron (ROMMA, Passive-Aggressive, MIRA, ...)
-without writing them out; these oracles follow the perceptron with margin and Crammer,
-Dekel, Keshet, Shalev-Shwartz & Singer (2006), "Online passive-aggressive algorithms".
+without writing them out; these oracles follow the perceptron with margin, Crammer,
+Dekel, Keshet, Shalev-Shwartz & Singer (2006), "Online passive-aggressive algorithms"
+(whose multiclass PA-I is 1-best MIRA, Crammer & Singer 2003), and Li & Long (2002),
+"The relaxed online maximum margin algorithm".
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ from perceptrons.reference._common import (
     _sample_weights,
 )
 
-__all__ = ["linear_update_rule", "multiclass_linear_update_rule"]
+__all__ = ["linear_update_rule", "multiclass_linear_update_rule", "multiclass_romma", "romma"]
+
+# ROMMA's rule for x parallel to w: the two constraints count as parallel when
+# ||x||² ||w||² - (w·x)² <= PARALLEL * ||x||² ||w||² (rounding leaves ~1e-16 of it).
+PARALLEL = 1e-12
 
 
 def _pa_step(loss: float, sq_norm: float, variant: str, C: float) -> float:
@@ -170,3 +176,102 @@ def multiclass_linear_update_rule(
     if sample_weight is None:
         total = float(_n_examples(orders))
     return W, b, W_sum / total, b_sum / total, updates
+
+
+def _romma_update(w: np.ndarray, phi: np.ndarray, y: float) -> np.ndarray:
+    """Li & Long (2002): the shortest ``u`` with ``u·w >= ||w||²`` and ``y u·phi >= 1``.
+
+    Both constraints binding: ``u = c w + d phi`` with ``c = (A - y z) / D`` and
+    ``d = ||w||² (y - z) / D``, where ``z = w·phi``, ``A = ||phi||² ||w||²`` and
+    ``D = A - z²``. When ``c <= 0`` the example's constraint alone is enough and
+    ``u = y phi / ||phi||²`` (the first update, from ``w = 0``, is this one). When
+    ``phi`` is parallel to ``w`` (``D = 0`` up to rounding) with ``c > 0`` the two
+    constraints cannot both hold (inseparable data); the documented rule keeps the
+    example's: ``u = y phi / ||phi||²``.
+    """
+    z = w @ phi
+    q = phi @ phi
+    w_sq = w @ w
+    a = q * w_sq
+    c_numerator = a - y * z
+    denominator = a - z * z
+    if c_numerator <= 0.0 or denominator <= PARALLEL * a:
+        return y * phi / q
+    c = c_numerator / denominator
+    d = w_sq * (y - z) / denominator
+    return c * w + d * phi
+
+
+def romma(
+    X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray], *, aggressive: bool = False
+) -> tuple[np.ndarray, float, np.ndarray, float, int]:
+    """The binary ROMMA and aggressive ROMMA (Li & Long 2002), bias as a constant feature.
+
+    ``w`` (with the bias as its last entry, the weight of a constant feature 1) starts at
+    0. On each example, with ``z = w·x``: ROMMA updates on a mistake, ``y z <= 0``;
+    aggressive ROMMA whenever ``y z < 1``. The update is :func:`_romma_update`. Returns
+    the final weights and bias, their exact mean over every example (the averaged model,
+    summed naively after every example), and the number of updates.
+    """
+    X = _as_matrix(X)
+    y = _binary_labels(y)
+    w = np.zeros(X.shape[1] + 1)
+    w_sum = np.zeros_like(w)
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = np.append(_row(X, i), 1.0)
+            signed = y[i] * (w @ x)
+            if signed <= 0.0 or (aggressive and signed < 1.0):
+                w = _romma_update(w, x, float(y[i]))
+                updates += 1
+            w_sum = w_sum + w
+    _require_examples(_n_examples(orders))
+    n = _n_examples(orders)
+    w_mean = w_sum / n
+    return w[:-1], float(w[-1]), w_mean[:-1], float(w_mean[-1]), updates
+
+
+def multiclass_romma(
+    X: Matrix,
+    y: np.ndarray,
+    n_classes: int,
+    orders: Sequence[np.ndarray],
+    *,
+    aggressive: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Multiclass ROMMA by the Kesler construction: binary ROMMA on one joint vector.
+
+    ``W`` (one row per class, the bias last) is one joint weight vector; an example of
+    gold class ``g``, with ``o`` the best other class (ties to the lowest), is the joint
+    example ``Φ = Φ(x, g) - Φ(x, o)`` (``x`` in row ``g``, ``-x`` in row ``o``, zero
+    elsewhere) of label +1, whose score ``W·Φ`` is ``s_g - s_o``. ROMMA updates when
+    ``W·Φ <= 0`` (aggressive: ``< 1``), by :func:`_romma_update` on the flattened
+    vectors. Returns ``W`` and ``b``, their exact mean over every example, and the
+    number of updates.
+    """
+    X = _as_matrix(X)
+    y = _class_codes(y, n_classes)
+    W = np.zeros((n_classes, X.shape[1] + 1))
+    W_sum = np.zeros_like(W)
+    updates = 0
+    for order in _as_orders(orders):
+        for i in order:
+            x = np.append(_row(X, i), 1.0)
+            scores = W @ x
+            gold = y[i]
+            rest = scores.copy()
+            rest[gold] = -np.inf
+            other = int(np.argmax(rest))
+            phi = np.zeros_like(W)
+            phi[gold] = x
+            phi[other] = -x
+            signed = np.sum(W * phi)
+            if signed <= 0.0 or (aggressive and signed < 1.0):
+                W = _romma_update(W.ravel(), phi.ravel(), 1.0).reshape(W.shape)
+                updates += 1
+            W_sum = W_sum + W
+    _require_examples(_n_examples(orders))
+    n = _n_examples(orders)
+    W_mean = W_sum / n
+    return W[:, :-1], W[:, -1].copy(), W_mean[:, :-1], W_mean[:, -1].copy(), updates

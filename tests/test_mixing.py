@@ -349,3 +349,41 @@ def test_union_rows_sorts_and_places():
         assert_array_equal(out[:n], np.unique(rows))
         assert_array_equal(out[positions[rows]], rows)
         assert not marks.any()
+
+
+# --------------------------------------------------------------------------- ROMMA
+@pytest.mark.parametrize("update", ["romma", "aggressive-romma"])
+def test_romma_is_refused_by_parameter_mixing(update):
+    """Every ROMMA update rescales all the weights, so a shard cannot send only the
+    rows its mistakes touched: mixing refuses it rather than mix something else."""
+    X, y = _text_like()
+    assert not AveragedPerceptron(update=update).mixable
+    with pytest.raises(ValueError, match="parameter mixing"):
+        mix_threads(AveragedPerceptron(update=update), X, y, n_jobs=2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        AveragedPerceptron(update=update, n_jobs=2).fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_romma_state_in_plain_form(n_classes):
+    """ROMMA's lazily scaled state (every row, the intercept's too), rewritten as true
+    weights and a plain average; restart_count takes true weights at scale 1."""
+    X, y = _text_like(n_classes=n_classes)
+    for model in (Perceptron(update="romma"), AveragedPerceptron(update="aggressive-romma")):
+        model.set_params(max_epochs=3, random_state=0).fit(X, y)
+        state = model._state
+        assert state.scales[0] != 1.0  # a scale is pending
+        weights, aux = state.plain_rows(None)
+        mean = weights if aux is None else weights - aux / state.count
+        assert_allclose(
+            mean, np.r_[model.coef_.T, model.intercept_[None]].reshape(mean.shape), **TOL
+        )
+        rows = np.array([0, 7, X.shape[1]])
+        some_weights, some_aux = state.plain_rows(rows)
+        assert_allclose(some_weights, weights[rows], **TOL)
+        if aux is not None:
+            assert_allclose(some_aux, aux[rows], **TOL)
+        state.weights[:] = weights
+        state.restart_count()
+        assert state.count == 0 and state.scales[0] == 1.0 and state.scales[1] == 0.0
+        assert_allclose(state.scales[2], np.sum(weights**2), **TOL)

@@ -104,6 +104,28 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
             else model.fit(data, labels)
         )
         bases[name] = (str(save(fitted, f"{directory}/{name}.npz")), data, labels)
+    # Files whose state is stored as its nonzeros (index, values): hashed-text-like data,
+    # many features, few used; sparsified models (compact state), pruned ones and
+    # non-resumable ones (no aux).
+    wide = sp.random(30, 300, density=0.02, random_state=0, format="csr")
+    wide.data[:] = np.round(wide.data * 3) + 1.0
+    sparse_files = {
+        "averaged-sparse-file": (AveragedPerceptron(), y3, None, True),
+        "averaged-sparsified": (AveragedPerceptron(), y3, 0.0, True),
+        "averaged-non-resumable": (AveragedPerceptron(), y2, None, False),
+        "perceptron-delta-sparsified": (Perceptron(delta=0.5), y3, 0.0, True),
+        "logistic-pruned": (LogisticRegressionSGD(average=True), y3, 0.01, True),
+        "logistic-binary-sparsified": (LogisticRegressionSGD(), y2, 0.0, False),
+        "multinomial-nb-sparse-file": (MultinomialNaiveBayes(), y3, 0.5, True),
+    }
+    for name, (model, labels, threshold, resumable) in sparse_files.items():
+        if "max_epochs" in model.get_params():
+            model.set_params(max_epochs=2, random_state=0)
+        model.fit(wide, labels)
+        if threshold is not None:
+            model.sparsify(threshold=threshold)
+        path = save(model, f"{directory}/{name}.npz", resumable=resumable)
+        bases[name] = (str(path), wide, labels)
     return bases
 
 

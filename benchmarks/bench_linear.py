@@ -6,7 +6,11 @@ Compares, in one process and one run, on each data set (10 epochs, shuffling,
 * ``perceptrons.Perceptron`` and ``perceptrons.AveragedPerceptron``;
 * ``sklearn.linear_model.Perceptron(max_iter=10, tol=None)``;
 * ``sklearn.linear_model.SGDClassifier(loss="perceptron", learning_rate="constant",
-  eta0=1, penalty=None, average=True, max_iter=10, tol=None)``.
+  eta0=1, penalty=None, average=True, max_iter=10, tol=None)``;
+* beside them, without targets: ``LogisticRegressionSGD``, ``MultinomialNaiveBayes``
+  and ``AveragedPerceptron`` with the update rules ROMMA, aggressive ROMMA (Li & Long
+  2002) and MIRA (Crammer & Singer 2003), on every data set (ROMMA's multiclass form is
+  the Kesler construction).
 
 Features are computed once per data set (excluded from the timings); each of our
 models is warmed up on a tiny slice of the same data first so that JIT compilation
@@ -60,6 +64,9 @@ OURS_VANILLA = "ours_vanilla"
 OURS_AVERAGED = "ours_averaged"
 OURS_LOGISTIC = "ours_logistic"
 OURS_NB = "ours_naive_bayes"
+OURS_ROMMA = "ours_romma"
+OURS_AGGRESSIVE_ROMMA = "ours_aggressive_romma"
+OURS_MIRA = "ours_mira"
 SK_VANILLA = "sk_vanilla"
 SK_AVERAGED = "sk_averaged"
 
@@ -132,6 +139,24 @@ def model_specs(only_sklearn: bool) -> list[ModelSpec]:
             ),
             ModelSpec(OURS_NB, "perceptrons MultinomialNaiveBayes", MultinomialNaiveBayes, True),
         ]
+        # The perceptrons' other update rules (seed 004's "many variants"), averaged:
+        # ROMMA and aggressive ROMMA (Li & Long 2002; multiclass by the Kesler
+        # construction) and 1-best MIRA (Crammer & Singer 2003, the multiclass PA-I).
+        for key, update, label in (
+            (OURS_ROMMA, "romma", "ROMMA"),
+            (OURS_AGGRESSIVE_ROMMA, "aggressive-romma", "aggressive ROMMA"),
+            (OURS_MIRA, "mira", "MIRA (PA-I, C=1)"),
+        ):
+            cousins.append(
+                ModelSpec(
+                    key,
+                    f"perceptrons AveragedPerceptron, {label}",
+                    lambda update=update: AveragedPerceptron(
+                        update=update, max_epochs=EPOCHS, shuffle=True, random_state=SEED
+                    ),
+                    True,
+                )
+            )
         ours = [
             ModelSpec(
                 OURS_VANILLA,

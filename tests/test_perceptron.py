@@ -306,13 +306,16 @@ def test_averaged_beats_vanilla_on_noisy_data():
 
 @pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_fit_epochs_is_fit_paused_after_every_epoch(cls, sparse):
+@pytest.mark.parametrize("update", ["perceptron", "romma", "aggressive-romma"])
+def test_fit_epochs_is_fit_paused_after_every_epoch(cls, sparse, update):
+    """Also ROMMA's: its kernels resume exactly between progress chunks (the scale, the
+    sum of the scales and ||w||² travel in the state)."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(70_000, 3)) * (rng.random((70_000, 3)) < 0.7)
     y = rng.integers(0, 3, size=70_000)
     data = sp.csr_matrix(X) if sparse else X
-    whole = cls(max_epochs=3, random_state=0).fit(data, y)
-    paused = cls(max_epochs=3, random_state=0)
+    whole = cls(max_epochs=3, random_state=0, update=update).fit(data, y)
+    paused = cls(max_epochs=3, random_state=0, update=update)
     done, coefs = [], []
     for record in paused.fit_epochs(data, y, progress=done.append):
         coefs.append(paused.coef_.copy())
@@ -321,5 +324,5 @@ def test_fit_epochs_is_fit_paused_after_every_epoch(cls, sparse):
     assert len(done) > 3 and sum(done) == 3 * 70_000
     assert_array_equal(paused.coef_, whole.coef_)
     assert paused.history_ == whole.history_
-    first = cls(max_epochs=1, random_state=0).fit(data, y)
+    first = cls(max_epochs=1, random_state=0, update=update).fit(data, y)
     assert_array_equal(coefs[0], first.coef_)

@@ -1084,3 +1084,223 @@ def test_unexpected_exceptions_become_one_line_value_errors(model_file, monkeypa
     monkeypatch.setattr(AveragedPerceptron, "import_state", broken)
     message = _rejects(model_file[0], "invalid model data")
     assert "KeyError" in message
+
+
+# ------------------------------------------------------ sparse files, resumable=False
+SPARSE_ESTIMATORS = {
+    "perceptron": lambda: Perceptron(max_epochs=3, delta=0.3, random_state=0),
+    "averaged": lambda: AveragedPerceptron(max_epochs=3, random_state=0),
+    "logistic": lambda: LogisticRegressionSGD(max_epochs=2, average=True, l2=0.1, random_state=0),
+    "multinomial-nb": lambda: MultinomialNaiveBayes(),
+}
+
+
+def _hashed_problem(n_classes, n=60, d=3000, seed=0):
+    """Hashed-text-like: counts over many features, each row using a handful."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=8 / d, random_state=seed, format="csr")
+    X.data[:] = np.ceil(X.data * 3)
+    y = rng.integers(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    return X, y
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_ESTIMATORS))
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("form", ["dense", "sparsified", "pruned"])
+@pytest.mark.parametrize("resumable", [True, False])
+def test_sparse_and_non_resumable_files_predict_exactly(name, n_classes, form, resumable, tmp_path):
+    X, y = _hashed_problem(n_classes)
+    model = SPARSE_ESTIMATORS[name]().fit(X, y)
+    if form == "sparsified":
+        model.sparsify()
+    elif form == "pruned":
+        model.sparsify(threshold=float(np.median(np.abs(model.coef_[model.coef_ != 0]))))
+    path = save(model, tmp_path / "model.npz", resumable=resumable)
+    again = load(path)
+    assert type(again.coef_) is type(model.coef_)
+    if sp.issparse(model.coef_):
+        assert (again.coef_ != model.coef_).nnz == 0
+    else:
+        assert_array_equal(again.coef_, model.coef_)
+    for data in (X, X.toarray()):
+        assert_array_equal(again.decision_function(data), model.decision_function(data))
+        assert_array_equal(again.predict(data), model.predict(data))
+        if hasattr(model, "predict_proba"):
+            assert_array_equal(again.predict_proba(data), model.predict_proba(data))
+    meta = describe(path)
+    # Most of the weights of a hashed model are zero: stored as their nonzeros.
+    assert meta["sparse_arrays"]
+    with np.load(path) as archive:
+        for array, nnz in meta["sparse_arrays"].items():
+            assert archive[f"estimator/{array}.index"].shape == (nnz,)
+            assert f"estimator/{array}" not in archive.files
+    naive_bayes = name.endswith("-nb")
+    continues = (resumable or naive_bayes) and form != "pruned"
+    assert meta["resumable"] is continues
+    if not continues:
+        match = "pruned" if form == "pruned" else r"saved with resumable=False"
+        with pytest.raises(ValueError, match=match):
+            again.densify().partial_fit(X, y)
+        return
+    # A resumable file continues exactly, once densified, as the model itself does.
+    expected = model.densify().partial_fit(X, y)
+    again.densify().partial_fit(X, y)
+    assert_array_equal(again.coef_, expected.coef_)
+    assert_array_equal(again.intercept_, expected.intercept_)
+
+
+def test_non_resumable_averaged_file_is_smaller_and_refuses_to_continue(tmp_path):
+    X, y = _hashed_problem(5, n=200)
+    model = AveragedPerceptron(random_state=0).fit(X, y)
+    full = save(model, tmp_path / "full.npz")
+    small = save(model, tmp_path / "small.npz", resumable=False)
+    assert os.path.getsize(small) < 0.9 * os.path.getsize(full)
+    with np.load(small) as archive:
+        assert archive["estimator/aux"].shape == (0, 0)
+    loaded = load(small)
+    assert_array_equal(loaded.predict(X), model.predict(X))
+    assert not loaded.resumable and load(full).resumable
+    with pytest.raises(ValueError, match=r"saved with resumable=False.*call fit") as info:
+        loaded.partial_fit(X, y)
+    assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="resumable=False"):
+        loaded.set_params(warm_start=True).fit(X, y)
+    # Saved again, it stays what it is: non-resumable, the same predictions.
+    again = load(save(loaded, tmp_path / "again.npz"))
+    assert not describe(tmp_path / "again.npz")["resumable"]
+    assert_array_equal(again.decision_function(X), model.decision_function(X))
+    loaded.set_params(warm_start=False).fit(X, y)  # a new fit trains afresh
+    assert loaded.resumable
+
+
+def test_sparsified_file_loads_sparsified_with_memory_that_follows_its_nonzeros(tmp_path):
+    X, y = _hashed_problem(4, n=100, d=2**16)
+    model = AveragedPerceptron(random_state=0).fit(X, y)
+    dense_bytes = 2 * model._state.weights.nbytes
+    path = save(copy_of(model).sparsify(), tmp_path / "sparse.npz")
+    loaded = load(path)
+    assert isinstance(loaded.coef_, sp.csr_matrix) and loaded._state is None
+    assert loaded._compact.nbytes < dense_bytes / 50
+    assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    loaded.densify()
+    assert loaded._state.weights.tobytes() == model._state.weights.tobytes()
+    assert loaded._state.aux.tobytes() == model._state.aux.tobytes()
+
+
+def copy_of(model):
+    import copy
+
+    return copy.deepcopy(model)
+
+
+def test_dense_arrays_stay_dense_when_that_is_smaller(tmp_path):
+    X, y = _problem(3, n=60, d=5)
+    path = save(AveragedPerceptron(random_state=0).fit(X, y), tmp_path / "m.npz")
+    assert describe(path)["sparse_arrays"] == {}
+
+
+def test_bad_resumable_argument(model_file, tmp_path):
+    with pytest.raises(ValueError, match="resumable must be True or False"):
+        save(model_file[1], tmp_path / "x.npz", resumable="no")
+
+
+def test_version_1_files_still_load(model_file, tmp_path):
+    arrays, meta = _read(model_file[0])
+    old = {k: v for k, v in meta.items() if k not in ("sparse_arrays", "resumable")}
+    path = _rewrite(tmp_path / "v1.npz", arrays, {**old, "format_version": 1})
+    model, X = model_file[1], model_file[2]
+    loaded = load(path)
+    assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert loaded.resumable
+
+
+@pytest.fixture
+def sparse_file(tmp_path):
+    X, y = _hashed_problem(3)
+    model = AveragedPerceptron(max_epochs=2, random_state=0).fit(X, y)
+    path = save(model, tmp_path / "sparse.npz")
+    arrays, meta = _read(path)
+    assert meta["sparse_arrays"]["weights"] >= 3
+    return arrays, meta
+
+
+def _index_mutations():
+    def swap(index):
+        index = index.copy()
+        index[[0, 1]] = index[[1, 0]]
+        return index
+
+    def repeat(index):
+        index = index.copy()
+        index[1] = index[0]
+        return index
+
+    def past_end(index):
+        index = index.copy()
+        index[-1] = 3001 * 3
+        return index
+
+    def negative(index):
+        index = index.copy()
+        index[0] = -1
+        return index
+
+    return {
+        "unsorted": (swap, "strictly increasing"),
+        "duplicate": (repeat, "strictly increasing"),
+        "past the end": (past_end, "outside"),
+        "negative": (negative, "outside"),
+        "int32": (lambda index: index.astype(np.int32), "dtype <i4, expected int64"),
+        "float": (lambda index: index.astype(np.float64), "dtype <f8, expected int64"),
+        "2-D": (lambda index: index[:, np.newaxis], "do not fit"),
+        "shorter": (lambda index: index[:-1], "do not fit"),
+    }
+
+
+@pytest.mark.parametrize("mutation", sorted(_index_mutations()))
+def test_bad_sparse_index_is_refused_before_use(sparse_file, tmp_path, mutation):
+    arrays, meta = sparse_file
+    change, match = _index_mutations()[mutation]
+    arrays = {**arrays, "estimator/weights.index": change(arrays["estimator/weights.index"])}
+    _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), match)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda m: m["sparse_arrays"].update(weights=m["sparse_arrays"]["weights"] + 1), "fit"),
+        (lambda m: m["sparse_arrays"].update(weights=10**9), "nonzeros for an array of"),
+        (lambda m: m["sparse_arrays"].update(weights=-1), "ints >= 0"),
+        (lambda m: m["sparse_arrays"].update(weights=True), "ints >= 0"),
+        (lambda m: m.update(sparse_arrays=[]), "sparse_arrays must map"),
+        (lambda m: m["sparse_arrays"].update(bogus=3), "names an array state_arrays does not"),
+        (lambda m: m.update(resumable="yes"), "resumable must be true or false"),
+        (lambda m: m.update(resumable=False), "resumable differs from the state's"),
+        (lambda m: m["state"].update(sparsified="yes"), "sparsified must be true or false"),
+    ],
+)
+def test_bad_sparse_metadata_is_refused(sparse_file, tmp_path, change, match):
+    arrays, meta = sparse_file
+    meta = json.loads(json.dumps(meta))
+    change(meta)
+    _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), match)
+
+
+def test_sparse_values_are_checked_finite(sparse_file, tmp_path):
+    arrays, meta = sparse_file
+    values = arrays["estimator/weights.values"].copy()
+    values[0] = np.nan
+    arrays = {**arrays, "estimator/weights.values": values}
+    _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), "NaN or infinite")
+
+
+def test_only_fixed_shape_float_arrays_may_be_stored_sparse(tmp_path):
+    X, y = _problem(3, n=60, d=5)
+    model = Perceptron(delta=0.5, random_state=0).fit(X, y)
+    arrays, meta = _read(save(model, tmp_path / "m.npz"))
+    slack = arrays.pop("estimator/slack")
+    index = np.flatnonzero(slack).astype(np.int64)
+    arrays["estimator/slack.index"], arrays["estimator/slack.values"] = index, slack.ravel()[index]
+    meta = {**meta, "sparse_arrays": {**meta["sparse_arrays"], "slack": int(index.size)}}
+    _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), "slack cannot be stored sparse")

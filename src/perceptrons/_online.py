@@ -966,6 +966,8 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         model = self._model_array()
         if sparsified:
             values["sparsified"] = True
+        if "_pruned_at" in self.__dict__:
+            values["threshold"] = self._pruned_at
         return {"weights": model, "aux": np.zeros((0,) * len(model.shape))}, values
 
     def _model_array(self) -> np.ndarray | _checked.SparseArray:
@@ -1034,6 +1036,10 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
             self.__dict__.pop("_compact", None)
             self._seen = state.count
             self._frozen = "it was saved with resumable=False"
+            if "threshold" in values:
+                limit = _checked.real_value(values["threshold"], "threshold", 0.0)
+                self._frozen = f"its weights were pruned by sparsify(threshold={limit:g})"
+                self._pruned_at = limit
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """What :meth:`import_state` accepts as arrays, for ``n_features_in_`` and

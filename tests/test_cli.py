@@ -1193,3 +1193,78 @@ def test_class_weight_when_streaming(tmp_path):
     assert status == 0, err
     info = json.loads(run("inspect", model, "--json")[1])
     assert info["hyperparameters"]["class_weight"] == {"b": 3.0}
+
+
+# -------------------------------------------- model files: --no-resumable, --sparsify
+@pytest.fixture
+def saving_options(monkeypatch):
+    """``train`` with the model-file options of :func:`perceptrons.cli.train.
+    add_saving_options`, whether or not the parser registers them yet."""
+    import perceptrons.cli as cli
+    from perceptrons.cli.train import add_saving_options
+
+    build = cli.build_parser
+
+    def build_parser():
+        parser = build()
+        subcommands = next(a for a in parser._actions if a.dest == "command")
+        train = subcommands.choices["train"]
+        if "--no-resumable" not in train._option_string_actions:
+            add_saving_options(train)
+        return parser
+
+    monkeypatch.setattr(cli, "build_parser", build_parser)
+
+
+def _hashed_svmlight(path, n=200, classes=4, width=50_000, seed=3):
+    """Hashed-text-like svmlight: many feature ids, each example using a handful."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        label = i % classes
+        ids = sorted({*rng.integers(1, width, size=6).tolist(), 1 + label})
+        lines.append(f"{label} " + " ".join(f"{j}:1" for j in ids) + "\n")
+    path.write_text("".join(lines))
+    return path
+
+
+def test_inspect_says_how_the_weights_are_stored_and_whether_resumable(tmp_path, saving_options):
+    data = _hashed_svmlight(tmp_path / "train.svm")
+    dense, small, sparse = tmp_path / "dense.npz", tmp_path / "small.npz", tmp_path / "sparse.npz"
+    common = ("--algorithm", "averaged", "--epochs", "2", "--quiet")
+    assert run("train", data, "-o", dense, *common)[0] == 0
+    status, _, err = run("train", data, "-o", small, *common, "--no-resumable")
+    assert status == 0, err
+    status, _, err = run("train", data, "-o", sparse, *common, "--sparsify", "0")
+    assert status == 0, err
+    assert small.stat().st_size < dense.stat().st_size
+    status, out, err = run("inspect", dense)
+    assert status == 0, err
+    assert "stored sparse: aux (" in out and "weights (" in out and "nonzeros)" in out
+    assert "weights in memory: dense" in out and "resumable: yes" in out
+    info = json.loads(run("inspect", small, "--json")[1])
+    assert info["resumable"] is False and set(info["stored_sparse"]) == {"weights"}
+    assert "resumable: no" in run("inspect", small)[1]
+    info = json.loads(run("inspect", sparse, "--json")[1])
+    assert info["sparsified"] is True and info["resumable"] is True
+    assert 0 < info["nonzero_weights"] < info["features"] * 4 / 100
+    assert info["top_features"][0]["positive"]  # ranked from the sparse weights
+    out = run("inspect", sparse)[1]
+    assert "weights in memory: sparse (sparsified)" in out
+    # Every form predicts the same labels.
+    predictions = {run("predict", model, data)[1] for model in (dense, small, sparse)}
+    assert len(predictions) == 1
+
+
+def test_sparsify_option_errors_are_usage_errors(tmp_path, saving_options):
+    data = _hashed_svmlight(tmp_path / "train.svm", n=40)
+    model = tmp_path / "m.npz"
+    assert_user_error(
+        run("train", data, "-o", model, "--algorithm", "voted", "--sparsify", "0"),
+        2,
+        "--sparsify",
+        "VotedPerceptron has no linear weights",
+    )
+    assert_user_error(
+        run("train", data, "-o", model, "--sparsify", "-1"), 2, "--sparsify", "threshold"
+    )

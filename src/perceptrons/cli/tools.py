@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from perceptrons.cli._common import (
     EXIT_USAGE,
@@ -33,6 +35,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     model = persist.load(args.model)
     meta = persist.describe(args.model)
     featurizer, estimator = split_model(model)
+    coef = estimator.__dict__.get("coef_")
+    sparsified = sp.issparse(coef)
+    ranked = model
+    if sparsified:
+        # top_features reads a dense coef_: rank the weights of a densified copy.
+        ranked = copy.deepcopy(model)
+        split_model(ranked)[1].densify()
     result = {
         "model": args.model,
         "algorithm": type(estimator).__name__,
@@ -43,7 +52,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "features": int(estimator.n_features_in_),
         "featurizer": featurizer.get_params() if featurizer is not None else None,
         "history": getattr(estimator, "history_", []),
-        "top_features": top_features(model, args.top),
+        "resumable": meta.get("resumable", True),
+        "stored_sparse": meta.get("sparse_arrays", {}),
+        "sparsified": sparsified,
+        "nonzero_weights": int(coef.nnz if sparsified else np.count_nonzero(coef))
+        if coef is not None
+        else None,
+        "top_features": top_features(ranked, args.top),
     }
     if args.json:
         print(json.dumps(result, indent=2, default=str))
@@ -59,6 +74,22 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(" from text: " + ", ".join(f"{k}={v!r}" for k, v in settings.items()))
     else:
         print()
+    stored = ", ".join(
+        f"{name} ({nnz:,} nonzeros)" for name, nnz in result["stored_sparse"].items()
+    )
+    print("stored sparse: " + (stored or "none (every array dense)"))
+    if coef is not None:
+        form = "sparse (sparsified)" if sparsified else "dense"
+        total = coef.shape[0] * coef.shape[1]
+        print(f"weights in memory: {form}, {result['nonzero_weights']:,} of {total:,} nonzero")
+    print(
+        "resumable: "
+        + (
+            "yes (partial_fit continues exactly)"
+            if result["resumable"]
+            else "no (saved with resumable=False or pruned: it predicts; training needs a new fit)"
+        )
+    )
     print("training history:" + ("" if result["history"] else " none (trained by counting)"))
     for record in result["history"]:
         print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))

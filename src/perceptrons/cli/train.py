@@ -34,7 +34,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train a model on a data file and save it."""
     from sklearn.pipeline import make_pipeline
 
-    from perceptrons.io import persist
     from perceptrons.io.prepare import training_features
 
     check_options(args, [args.algorithm])
@@ -79,7 +78,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             args, estimator, X, train.y, X_dev, y_dev, sample_weight=sample_weight
         )
     model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
-    path = persist.save(model, args.output)
+    path = save_model(args, model, estimator)
     result: dict[str, Any] = {
         "model": str(path),
         "algorithm": args.algorithm,
@@ -107,7 +106,6 @@ def cmd_train(args: argparse.Namespace) -> int:
 def _train_files(args: argparse.Namespace) -> int:
     """train FILE... --workers/--scheduler (or --stream with them): one shard per file,
     read (streamed) by a Dask worker; the data never passes through here."""
-    from perceptrons.io import persist
 
     started = time.perf_counter()
     estimator = make_estimator(args, numeric_labels=True)
@@ -115,7 +113,7 @@ def _train_files(args: argparse.Namespace) -> int:
         args, estimator, mixing.classes_option(args.classes)
     )
     X_dev, y_dev = dev if dev is not None else (None, None)
-    path = persist.save(estimator, args.output)
+    path = save_model(args, estimator, estimator)
     how = "streamed" if args.stream else "read"
     say(args, f"{len(args.data)} DATA files, each {how} by a worker; model written to {path}")
     result: dict[str, Any] = {
@@ -177,7 +175,7 @@ def _train_stream(args: argparse.Namespace) -> int:
     from sklearn.pipeline import make_pipeline
     from tqdm import tqdm
 
-    from perceptrons.io import persist, stream
+    from perceptrons.io import stream
     from perceptrons.io.formats import TEXT_FORMATS, detect_format
     from perceptrons.io.prepare import model_inputs
 
@@ -255,7 +253,7 @@ def _train_stream(args: argparse.Namespace) -> int:
             progress=progress,
             on_epoch=on_epoch,
         )
-    path = persist.save(model, args.output)
+    path = save_model(args, model, estimator)
     weighted = " (examples weighted by the file's importance weights)" if fmt == "vw" else ""
     say(args, f"model written to {path}{weighted}")
     if args.json:
@@ -270,6 +268,44 @@ def _train_stream(args: argparse.Namespace) -> int:
         }
         print(json.dumps(result, indent=2))
     return 0
+
+
+def add_saving_options(train: argparse.ArgumentParser) -> None:
+    """The model-file options of ``train``: a non-resumable and a sparse model."""
+    saving = train.add_argument_group("the model file")
+    saving.add_argument(
+        "--no-resumable",
+        dest="resumable",
+        action="store_false",
+        help="leave out what only further training needs (an averaged model's aux array): "
+        "a smaller file that predicts the same, but cannot continue training",
+    )
+    saving.add_argument(
+        "--sparsify",
+        metavar="THRESHOLD",
+        type=float,
+        default=None,
+        help="keep the weights sparse (in the file and once loaded, memory follows the "
+        "nonzeros), dropping those with |w| <= THRESHOLD; 0 keeps the model exact",
+    )
+
+
+def save_model(args: argparse.Namespace, model: Any, estimator: Any) -> Any:
+    """Save ``model`` to ``--output`` as ``--no-resumable`` and ``--sparsify`` ask."""
+    from perceptrons.io import persist
+
+    threshold = getattr(args, "sparsify", None)
+    if threshold is not None:
+        if not hasattr(estimator, "sparsify"):
+            raise UserError(
+                f"--sparsify: {type(estimator).__name__} has no linear weights to sparsify",
+                EXIT_USAGE,
+            )
+        try:
+            estimator.sparsify(threshold=threshold)
+        except ValueError as exc:
+            raise UserError(f"--sparsify: {exc}", EXIT_USAGE) from None
+    return persist.save(model, args.output, resumable=getattr(args, "resumable", True))
 
 
 def _plot_training(args, records, estimator, X_dev, y_dev) -> None:

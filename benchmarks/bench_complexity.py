@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import os
 import shlex
 import statistics
 import sys
@@ -427,7 +428,7 @@ def build_section(
         ]
         parts += [f"Varying {factor}:", "", _report.md_table(header, rows), ""]
     if figure is not None:
-        parts += [f"![cost table measured]({figure.name})", ""]
+        parts += [f"![cost table measured]({figure})", ""]
     parts.append(end)
     return "\n".join(parts)
 
@@ -508,10 +509,12 @@ def main(argv: list[str] | None = None) -> int:
         results[sweep.factor] = measure(sweep, args.repeats, args.min_time)
     analysis = analyse(results)
     print("\n" + "\n".join(summary_lines(analysis)), flush=True)
-    figure = None if args.no_figure else args.figure
-    if figure is not None:
-        plot(results, figure)
-        print(f"wrote {figure}", flush=True)
+    figure = None
+    if not args.no_figure:
+        plot(results, args.figure)
+        print(f"wrote {args.figure}", flush=True)
+        # The report links the figure relative to itself.
+        figure = Path(os.path.relpath(args.figure.resolve(), args.output.resolve().parent))
     section = build_section(
         command,
         started,

@@ -190,13 +190,29 @@ def test_romma_equals_its_oracle(problem, epochs, seed, rule, sparse):
 
 @settings(max_examples=25, deadline=None)
 @given(separable_problems(), st.sampled_from(ROMMAS))
-def test_romma_dense_and_sparse_train_the_same_model(problem, rule):
+def test_romma_every_input_layout_trains_the_identical_model(problem, rule):
     X, y, _ = problem
     params = {"max_epochs": 3, "random_state": 0, "update": rule[0]}
     dense = AveragedPerceptron(**params).fit(X, y)
-    sparse = AveragedPerceptron(**params).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(dense.coef_, sparse.coef_)
-    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
+    for data in (sp.csr_matrix(X), sp.csc_matrix(X), np.asfortranarray(X)):
+        other = AveragedPerceptron(**params).fit(data, y)
+        np.testing.assert_array_equal(dense.coef_, other.coef_)
+        np.testing.assert_array_equal(dense.intercept_, other.intercept_)
+
+
+@settings(max_examples=25, deadline=None)
+@given(separable_problems(), st.sampled_from(ROMMAS), st.booleans())
+def test_romma_intercept_is_the_weight_of_a_constant_feature(problem, rule, averaged):
+    """fit_intercept=False on [X | 1] trains the model of fit_intercept=True on X: the
+    bias is scaled with the weights and counts in ||w||² and ||x||²."""
+    X, y, _ = problem
+    cls = AveragedPerceptron if averaged else Perceptron
+    params = {"max_epochs": 3, "random_state": 0, "update": rule[0]}
+    with_bias = cls(**params).fit(X, y)
+    no_bias = cls(**params, fit_intercept=False).fit(np.hstack([X, np.ones((len(y), 1))]), y)
+    np.testing.assert_array_equal(no_bias.intercept_, np.zeros_like(no_bias.intercept_))
+    assert_allclose(no_bias.coef_[:, :-1], with_bias.coef_, **TOL)
+    assert_allclose(no_bias.coef_[:, -1], with_bias.intercept_, **TOL)
 
 
 @pytest.mark.parametrize("name", ["romma", "aggressive-romma"])

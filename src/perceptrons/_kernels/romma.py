@@ -25,6 +25,9 @@ Multiclass (the Kesler construction): one joint weight vector over all classes; 
 example of gold class ``g`` with ``o`` the best other class (ties to the lowest) is the
 binary example ``Φ(x, g) - Φ(x, o)`` of label +1, whose score is the gap
 ``s_g - s_o`` and whose squared norm is ``2 ||x||²``. ``c`` scales every class's row.
+ROMMA updates when the gap is ``<= 0`` (a tie is a mistake, as a zero score is in the
+binary case, so the first example, at ``w = 0``, always updates), aggressive ROMMA when
+it is ``< 1``.
 
 ``weights``, ``aux``
     The layout of :mod:`perceptrons._kernels.perceptron`, holding ``v`` with the true

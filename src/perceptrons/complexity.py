@@ -143,16 +143,18 @@ class StrategyResult:
         ``averaged_fastest``. Only the filled part of a grown buffer.
     train_seconds : float
         Time spent in the compiled training, final sums included (validation and
-        drawing the visiting orders excluded).
+        drawing the visiting orders excluded). A process's first call of a strategy on
+        a kind of input (dense or CSR, binary or multiclass) also compiles its kernels
+        or loads them from Numba's cache: time a second call.
     """
 
     strategy: str
-    classes_: np.ndarray
-    coef_: np.ndarray
-    intercept_: np.ndarray
+    classes_: np.ndarray = field(repr=False)
+    coef_: np.ndarray = field(repr=False)
+    intercept_: np.ndarray = field(repr=False)
     n_updates: int
     n_examples: int
-    storage: dict[str, np.ndarray]
+    storage: dict[str, np.ndarray] = field(repr=False)
     train_seconds: float
     _record: _InputRecord = field(repr=False)
 

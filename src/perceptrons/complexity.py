@@ -265,12 +265,19 @@ def _train_models(
         votes = _grown(votes, k + 1, 2 * votes.shape[0])
 
 
+def _row_nnz(rows: Any, i: int) -> int:
+    """Nonzeros of example ``i`` of the kernels' ``rows`` (dense, or the CSR triple)."""
+    if isinstance(rows, tuple):
+        indptr = rows[2]
+        return int(indptr[i + 1] - indptr[i])
+    return int(np.count_nonzero(rows[i]))
+
+
 def _train_deltas(
     kernel: Callable[..., Any],
     call: dict[str, Any],
     weights: np.ndarray,
     n_total: int,
-    n_features: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The Δw scheme: the sparse updates, each buffer grown by doubling when full."""
     log = np.zeros((_FIRST_CAPACITY, 2 if weights.ndim == 1 else 4), dtype=np.int64)
@@ -284,8 +291,10 @@ def _train_deltas(
             return log[:u], index[:end], value[:end], u
         if u == log.shape[0]:
             log = _grown(log, u, 2 * u)
-        else:  # room for the largest possible update: every feature and the bias
-            capacity = max(2 * index.shape[0], end + n_features + 1)
+        else:  # room for the update that did not fit: its example's nonzeros and the bias
+            capacity = max(
+                2 * index.shape[0], end + _row_nnz(call["rows"], call["order"][start]) + 1
+            )
             index = _grown(index, end, capacity)
             value = _grown(value, end, capacity)
 
@@ -327,7 +336,7 @@ def _train(
         return total / n_total, int(n), {"weights": weights, "sum": total}
     if strategy == "averaged_delta":
         kernel = getattr(_kernels, f"delta_updates_{kind}")
-        log, index, value, n = _train_deltas(kernel, call, weights, n_total, shape[0] - 1)
+        log, index, value, n = _train_deltas(kernel, call, weights, n_total)
         total = np.zeros(shape)
         getattr(_kernels, f"delta_sum_{kind}")(log, n, index, value, n_total, total)
         storage = {"weights": weights, "log": log, "index": index, "value": value}

@@ -174,16 +174,20 @@ class _PerceptronBase(OnlineLinearClassifier):
         if self.update not in _ROMMA_KINDS:
             return
         refused = {
-            "delta > 0 (the Δ trick)": self.delta > 0,
-            "class_weight": self.class_weight is not None,
-            "n_jobs other than None or 1 (parameter mixing)": self.n_jobs not in (None, 1),
+            "delta > 0 (the Δ trick)": (
+                self.delta > 0,
+                "its per-example features would be rescaled with every update",
+            ),
+            "class_weight": (self.class_weight is not None, "ROMMA has no weighted form"),
+            "n_jobs other than None or 1 (parameter mixing)": (
+                self.n_jobs not in (None, 1),
+                "every ROMMA update rescales all the weights, which shards cannot share",
+            ),
         }
-        for what, given in refused.items():
+        for what, (given, why) in refused.items():
             if given:
                 raise ValueError(
-                    f"{type(self).__name__}: update={self.update!r} does not support "
-                    f"{what}: ROMMA has no weighted or augmented form, and its every update "
-                    "rescales all the weights, which parameter mixing cannot share."
+                    f"{type(self).__name__}: update={self.update!r} does not support {what}: {why}."
                 )
 
     def _check_sample_weight(self, sample_weight: ArrayLike | None) -> None:

@@ -82,10 +82,11 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    coef_ : ndarray or csr_matrix of shape (1, n_features) or (n_classes, n_features)
         The weights with the prior's decay applied (their exact mean over every
         example with ``average=True``): one row of log-odds weights for binary
-        problems, one row of logit weights per class otherwise.
+        problems, one row of logit weights per class otherwise. A
+        ``scipy.sparse.csr_matrix`` after :meth:`sparsify` (see :meth:`densify`).
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The intercepts (never decayed).
     classes_ : ndarray of shape (n_classes,)

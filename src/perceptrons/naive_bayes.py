@@ -384,9 +384,10 @@ _SHARED_PARAMETERS = """
 _SHARED_ATTRIBUTES = """
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    coef_ : ndarray or csr_matrix of shape (1, n_features) or (n_classes, n_features)
         The linear weights: per class, the coefficients of ``x`` in ``log P(c, x)``.
-        For two classes, one row: the second class's weights minus the first's.
+        For two classes, one row: the second class's weights minus the first's. A
+        ``scipy.sparse.csr_matrix`` after :meth:`sparsify` (see :meth:`densify`).
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The biases, alike (for two classes the log prior odds plus, for Bernoulli, the
         difference of the ``Σ_j log(1 - p_cj)`` terms).

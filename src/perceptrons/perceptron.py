@@ -169,6 +169,16 @@ class _PerceptronBase(OnlineLinearClassifier):
         whose every update rescales all the weights (see :meth:`check_params`)."""
         return self.update not in _ROMMA_KINDS
 
+    @property
+    def unmixable_reason(self) -> str | None:
+        """Why :mod:`perceptrons.parallel` refuses this configuration (None: it does not)."""
+        if self.update in _ROMMA_KINDS:
+            return (
+                f"update={self.update!r}: every ROMMA update rescales all the weights, "
+                "which the shards cannot share"
+            )
+        return None
+
     def check_params(self) -> None:
         super().check_params()
         if self.update not in _ROMMA_KINDS:

@@ -148,9 +148,10 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
     add("--delta", metavar="DELTA", type=float, default=0.0, help="the Δ trick" + _applies("delta"))
     add(
         "--update",
-        choices=("perceptron", "pa", "pa-i", "pa-ii"),
+        choices=("perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"),
         default="perceptron",
-        help="update rule: the perceptron's, or passive-aggressive (PA, PA-I, PA-II)"
+        help="update rule: the perceptron's, passive-aggressive (PA, PA-I, PA-II), MIRA "
+        "(1-best, the same as PA-I), or ROMMA and aggressive ROMMA (Li & Long 2002)"
         + _applies("update"),
     )
     add(

@@ -466,6 +466,9 @@ def check_estimator(
     estimator: Any, mixing: str, local_epochs: Any = 1, average: Any = "examples"
 ) -> None:
     """Raise a ValueError unless ``estimator`` can be trained by mixing with ``mixing``."""
+    reason = getattr(estimator, "unmixable_reason", None)
+    if reason:
+        raise ValueError(f"parameter mixing does not support {reason}.")
     if not getattr(estimator, "mixable", False):
         raise ValueError(
             f"parameter mixing supports Perceptron, AveragedPerceptron and "

@@ -1304,3 +1304,26 @@ def test_only_fixed_shape_float_arrays_may_be_stored_sparse(tmp_path):
     arrays["estimator/slack.index"], arrays["estimator/slack.values"] = index, slack.ravel()[index]
     meta = {**meta, "sparse_arrays": {**meta["sparse_arrays"], "slack": int(index.size)}}
     _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), "slack cannot be stored sparse")
+
+
+@settings(max_examples=60)
+@given(
+    st.integers(1, 30),
+    st.sampled_from([(), (1,), (3,)]),
+    st.floats(0.0, 1.0),
+    st.integers(0, 2**16),
+)
+def test_coordinates_round_trip_bit_for_bit(rows, rest, density, seed):
+    from perceptrons._checked import SparseArray
+
+    rng = np.random.default_rng(seed)
+    array = rng.normal(size=(rows, *rest))
+    array[rng.random(array.shape) > density] = 0.0
+    array[rng.random(array.shape) < 0.1] = -0.0
+    coordinates = SparseArray.from_dense(array)
+    coordinates.check("array")
+    assert coordinates.index.dtype == np.int64
+    assert np.all(np.diff(coordinates.index) > 0)
+    assert coordinates.to_dense().tobytes() == array.tobytes()
+    used = np.flatnonzero(((array != 0) | np.signbit(array)).reshape(rows, -1).any(axis=1))
+    assert_array_equal(coordinates.nonzero_rows(), used)

@@ -204,7 +204,8 @@ class SparseArray:
     @classmethod
     def from_dense(cls, array: np.ndarray) -> SparseArray:
         array = np.ascontiguousarray(array, dtype=np.float64)
-        index = np.flatnonzero(array).astype(np.int64)
+        # A negative zero is kept: the array must come back bit for bit.
+        index = np.flatnonzero((array != 0) | np.signbit(array)).astype(np.int64)
         return cls(array.shape, index, array.ravel()[index])
 
     @property

@@ -1090,6 +1090,7 @@ def test_unexpected_exceptions_become_one_line_value_errors(model_file, monkeypa
 SPARSE_ESTIMATORS = {
     "perceptron": lambda: Perceptron(max_epochs=3, delta=0.3, random_state=0),
     "averaged": lambda: AveragedPerceptron(max_epochs=3, random_state=0),
+    "averaged-romma": lambda: AveragedPerceptron(max_epochs=2, update="romma", random_state=0),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, average=True, l2=0.1, random_state=0),
     "multinomial-nb": lambda: MultinomialNaiveBayes(),
 }

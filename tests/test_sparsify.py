@@ -33,6 +33,10 @@ FACTORIES = {
     "perceptron-delta": lambda: Perceptron(max_epochs=3, delta=0.5, random_state=0),
     "averaged": lambda: AveragedPerceptron(max_epochs=3, random_state=0),
     "averaged-pa": lambda: AveragedPerceptron(max_epochs=2, update="pa", random_state=0),
+    "averaged-romma": lambda: AveragedPerceptron(max_epochs=2, update="romma", random_state=0),
+    "perceptron-aggressive-romma": lambda: Perceptron(
+        max_epochs=2, update="aggressive-romma", random_state=0
+    ),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, random_state=0),
     "logistic-averaged": lambda: LogisticRegressionSGD(
         max_epochs=2, average=True, l2=0.01, random_state=0

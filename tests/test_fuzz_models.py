@@ -58,6 +58,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         VotedPerceptron,
         save,
     )
+    from perceptrons.logistic_batch import LogisticRegressionBatch
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 5))
@@ -72,6 +73,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "perceptron-binary": (Perceptron(), X, y2),
         "logistic": (LogisticRegressionSGD(average=True), X, y2),
         "logistic-multi": (LogisticRegressionSGD(), X, y3),
+        "logistic-batch": (LogisticRegressionBatch(), X, y3),
         "multinomial-nb": (MultinomialNaiveBayes(), counts, y3),
         "bernoulli-nb": (BernoulliNaiveBayes(), X, y2),
         "voted-linear": (VotedPerceptron(), X, y3),
@@ -261,8 +263,10 @@ def _run() -> None:
         if steps:
             featurizer, estimator = steps[0][1], steps[1][1]
             calls.append(lambda: estimator.partial_fit(featurizer.transform(data), labels))
-        elif getattr(model, "kernel", None) != "precomputed":
+        elif getattr(model, "kernel", None) != "precomputed" and hasattr(model, "partial_fit"):
             calls.append(lambda: model.partial_fit(data, labels))
+        elif not hasattr(model, "partial_fit"):  # a batch learner continues by a warm fit
+            calls.append(lambda: model.fit(data, labels))
         for call in calls:
             try:
                 call()

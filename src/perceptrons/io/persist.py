@@ -158,6 +158,7 @@ from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.files import write_atomically
 from perceptrons.logistic import LogisticRegressionSGD
+from perceptrons.logistic_batch import LogisticRegressionBatch
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.perceptron import AveragedPerceptron, Perceptron
 from perceptrons.voted import VotedPerceptron
@@ -180,6 +181,7 @@ _ESTIMATORS: dict[str, type] = {
         MultinomialNaiveBayes,
         BernoulliNaiveBayes,
         LogisticRegressionSGD,
+        LogisticRegressionBatch,
     )
 }
 _FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}

@@ -1,10 +1,11 @@
 """Save and load fitted models in one ``.npz`` file, without pickle.
 
-:func:`save` writes a :class:`~perceptrons.Perceptron`,
-:class:`~perceptrons.AveragedPerceptron` or :class:`~perceptrons.VotedPerceptron`, or a
-scikit-learn ``Pipeline`` of exactly ``[TextFeaturizer, estimator]``; :func:`load` reads
-it back, and :func:`describe` returns a file's metadata, checked exactly as :func:`load`
-checks the file.
+:func:`save` writes a fitted estimator of this package (the perceptrons, the voted
+perceptron, both logistic regressions, both naive Bayes), or a scikit-learn ``Pipeline``
+of exactly ``[TextFeaturizer, estimator]``; :func:`load` reads it back -- a sparsified
+model (``sparsify()``) sparsified, its memory following its nonzeros -- and
+:func:`describe` returns a file's metadata, checked exactly as :func:`load` checks the
+file. ``save(..., resumable=False)`` leaves out what only further training needs.
 
 Reading untrusted files
 -----------------------
@@ -79,8 +80,11 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``created``
     ISO 8601 UTC time of writing.
 ``algorithm``
-    Class name of the estimator: ``"Perceptron"``, ``"AveragedPerceptron"`` or
-    ``"VotedPerceptron"`` (also for pipelines, whose last step it is).
+    Class name of the estimator, one of the registry's (:data:`_ESTIMATORS`):
+    ``"Perceptron"``, ``"AveragedPerceptron"``, ``"VotedPerceptron"``,
+    ``"LogisticRegressionSGD"``, ``"LogisticRegressionBatch"``,
+    ``"MultinomialNaiveBayes"`` or ``"BernoulliNaiveBayes"`` (also for pipelines, whose
+    last step it is).
 ``params``
     The estimator's ``get_params()`` (None, bool, int, float, str and lists of them).
     A ``random_state`` given as a ``RandomState`` instance is saved as ``null`` (with a

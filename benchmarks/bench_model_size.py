@@ -34,6 +34,7 @@ The Markdown section between ``<!-- bench_model_size:start -->`` and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import datetime as _dt
 import gc
@@ -41,8 +42,10 @@ import os
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -52,6 +55,7 @@ import _report
 # The share of the nonzero weights that each pruning threshold drops.
 PRUNED_SHARES = (0.25, 0.5, 0.75, 0.9, 0.97)
 FORMS = (
+    ("dense, resumable, arrays stored dense (format 1)", False, True),
     ("dense, resumable", False, True),
     ("dense, non-resumable", False, False),
     ("sparse, resumable", True, True),
@@ -81,18 +85,31 @@ def _throughput(model: Any, X: Any, repeats: int) -> float:
     return X.shape[0] / best
 
 
-def _measured_load(path: Path) -> tuple[Any, int, int]:
-    """The model of ``path``, the bytes still allocated after ``load`` and the peak."""
+def _measured_load(path: Path) -> tuple[Any, int, int, float]:
+    """The model of ``path``, the bytes still allocated after ``load``, the peak, and
+    the seconds ``load`` took (traced: slower than untraced)."""
     from perceptrons import load
 
     gc.collect()
     tracemalloc.start()
     try:
+        start = time.perf_counter()
         model = load(path)
+        seconds = time.perf_counter() - start
         resident, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    return model, resident, peak
+    return model, resident, peak, seconds
+
+
+@contextlib.contextmanager
+def _dense_storage() -> Iterator[None]:
+    """``save`` as before model files could store an array as its nonzeros: every
+    array dense (deflated), for comparison."""
+    from perceptrons import _checked
+
+    with mock.patch.object(_checked.SparseArray, "nbytes", property(lambda self: 2**62)):
+        yield
 
 
 def _mib(n_bytes: float) -> str:
@@ -122,15 +139,25 @@ def run(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         for label, sparse, resumable in FORMS:
             saved = copy.deepcopy(model).sparsify() if sparse else model
-            path = save(saved, Path(tmp) / "model.npz", resumable=resumable)
+            storage = _dense_storage() if "format 1" in label else contextlib.nullcontext()
+            with storage:
+                path = save(saved, Path(tmp) / "model.npz", resumable=resumable)
             size = os.path.getsize(path)
-            loaded, resident, peak = _measured_load(path)
+            loaded, resident, peak, seconds = _measured_load(path)
             # The forms are exact: the same scores, bit for bit.
             assert np.array_equal(loaded.decision_function(X_test), reference), label
             accuracy = float(np.mean(loaded.predict(X_test) == y_test))
             speed = _throughput(loaded, X_test, args.repeats)
             rows.append(
-                [label, f"{size:,}", _mib(resident), _mib(peak), f"{accuracy:.4f}", f"{speed:,.0f}"]
+                [
+                    label,
+                    f"{size:,}",
+                    f"{seconds:.2f}",
+                    _mib(resident),
+                    _mib(peak),
+                    f"{accuracy:.4f}",
+                    f"{speed:,.0f}",
+                ]
             )
             print(" | ".join(rows[-1]), flush=True)
             del loaded
@@ -172,13 +199,15 @@ def run(args: argparse.Namespace) -> str:
         "- Memory: `tracemalloc` (NumPy reports its arrays to it) around `load`: "
         "after = still allocated when `load` returns (what the model holds), peak = "
         "the most allocated during `load`. Throughput: `predict` on the featurized test "
-        f"documents, best of {args.repeats}.",
+        f"documents, best of {args.repeats}; load s: `load`'s time under `tracemalloc`. The "
+        "first row stores every array dense (deflated), as files did before sparse storage.",
         "- Every form predicts exactly the same scores (checked bit for bit).",
         "",
         _report.md_table(
             [
                 "saved as",
                 "file bytes",
+                "load s",
                 "memory after load",
                 "peak during load",
                 "test accuracy",

@@ -365,3 +365,18 @@ def test_a_saved_model_with_too_long_ngrams_does_not_load(tmp_path):
     save(model, tmp_path / "m.npz")
     with pytest.raises(ValueError, match="'ngram_range' must be"):
         load(tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_top_features_of_a_sparsified_model_equal_the_dense_ones(n_classes):
+    """A sparse coef_ is ranked by its nonzeros, with the same names and weights."""
+    from perceptrons import AveragedPerceptron
+    from perceptrons.features import top_features
+
+    rng = np.random.default_rng(0)
+    X = sp.random(60, 40, density=0.1, random_state=1, format="csr")
+    y = rng.integers(0, n_classes, size=60)
+    model = AveragedPerceptron(random_state=0).fit(X, y)
+    dense = top_features(model, k=5)
+    assert dense and any(entry["positive"] for entry in dense)
+    assert top_features(model.sparsify(), k=5) == dense

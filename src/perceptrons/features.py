@@ -649,9 +649,12 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         (model.steps[0][1], model.steps[-1][1]) if hasattr(model, "steps") else (None, model)
     )
     try:
-        coef = np.asarray(estimator.coef_)
+        coef = estimator.coef_
     except AttributeError:
         return None
+    # A sparsified model's rows are ranked by their nonzeros alone (zero weights are in
+    # neither list), never expanded to n_features columns.
+    coef = sp.csr_matrix(coef) if sp.issparse(coef) else np.asarray(coef)
     if featurizer is not None:
         names = featurizer.feature_names()
     else:
@@ -662,16 +665,19 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
             return str(names[j])
         return f"feature {j}"
 
-    rows = (
-        [(estimator.classes_[1], coef[0])]
-        if coef.shape[0] == 1
-        else list(zip(estimator.classes_, coef, strict=True))
-    )
+    labels = [estimator.classes_[1]] if coef.shape[0] == 1 else list(estimator.classes_)
     top = []
-    for label, weights in rows:
+    for row, label in enumerate(labels):
+        if sp.issparse(coef):
+            start, end = coef.indptr[row], coef.indptr[row + 1]
+            columns, weights = coef.indices[start:end], coef.data[start:end]
+        else:
+            columns, weights = np.arange(coef.shape[1]), coef[row]
         order = np.argsort(weights, kind="stable")
-        positive = [(name(j), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0]
-        negative = [(name(j), float(weights[j])) for j in order[:k] if weights[j] < 0]
+        positive = [
+            (name(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0
+        ]
+        negative = [(name(columns[j]), float(weights[j])) for j in order[:k] if weights[j] < 0]
         top.append({"class": str(label), "positive": positive, "negative": negative})
     return top
 

@@ -27,7 +27,7 @@ from typing import Any
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS, EXIT_DATA, UserError
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
 from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
-from perceptrons.cli.train import cmd_train
+from perceptrons.cli.train import add_saving_options, cmd_train
 
 __all__ = ["build_parser", "main"]
 
@@ -450,6 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_training_options(train, algorithm=True)
     _add_data_options(train)
+    add_saving_options(train)
     train.set_defaults(run=cmd_train)
 
     evaluate = command("evaluate", "score a model on labelled data")

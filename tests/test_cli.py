@@ -1196,26 +1196,6 @@ def test_class_weight_when_streaming(tmp_path):
 
 
 # -------------------------------------------- model files: --no-resumable, --sparsify
-@pytest.fixture
-def saving_options(monkeypatch):
-    """``train`` with the model-file options of :func:`perceptrons.cli.train.
-    add_saving_options`, whether or not the parser registers them yet."""
-    import perceptrons.cli as cli
-    from perceptrons.cli.train import add_saving_options
-
-    build = cli.build_parser
-
-    def build_parser():
-        parser = build()
-        subcommands = next(a for a in parser._actions if a.dest == "command")
-        train = subcommands.choices["train"]
-        if "--no-resumable" not in train._option_string_actions:
-            add_saving_options(train)
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", build_parser)
-
-
 def _hashed_svmlight(path, n=200, classes=4, width=50_000, seed=3):
     """Hashed-text-like svmlight: many feature ids, each example using a handful."""
     rng = np.random.default_rng(seed)
@@ -1228,7 +1208,7 @@ def _hashed_svmlight(path, n=200, classes=4, width=50_000, seed=3):
     return path
 
 
-def test_inspect_says_how_the_weights_are_stored_and_whether_resumable(tmp_path, saving_options):
+def test_inspect_says_how_the_weights_are_stored_and_whether_resumable(tmp_path):
     data = _hashed_svmlight(tmp_path / "train.svm")
     dense, small, sparse = tmp_path / "dense.npz", tmp_path / "small.npz", tmp_path / "sparse.npz"
     common = ("--algorithm", "averaged", "--epochs", "2", "--quiet")
@@ -1256,7 +1236,7 @@ def test_inspect_says_how_the_weights_are_stored_and_whether_resumable(tmp_path,
     assert len(predictions) == 1
 
 
-def test_sparsify_option_errors_are_usage_errors(tmp_path, saving_options):
+def test_sparsify_option_errors_are_usage_errors(tmp_path):
     data = _hashed_svmlight(tmp_path / "train.svm", n=40)
     model = tmp_path / "m.npz"
     assert_user_error(

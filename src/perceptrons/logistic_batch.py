@@ -124,13 +124,6 @@ class _Iterate:
         return cls(theta, z, problem.objective(theta, z), problem.gradient(theta, z))
 
 
-def ascent_step(problem: _Problem, theta: np.ndarray, step: float) -> np.ndarray:
-    """The seed's batch update at a fixed step: ``theta + step * ∇F(theta)``, i.e.
-    ``w_j <- w_j + step (Σ_i share_i x_ij (y_i - p_i) - l2 w_j)`` for every ``j`` at
-    once (and the intercept without the prior's term)."""
-    return theta + step * _Iterate.at(problem, theta).gradient
-
-
 def _line_search(
     problem: _Problem, current: _Iterate, step: float, safe_step: float
 ) -> tuple[_Iterate | None, float, int]:

@@ -193,6 +193,16 @@ LOGISTIC_CLASS_WEIGHT = (
     "name, so set_params refuses it"
 )
 
+FLAT_OPTIMUM = (
+    "weights and repeated rows define the same objective (tests/test_logistic_batch.py: "
+    "the same iterates to 1e-9 over a few steps, the same optimum to 1e-6), but on the "
+    "check's nearly separable data with l2=1e-4 the objective is flat to rounding over "
+    "a region where predict_proba still varies by ~1e-6, more than the check's rtol of "
+    "1e-7: two runs whose sums round differently stop at different points of it, even "
+    "run until no step improves the objective (measured: objectives 4e-13 apart, "
+    "relative, probabilities 1.4e-6)"
+)
+
 
 def _expected_failed_checks(estimator):
     if isinstance(estimator, MultinomialNaiveBayes):
@@ -200,8 +210,13 @@ def _expected_failed_checks(estimator):
             **POSITIVE_ONLY,
             "check_class_weight_classifiers": POSITIVE_ONLY["check_decision_proba_consistency"],
         }
-    if isinstance(estimator, BernoulliNaiveBayes | LogisticRegressionBatch):
+    if isinstance(estimator, BernoulliNaiveBayes):
         return {}
+    if isinstance(estimator, LogisticRegressionBatch):
+        return {
+            "check_sample_weight_equivalence_on_dense_data": FLAT_OPTIMUM,
+            "check_sample_weight_equivalence_on_sparse_data": FLAT_OPTIMUM,
+        }
     if isinstance(estimator, Perceptron | AveragedPerceptron):
         return {
             **ARRAY_API,

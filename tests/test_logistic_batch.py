@@ -382,3 +382,12 @@ def test_saved_and_loaded_model_predicts_the_same(tmp_path, k, sparse):
     assert_array_equal(loaded.coef_, model.coef_)
     assert_array_equal(loaded.intercept_, model.intercept_)
     assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_verbose_prints_one_line_per_iteration(capsys):
+    X, y = _standardized(20, 2, 2, seed=3, sparse=False)
+    _fit_quietly(LogisticRegressionBatch(max_iter=3, verbose=1), X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        f"LogisticRegressionBatch iteration {i}" for i in (1, 2, 3)
+    ]

@@ -215,8 +215,10 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         ``LogisticRegressionSGD`` (and scikit-learn's ``SGDClassifier(alpha=l2)``); 0
         means no prior, whose optimum is at infinity on separable data. The default is
         not the SGD sibling's 0 for that reason.
-    tol : float, default=1e-6
-        Stop when ``(F_new - F_old) / |F_old| < tol``.
+    tol : float, default=1e-8
+        Stop when ``(F_new - F_old) / |F_old| < tol``. Measured with ``l2=1e-4``: the
+        objective then ends within 1e-4 (a9a) and 5e-7 (20 Newsgroups) of the optimum,
+        relative, where 1e-6 leaves 1.4e-3 and 1.2e-5.
     max_iter : int, default=1000
         The most iterations (accepted steps) of one ``fit``.
     fit_intercept : bool, default=True
@@ -288,7 +290,7 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         self,
         *,
         l2: float = 1e-4,
-        tol: float = 1e-6,
+        tol: float = 1e-8,
         max_iter: int = 1000,
         fit_intercept: bool = True,
         class_weight: dict[Any, float] | str | None = None,

@@ -448,7 +448,11 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         """Expose the parameters as scikit-learn's ``coef_`` and ``intercept_``."""
         assert self._state is not None
         model = self._state if self._state.ndim == 2 else self._state[:, np.newaxis]
-        self.coef_ = np.ascontiguousarray(model[:-1].T)
+        # A transposed view, as the online family's: coef_.T, which prediction
+        # multiplies by, is C-contiguous (no copy for scipy's sparse product, and the
+        # operand a sparsified coef_ is expanded to). The state is never written in
+        # place: every iteration makes a new array.
+        self.coef_ = model[:-1].T
         self.intercept_ = model[-1].copy()
 
     # ---------------------------------------------------------------- persistence

@@ -49,6 +49,8 @@ CONFIGURATIONS = [
     pytest.param(AveragedPerceptron(), id="AveragedPerceptron"),
     pytest.param(AveragedPerceptron(update="pa-i", C=0.5), id="AveragedPerceptron-pa-i"),
     pytest.param(AveragedPerceptron(update="pa", margin=1.0), id="AveragedPerceptron-pa-margin"),
+    pytest.param(Perceptron(update="romma"), id="Perceptron-romma"),
+    pytest.param(AveragedPerceptron(update="aggressive-romma"), id="AveragedPerceptron-a-romma"),
     pytest.param(VotedPerceptron(), id="VotedPerceptron-linear-vote"),
     pytest.param(
         VotedPerceptron(kernel="poly", degree=2, multiclass="ovr", prediction="average"),
@@ -168,6 +170,10 @@ POSITIVE_ONLY = {
         "positive_only tag; MultinomialNaiveBayes refuses them (scikit-learn's MultinomialNB "
         "has no decision_function, so the check never runs on it)"
     ),
+    "check_sparsify_coefficients": (
+        "the check fits on data with negative values, ignoring the positive_only tag; "
+        "MultinomialNaiveBayes refuses them (tests/test_sparsify.py tests its sparsify on counts)"
+    ),
 }
 
 
@@ -204,7 +210,28 @@ FLAT_OPTIMUM = (
 )
 
 
+UNWEIGHTED_ROMMA = (
+    "ROMMA has no weighted form (a weight would change which hyperplane is the relaxed "
+    "maximum-margin one): it refuses sample_weight and class_weight with a ValueError, "
+    "tested in tests/test_update_rules.py"
+)
+WEIGHT_CHECKS = (
+    "check_sample_weights_pandas_series",
+    "check_sample_weights_not_an_array",
+    "check_sample_weights_list",
+    "check_all_zero_sample_weights_error",
+    "check_sample_weights_shape",
+    "check_sample_weights_not_overwritten",
+    "check_sample_weight_equivalence_on_dense_data",
+    "check_sample_weight_equivalence_on_sparse_data",
+    "check_classifiers_one_label_sample_weights",
+    "check_class_weight_classifiers",
+)
+
+
 def _expected_failed_checks(estimator):
+    if getattr(estimator, "update", None) in ("romma", "aggressive-romma"):
+        return {**ARRAY_API, **dict.fromkeys(WEIGHT_CHECKS, UNWEIGHTED_ROMMA)}
     if isinstance(estimator, MultinomialNaiveBayes):
         return {
             **POSITIVE_ONLY,
@@ -248,6 +275,7 @@ def _expected_failed_checks(estimator):
     [
         Perceptron(),
         AveragedPerceptron(update="pa-i"),
+        AveragedPerceptron(update="aggressive-romma"),
         VotedPerceptron(),
         VotedPerceptron(kernel="rbf", multiclass="ovr", prediction="random", random_state=0),
         VotedPerceptron(kernel="precomputed", prediction="average"),

@@ -83,7 +83,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "voted-precomputed": (VotedPerceptron(kernel="precomputed"), gram, y3),
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
-    for update in ("perceptron", "pa", "pa-i", "pa-ii"):
+    for update in ("perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"):
         models[f"averaged-{update}"] = (AveragedPerceptron(update=update), X, y3)
     # Trained with sample weights: a float count, the voted perceptron's update weights.
     weights = rng.choice([0.0, 0.5, 1.0, 2.5], size=len(y3))

@@ -254,3 +254,43 @@ def test_voted_perceptron_has_no_sparsify():
     # Its prediction is a vote over every intermediate model (or a kernel expansion),
     # not one linear function: its coef_ is a read-only view of the last model.
     assert not hasattr(VotedPerceptron(), "sparsify")
+
+
+# ------------------------------------------------- the batch logistic regression
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("threshold", [0.0, 0.05])
+def test_batch_logistic_sparsify_and_model_files(n_classes, threshold, tmp_path):
+    """LogisticRegressionBatch has the same sparsify/densify: exact at threshold 0, and
+    a sparsified model saves its nonzeros and loads sparsified, predicting the same."""
+    from perceptrons import LogisticRegressionBatch, load, save
+
+    X, y = _fixed_problem(n_classes)
+    model = LogisticRegressionBatch(l2=0.05).fit(X, y)
+    dense_coef, inputs = np.array(model.coef_), [X, sp.csr_matrix(X)]
+    dense_file = save(model, tmp_path / "dense.npz")
+    before = [_outputs(model, data) for data in inputs]
+    assert model.sparsify(threshold=threshold) is model
+    assert isinstance(model.coef_, sp.csr_matrix)
+    kept = np.where(np.abs(dense_coef) > threshold, dense_coef, 0.0)
+    assert_array_equal(model.coef_.toarray(), kept)
+    assert model.coef_.nnz == np.count_nonzero(kept) < dense_coef.size or threshold == 0
+    if threshold == 0:
+        for data, expected in zip(inputs, before, strict=True):
+            for got, want in zip(_outputs(model, data), expected, strict=True):
+                assert_array_equal(got, want)
+    sparse_outputs = [_outputs(model, data) for data in inputs]
+    loaded = load(save(model, tmp_path / "sparse.npz"))
+    assert isinstance(loaded.coef_, sp.csr_matrix)
+    assert_array_equal(loaded.coef_.toarray(), kept)
+    assert_array_equal(loaded.intercept_, model.intercept_)
+    for data, expected in zip(inputs, sparse_outputs, strict=True):
+        for got, want in zip(_outputs(loaded, data), expected, strict=True):
+            assert_array_equal(got, want)
+    # densify gives the array back; saved again it is the same model, stored dense.
+    assert isinstance(model.densify().coef_, np.ndarray)
+    assert_array_equal(model.coef_, kept)
+    assert_array_equal(load(save(model, tmp_path / "again.npz")).coef_, kept)
+    assert_array_equal(load(dense_file).coef_, dense_coef)
+    # A fit starts afresh from zero, whatever was sparsified or pruned.
+    fresh = LogisticRegressionBatch(l2=0.05).fit(X, y)
+    assert_array_equal(loaded.fit(X, y).coef_, fresh.coef_)

@@ -4,6 +4,7 @@ from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.persist import load, save
 from perceptrons.logistic import LogisticRegressionSGD
+from perceptrons.logistic_batch import LogisticRegressionBatch
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.perceptron import AveragedPerceptron, Perceptron
 from perceptrons.voted import VotedPerceptron
@@ -11,6 +12,7 @@ from perceptrons.voted import VotedPerceptron
 __all__ = [
     "AveragedPerceptron",
     "BernoulliNaiveBayes",
+    "LogisticRegressionBatch",
     "LogisticRegressionSGD",
     "MultinomialNaiveBayes",
     "Perceptron",

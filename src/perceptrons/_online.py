@@ -515,6 +515,45 @@ class SparseCoefMixin:
             self.coef_ = dense_coef(self.coef_)
         return self
 
+    def _model_array(self) -> np.ndarray | _checked.SparseArray:
+        """``coef_`` and ``intercept_`` as the rows of a state's ``weights`` (one per
+        feature, the intercept last; one column per class, none for binary models)."""
+        n_columns, n_features = self.coef_.shape
+        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
+        if not sp.issparse(self.coef_):
+            model = np.empty((n_features + 1, n_columns))
+            model[:-1] = self.coef_.T
+            model[-1] = self.intercept_
+            return model.reshape(shape)
+        coo = sp.coo_matrix(self.coef_)
+        bias = np.flatnonzero((self.intercept_ != 0) | np.signbit(self.intercept_))
+        index = np.concatenate(
+            [
+                coo.col.astype(np.int64) * n_columns + coo.row,
+                n_features * n_columns + bias.astype(np.int64),
+            ]
+        )
+        values = np.concatenate([coo.data, self.intercept_[bias]])
+        order = np.argsort(index, kind="stable")
+        return _checked.SparseArray(shape, index[order], values[order].astype(np.float64))
+
+    def _published_from(self, model: _checked.SparseArray) -> tuple[sp.csr_matrix, np.ndarray]:
+        """``(coef_, intercept_)`` of a model array given by its nonzeros (the inverse
+        of :meth:`_model_array` for a sparse ``coef_``), never expanded: ``coef_`` a
+        CSR matrix of shape (n_columns, n_features)."""
+        n_columns = model.shape[1] if len(model.shape) == 2 else 1
+        n_features = model.shape[0] - 1
+        rows, columns = np.divmod(model.index, n_columns)
+        is_feature = rows < n_features
+        coef = sp.csr_matrix(
+            (model.values[is_feature], (columns[is_feature], rows[is_feature])),
+            shape=(n_columns, n_features),
+        )
+        coef.eliminate_zeros()
+        intercept = np.zeros(n_columns)
+        intercept[columns[~is_feature]] = model.values[~is_feature]
+        return coef, intercept
+
     def _shed_state(self, exact: bool) -> None:
         """Give up the dense training state as ``coef_`` becomes sparse: keep what
         :meth:`_restore_state` needs when ``exact``, nothing otherwise."""
@@ -969,28 +1008,6 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         if "_pruned_at" in self.__dict__:
             values["threshold"] = self._pruned_at
         return {"weights": model, "aux": np.zeros((0,) * len(model.shape))}, values
-
-    def _model_array(self) -> np.ndarray | _checked.SparseArray:
-        """``coef_`` and ``intercept_`` as the rows of a state's ``weights`` (one per
-        feature, the intercept last; one column per class, none for binary models)."""
-        n_columns, n_features = self.coef_.shape
-        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
-        if not sp.issparse(self.coef_):
-            model = np.empty((n_features + 1, n_columns))
-            model[:-1] = self.coef_.T
-            model[-1] = self.intercept_
-            return model.reshape(shape)
-        coo = sp.coo_matrix(self.coef_)
-        bias = np.flatnonzero((self.intercept_ != 0) | np.signbit(self.intercept_))
-        index = np.concatenate(
-            [
-                coo.col.astype(np.int64) * n_columns + coo.row,
-                n_features * n_columns + bias.astype(np.int64),
-            ]
-        )
-        values = np.concatenate([coo.data, self.intercept_[bias]])
-        order = np.argsort(index, kind="stable")
-        return _checked.SparseArray(shape, index[order], values[order].astype(np.float64))
 
     def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
         """Rebuild the training state written by :meth:`export_state`, checking every

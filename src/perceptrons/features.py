@@ -668,11 +668,11 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     labels = [estimator.classes_[1]] if coef.shape[0] == 1 else list(estimator.classes_)
     top = []
     for row, label in enumerate(labels):
-        if sp.issparse(coef):
+        if isinstance(coef, np.ndarray):
+            columns, weights = np.arange(coef.shape[1]), coef[row]
+        else:
             start, end = coef.indptr[row], coef.indptr[row + 1]
             columns, weights = coef.indices[start:end], coef.data[start:end]
-        else:
-            columns, weights = np.arange(coef.shape[1]), coef[row]
         order = np.argsort(weights, kind="stable")
         positive = [
             (name(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0

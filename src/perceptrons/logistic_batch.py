@@ -23,7 +23,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons._online import IncrementalClassifier, LogLinearProbabilities
+from perceptrons._online import (
+    IncrementalClassifier,
+    LogLinearProbabilities,
+    SparseCoefMixin,
+    linear_scores,
+)
 
 __all__ = ["LogisticRegressionBatch"]
 
@@ -169,7 +174,7 @@ def _barzilai_borwein(previous: _Iterate, current: _Iterate, fallback: float) ->
     return short_step if short_step < _ADAPTIVE * long_step else long_step
 
 
-class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
+class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier):
     """Logistic regression by full-batch gradient ascent on the MAP objective.
 
     The model of :class:`~perceptrons.logistic.LogisticRegressionSGD`: binary problems
@@ -456,26 +461,52 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         self.intercept_ = model[-1].copy()
 
     # ---------------------------------------------------------------- persistence
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def export_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The parameters (feature rows, then the intercept row) and ``n_iter``, as
-        arrays and JSON values (see :mod:`perceptrons.io.persist`)."""
+        arrays and JSON values (see :mod:`perceptrons.io.persist`); a sparsified model
+        gives them by their nonzeros (a :class:`~perceptrons._checked.SparseArray`) and
+        ``"sparsified": true``."""
         check_is_fitted(self, "coef_")
-        assert self._state is not None
-        return {"weights": self._state}, {"n_iter": int(self.n_iter_)}
+        values: dict[str, Any] = {"n_iter": int(self.n_iter_)}
+        if self._state is not None:
+            return {"weights": self._state}, values
+        if sp.issparse(self.coef_):
+            values["sparsified"] = True
+        return {"weights": self._model_array()}, values
 
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
         """Rebuild the model written by :meth:`export_state`, checking the array against
         ``n_features_in_`` and ``classes_`` (:meth:`state_layout`) and ``n_iter`` first:
-        they may come from an untrusted file."""
+        they may come from an untrusted file. With ``"sparsified": true`` the model is
+        rebuilt sparsified, never expanded."""
         rules.validate(self, self._rules)
         fits = f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
         arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
-        weights = arrays["weights"].copy()
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
+        weights = arrays["weights"]
+        if sparsified and isinstance(weights, _checked.SparseArray):
+            coef, intercept = self._published_from(weights)
+            if not self.fit_intercept and np.any(intercept):
+                raise ValueError("fit_intercept is False but the intercept row is not zero")
+            self.n_iter_, self._state = n_iter, None
+            self.coef_, self.intercept_ = coef, intercept
+            return
+        if isinstance(weights, _checked.SparseArray):
+            weights = weights.to_dense()
+        weights = np.array(weights, dtype=np.float64)
         if not self.fit_intercept and np.any(weights[-1]):
             raise ValueError("fit_intercept is False but the intercept row is not zero")
-        self.n_iter_ = _checked.integer_value(values.get("n_iter"), "n_iter")
+        self.n_iter_ = n_iter
         self._state = weights
         self._publish()
+        if sparsified:
+            self.sparsify()
+
+    def _shed_state(self, exact: bool) -> None:
+        # The weights are all the model holds, and coef_/intercept_ say them: nothing
+        # else to keep (a fit always starts from zero).
+        self._state = None
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """What :meth:`import_state` accepts: finite float64 weights of shape
@@ -501,5 +532,5 @@ class LogisticRegressionBatch(LogLinearProbabilities, IncrementalClassifier):
         """
         check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
-        scores = X @ self.coef_.T + self.intercept_
+        scores = linear_scores(X, self.coef_, self.intercept_)
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -20,7 +20,9 @@ Provenance, seed by seed
 ------------------------
 000, voted and averaged perceptron notes
     ``averaged_perceptron_naive`` (the running sum ``w_s <- w_s + w^(i)``),
-    ``averaged_perceptron_delta_list`` (the Δw list), ``averaged_perceptron_fast``
+    ``averaged_perceptron_delta_list`` (the Δw list; multiclass:
+    ``multiclass_averaged_perceptron_delta_list``), ``averaged_perceptron_improved``
+    (the models after each update with their survival counts), ``averaged_perceptron_fast``
     (auxiliary vector ``w_a`` and example counter ``c``), ``voted_perceptron_naive`` (a
     model after every example), ``voted_perceptron`` (a model after every update, with
     its votes), ``vote_predict(rule="vote")``; with seed 001's update,
@@ -39,8 +41,11 @@ Provenance, seed by seed
     (the deterministic weighted average) and ``rule="random"``,
     ``multiclass_voted_perceptron``, the bookkeeping of ``dual_voted_perceptron``,
     ``logistic_regression_sgd`` (SGD, and the L2 prior as a MAP estimate),
+    ``logistic_regression_batch`` (batch gradient ascent on the same MAP objective),
     ``linear_update_rule`` and ``multiclass_linear_update_rule`` (its "many variants";
-    the passive-aggressive steps are Crammer et al. 2006).
+    the passive-aggressive steps are Crammer et al. 2006; multiclass PA-I is 1-best
+    MIRA, Crammer & Singer 2003), ``romma`` and ``multiclass_romma`` (ROMMA and
+    aggressive ROMMA, Li & Long 2002; multiclass by the Kesler construction).
 No seed
     ``epoch_orders`` (the estimators' visiting orders), ``dual_kernel_perceptron`` and
     ``dual_vote_scores`` (the textbook dual form of ``perceptron``).
@@ -85,8 +90,10 @@ from perceptrons.reference.averaged import (
     averaged_perceptron_decreasing_step,
     averaged_perceptron_delta_list,
     averaged_perceptron_fast,
+    averaged_perceptron_improved,
     averaged_perceptron_naive,
     averaged_perceptron_wb,
+    multiclass_averaged_perceptron_delta_list,
     perceptron,
 )
 from perceptrons.reference.kernel import (
@@ -94,8 +101,13 @@ from perceptrons.reference.kernel import (
     dual_vote_scores,
     dual_voted_perceptron,
 )
-from perceptrons.reference.logistic import logistic_regression_sgd
-from perceptrons.reference.margin import linear_update_rule, multiclass_linear_update_rule
+from perceptrons.reference.logistic import logistic_regression_batch, logistic_regression_sgd
+from perceptrons.reference.margin import (
+    linear_update_rule,
+    multiclass_linear_update_rule,
+    multiclass_romma,
+    romma,
+)
 from perceptrons.reference.multiclass import (
     multiclass_averaged_perceptron,
     multiclass_averaged_perceptron_naive,
@@ -113,6 +125,7 @@ __all__ = [
     "averaged_perceptron_decreasing_step",
     "averaged_perceptron_delta_list",
     "averaged_perceptron_fast",
+    "averaged_perceptron_improved",
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
     "dual_kernel_perceptron",
@@ -120,14 +133,18 @@ __all__ = [
     "dual_voted_perceptron",
     "epoch_orders",
     "linear_update_rule",
+    "logistic_regression_batch",
     "logistic_regression_sgd",
     "multiclass_averaged_perceptron",
+    "multiclass_averaged_perceptron_delta_list",
     "multiclass_averaged_perceptron_naive",
     "multiclass_linear_update_rule",
     "multiclass_perceptron",
+    "multiclass_romma",
     "multiclass_voted_perceptron",
     "multiclass_voted_perceptron_naive",
     "perceptron",
+    "romma",
     "vote_predict",
     "voted_perceptron",
     "voted_perceptron_naive",

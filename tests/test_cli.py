@@ -791,6 +791,33 @@ def test_plot_compares_any_algorithms(tmp_path):
     assert run("plot", data, "--algorithms", "svm")[0] == 2
 
 
+def test_batch_logistic_regression_from_the_command_line(tmp_path):
+    """--algorithm logistic-batch takes --l2, --tol and --max-iter (each estimator's
+    own default when absent), refuses --epochs, and inspect says fit starts afresh."""
+    data, model = _counts_file(tmp_path / "train.svm"), tmp_path / "m.npz"
+    status, _, err = run("train", data, "-o", model, "--algorithm", "logistic-batch", "--quiet")
+    assert status == 0, err
+    status, text, _ = run("inspect", model, "--json")
+    params = json.loads(text)["hyperparameters"]
+    assert (params["l2"], params["tol"], params["max_iter"]) == (1e-4, 1e-8, 1000)
+    assert "not applicable" in run("inspect", model)[1]
+    extra = ("--l2", "0.01", "--tol", "1e-6", "--max-iter", "50")
+    status, _, err = run(
+        "train", data, "-o", model, "--algorithm", "logistic-batch", *extra, "--quiet"
+    )
+    assert status == 0, err
+    params = json.loads(run("inspect", model, "--json")[1])["hyperparameters"]
+    assert (params["l2"], params["tol"], params["max_iter"]) == (0.01, 1e-6, 50)
+    # The SGD sibling keeps its own default l2 of 0 when --l2 is absent.
+    run("train", data, "-o", model, "--algorithm", "logistic", "--quiet")
+    assert json.loads(run("inspect", model, "--json")[1])["hyperparameters"]["l2"] == 0.0
+    assert_user_error(
+        run("train", data, "-o", model, "--algorithm", "logistic-batch", "--epochs", "3"),
+        2,
+        "--epochs does not apply to logistic-batch",
+    )
+
+
 def test_the_passive_aggressive_rules_and_the_algorithms_options(tmp_path):
     data = _counts_file(tmp_path / "train.svm")
     for algorithm in ("perceptron", "averaged"):

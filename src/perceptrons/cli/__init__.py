@@ -211,8 +211,24 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         "--l2",
         metavar="L2",
         type=_non_negative_float,
-        default=0.0,
-        help="L2 penalty" + _applies("l2"),
+        default=None,
+        help="L2 penalty per example (default: 0 for logistic, 1e-4 for logistic-batch)"
+        + _applies("l2"),
+    )
+    add(
+        "--tol",
+        metavar="TOL",
+        type=_positive_float,
+        default=None,
+        help="stop when an iteration improves the objective by less than this, relatively "
+        "(default 1e-8)" + _applies("tol"),
+    )
+    add(
+        "--max-iter",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="most gradient iterations (default 1000)" + _applies("max_iter"),
     )
     add(
         "--average",

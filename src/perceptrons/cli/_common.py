@@ -19,6 +19,7 @@ ESTIMATORS = {
     "averaged": "AveragedPerceptron",
     "voted": "VotedPerceptron",
     "logistic": "LogisticRegressionSGD",
+    "logistic-batch": "LogisticRegressionBatch",
     "multinomial-nb": "MultinomialNaiveBayes",
     "bernoulli-nb": "BernoulliNaiveBayes",
 }
@@ -45,7 +46,9 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prediction": ("prediction", ("voted",)),
     "multiclass": ("multiclass", ("voted",)),
     "learning_rate": ("learning_rate", ("logistic",)),
-    "l2": ("l2", ("logistic",)),
+    "l2": ("l2", ("logistic", "logistic-batch")),
+    "tol": ("tol", ("logistic-batch",)),
+    "max_iter": ("max_iter", ("logistic-batch",)),
     "average": ("average", ("logistic",)),
     "alpha": ("alpha", _NB),
     "no_fit_prior": ("fit_prior", _NB),
@@ -148,9 +151,9 @@ def make_estimator(
             value = not value
         elif dest == "gamma":
             value = value if value in ("scale", "auto") else _number("--gamma", value)
+        elif value is None:  # not given, and no default across algorithms: the estimator's
+            continue
         elif dest == "class_weight":
-            if value is None:
-                continue
             value = _class_weight(value, labels, numeric_labels)
         if param not in accepted:
             raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter", EXIT_USAGE)

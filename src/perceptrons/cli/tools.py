@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,8 @@ from perceptrons.cli._common import (
     train_with_curve,
 )
 
+_HISTORY_LINES = 12
+
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     """A model file's algorithm, settings, classes, history and heaviest features."""
@@ -37,11 +38,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     featurizer, estimator = split_model(model)
     coef = estimator.__dict__.get("coef_")
     sparsified = sp.issparse(coef)
-    ranked = model
-    if sparsified:
-        # top_features reads a dense coef_: rank the weights of a densified copy.
-        ranked = copy.deepcopy(model)
-        split_model(ranked)[1].densify()
     result = {
         "model": args.model,
         "algorithm": type(estimator).__name__,
@@ -58,7 +54,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "nonzero_weights": int(coef.nnz if sparsified else np.count_nonzero(coef))
         if coef is not None
         else None,
-        "top_features": top_features(ranked, args.top),
+        "top_features": top_features(model, args.top),
     }
     if args.json:
         print(json.dumps(result, indent=2, default=str))
@@ -82,17 +78,24 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         form = "sparse (sparsified)" if sparsified else "dense"
         total = coef.shape[0] * coef.shape[1]
         print(f"weights in memory: {form}, {result['nonzero_weights']:,} of {total:,} nonzero")
-    print(
-        "resumable: "
-        + (
-            "yes (partial_fit continues exactly)"
-            if result["resumable"]
-            else "no (saved with resumable=False or pruned: it predicts; training needs a new fit)"
+    if not hasattr(estimator, "partial_fit"):
+        resumable = "not applicable (trained on all the data at once: fit starts afresh)"
+    elif result["resumable"]:
+        resumable = "yes (partial_fit continues exactly)"
+    else:
+        resumable = (
+            "no (saved with resumable=False or pruned: it predicts; training needs a new fit)"
         )
-    )
-    print("training history:" + ("" if result["history"] else " none (trained by counting)"))
-    for record in result["history"]:
-        print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))
+    print("resumable: " + resumable)
+    history = result["history"]
+    print("training history:" + ("" if history else " none (trained by counting)"))
+    # A batch solver's history has one record per iteration, hundreds of them.
+    shown = history if len(history) <= _HISTORY_LINES else [*history[:2], None, *history[-6:]]
+    for record in shown:
+        if record is None:
+            print(f"  ... {len(history) - 8} more ...")
+        else:
+            print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))
     if result["top_features"] is None:
         print(f"top features: none (a {estimator.kernel!r} kernel has no weights per feature)")
         return 0

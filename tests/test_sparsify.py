@@ -294,3 +294,17 @@ def test_batch_logistic_sparsify_and_model_files(n_classes, threshold, tmp_path)
     # A fit starts afresh from zero, whatever was sparsified or pruned.
     fresh = LogisticRegressionBatch(l2=0.05).fit(X, y)
     assert_array_equal(loaded.fit(X, y).coef_, fresh.coef_)
+
+
+def test_sparse_scores_check_indices_before_the_kernel():
+    """The compiled product of sparse rows and sparse weights reads only checked
+    indices: a coef_ whose index arrays leave its shape is a ValueError, not a crash."""
+    X, y = _fixed_problem()
+    model = AveragedPerceptron(random_state=0).fit(X, y)
+    expected = model.decision_function(sp.csr_matrix(X.astype(np.float32)))
+    model.sparsify()
+    assert_array_equal(model.decision_function(sp.csr_matrix(X.astype(np.float32))), expected)
+    broken = model.coef_.copy()
+    broken.indices[-1] = X.shape[1] + 5  # past the last feature
+    with pytest.raises(ValueError, match="do not fit its shape"):
+        linear_scores(sp.csr_matrix(X), broken, model.intercept_)

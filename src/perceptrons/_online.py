@@ -451,6 +451,7 @@ def _sparse_scores(X: sp.csr_matrix, coef: Any) -> np.ndarray:
         if not _csr_fits(matrix, n_features):
             raise ValueError(f"{name}: sparse index arrays that do not fit its shape")
     by_feature = sp.csr_matrix(coef.T)  # one row of (class, weight) pairs per feature
+    by_feature.sum_duplicates()  # canonical: sorted classes, each once (a no-op check)
     scores = np.zeros((X.shape[0], n_classes))
     _scoring.sparse_rows_times_sparse_weights(
         X.indptr,

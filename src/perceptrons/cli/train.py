@@ -275,8 +275,7 @@ def add_saving_options(train: argparse.ArgumentParser) -> None:
     saving = train.add_argument_group("the model file")
     saving.add_argument(
         "--no-resumable",
-        dest="resumable",
-        action="store_false",
+        action="store_true",
         help="leave out what only further training needs (an averaged model's aux array): "
         "a smaller file that predicts the same, but cannot continue training",
     )
@@ -305,7 +304,7 @@ def save_model(args: argparse.Namespace, model: Any, estimator: Any) -> Any:
             estimator.sparsify(threshold=threshold)
         except ValueError as exc:
             raise UserError(f"--sparsify: {exc}", EXIT_USAGE) from None
-    return persist.save(model, args.output, resumable=getattr(args, "resumable", True))
+    return persist.save(model, args.output, resumable=not getattr(args, "no_resumable", False))
 
 
 def _plot_training(args, records, estimator, X_dev, y_dev) -> None:

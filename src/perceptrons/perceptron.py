@@ -4,30 +4,28 @@ Both are configuration on the shared online engine (:mod:`perceptrons._online`):
 training path, epoch loop and prediction, with the perceptron kernels
 (:mod:`perceptrons._kernels.perceptron`) and the update rules they implement, and the
 ROMMA kernels (:mod:`perceptrons._kernels.romma`), whose lazily scaled weights have
-their own training state (:class:`RommaState`).
+their own training state (:class:`~perceptrons._online.RommaState`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from perceptrons import _checked
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _kernels
 from perceptrons._kernels import romma as _romma
 from perceptrons._online import (
     OnlineLinearClassifier,
     PerceptronState,
+    RommaState,
     TrainingState,
-    all_finite,
 )
 
-__all__ = ["AveragedPerceptron", "Perceptron", "RommaState"]
+__all__ = ["AveragedPerceptron", "Perceptron"]
 
 _UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
@@ -36,69 +34,6 @@ _UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II, "mira": _k
 _ROMMA_KINDS = {"romma": False, "aggressive-romma": True}
 # An empty mistake log: the kernels then log nothing, at no cost.
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
-
-
-@dataclass
-class RommaState(TrainingState):
-    """ROMMA's state: the true weights are ``scale * weights`` (every row, the intercept
-    included); ``scale_sum`` is the sum of the scales of the examples seen since the last
-    rescale and ``sq_norm`` is ``||w||²`` (see :mod:`perceptrons._kernels.romma`).
-    ``scales`` holds ``[scale, scale_sum, sq_norm]``, the array the kernels read and write."""
-
-    scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
-
-    def model(self) -> np.ndarray:
-        scale, scale_sum, _ = self.scales
-        if not self.averaged or self.count == 0:
-            return scale * self.weights
-        return (scale_sum * self.weights - self.aux) / self.count
-
-    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """The true weights ``W = scale * v`` and, averaged, ``A = count * W - (P v - aux)``
-        (the sum of the weights after each example is ``P v - aux``), as new arrays."""
-        scale, scale_sum, _ = self.scales
-        stored = self.weights if rows is None else self.weights[rows]
-        weights = scale * stored
-        if not self.averaged:
-            return weights, None
-        aux = self.aux if rows is None else self.aux[rows]
-        return weights, self.count * weights - (scale_sum * stored - aux)
-
-    def restart_count(self) -> None:
-        super().restart_count()
-        # The caller has written the true weights: scale 1, and ||w||² is theirs.
-        self.scales[:] = (1.0, 0.0, float(np.vdot(self.weights, self.weights)))
-
-    def load_values(self, values: dict[str, Any]) -> None:
-        super().load_values(values)
-        self.scales[:] = (values["scale"], values["scale_sum"], values["sq_norm"])
-
-    def plain_values(self) -> dict[str, Any]:
-        # The same weights unscaled: scale 1, P (the sum of the scales) is the count.
-        plain = {"scale": 1.0, "scale_sum": float(self.count), "sq_norm": float(self.scales[2])}
-        return {**super().plain_values(), **plain}
-
-    def is_finite(self) -> bool:
-        return super().is_finite() and all_finite(self.scales)
-
-    def values(self) -> dict[str, Any]:
-        scale, scale_sum, sq_norm = self.scales
-        return {
-            "scale": float(scale),
-            "scale_sum": float(scale_sum),
-            "sq_norm": float(sq_norm),
-            **super().values(),
-        }
-
-    @classmethod
-    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> RommaState:
-        state = TrainingState.restore(arrays, values)
-        scale = _checked.real_value(values.get("scale"), "scale")
-        scale_sum = _checked.real_value(values.get("scale_sum"), "scale_sum")
-        sq_norm = _checked.real_value(values.get("sq_norm"), "sq_norm", 0.0)
-        if scale <= 0.0:
-            raise ValueError(f"scale must be positive, got {scale!r}")
-        return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum, sq_norm]))
 
 
 class _PerceptronBase(OnlineLinearClassifier):

@@ -304,12 +304,12 @@ def test_rows_of_examples(layout):
         assert_array_equal(sorted_rows_of_examples(data, examples, marks), expected)
         assert not marks.any()  # left clean for the next call
     out = np.empty(31, dtype=np.int64)
-    assert rows_of_examples(data, np.array([3, 3, 3]), marks, out, 31) == len(X[3].indices) + 1
+    assert rows_of_examples(data, np.array([3, 3, 3]), marks, out, 31, 1) == len(X[3].indices) + 1
     # Past the limit: -1 (every row then), the marks left clean.
     everything = np.arange(50)
     n_rows = len(np.unique(X.indices)) + 1
-    assert rows_of_examples(data, everything, marks, out, n_rows) == n_rows
-    assert rows_of_examples(data, everything, marks, out, n_rows - 1) == -1
+    assert rows_of_examples(data, everything, marks, out, n_rows, 1) == n_rows
+    assert rows_of_examples(data, everything, marks, out, n_rows - 1, 1) == -1
     assert sorted_rows_of_examples(data, everything, marks, 5) is None
     assert not marks.any()
 

@@ -981,6 +981,29 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         """Zero weights for the Δ features of ``n_samples`` examples (empty if Δ = 0)."""
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
 
+    def training_data(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> tuple[Any, Any, np.ndarray, np.ndarray | None]:
+        """What parameter mixing deals out to shards: ``(X, targets, classes, weights)``,
+        validated like a first ``fit`` call (which records ``n_features_in_``, feature
+        names and ``classes_``), ``targets`` the kernels' (:meth:`encode_labels`) and
+        ``weights`` each example's ``sample_weight[i] * class_weight[y_i]`` (None when
+        every weight is 1). ``X`` and ``targets`` are indexed by example: ``X[rows]``."""
+        data, labels = _validation.validate_training_data(self, X, y, reset=True)
+        classes = _validation.label_set(labels, None, self, incremental=False)
+        weights = _validation.example_weights(
+            self, sample_weight, classes, labels, incremental=False
+        )
+        self.classes_ = classes
+        return data, self.encode_labels(labels), classes, weights
+
+    def example_rows(self, X: Any) -> tuple[Any, int]:
+        """Which weight rows the examples of ``X`` read (and so an update on them may
+        change): the input in the form :func:`perceptrons._kernels.mixing.rows_of_examples`
+        takes (dense, or the CSR triple whose indices are the rows), and how many of the
+        last rows every example reads (here the intercept's)."""
+        return ((X.data, X.indices, X.indptr) if sp.issparse(X) else X), 1
+
     def run_epoch(
         self,
         state: TrainingState,
@@ -1322,6 +1345,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         progress: Callable[[int], object] | None,
         publish_each_epoch: bool,
         sample_weight: ArrayLike | None = None,
+        validation: tuple[Any, ...] | None = None,
     ) -> Iterator[dict[str, Any]]:
         yield from self._partial_fit(
             X,
@@ -1333,6 +1357,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
             progress=progress,
             publish_each_epoch=publish_each_epoch,
             sample_weight=sample_weight,
+            validation=validation,
         )
 
     def _partial_fit(
@@ -1347,6 +1372,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         progress: Callable[[int], object] | None = None,
         publish_each_epoch: bool = True,
         sample_weight: ArrayLike | None = None,
+        validation: tuple[Any, ...] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The one training path: ``epochs`` epochs over ``(X, y)`` from the current state.
 
@@ -1360,6 +1386,11 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         inf or NaN (features too large for the step) stop training with a ValueError
         and leave the estimator unfitted, rather than a model that predicts garbage (or
         one restored from a copy, which every ``partial_fit`` would have to pay for).
+
+        ``validation``: held-out ``(X, y)`` given by the caller (a development set), scored
+        after every epoch (``validation_score`` in ``history_``) and, with
+        ``early_stopping``, used instead of splitting off ``validation_fraction`` of the
+        training data.
         """
         X, y, first_call, weights = self._begin_call(
             X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
@@ -1381,8 +1412,12 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         rng = self.random_state_
 
         train_rows = np.arange(X.shape[0])
-        validation: tuple[Any, ...] | None = None
-        if not incremental and self.early_stopping and self.validation_fraction is not None:
+        if (
+            not incremental
+            and validation is None
+            and self.early_stopping
+            and (self.validation_fraction is not None)
+        ):
             train_rows, held_out = train_test_split(
                 train_rows,
                 test_size=self.validation_fraction,

@@ -13,11 +13,12 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def rows_of_examples(rows, examples, marks, out, limit):
+def rows_of_examples(rows, examples, marks, out, limit, fixed):
     """Write to ``out`` the distinct feature rows of the examples ``examples`` (indices
-    into ``rows``, dense or the CSR triple), then the intercept row ``marks.shape[0] - 1``
-    when there is any example; return how many were written (in no particular order),
-    or -1 as soon as there are more than ``limit`` (the caller then takes every row).
+    into ``rows``, dense or the CSR triple), then the last ``fixed`` rows (the
+    intercept's; the sequence tagger's transitions) when there is any example; return
+    how many were written (in no particular order), or -1 as soon as there are more
+    than ``limit`` (the caller then takes every row).
 
     ``marks`` (uint8, one per weight row, all 0 on entry) is left all 0 again; ``out``
     must hold ``marks.shape[0]`` entries. The caller checks every index first.
@@ -42,22 +43,25 @@ def rows_of_examples(rows, examples, marks, out, limit):
         if n_out > limit:
             break
     if examples.shape[0] != 0 and n_out <= limit:
-        out[n_out] = marks.shape[0] - 1
-        n_out += 1
+        for r in range(marks.shape[0] - fixed, marks.shape[0]):
+            if marks[r] == 0:
+                marks[r] = 1
+                out[n_out] = r
+                n_out += 1
     for k in range(n_out):
         marks[out[k]] = 0
     return n_out if n_out <= limit else -1
 
 
 def sorted_rows_of_examples(
-    rows, examples: np.ndarray, marks: np.ndarray, limit: int | None = None
+    rows, examples: np.ndarray, marks: np.ndarray, limit: int | None = None, fixed: int = 1
 ) -> np.ndarray | None:
     """:func:`rows_of_examples` as a new sorted int64 array (plain Python); None when
     there are more than ``limit``."""
     out = np.empty(marks.shape[0], dtype=np.int64)
     limit = marks.shape[0] if limit is None else int(limit)
     examples = np.ascontiguousarray(examples, dtype=np.int64)
-    n = rows_of_examples(rows, examples, marks, out, limit)
+    n = rows_of_examples(rows, examples, marks, out, limit, int(fixed))
     return None if n < 0 else np.sort(out[:n])
 
 

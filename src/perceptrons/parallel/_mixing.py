@@ -17,12 +17,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._kernels.mixing import add_shard, apply_mix, sorted_rows_of_examples, union_rows
 from perceptrons._online import all_finite, as_count, non_finite_message
 
@@ -316,14 +314,16 @@ class ShardTrainer:
         """The sorted rows of the features of the examples ``updated`` (rows of ``X``;
         None: every example of ``X``, for families that update on every example), or
         None once they are more than half of the rows (then every row is sent)."""
-        rows_arg = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        rows_arg, fixed = self.estimator.example_rows(X)
         limit = int(DENSE_SHARE * self.state.weights.shape[0])
         if updated is not None:
-            return sorted_rows_of_examples(rows_arg, updated, self.marks, limit)
+            return sorted_rows_of_examples(rows_arg, updated, self.marks, limit, fixed)
         if not isinstance(shard, ShardData):  # a new chunk each time
-            return sorted_rows_of_examples(rows_arg, np.arange(X.shape[0]), self.marks, limit)
+            return sorted_rows_of_examples(
+                rows_arg, np.arange(X.shape[0]), self.marks, limit, fixed
+            )
         if self._every_row is None or self._every_row[0] is not shard:
-            every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks, limit)
+            every = sorted_rows_of_examples(rows_arg, shard.all_rows(), self.marks, limit, fixed)
             self._every_row = (shard, every)
         return self._every_row[1]
 
@@ -657,13 +657,7 @@ def _prepare_arrays(
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]:
     """Validate like the serial fit (which sets ``n_features_in_``, feature names...);
     the examples' weights ``sample_weight[i] * class_weight[y_i]``, or None."""
-    data, labels = _validation.validate_training_data(estimator, X, y, reset=True)
-    classes = _validation.label_set(labels, None, estimator, incremental=False)
-    weights = _validation.example_weights(
-        estimator, sample_weight, classes, labels, incremental=False
-    )
-    estimator.classes_ = classes
-    return data, estimator.encode_labels(labels), classes, weights
+    return estimator.training_data(X, y, sample_weight)
 
 
 def array_shards(

@@ -12,6 +12,7 @@ it comes from. One module per family:
 ``kernel``      the dual (kernel) perceptron and voted perceptron on a Gram matrix
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
+``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
 reference.voted_perceptron(...)``.
@@ -49,6 +50,11 @@ Provenance, seed by seed
 No seed
     ``epoch_orders`` (the estimators' visiting orders), ``dual_kernel_perceptron`` and
     ``dual_vote_scores`` (the textbook dual form of ``perceptron``).
+    ``structured_perceptron`` (Collins 2002, "Discriminative training methods for hidden
+    Markov models": the perceptron over whole tag sequences, averaged naively here; its
+    ``update="mira"`` is 1-best MIRA, Crammer & Singer 2003, as McDonald, Crammer &
+    Pereira 2005 apply it to structures), ``sequence_score`` and ``brute_force_decode``
+    (the first-order model's score, and exact decoding by enumeration).
 
 Conventions
 -----------
@@ -60,6 +66,10 @@ Conventions
 ``y``
     Binary functions: labels in ``{+1, -1}`` (int or float). Multiclass functions: int
     class codes ``0 .. n_classes - 1``; ``n_classes`` is passed explicitly.
+Sentences
+    The sequence oracles take nested lists instead of ``X``: a sentence is a list of
+    tokens, a token a list of feature columns (each of value 1), and its tags a list of
+    int codes ``0 .. n_tags - 1``; see :mod:`~perceptrons.reference.sequence`.
 ``orders``
     One 1-D integer index array per epoch: epoch ``e`` visits ``X[orders[e][0]],
     X[orders[e][1]], ...``, a sequence of ``N = sum(len(o) for o in orders)`` examples
@@ -113,6 +123,11 @@ from perceptrons.reference.multiclass import (
     multiclass_averaged_perceptron_naive,
     multiclass_perceptron,
 )
+from perceptrons.reference.sequence import (
+    brute_force_decode,
+    sequence_score,
+    structured_perceptron,
+)
 from perceptrons.reference.voted import (
     multiclass_voted_perceptron,
     multiclass_voted_perceptron_naive,
@@ -128,6 +143,7 @@ __all__ = [
     "averaged_perceptron_improved",
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
+    "brute_force_decode",
     "dual_kernel_perceptron",
     "dual_vote_scores",
     "dual_voted_perceptron",
@@ -145,6 +161,8 @@ __all__ = [
     "multiclass_voted_perceptron_naive",
     "perceptron",
     "romma",
+    "sequence_score",
+    "structured_perceptron",
     "vote_predict",
     "voted_perceptron",
     "voted_perceptron_naive",

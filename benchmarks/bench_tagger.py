@@ -606,7 +606,8 @@ def run(args: argparse.Namespace) -> str | None:
         "",
         f"- Run: {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC; `{_command(args)}`",
         f"- Machine: {_report.machine_info()}; peers: {_peer_versions()}",
-        f"- Data: CoNLL-2000 (`{directory}`), {len(train.tokens):,} train sentences "
+        f"- Data: CoNLL-2000 (`{directory.name}/train.txt`, `test.txt`), "
+        f"{len(train.tokens):,} train sentences "
         f"({train.n_tokens:,} tokens) / {len(test.tokens):,} test sentences "
         f"({test.n_tokens:,} tokens), the given split.",
         "- Times: training once per system unless `--repeats-train` (median), tagging the "

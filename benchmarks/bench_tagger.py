@@ -164,33 +164,9 @@ def find_data(data_dir: str | None) -> Path:
 
 def chunk_f1(gold: list[list[str]], predicted: list[list[str]]) -> float:
     """conlleval's overall F1, in percent."""
-    try:
-        from perceptrons.chunking import chunk_scores
-    except ImportError:  # TEMPORARY stand-in until perceptrons.chunking lands
-        return _standin_f1(gold, predicted)
+    from perceptrons.chunking import chunk_scores
+
     return 100.0 * float(chunk_scores(gold, predicted)["overall"]["f1"])
-
-
-def _standin_f1(gold, predicted):  # TEMPORARY
-    def spans(tags):
-        out, start, kind = set(), None, None
-        for i, t in enumerate([*tags, "O"]):
-            prefix, _, typ = t.partition("-")
-            if start is not None and (t == "O" or prefix == "B" or typ != kind):
-                out.add((kind, start, i))
-                start = None
-            if t != "O" and start is None:
-                start, kind = i, typ
-        return out
-
-    c = g = p = 0
-    for a, b in zip(gold, predicted, strict=True):
-        sa, sb = spans(a), spans(b)
-        c += len(sa & sb)
-        g += len(sa)
-        p += len(sb)
-    pr, rc = c / max(p, 1), c / max(g, 1)
-    return 100.0 * (2 * pr * rc / (pr + rc) if pr + rc else 0.0)
 
 
 def token_accuracy(gold: list[list[str]], predicted: list[list[str]]) -> float:

@@ -349,35 +349,51 @@ import gc, json, sys
 import numpy as np
 import perceptrons
 from perceptrons import SequenceTagger  # noqa: F401  (imported before the baseline)
+from bench_tagger import array_bytes
 
 def rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
 
-def arrays(obj, seen, depth=0):
-    if id(obj) in seen or depth > 6:
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes if obj.base is None or id(obj.base) not in seen else 0
-    if isinstance(obj, dict):
-        return sum(arrays(v, seen, depth + 1) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(arrays(v, seen, depth + 1) for v in obj)
-    if hasattr(obj, "__dict__") and not isinstance(obj, type):
-        return arrays(vars(obj), seen, depth + 1)
-    if hasattr(obj, "__dataclass_fields__"):
-        return sum(arrays(getattr(obj, f), seen, depth + 1) for f in obj.__dataclass_fields__)
-    return 0
-
 gc.collect()
 before = rss()
 model = perceptrons.load(sys.argv[1])
 gc.collect()
 after = rss()
-print(json.dumps({"rss_growth": after - before, "array_bytes": arrays(model, set())}))
+print(json.dumps({"rss_growth": after - before, "array_bytes": array_bytes(model)}))
 """
+
+
+def array_bytes(obj: Any) -> int:
+    """The bytes of the NumPy arrays reachable from ``obj``'s attributes (each counted
+    once; a view counts nothing when its base is counted)."""
+    import numpy as np
+
+    seen: set[int] = set()
+    bases: set[int] = set()
+
+    def walk(item: Any, depth: int) -> int:
+        if id(item) in seen or depth > 6:
+            return 0
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            owner = item if item.base is None else item.base
+            if id(owner) in bases:
+                return 0
+            bases.add(id(owner))
+            return int(getattr(owner, "nbytes", item.nbytes))
+        if isinstance(item, dict):
+            return sum(walk(v, depth + 1) for v in item.values())
+        if isinstance(item, list | tuple):
+            return sum(walk(v, depth + 1) for v in item)
+        if hasattr(item, "__dataclass_fields__"):
+            return sum(walk(getattr(item, f), depth + 1) for f in item.__dataclass_fields__)
+        if hasattr(item, "__dict__") and not isinstance(item, type):
+            return walk(vars(item), depth + 1)
+        return 0
+
+    return walk(obj, 0)
 
 
 def _shape(model: Any, name: str) -> str:
@@ -390,31 +406,40 @@ def measure_memory(label: str, model: Any, workdir: Path) -> list[str]:
     """One row: file sizes, resident growth on load, array bytes, features, shapes."""
     from perceptrons import save
 
-    sizes = {}
-    for resumable in (True, False):
-        path = Path(save(model, workdir / f"{resumable}.npz", resumable=resumable))
-        sizes[resumable] = os.path.getsize(path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    probe = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(workdir / "False.npz")],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    if probe.returncode == 0:
-        measured = json.loads(probe.stdout.strip().splitlines()[-1])
-        rss, nbytes = _mib(measured["rss_growth"]), _mib(measured["array_bytes"])
-    else:
-        tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
-        print(f"memory probe failed: {tail}", flush=True)
-        rss = nbytes = "failed"
+    sizes: dict[bool, int] = {}
+    rss = "not measured"
+    nbytes = f"{_mib(array_bytes(model))} (in the trained model)"
+    try:
+        for resumable in (True, False):
+            path = Path(save(model, workdir / f"{resumable}.npz", resumable=resumable))
+            sizes[resumable] = os.path.getsize(path)
+    except (ValueError, TypeError) as exc:
+        # The timings are still worth writing when the model cannot be saved.
+        print(f"memory: cannot save the {label}: {exc}", flush=True)
+        sizes = {}
+    if sizes:
+        here = str(Path(__file__).resolve().parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *sys.path])}
+        probe = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(workdir / "False.npz")],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if probe.returncode == 0:
+            measured = json.loads(probe.stdout.strip().splitlines()[-1])
+            rss, nbytes = _mib(measured["rss_growth"]), _mib(measured["array_bytes"])
+        else:
+            tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
+            print(f"memory probe failed: {tail}", flush=True)
+            rss = "probe failed"
     featurizer = getattr(model, "featurizer_", None)
     n_features = getattr(featurizer, "n_features_out_", "?")
     return [
         label,
-        f"{sizes[True]:,}",
-        f"{sizes[False]:,}",
+        f"{sizes[True]:,}" if sizes else "cannot be saved",
+        f"{sizes[False]:,}" if sizes else "",
         rss,
         nbytes,
         f"{n_features:,}" if isinstance(n_features, int) else str(n_features),

@@ -1,0 +1,700 @@
+"""Sentences to the feature columns of every token, for the sequence tagger.
+
+:class:`SequenceFeaturizer` turns a batch of tokenized sentences into a
+:class:`~perceptrons._sequences.TokenFeatures` (flat int64 arrays), through feature
+templates in the spirit of CRFsuite's template files (Okazaki 2007), which express the
+classic feature sets of part-of-speech tagging and chunking (Ratnaparkhi 1996; Collins
+2002; Sha & Pereira 2003).
+
+Template language
+-----------------
+A template is a conjunction of items ``attr[offset]`` joined by ``|``, e.g. ``"w[0]"``,
+``"lower[-1]|lower[0]"``, ``"c1[-1]|c1[0]|c1[1]"``, or the lone ``"bias"`` (one feature
+for every token). Its feature at token ``t`` is the tuple of the items' values, each
+taken at position ``t + offset`` (``offset`` in ``-4..4``); a position before the
+sentence gives a fixed value *BOS*, one after it *EOS* (whatever the attribute). The
+attributes of the word (a token's first column):
+
+========================== ==========================================================
+``w``                      the word as written
+``lower``                  ``str.lower()`` of it
+``prefix1`` .. ``prefix4`` its first 1..4 characters (all of it when shorter)
+``suffix1`` .. ``suffix4`` its last 1..4 characters (all of it when shorter)
+``shape``                  each character mapped (upper case to ``X``, lower case to
+                           ``x``, digit to ``d``, any other kept), runs of one mapped
+                           character collapsed: ``"McDonald's"`` gives ``"XxXx'x"``
+``digit``                  ``"1"`` if it holds a digit, else ``"0"``
+``hyphen``                 ``"1"`` if it holds ``-``, else ``"0"``
+``upper``                  ``"1"`` if ``str.isupper()`` (a cased character, all upper
+                           case: ``"U.S."``), else ``"0"``
+``title``                  ``"1"`` if its first character is upper case, else ``"0"``
+========================== ==========================================================
+
+and ``cK`` (``K >= 1``): the token's extra column ``K`` as written (a token ``(word,
+pos)`` has ``c1 = pos``, the POS column of CoNLL-2000). Character classes are Python's
+(``str.isupper``, ``str.islower``, ``str.isdigit``).
+
+Feature identity
+----------------
+Every feature gets a 64-bit fingerprint that depends only on the template (its
+canonical text) and the values' strings, the same on every machine and in every
+process: BLAKE2b of each string, combined by the SplitMix64 finalizer. Features of
+different templates differ by construction (the template's identity starts the
+combination). Columns are then either the fingerprints seen in training, in sorted
+order (a vocabulary), or ``fingerprint % n_features`` (hashing, Weinberger et al.
+2009).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
+from numbers import Integral
+from operator import itemgetter
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from perceptrons import _checked
+from perceptrons import _params as rules
+from perceptrons._kernels import sequence_features as kernels
+from perceptrons._sequences import TokenFeatures
+
+__all__ = ["ATTRIBUTES", "MAX_OFFSET", "PRESETS", "SequenceFeaturizer"]
+
+#: The attributes of the word a template can name (besides ``cK``), in the order of the
+#: fingerprint table's columns.
+ATTRIBUTES = (
+    "w",
+    "lower",
+    "prefix1",
+    "prefix2",
+    "prefix3",
+    "prefix4",
+    "suffix1",
+    "suffix2",
+    "suffix3",
+    "suffix4",
+    "shape",
+    "digit",
+    "hyphen",
+    "upper",
+    "title",
+)
+_ATTRIBUTE_INDEX = {name: i for i, name in enumerate(ATTRIBUTES)}
+
+#: The largest distance from the current token an item may look at.
+MAX_OFFSET = 4
+
+_WORD_FEATURES = (
+    "bias",
+    "w[0]",
+    "lower[0]",
+    *(f"prefix{n}[0]" for n in range(1, 5)),
+    *(f"suffix{n}[0]" for n in range(1, 5)),
+    "shape[0]",
+    "digit[0]",
+    "hyphen[0]",
+    "upper[0]",
+    "title[0]",
+)
+
+#: The named template sets. ``"pos"``: words only, for part-of-speech tagging (the
+#: word, its case, affixes, shape and flags, and its neighbours, after Ratnaparkhi 1996
+#: and Collins 2002). ``"chunk"``: words and the POS column ``c1``, for chunking (the
+#: CoNLL-2000 set of Sha & Pereira 2003, as in CRFsuite's chunking example, plus a few
+#: lexical extras).
+PRESETS: dict[str, tuple[str, ...]] = {
+    "pos": (
+        *_WORD_FEATURES,
+        "lower[-2]",
+        "lower[-1]",
+        "lower[1]",
+        "lower[2]",
+        "suffix3[-1]",
+        "suffix3[1]",
+        "shape[-1]",
+        "shape[1]",
+        "lower[-1]|lower[0]",
+        "lower[0]|lower[1]",
+    ),
+    "chunk": (
+        "bias",
+        "lower[-2]",
+        "lower[-1]",
+        "lower[0]",
+        "lower[1]",
+        "lower[2]",
+        "w[0]",
+        "lower[-1]|lower[0]",
+        "lower[0]|lower[1]",
+        "c1[-2]",
+        "c1[-1]",
+        "c1[0]",
+        "c1[1]",
+        "c1[2]",
+        "c1[-2]|c1[-1]",
+        "c1[-1]|c1[0]",
+        "c1[0]|c1[1]",
+        "c1[1]|c1[2]",
+        "c1[-2]|c1[-1]|c1[0]",
+        "c1[-1]|c1[0]|c1[1]",
+        "c1[0]|c1[1]|c1[2]",
+        "c1[0]|lower[0]",
+        "suffix3[0]",
+        "shape[0]",
+    ),
+}
+
+_ITEM = re.compile(r"([a-z]+[0-9]*)\[(-?[0-9]+)\]\Z")
+_EXTRA = re.compile(r"c([1-9][0-9]*)\Z")
+
+
+# ------------------------------------------------------------------ fingerprints
+def _digest(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def value_fingerprint(value: str) -> int:
+    """The 64-bit fingerprint of an attribute's value (a str)."""
+    return _digest(b"v:" + value.encode("utf-8", "surrogatepass"))
+
+
+def template_fingerprint(template: str) -> int:
+    """The 64-bit identity of a template (its canonical text), where its features'
+    fingerprints start."""
+    return _digest(b"t:" + template.encode("utf-8"))
+
+
+# The values of positions outside the sentence: no value's bytes start like these.
+BOS = _digest(b"<BOS>")
+EOS = _digest(b"<EOS>")
+
+
+def _shape(word: str) -> str:
+    out: list[str] = []
+    for char in word:
+        if char.isupper():
+            mapped = "X"
+        elif char.islower():
+            mapped = "x"
+        elif char.isdigit():
+            mapped = "d"
+        else:
+            mapped = char
+        if not out or out[-1] != mapped:
+            out.append(mapped)
+    return "".join(out)
+
+
+def _attributes(word: str) -> tuple[str, ...]:
+    """The value of every attribute of :data:`ATTRIBUTES` for ``word``."""
+    return (
+        word,
+        word.lower(),
+        word[:1],
+        word[:2],
+        word[:3],
+        word[:4],
+        word[-1:],
+        word[-2:],
+        word[-3:],
+        word[-4:],
+        _shape(word),
+        "1" if any(c.isdigit() for c in word) else "0",
+        "1" if "-" in word else "0",
+        "1" if word.isupper() else "0",
+        "1" if word[:1].isupper() else "0",
+    )
+
+
+def _type_values(words: Iterable[str]) -> np.ndarray:
+    """The fingerprints of every attribute of each of ``words``: uint64, shape
+    ``(len(words), len(ATTRIBUTES))``. Python string work, once per distinct string."""
+    known: dict[str, int] = {}
+    flat: list[int] = []
+    for word in words:
+        for value in _attributes(word):
+            fp = known.get(value)
+            if fp is None:
+                fp = known[value] = value_fingerprint(value)
+            flat.append(fp)
+    return np.array(flat, dtype=np.uint64).reshape(-1, len(ATTRIBUTES))
+
+
+# ----------------------------------------------------------------------- templates
+def parse_template(template: Any) -> tuple[str, tuple[tuple[int, str, int], ...]]:
+    """The canonical text of a template and its items ``(column, attribute, offset)``.
+
+    Raises a ValueError naming the template and what is wrong with it.
+    """
+    if not isinstance(template, str):
+        raise ValueError(f"a template must be a str such as 'w[0]', got {template!r}")
+    if template.strip() == "bias":
+        return "bias", ()
+    items: list[tuple[int, str, int]] = []
+    for raw in template.split("|"):
+        piece = raw.strip()
+        match = _ITEM.match(piece)
+        if match is None:
+            raise ValueError(
+                f"template {template!r}: {piece!r} is not attr[offset] (e.g. 'w[0]', "
+                "'lower[-1]'; 'bias' stands alone)"
+            )
+        attr, offset = match.group(1), int(match.group(2))
+        extra = _EXTRA.match(attr)
+        if attr == "bias":
+            raise ValueError(f"template {template!r}: 'bias' takes no offset and stands alone")
+        if extra is None and attr not in _ATTRIBUTE_INDEX:
+            raise ValueError(
+                f"template {template!r}: unknown attribute {attr!r} (one of "
+                f"{', '.join(ATTRIBUTES)}, or cK for the extra column K >= 1)"
+            )
+        if not -MAX_OFFSET <= offset <= MAX_OFFSET:
+            raise ValueError(
+                f"template {template!r}: offset {offset} of {attr!r} is outside "
+                f"-{MAX_OFFSET}..{MAX_OFFSET}"
+            )
+        item = (int(extra.group(1)), "w", offset) if extra else (0, attr, offset)
+        if item in items:
+            raise ValueError(f"template {template!r}: {piece!r} appears twice")
+        items.append(item)
+    return "|".join(_item_text(*item) for item in items), tuple(items)
+
+
+def _item_text(column: int, attr: str, offset: int) -> str:
+    return f"{f'c{column}' if column else attr}[{offset}]"
+
+
+def _resolve_templates(templates: Any, n_columns: int) -> tuple[str, ...]:
+    """The canonical templates a ``templates`` parameter stands for."""
+    if isinstance(templates, str):
+        if templates == "auto":
+            templates = "chunk" if n_columns >= 2 else "pos"
+        if templates not in PRESETS:
+            raise ValueError(
+                f"SequenceFeaturizer: templates={templates!r} is not a preset ('auto', "
+                f"{', '.join(repr(p) for p in PRESETS)}); give a list of templates such as "
+                "['bias', 'w[0]', 'lower[-1]|lower[0]']"
+            )
+        templates = PRESETS[templates]
+    if not isinstance(templates, Sequence) or len(templates) == 0:
+        raise ValueError(
+            "SequenceFeaturizer: templates must be a preset name or a non-empty list of "
+            f"templates, got {templates!r}"
+        )
+    canonical = tuple(parse_template(t)[0] for t in templates)
+    seen: set[str] = set()
+    for text, given in zip(canonical, templates, strict=True):
+        if text in seen:
+            raise ValueError(f"template {given!r}: listed twice (as {text!r})")
+        seen.add(text)
+    return canonical
+
+
+def _columns_needed(templates: Sequence[str]) -> int:
+    """How many columns a token needs for ``templates`` (1: the word alone)."""
+    return 1 + max((column for t in templates for column, _, _ in parse_template(t)[1]), default=0)
+
+
+def _template_arrays(templates: Sequence[str]) -> tuple[np.ndarray, ...]:
+    """The kernels' ``templates`` tuple (see :mod:`perceptrons._kernels.sequence_features`)."""
+    parsed = [parse_template(t)[1] for t in templates]
+    items = [item for group in parsed for item in group]
+    return (
+        np.array([template_fingerprint(t) for t in templates], dtype=np.uint64),
+        np.concatenate([[0], np.cumsum([len(g) for g in parsed])]).astype(np.int64),
+        np.array([c for c, _, _ in items], dtype=np.int64),
+        np.array([_ATTRIBUTE_INDEX[a] for _, a, _ in items], dtype=np.int64),
+        np.array([o for _, _, o in items], dtype=np.int64),
+    )
+
+
+# --------------------------------------------------------------------------- input
+def _where(X: Sequence[Any], flat: int) -> str:
+    """``"sentence s, token i"`` of the ``flat``-th token of ``X``."""
+    for s, sentence in enumerate(X):
+        if flat < len(sentence):
+            return f"sentence {s}, token {flat}"
+        flat -= len(sentence)
+    raise AssertionError("token number beyond the batch")
+
+
+def _first(values: Sequence[Any], bad) -> int:
+    return next(i for i, value in enumerate(values) if bad(value))
+
+
+def _read(X: Any, needed: int | None) -> tuple[np.ndarray, list[Sequence[str]], int]:
+    """The sentence offsets of ``X``, its first ``needed`` columns (all of them when
+    None: as many as its narrowest token has), and the number of columns of its
+    narrowest token. Checks the input's shape and types, with C-level passes only
+    when it is well formed."""
+    if isinstance(X, str | bytes) or not isinstance(X, Iterable):
+        raise ValueError(
+            "SequenceFeaturizer expects a list of sentences (each a list of tokens), got "
+            f"{type(X).__name__}"
+        )
+    X = X if isinstance(X, list | tuple) else list(X)
+    if len(X) == 0:
+        raise ValueError("SequenceFeaturizer: no sentences (X is empty)")
+    if not all(issubclass(t, list | tuple) for t in set(map(type, X))):
+        s = _first(X, lambda sentence: not isinstance(sentence, list | tuple))
+        raise ValueError(f"sentence {s} is a {type(X[s]).__name__}, not a list of tokens")
+    lengths = np.fromiter(map(len, X), dtype=np.int64, count=len(X))
+    if not lengths.all():
+        raise ValueError(f"sentence {int(np.argmin(lengths))} is empty")
+    offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    tokens = list(chain.from_iterable(X))
+    token_types = set(map(type, tokens))
+    if all(issubclass(t, str) for t in token_types):
+        width = 1
+        columns: list[Sequence[Any]] = [tokens]
+    else:
+        if not all(issubclass(t, str | tuple | list) for t in token_types):
+            i = _first(tokens, lambda tok: not isinstance(tok, str | tuple | list))
+            raise ValueError(
+                f"{_where(X, i)}: a token must be a str or a tuple of str, got "
+                f"{type(tokens[i]).__name__}"
+            )
+        mixed = any(issubclass(t, str) for t in token_types)  # words among tuples
+        if mixed:
+            per_token = [1 if isinstance(tok, str) else len(tok) for tok in tokens]
+            widths = np.array(per_token, dtype=np.int64)
+        else:
+            widths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        width = int(widths.min())
+        if width == 0:
+            raise ValueError(f"{_where(X, int(np.argmin(widths)))}: an empty tuple is not a token")
+        if needed is not None and width < needed:
+            i = int(np.argmax(widths < needed))
+            raise ValueError(
+                f"{_where(X, i)}: {tokens[i]!r} has {widths[i]} column(s), the templates "
+                f"need {needed} (the word and c1..c{needed - 1})"
+            )
+        take = width if needed is None else needed
+        if mixed:  # then width, and take, are 1
+            columns = [[tok if isinstance(tok, str) else tok[0] for tok in tokens]]
+        else:
+            columns = [list(map(itemgetter(k), tokens)) for k in range(take)]
+        for k, column in enumerate(columns):
+            if not all(issubclass(t, str) for t in set(map(type, column))):
+                i = _first(column, lambda value: not isinstance(value, str))
+                raise ValueError(
+                    f"{_where(X, i)}: column {k} of {tokens[i]!r} is a "
+                    f"{type(column[i]).__name__}, not a str"
+                )
+    if needed is not None and width < needed:
+        raise ValueError(
+            f"{_where(X, 0)}: {tokens[0]!r} is a word alone, the templates need {needed} "
+            f"columns (the word and c1..c{needed - 1})"
+        )
+    return offsets, columns[: len(columns) if needed is None else needed], width
+
+
+def _n_features(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, Integral) and not isinstance(value, bool) and 1 <= int(value) <= 2**62
+    )
+
+
+def _min_count(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 1
+
+
+class SequenceFeaturizer(BaseEstimator):
+    """Tokenized sentences to sparse per-token features through templates.
+
+    The observation features of a structured perceptron tagger (Collins 2002): every
+    token of every sentence gets the feature columns of its templates (see the module
+    for the template language), computed in compiled code from a table of the distinct
+    strings seen, so that Python work is per distinct word, not per token.
+
+    Parameters
+    ----------
+    templates : "auto", "pos", "chunk" or list of str, default="auto"
+        The feature templates, or a preset of :data:`PRESETS`: ``"pos"`` (words only)
+        or ``"chunk"`` (the word and the POS column ``c1``). ``"auto"`` is ``"chunk"``
+        when every training token has an extra column, else ``"pos"``.
+    n_features : int or None, default=None
+        ``None``: a vocabulary of the features seen in :meth:`fit` (at least
+        ``min_count`` times), one column each, in sorted fingerprint order; features
+        unseen in training are dropped by :meth:`transform`. An int (``>= 1``): hashing,
+        the column of a feature is its fingerprint modulo ``n_features`` (nothing is
+        stored; colliding features share a column).
+    min_count : int, default=1
+        With a vocabulary, keep the features found at least this many times in the
+        training tokens. Hashing keeps no counts, so it takes only 1.
+
+    Attributes
+    ----------
+    n_features_out_ : int
+        Number of feature columns.
+    n_columns_ : int
+        Columns of the narrowest training token (1: words alone).
+    templates_ : tuple of str
+        The templates used, in canonical text.
+
+    Examples
+    --------
+    >>> from perceptrons.sequence_features import SequenceFeaturizer
+    >>> X = [["The", "cat", "sat"], ["A", "dog"]]
+    >>> featurizer = SequenceFeaturizer(templates=["bias", "lower[0]", "w[-1]"]).fit(X)
+    >>> featurizer.n_features_out_
+    10
+    >>> features = featurizer.transform([["the", "dog", "ran"]])
+    >>> features.indptr.tolist()  # "ran", and "dog" after "the", are unseen
+    [0, 3, 5, 6]
+    >>> SequenceFeaturizer().fit([[("He", "PRP"), ("ran", "VBD")]]).templates_[9:12]
+    ('c1[-2]', 'c1[-1]', 'c1[0]')
+    """
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "n_features": rules.Rule("None or an int in [1, 2**62]", _n_features),
+        "min_count": rules.Rule("an int >= 1", _min_count),
+    }
+
+    def __init__(
+        self,
+        templates: str | Sequence[str] = "auto",
+        n_features: int | None = None,
+        min_count: int = 1,
+    ) -> None:
+        self.templates = templates
+        self.n_features = n_features
+        self.min_count = min_count
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+    def _validate_params(self) -> None:
+        rules.validate(self, self._rules)
+        if self.n_features is not None and self.min_count != 1:
+            raise ValueError(
+                f"SequenceFeaturizer: parameter 'min_count' must be 1 with hashing "
+                f"(n_features={self.n_features}), got {self.min_count!r}: hashed features "
+                "keep no counts; use n_features=None"
+            )
+
+    # --------------------------------------------------------------- fitting
+    def fit(self, X: Sequence[Sequence[Any]], y: Any = None) -> SequenceFeaturizer:
+        """Resolve the templates and learn the vocabulary of features.
+
+        Parameters
+        ----------
+        X : list of list of (str or tuple of str)
+            Sentences, each a non-empty list of tokens: a word, or a tuple ``(word,
+            c1, c2, ...)`` of the word and extra input columns.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : SequenceFeaturizer
+            The fitted featurizer.
+        """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X: Sequence[Sequence[Any]], y: Any = None) -> TokenFeatures:
+        """:meth:`fit`, then the features of ``X`` (its tokens read once).
+
+        Parameters
+        ----------
+        X : list of list of (str or tuple of str)
+            Sentences.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        TokenFeatures
+            The feature columns of every token.
+        """
+        offsets, rows, values = self._fit(X)
+        return self._columns(offsets, rows, values)
+
+    def _fit(self, X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self._validate_params()
+        if not isinstance(self.templates, str):
+            _resolve_templates(self.templates, 1)  # a bad template before reading X
+        offsets, columns, width = _read(X, None)
+        templates = _resolve_templates(self.templates, width)
+        needed = _columns_needed(templates)
+        if width < needed:
+            _read(X, needed)  # raises, naming the token
+        self.templates_ = templates
+        self.n_columns_ = width
+        self._template_arrays = _template_arrays(templates)
+        self._cache = _empty_cache()
+        rows, values = self._rows(columns[:needed])
+        if self.n_features is None:
+            fps = np.empty((offsets[-1], len(templates)), dtype=np.uint64)
+            kernels.fingerprints(
+                offsets=offsets,
+                rows=rows,
+                values=values,
+                templates=self._template_arrays,
+                bos=np.uint64(BOS),
+                eos=np.uint64(EOS),
+                out=fps,
+            )
+            keys, counts = np.unique(fps, return_counts=True)
+            keys = keys[counts >= self.min_count]
+            if keys.shape[0] == 0:
+                raise ValueError(
+                    f"SequenceFeaturizer: no feature occurs min_count={self.min_count} times "
+                    "in the training tokens; lower min_count"
+                )
+            self._set_vocabulary(keys)
+        else:
+            self._table = _empty_table()
+            self.n_features_out_ = int(self.n_features)
+        return offsets, rows, values
+
+    def _set_vocabulary(self, keys: np.ndarray) -> None:
+        """Keep the sorted fingerprints ``keys`` as the columns, and their lookup table."""
+        capacity = 1 << max(1, int(2 * keys.shape[0]).bit_length())  # at most half full
+        slots = np.zeros((capacity, 2), dtype=np.uint64)
+        kernels.build_table(keys=keys, slots=slots)
+        self._keys = keys
+        self._table = slots
+        self.n_features_out_ = int(keys.shape[0])
+
+    def _rows(self, columns: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """The row of every token's value in each column, and the table of their
+        fingerprints; the distinct strings not yet known are computed and cached."""
+        index, values = self._cache
+        n_tokens = len(columns[0])
+        rows = np.empty((n_tokens, len(columns)), dtype=np.int64)
+        for k, column in enumerate(columns):
+            rows[:, k] = np.fromiter(map(index.get, column, repeat(-1)), np.int64, n_tokens)
+        unseen = np.flatnonzero(rows.ravel() < 0)
+        if unseen.shape[0] == 0:
+            return rows, values
+        n_columns = len(columns)
+        words = sorted({columns[i % n_columns][i // n_columns] for i in unseen.tolist()})
+        index = dict(index)
+        index.update(zip(words, range(len(index), len(index) + len(words)), strict=True))
+        values = np.concatenate([values, _type_values(words)])
+        # Swapped in whole: a transform running in another thread sees the old or the
+        # new cache, never half of one.
+        self._cache = (index, values)
+        rows.ravel()[unseen] = [
+            index[columns[i % n_columns][i // n_columns]] for i in unseen.tolist()
+        ]
+        return rows, values
+
+    # ------------------------------------------------------------- transform
+    def transform(self, X: Sequence[Sequence[Any]]) -> TokenFeatures:
+        """The feature columns of every token of ``X``.
+
+        Parameters
+        ----------
+        X : list of list of (str or tuple of str)
+            Sentences, each a non-empty list of tokens with at least the columns the
+            templates name.
+
+        Returns
+        -------
+        TokenFeatures
+            ``indices[indptr[t]:indptr[t + 1]]`` are token ``t``'s columns in template
+            order (a vocabulary drops features unseen in training; hashing keeps all,
+            colliding ones repeated), ``offsets`` the sentences' tokens.
+        """
+        check_is_fitted(self, "n_features_out_")
+        offsets, columns, _ = _read(X, _columns_needed(self.templates_))
+        rows, values = self._rows(columns)
+        return self._columns(offsets, rows, values)
+
+    def _columns(self, offsets: np.ndarray, rows: np.ndarray, values: np.ndarray) -> TokenFeatures:
+        n_tokens = rows.shape[0]
+        indptr = np.empty(n_tokens + 1, dtype=np.int64)
+        indices = np.empty(n_tokens * len(self.templates_), dtype=np.int64)
+        nnz = kernels.columns(
+            offsets=offsets,
+            rows=rows,
+            values=values,
+            templates=self._template_arrays,
+            bos=np.uint64(BOS),
+            eos=np.uint64(EOS),
+            slots=self._table,
+            n_features=0 if self.n_features is None else int(self.n_features),
+            indptr=indptr,
+            indices=indices,
+        )
+        if nnz < indices.shape[0]:
+            indices = indices[:nnz].copy()
+        return TokenFeatures(offsets, indptr, indices, self.n_features_out_)
+
+    # ----------------------------------------------------------- persistence
+    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
+
+        Values: ``templates`` (canonical), ``n_columns``, ``n_features_out``. Arrays:
+        ``keys`` (uint64, the sorted fingerprints of the columns) with a vocabulary.
+        """
+        check_is_fitted(self, "n_features_out_")
+        arrays = {} if self.n_features is not None else {"keys": self._keys}
+        values = {
+            "templates": list(self.templates_),
+            "n_columns": int(self.n_columns_),
+            "n_features_out": int(self.n_features_out_),
+        }
+        return arrays, values
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """The arrays :meth:`import_state` accepts: with a vocabulary, ``keys`` of
+        ``n_features_out`` uint64 fingerprints; with hashing, none."""
+        self._validate_params()
+        n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
+        if self.n_features is not None:
+            return {}
+        return {"keys": _checked.Spec((np.dtype(np.uint64),), (n_out,))}
+
+    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+        """Rebuild the fitted state written by :meth:`export_state`, checking all of it
+        (the arrays and values may come from an untrusted file)."""
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), "n_features_out")
+        n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
+        n_columns = _checked.integer_value(values.get("n_columns"), "n_columns", 1, 2**31)
+        given = values.get("templates")
+        if not isinstance(given, list) or not given:
+            raise ValueError("templates must be a non-empty list of templates")
+        templates = _resolve_templates(given, n_columns)
+        if list(templates) != given:
+            raise ValueError("templates are not in their canonical text")
+        if _columns_needed(templates) > n_columns:
+            raise ValueError(f"the templates need more than the n_columns={n_columns} columns")
+        if self.n_features is None:
+            keys = arrays["keys"]
+            if keys.shape[0] > 1 and not bool((keys[1:] > keys[:-1]).all()):
+                raise ValueError("keys must be strictly increasing (sorted, no repeats)")
+            self._set_vocabulary(keys)
+        else:
+            if n_out != self.n_features:
+                raise ValueError(f"{n_out} hashed features but n_features={self.n_features}")
+            self._table = _empty_table()
+            self.n_features_out_ = n_out
+        self.templates_ = templates
+        self.n_columns_ = n_columns
+        self._template_arrays = _template_arrays(templates)
+        self._cache = _empty_cache()
+
+
+def _empty_cache() -> tuple[dict[str, int], np.ndarray]:
+    """No distinct string known yet: their rows, and the fingerprints of those rows."""
+    return {}, np.zeros((0, len(ATTRIBUTES)), dtype=np.uint64)
+
+
+def _empty_table() -> np.ndarray:
+    """The vocabulary table of hashing (never read): one free slot."""
+    return np.zeros((1, 2), dtype=np.uint64)

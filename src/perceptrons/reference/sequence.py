@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
 
@@ -219,6 +220,36 @@ def brute_force_decode(
     return _decode(sentence, W, n_features, n_tags)
 
 
+@overload
+def structured_perceptron(
+    token_features: Sequence[Sentence],
+    tags: Sequence[Sequence[int]],
+    n_features: int,
+    n_tags: int,
+    orders: Sequence[np.ndarray],
+    *,
+    average: bool = ...,
+    update: str = ...,
+    C: float = ...,
+    return_mistakes: Literal[False] = ...,
+) -> np.ndarray: ...
+
+
+@overload
+def structured_perceptron(
+    token_features: Sequence[Sentence],
+    tags: Sequence[Sequence[int]],
+    n_features: int,
+    n_tags: int,
+    orders: Sequence[np.ndarray],
+    *,
+    average: bool = ...,
+    update: str = ...,
+    C: float = ...,
+    return_mistakes: Literal[True],
+) -> tuple[np.ndarray, list[int]]: ...
+
+
 def structured_perceptron(
     token_features: Sequence[Sentence],
     tags: Sequence[Sequence[int]],
@@ -229,7 +260,8 @@ def structured_perceptron(
     average: bool = True,
     update: str = "perceptron",
     C: float = 1.0,
-) -> np.ndarray:
+    return_mistakes: bool = False,
+) -> np.ndarray | tuple[np.ndarray, list[int]]:
     """Train the structured perceptron (Collins 2002) or 1-best MIRA on tagged sentences.
 
     For each sentence ``i`` in the run's order: ``ŷ <- brute_force_decode(x_i, W)``;
@@ -263,12 +295,17 @@ def structured_perceptron(
         The step taken on a wrong sequence.
     C : float, default=1.0
         MIRA's largest step ``τ``; unused by the perceptron.
+    return_mistakes : bool, default=False
+        Also return the number of wrongly tagged sentences of every epoch.
 
     Returns
     -------
     W : ndarray of shape (n_features + n_tags + 1, n_tags)
         The predicting weights, laid out as in :func:`sequence_score`: the last ones,
         or with ``average=True`` the exact mean ``(W_1 + ... + W_N) / N``.
+    mistakes : list of int
+        With ``return_mistakes``: the number of sentences whose decoded tags were wrong
+        (= updates, or steps for MIRA) in each epoch.
 
     Notes
     -----
@@ -284,6 +321,8 @@ def structured_perceptron(
     [[0, 1], [1, 0]]
     >>> W[:2].tolist()  # the observation weights: feature 1 alone tells the tags apart
     [[0.0, 0.0], [-1.0, 1.0]]
+    >>> structured_perceptron(X, y, 2, 2, epoch_orders(2, 2), return_mistakes=True)[1]
+    [1, 0]
     """
     if update not in ("perceptron", "mira"):
         raise ValueError(f"update must be 'perceptron' or 'mira', got {update!r}")
@@ -301,11 +340,14 @@ def structured_perceptron(
     if average:
         _require_examples(n_total)
     W_sum = np.zeros_like(W)
+    mistakes = []
     for order in orders:
+        n_mistakes = 0
         for i in order:
             x, y = sentences[i], gold[i]
             y_hat = _decode(x, W, F, K)
             if y_hat != y:
+                n_mistakes += 1
                 phi_gold, phi_hat = _features(x, y, F, K), _features(x, y_hat, F, K)
                 delta = {
                     key: phi_gold.get(key, 0) - phi_hat.get(key, 0)
@@ -324,6 +366,6 @@ def structured_perceptron(
                             W[row, col] = W[row, col] + tau * d
             # after EVERY sentence, updated or not
             W_sum = W_sum + W
-    if average:
-        return W_sum / n_total
-    return W
+        mistakes.append(n_mistakes)
+    result = W_sum / n_total if average else W
+    return (result, mistakes) if return_mistakes else result

@@ -1,10 +1,11 @@
-"""The ``perceptrons`` command: train, evaluate, predict, inspect, plot, diagnose and demo.
+"""The ``perceptrons`` command: train, evaluate, predict, inspect, plot, diagnose, demo and tag.
 
 Thin by design: parse the arguments, call the public API (:mod:`perceptrons.io.formats`,
 :mod:`perceptrons.io.prepare`, :mod:`perceptrons.features`, the estimators,
 :mod:`perceptrons.io.persist`, :mod:`perceptrons.plots`), print. The commands live in
 :mod:`perceptrons.cli.train` (train), :mod:`perceptrons.cli.evaluate` (evaluate,
-predict) and :mod:`perceptrons.cli.tools` (inspect, plot, diagnose, demo). A user's
+predict) and :mod:`perceptrons.cli.tools` (inspect, plot, diagnose, demo); ``tag train``, ``tag
+evaluate`` and ``tag predict`` (sequence labelling) in :mod:`perceptrons.cli.tag`. A user's
 mistake (a missing or malformed file, an unknown label, a model trained on other
 features, an output that is one of the inputs or cannot be written) ends with a
 one-line message and exit code 1; a usage error (an option of another algorithm) with
@@ -26,6 +27,7 @@ from typing import Any
 
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS, EXIT_DATA, UserError
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
+from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
 from perceptrons.cli.train import add_saving_options, cmd_train
 
@@ -538,6 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_training_options(plot, algorithm=False)
     _add_data_options(plot)
     plot.set_defaults(run=cmd_plot)
+
+    tag = command("tag", "sequence labelling: train, evaluate and apply a tagger or chunker")
+    add_tag_commands(tag, _HelpFormatter)
     return parser
 
 

@@ -1,0 +1,415 @@
+"""``perceptrons tag train|evaluate|predict``: sequence labelling from the command line.
+
+Thin, like the other commands: read sentences (:mod:`perceptrons.io.sequences`), fit or
+apply a :class:`~perceptrons.tagger.SequenceTagger`, score with
+:mod:`perceptrons.chunking`, save and load with :mod:`perceptrons.io.persist`, print.
+
+Input columns
+-------------
+A tagger remembers how many input columns its tokens had in training (the word, then
+e.g. the POS tag of CoNLL-2000): ``tag evaluate`` and ``tag predict`` give it the first
+that many input columns of each token and ignore any further ones. ``tag evaluate``
+first sets the tag column apart (``--column``, the last by default); ``tag predict``
+reads every column as input unless ``--column`` names the tag column, and echoes all of
+them before the predicted tag, so that a test file with its gold tags comes back with
+the gold and the predicted tag as its last two columns (the layout conlleval reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from perceptrons.cli._common import (
+    EXIT_USAGE,
+    UserError,
+    check_outputs,
+    progress_bar,
+    say,
+)
+from perceptrons.io.files import write_text_atomically
+
+_PRESETS = ("auto", "pos", "chunk")
+
+
+# ---------------------------------------------------------------------------- parser
+def _count(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _add_input_options(parser: argparse.ArgumentParser, *, column_help: str) -> None:
+    from perceptrons.io.sequences import SEQUENCE_FORMATS
+
+    group = parser.add_argument_group("input files")
+    group.add_argument(
+        "--format",
+        choices=("auto", *SEQUENCE_FORMATS),
+        default="auto",
+        help="conll: a token per line, whitespace-separated columns, a blank line between "
+        "sentences; conllu: CoNLL-U; tagged: one sentence per line of word/TAG items; "
+        "auto: conllu for .conllu files, else conll",
+    )
+    group.add_argument("--column", metavar="N", type=int, default=None, help=column_help)
+    group.add_argument(
+        "--conllu-tag",
+        choices=("upos", "xpos"),
+        default="upos",
+        help="conllu: the tag column",
+    )
+    group.add_argument(
+        "--separator", metavar="SEP", default="/", help="tagged: what separates word and tag"
+    )
+
+
+def add_tag_commands(parser: argparse.ArgumentParser, formatter_class: Any) -> None:
+    """The ``train``, ``evaluate`` and ``predict`` subcommands of ``perceptrons tag``."""
+    commands = parser.add_subparsers(dest="tag_command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=help_text, description=help_text, formatter_class=formatter_class
+        )
+
+    train = command("train", "train a tagger (structured averaged perceptron) on tagged sentences")
+    train.add_argument("data", metavar="TRAIN", help="the training sentences")
+    train.add_argument("-o", "--output", required=True, metavar="MODEL", help="the model file")
+    train.add_argument(
+        "--dev", metavar="FILE", help="development sentences, scored after every epoch"
+    )
+    train.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_input_options(
+        train,
+        column_help="conll: the tag column, from 0, negative from the end (default: the last)",
+    )
+    model = train.add_argument_group("the tagger")
+    model.add_argument(
+        "--templates",
+        metavar="NAME|FILE",
+        default="auto",
+        help="feature templates: pos (words only), chunk (words and a POS column), auto "
+        "(chunk when the tokens have extra columns, else pos), or a file of templates, "
+        "one per line, e.g. w[0] or lower[-1]|lower[0]",
+    )
+    model.add_argument(
+        "--n-features",
+        metavar="N",
+        type=_count(1),
+        default=None,
+        help="hash the features into N columns (default: a vocabulary of those seen)",
+    )
+    model.add_argument(
+        "--min-count",
+        metavar="N",
+        type=_count(1),
+        default=1,
+        help="vocabulary: keep features seen at least N times",
+    )
+    model.add_argument(
+        "--epochs", metavar="N", type=_count(1), default=10, help="passes over the sentences"
+    )
+    model.add_argument(
+        "--update",
+        choices=("perceptron", "mira"),
+        default="perceptron",
+        help="the perceptron's update, or 1-best MIRA's",
+    )
+    model.add_argument("--C", type=_positive, default=1.0, help="MIRA's largest step")
+    model.add_argument(
+        "--vanilla",
+        action="store_true",
+        help="predict with the last weights instead of their average",
+    )
+    model.add_argument("--seed", metavar="N", type=int, default=0, help="seeds shuffling")
+    model.add_argument("--no-shuffle", action="store_true", help="keep the file's order")
+    model.add_argument(
+        "--early-stopping",
+        action="store_true",
+        help="stop once the dev accuracy has not improved for --patience epochs "
+        "(without --dev: after an epoch without mistakes)",
+    )
+    model.add_argument(
+        "--patience",
+        metavar="N",
+        type=_count(1),
+        default=3,
+        help="epochs without improvement before --early-stopping stops",
+    )
+    model.add_argument(
+        "--no-resumable",
+        action="store_true",
+        help="leave out what only further training needs: a smaller file",
+    )
+    train.set_defaults(run=cmd_tag_train)
+
+    evaluate = command(
+        "evaluate", "token accuracy and, for chunk tags, conlleval's precision/recall/F1"
+    )
+    evaluate.add_argument("model", metavar="MODEL", help="a model file from tag train")
+    evaluate.add_argument("data", metavar="TEST", help="tagged sentences, or - for stdin")
+    evaluate.add_argument("--json", action="store_true", help="print the scores as JSON")
+    _add_input_options(
+        evaluate, column_help="conll: the gold tag column, from 0 (default: the last)"
+    )
+    evaluate.set_defaults(run=cmd_tag_evaluate)
+
+    predict = command("predict", "tag sentences: their columns plus the predicted tag")
+    predict.add_argument("model", metavar="MODEL", help="a model file from tag train")
+    predict.add_argument("data", metavar="TEST", help="sentences, or - for stdin")
+    predict.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    _add_input_options(
+        predict,
+        column_help="conll: a tag column to keep out of the input (it is still echoed); "
+        "default: the first input columns the model was trained on",
+    )
+    predict.set_defaults(run=cmd_tag_predict)
+
+
+# ---------------------------------------------------------------------------- reading
+def _read(args: argparse.Namespace, path: str, *, tags: bool) -> Any:
+    """Sentences of ``path`` as the input options say (``tags=False``: conll files are
+    read without a tag column unless --column names one)."""
+    from perceptrons.io.sequences import read_sentences
+
+    column = -1 if args.column is None else args.column
+    if not tags and args.column is None:
+        column = None
+    return read_sentences(
+        path,
+        args.format,
+        tag_column=column,
+        tag=args.conllu_tag,
+        separator=args.separator,
+    )
+
+
+def _templates(spec: str) -> str | list[str]:
+    """A preset name, or the templates of a file (one per line, # comments)."""
+    if spec in _PRESETS:
+        return spec
+    path = Path(spec)
+    if not path.is_file():
+        raise UserError(
+            f"--templates: {spec!r} is neither a preset ({', '.join(_PRESETS)}) nor a file",
+            EXIT_USAGE,
+        )
+    lines = path.read_text(encoding="utf-8").splitlines()
+    templates = [t.strip() for t in lines if t.strip() and not t.lstrip().startswith("#")]
+    if not templates:
+        raise UserError(f"--templates: {spec} holds no template")
+    return templates
+
+
+def _load_tagger(path: str) -> Any:
+    """The tagger saved in ``path``; another kind of model is a one-line error."""
+    from perceptrons.io.persist import load
+    from perceptrons.tagger import SequenceTagger
+
+    model = load(path)
+    if isinstance(model, SequenceTagger):
+        return model
+    estimator = model.steps[-1][1] if hasattr(model, "steps") else model
+    raise UserError(
+        f"{path} is a {type(estimator).__name__} model, not a sequence tagger: "
+        "use `perceptrons evaluate` or `perceptrons predict`"
+    )
+
+
+def _inputs(corpus: Any, tagger: Any) -> list[list[tuple[str, ...]]]:
+    """The corpus's tokens cut to the input columns the tagger was trained on."""
+    width = int(tagger.featurizer_.n_columns_)
+    have = min(len(token) for sentence in corpus.sentences for token in sentence)
+    if have < width:
+        line = next(
+            corpus.lines[s]
+            for s, sentence in enumerate(corpus.sentences)
+            if any(len(token) < width for token in sentence)
+        )
+        raise UserError(
+            f"{corpus.path}:{line}: {have} input column(s), but the model was trained on "
+            f"{width} (the word and {width - 1} more)"
+        )
+    if all(len(token) == width for sentence in corpus.sentences for token in sentence):
+        return corpus.sentences
+    return [[token[:width] for token in sentence] for sentence in corpus.sentences]
+
+
+# ---------------------------------------------------------------------------- train
+def cmd_tag_train(args: argparse.Namespace) -> int:
+    """Fit a SequenceTagger epoch by epoch, one line each, and save it."""
+    from perceptrons.chunking import chunk_scores, looks_like_chunks
+    from perceptrons.io.persist import save
+    from perceptrons.tagger import SequenceTagger
+
+    check_outputs([args.output], [args.data, args.dev])
+    templates = _templates(args.templates)
+    started = time.perf_counter()
+    train = _read(args, args.data, tags=True)
+    dev = _read(args, args.dev, tags=True) if args.dev else None
+    tag_set = sorted({tag for sentence in train.tags for tag in sentence})
+    width = len(train.sentences[0][0])
+    say(
+        args,
+        f"{train.path}: {len(train):,} sentences, {train.n_tokens:,} tokens, "
+        f"{width} input column(s), {len(tag_set)} tags",
+    )
+    tagger = SequenceTagger(
+        templates=templates,
+        n_features=args.n_features,
+        min_count=args.min_count,
+        average=not args.vanilla,
+        update=args.update,
+        C=args.C,
+        max_epochs=args.epochs,
+        shuffle=not args.no_shuffle,
+        random_state=args.seed,
+        early_stopping=args.early_stopping,
+        n_iter_no_change=args.patience,
+    )
+    chunked = looks_like_chunks(tag_set)
+    dev_pair = (dev.sentences, dev.tags) if dev is not None else None
+    with progress_bar(args, args.epochs * len(train), "training") as bar:
+        for record in tagger.fit_epochs(
+            train.sentences, train.tags, progress=bar.update, dev=dev_pair
+        ):
+            line = (
+                f"epoch {record['epoch']}: {record['mistakes']:,} of {record['examples']:,} "
+                "sentences tagged wrongly"
+            )
+            if dev is not None:
+                line += f", dev accuracy {record['validation_score']:.4f}"
+                if chunked and not args.quiet:
+                    predicted = tagger.predict(dev.sentences)
+                    f1 = chunk_scores(dev.tags, predicted)["overall"]["f1"]
+                    line += f", dev chunk F1 {100 * f1:.2f}"
+            if not args.quiet:
+                bar.clear()
+                say(args, line)
+    seconds = time.perf_counter() - started
+    path = save(tagger, args.output, resumable=not args.no_resumable)
+    stopped = (
+        f" (early stopping after {tagger.n_iter_} epochs)" if tagger.n_iter_ < args.epochs else ""
+    )
+    say(
+        args,
+        f"{tagger.n_features_in_:,} features, {len(tagger.classes_)} tags, "
+        f"templates {_describe_templates(tagger)}; trained in {seconds:.1f} s{stopped}",
+    )
+    say(args, f"model written to {path}")
+    return 0
+
+
+def _describe_templates(tagger: Any) -> str:
+    if isinstance(tagger.templates, str):
+        return f"{tagger.templates!r} ({len(tagger.featurizer_.templates_)})"
+    return f"from --templates ({len(tagger.featurizer_.templates_)})"
+
+
+# ------------------------------------------------------------------------- evaluate
+def cmd_tag_evaluate(args: argparse.Namespace) -> int:
+    """Token accuracy, tagging speed, and conlleval's table when the tags are chunks."""
+    from perceptrons.chunking import chunk_scores, looks_like_chunks
+
+    tagger = _load_tagger(args.model)
+    corpus = _read(args, args.data, tags=True)
+    inputs = _inputs(corpus, tagger)
+    started = time.perf_counter()
+    predicted = tagger.predict(inputs)
+    seconds = time.perf_counter() - started
+    scores = chunk_scores(corpus.tags, predicted)
+    known = set(tagger.classes_.tolist())
+    unseen: dict[str, int] = {}
+    for sentence in corpus.tags:
+        for tag in sentence:
+            if tag not in known:
+                unseen[tag] = unseen.get(tag, 0) + 1
+    chunked = looks_like_chunks(known)
+    result: dict[str, Any] = {
+        "model": args.model,
+        "data": corpus.path,
+        "sentences": len(corpus),
+        "tokens": corpus.n_tokens,
+        "accuracy": scores["accuracy"],
+        "seconds": seconds,
+        "tokens_per_second": corpus.n_tokens / seconds if seconds > 0 else None,
+        "unseen_tags": unseen,
+    }
+    if chunked:
+        result["chunks"] = {"overall": scores["overall"], "by_type": scores["by_type"]}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    rate = f"{result['tokens_per_second']:,.0f}" if result["tokens_per_second"] else "-"
+    lines = [
+        f"{corpus.path}: {len(corpus):,} sentences, {corpus.n_tokens:,} tokens, tagged in "
+        f"{seconds:.3f} s ({rate} tokens/s)",
+        f"token accuracy {100 * scores['accuracy']:.2f}%",
+    ]
+    if unseen:
+        count = sum(unseen.values())
+        names = ", ".join(sorted(unseen)[:10])
+        lines.append(
+            f"{count:,} token(s) have a tag the model never saw in training ({names}): "
+            "counted as errors"
+        )
+    if chunked:
+        lines.append(_conlleval_table(scores))
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _conlleval_table(scores: dict[str, Any]) -> str:
+    """The scores laid out as conlleval prints them (percentages, two decimals)."""
+    overall = scores["overall"]
+    lines = [
+        f"processed {scores['tokens']} tokens with {overall['gold']} phrases; "
+        f"found: {overall['predicted']} phrases; correct: {overall['correct']}.",
+        f"accuracy: {100 * scores['accuracy']:6.2f}%; "
+        + _prf_text(overall)
+        + f"  {overall['predicted']}",
+    ]
+    for kind, entry in scores["by_type"].items():
+        lines.append(f"{kind:>17}: " + _prf_text(entry) + f"  {entry['predicted']}")
+    return "\n".join(lines)
+
+
+def _prf_text(entry: dict[str, Any]) -> str:
+    return (
+        f"precision: {100 * entry['precision']:6.2f}%; recall: {100 * entry['recall']:6.2f}%; "
+        f"FB1: {100 * entry['f1']:6.2f}"
+    )
+
+
+# -------------------------------------------------------------------------- predict
+def cmd_tag_predict(args: argparse.Namespace) -> int:
+    """Each token's columns plus its predicted tag, CoNLL layout, to a file or stdout."""
+    from perceptrons.io.sequences import write_conll
+
+    check_outputs([args.output], [args.model, args.data])
+    tagger = _load_tagger(args.model)
+    corpus = _read(args, args.data, tags=False)
+    predicted = tagger.predict(_inputs(corpus, tagger))
+    out = io.StringIO()
+    write_conll(out, corpus, predicted)
+    if args.output:
+        write_text_atomically(args.output, out.getvalue())
+    else:
+        sys.stdout.write(out.getvalue())
+    return 0

@@ -352,3 +352,35 @@ def test_every_tag_subcommand_has_help_with_its_defaults(capsys):
     assert "--epochs N passes over the sentences (default: 10)" in text
     assert main(["tag"]) == 2  # a subcommand is required
     assert "required" in capsys.readouterr().err
+
+
+def test_column_applies_to_conll_only(tmp_path, capsys):
+    tagged = _file(tmp_path, "pos.txt", POS)
+    code, _, err = _run(
+        capsys,
+        "tag",
+        "train",
+        tagged,
+        "-o",
+        tmp_path / "m.npz",
+        "--format",
+        "tagged",
+        "--column",
+        "1",
+    )
+    line = _one_line_error(err, code, 2)
+    assert "--column applies to conll files" in line
+
+
+def test_refuse_tagger_names_the_tag_command(chunker):
+    from perceptrons.cli._common import UserError
+    from perceptrons.cli.tag import refuse_tagger
+    from perceptrons.io.persist import load
+
+    _, model, _ = chunker
+    with pytest.raises(
+        UserError,
+        match="is a SequenceTagger model, which tags sentences: use `perceptrons tag predict`",
+    ):
+        refuse_tagger(str(model), load(model), "predict")
+    refuse_tagger("clf.npz", object(), "predict")  # anything else passes

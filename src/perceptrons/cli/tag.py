@@ -186,14 +186,21 @@ def add_tag_commands(parser: argparse.ArgumentParser, formatter_class: Any) -> N
 def _read(args: argparse.Namespace, path: str, *, tags: bool) -> Any:
     """Sentences of ``path`` as the input options say (``tags=False``: conll files are
     read without a tag column unless --column names one)."""
-    from perceptrons.io.sequences import read_sentences
+    from perceptrons.io.sequences import read_sentences, sequence_format
 
+    fmt = sequence_format(path) if args.format == "auto" else args.format
+    if args.column is not None and fmt != "conll":
+        raise UserError(
+            f"--column applies to conll files; {path} is read as {fmt} "
+            "(CoNLL-U: --conllu-tag; word/TAG: --separator)",
+            EXIT_USAGE,
+        )
     column = -1 if args.column is None else args.column
     if not tags and args.column is None:
         column = None
     return read_sentences(
         path,
-        args.format,
+        fmt,
         tag_column=column,
         tag=args.conllu_tag,
         separator=args.separator,
@@ -230,6 +237,33 @@ def _load_tagger(path: str) -> Any:
         f"{path} is a {type(estimator).__name__} model, not a sequence tagger: "
         "use `perceptrons evaluate` or `perceptrons predict`"
     )
+
+
+def refuse_tagger(path: str, model: Any, command: str) -> None:
+    """A one-line error when ``model``, loaded from ``path`` for ``perceptrons
+    COMMAND`` (a classifier's command), is a sequence tagger.
+
+    Parameters
+    ----------
+    path : str
+        The model file, as given.
+    model : object
+        What :func:`perceptrons.io.persist.load` read from it.
+    command : str
+        The classifier command it was given to, e.g. ``"evaluate"``.
+
+    Raises
+    ------
+    UserError
+        When ``model`` is a :class:`~perceptrons.tagger.SequenceTagger`.
+    """
+    from perceptrons.tagger import SequenceTagger
+
+    if isinstance(model, SequenceTagger):
+        raise UserError(
+            f"{path} is a SequenceTagger model, which tags sentences: "
+            f"use `perceptrons tag {command}`"
+        )
 
 
 def _inputs(corpus: Any, tagger: Any) -> list[list[tuple[str, ...]]]:

@@ -7,6 +7,8 @@ from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.logistic_batch import LogisticRegressionBatch
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.perceptron import AveragedPerceptron, Perceptron
+from perceptrons.sequence_features import SequenceFeaturizer
+from perceptrons.tagger import SequenceTagger
 from perceptrons.voted import VotedPerceptron
 
 __all__ = [
@@ -16,6 +18,8 @@ __all__ = [
     "LogisticRegressionSGD",
     "MultinomialNaiveBayes",
     "Perceptron",
+    "SequenceFeaturizer",
+    "SequenceTagger",
     "TextFeaturizer",
     "VotedPerceptron",
     "__version__",

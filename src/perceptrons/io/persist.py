@@ -82,7 +82,7 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``algorithm``
     Class name of the estimator, one of the registry's (:data:`_ESTIMATORS`):
     ``"Perceptron"``, ``"AveragedPerceptron"``, ``"VotedPerceptron"``,
-    ``"LogisticRegressionSGD"``, ``"LogisticRegressionBatch"``,
+    ``"LogisticRegressionSGD"``, ``"LogisticRegressionBatch"``, ``"SequenceTagger"``,
     ``"MultinomialNaiveBayes"`` or ``"BernoulliNaiveBayes"`` (also for pipelines, whose
     last step it is).
 ``params``
@@ -165,6 +165,7 @@ from perceptrons.logistic import LogisticRegressionSGD
 from perceptrons.logistic_batch import LogisticRegressionBatch
 from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
 from perceptrons.perceptron import AveragedPerceptron, Perceptron
+from perceptrons.tagger import SequenceTagger
 from perceptrons.voted import VotedPerceptron
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "describe", "load", "save"]
@@ -186,6 +187,7 @@ _ESTIMATORS: dict[str, type] = {
         BernoulliNaiveBayes,
         LogisticRegressionSGD,
         LogisticRegressionBatch,
+        SequenceTagger,
     )
 }
 _FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}

@@ -1,0 +1,638 @@
+"""Sequence labelling with the structured (averaged) perceptron.
+
+:class:`SequenceTagger` is Collins' (2002) perceptron for tagging: the score of a tag
+sequence is the sum of the weights of (observation feature, tag) pairs over its tokens
+plus the weights of its tag transitions; decoding is exact first-order Viterbi; a
+sentence tagged wrongly moves the weights towards the gold sequence's features and away
+from the predicted one's. The model is the average of the weights after every sentence
+of every epoch, kept exactly with the auxiliary-array trick of
+:class:`~perceptrons.AveragedPerceptron` (Daumé 2006), or the last weights.
+
+It is a member of the online family (:mod:`perceptrons._online`): the same epoch loop,
+``fit_epochs``, ``history_``, early stopping (here on a development set), model files
+(:func:`perceptrons.save`) and parameter mixing (:mod:`perceptrons.parallel`, which
+McDonald, Hall & Mann (2010) designed for this very model). What is its own: sentences
+instead of a feature matrix (:class:`~perceptrons.sequence_features.SequenceFeaturizer`
+turns them into integer arrays once), its weight layout (one row per observation
+feature, then one per previous tag and one for the sentence start, one column per tag)
+and its compiled kernels (:mod:`perceptrons._kernels.sequence`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from perceptrons import _checked
+from perceptrons import _params as rules
+from perceptrons._kernels import sequence as _kernels
+from perceptrons._online import OnlineLinearClassifier, TrainingState, as_count
+from perceptrons._sequences import TagCodes, TokenFeatures
+from perceptrons.sequence_features import SequenceFeaturizer
+
+__all__ = ["SequenceTagger"]
+
+_UPDATES = {"perceptron": _kernels.PERCEPTRON, "mira": _kernels.MIRA}
+_PRESETS = ("auto", "pos", "chunk")
+# Sentences per kernel call when the caller follows progress.
+_PROGRESS_SENTENCES = 2**11
+# Names of the featurizer's arrays among the tagger's state arrays.
+_FEATURIZER_PREFIX = "featurizer_"
+
+
+def _templates_rule() -> rules.Rule:
+    return rules.Rule(
+        "'auto', 'pos', 'chunk' or a non-empty list of template strings",
+        lambda v: (
+            (isinstance(v, str) and v in _PRESETS)
+            or (isinstance(v, list | tuple) and len(v) > 0 and all(isinstance(t, str) for t in v))
+        ),
+    )
+
+
+def _sentence_list(X: Any, name: str) -> list:
+    """``X`` as a list of sentences (each a non-empty list or tuple of tokens)."""
+    if isinstance(X, str | bytes) or not isinstance(X, Sequence):
+        raise ValueError(
+            f"{name} must be a list of sentences (lists of tokens), got {type(X).__name__}."
+        )
+    sentences = list(X)
+    for i, sentence in enumerate(sentences):
+        if isinstance(sentence, str | bytes) or not isinstance(sentence, Sequence):
+            raise ValueError(
+                f"{name}[{i}] must be a list of tokens, got {type(sentence).__name__}."
+            )
+        if len(sentence) == 0:
+            raise ValueError(f"{name}[{i}] is an empty sentence: every sentence needs a token.")
+    return sentences
+
+
+def _tag_lists(y: Any, sentences: list, name: str = "y") -> list:
+    """``y`` checked against the sentences: one string tag per token."""
+    if isinstance(y, str | bytes) or not isinstance(y, Sequence):
+        raise ValueError(f"{name} must be a list of tag lists, got {type(y).__name__}.")
+    tags = list(y)
+    if len(tags) != len(sentences):
+        raise ValueError(f"{name} has {len(tags)} tag sequences for {len(sentences)} sentences.")
+    for i, (sentence, sequence) in enumerate(zip(sentences, tags, strict=True)):
+        if isinstance(sequence, str | bytes) or not isinstance(sequence, Sequence):
+            raise ValueError(f"{name}[{i}] must be a list of tags, got {type(sequence).__name__}.")
+        if len(sequence) != len(sentence):
+            raise ValueError(
+                f"{name}[{i}] has {len(sequence)} tags for a sentence of {len(sentence)} tokens."
+            )
+        for tag in sequence:
+            if not isinstance(tag, str):
+                raise ValueError(f"{name}[{i}] holds a tag that is not a str: {tag!r}.")
+    return tags
+
+
+def _flat_tags(tags: list) -> tuple[np.ndarray, np.ndarray]:
+    """Every tag in one array, and each sentence's offsets into it."""
+    lengths = np.fromiter((len(s) for s in tags), dtype=np.int64, count=len(tags))
+    offsets = np.zeros(len(tags) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = [tag for sequence in tags for tag in sequence]
+    return np.array(flat, dtype=str) if flat else np.zeros(0, dtype=str), offsets
+
+
+class SequenceTagger(OnlineLinearClassifier):
+    """Structured averaged perceptron for sequence labelling (Collins 2002).
+
+    Tags whole sentences: part-of-speech tagging, chunking, named entities. Each token
+    is described by the features of :class:`~perceptrons.sequence_features.
+    SequenceFeaturizer` (word, affixes, shape, neighbouring words, extra input columns
+    such as POS tags, and their conjunctions); each tag sequence is scored by its
+    (feature, tag) weights plus its tag-transition weights and decoded exactly by
+    first-order Viterbi. Training visits the sentences in turn and, when the decoded
+    sequence is wrong, adds the gold sequence's features and subtracts the predicted
+    one's (``update="perceptron"``), or takes the 1-best MIRA step (Crammer & Singer
+    2003; McDonald, Crammer & Pereira 2005) that makes the gold sequence win by its
+    Hamming loss (``update="mira"``). The model predicts with the exact average of the
+    weights after every sentence of every epoch (``average=True``), the averaged
+    perceptron that Collins found essential, or with the last weights.
+
+    Parameters
+    ----------
+    templates : {"auto", "pos", "chunk"} or list of str, default="auto"
+        The feature templates (see
+        :class:`~perceptrons.sequence_features.SequenceFeaturizer`): a preset, or
+        templates such as ``["bias", "w[0]", "suffix3[0]", "w[-1]|w[0]", "c1[0]"]``.
+        ``"auto"`` is ``"chunk"`` when the tokens have extra columns, else ``"pos"``.
+    n_features : int, default=None
+        None keeps a vocabulary of the features seen in training (at least
+        ``min_count`` times); an int hashes every feature into that many columns.
+    min_count : int, default=1
+        The frequency cutoff of the vocabulary.
+    average : bool, default=True
+        Predict with the average of the weights after every sentence (else the last).
+    update : {"perceptron", "mira"}, default="perceptron"
+        The update on a wrongly tagged sentence.
+    C : float, default=1.0
+        The largest MIRA step (``update="mira"``).
+    max_epochs : int, default=10
+        Passes over the training sentences.
+    shuffle : bool, default=True
+        Visit the sentences in a new random order every epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling.
+    early_stopping : bool, default=False
+        With a development set (``fit(..., dev=...)``): stop once its token accuracy
+        has not improved for ``n_iter_no_change`` epochs. Without one: stop after an
+        epoch that tags every training sentence right.
+    n_iter_no_change : int, default=3
+        Patience of ``early_stopping``.
+    verbose : int, default=0
+        Print a line per epoch.
+
+    Attributes
+    ----------
+    classes_ : ndarray of str
+        The tags, sorted.
+    featurizer_ : SequenceFeaturizer
+        The fitted featurizer.
+    n_features_in_ : int
+        Observation feature columns (the featurizer's ``n_features_out_``).
+    coef_ : ndarray of shape (n_tags, n_features_in_)
+        Each tag's weight for each observation feature.
+    transitions_ : ndarray of shape (n_tags + 1, n_tags)
+        ``transitions_[p, j]``: the weight of tag ``j`` after tag ``p``; the last row
+        is for the first token of a sentence.
+    history_ : list of dict
+        One record per epoch: ``mistakes`` (wrongly tagged sentences), ``examples``
+        (sentences) and, with a development set, ``validation_score``.
+    n_iter_ : int
+        Epochs run by the last ``fit``.
+
+    Examples
+    --------
+    >>> from perceptrons import SequenceTagger
+    >>> X = [["the", "dog", "barks"], ["a", "cat", "sleeps"], ["the", "cat", "barks"]]
+    >>> y = [["DT", "NN", "VBZ"], ["DT", "NN", "VBZ"], ["DT", "NN", "VBZ"]]
+    >>> tagger = SequenceTagger(max_epochs=5, random_state=0).fit(X, y)
+    >>> tagger.predict([["a", "dog", "sleeps"]])
+    [['DT', 'NN', 'VBZ']]
+    >>> tagger.score(X, y)
+    1.0
+    """
+
+    mixable = True
+    logs_updates = True
+    _state_class = TrainingState
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        **{k: v for k, v in OnlineLinearClassifier._rules.items() if k != "fit_intercept"},
+        "templates": _templates_rule(),
+        "n_features": rules.either(rules.Rule("None", lambda v: v is None), rules.integer(1)),
+        "min_count": rules.integer(1),
+        "average": rules.boolean(),
+        "update": rules.one_of(*_UPDATES),
+        "C": rules.real(0.0, inclusive=False),
+        "early_stopping": rules.boolean(),
+        "n_iter_no_change": rules.integer(1),
+    }
+
+    featurizer_: SequenceFeaturizer
+    transitions_: np.ndarray
+
+    def __init__(
+        self,
+        templates: str | Sequence[str] = "auto",
+        n_features: int | None = None,
+        min_count: int = 1,
+        average: bool = True,
+        update: str = "perceptron",
+        C: float = 1.0,
+        max_epochs: int = 10,
+        shuffle: bool = True,
+        random_state: int | np.random.RandomState | None = None,
+        early_stopping: bool = False,
+        n_iter_no_change: int = 3,
+        verbose: int = 0,
+    ) -> None:
+        self.templates = templates
+        self.n_features = n_features
+        self.min_count = min_count
+        self.average = average
+        self.update = update
+        self.C = C
+        self.max_epochs = max_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.early_stopping = early_stopping
+        self.n_iter_no_change = n_iter_no_change
+        self.verbose = verbose
+
+    def check_params(self) -> None:
+        super().check_params()
+        if self.min_count != 1 and self.n_features is not None:
+            raise ValueError(
+                f"{type(self).__name__}: min_count={self.min_count!r} needs the vocabulary "
+                "(n_features=None): hashed features are not counted."
+            )
+
+    # ------------------------------------------------------------ the family's hooks
+    @property
+    def _averaged(self) -> bool:
+        return bool(self.average)
+
+    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        return {"mistakes": int(statistic), "examples": int(n_examples)}
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        text = f"{record['mistakes']} of {record['examples']} sentences tagged wrongly"
+        if "validation_score" in record:
+            text += f", development accuracy {record['validation_score']:.4f}"
+        return text
+
+    def _new_featurizer(self) -> SequenceFeaturizer:
+        templates = self.templates if isinstance(self.templates, str) else list(self.templates)
+        return SequenceFeaturizer(
+            templates=templates, n_features=self.n_features, min_count=self.min_count
+        )
+
+    @property
+    def _n_tags(self) -> int:
+        return int(self.classes_.shape[0])
+
+    def _encode(self, tags: list, known: np.ndarray) -> TagCodes:
+        flat, offsets = _flat_tags(tags)
+        codes = np.searchsorted(known, flat).astype(np.int64)
+        np.minimum(codes, known.shape[0] - 1, out=codes)
+        unseen = known[codes] != flat if flat.shape[0] else np.zeros(0, dtype=bool)
+        if np.any(unseen):
+            raise ValueError(
+                f"y contains tags never declared to {type(self).__name__}: "
+                f"{sorted(set(flat[unseen].tolist()))!r}; known tags are {known.tolist()!r}."
+            )
+        return TagCodes(offsets, codes)
+
+    def _begin_call(
+        self,
+        X: Any,
+        y: Any,
+        classes: Any,
+        *,
+        incremental: bool,
+        reset: bool = False,
+        sample_weight: Any = None,
+    ) -> tuple[Any, Any, bool, np.ndarray | None]:
+        """Check the parameters and the sentences; on a first call fit the featurizer
+        and fix the tags. Returns the featurized sentences and their tags."""
+        self.check_params()
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__} does not take sample_weight.")
+        if not reset:
+            problem = self._continuation_problem()
+            if problem is not None:
+                raise ValueError(f"{type(self).__name__}: {problem}.")
+        first_call = reset or self._is_first_call()
+        sentences = _sentence_list(X, "X")
+        if not sentences:
+            raise ValueError("X holds no sentence: there is nothing to train on.")
+        tags = _tag_lists(y, sentences)
+        if first_call:
+            featurizer = self._new_featurizer().fit(sentences)
+            seen = np.unique(_flat_tags(tags)[0])
+            known = seen if classes is None else np.unique(np.asarray(classes, dtype=str))
+            if known.shape[0] < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs at least two distinct tags, got "
+                    f"{known.tolist()!r}."
+                )
+        else:
+            featurizer, known = self.featurizer_, self.classes_
+            if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes, dtype=str)), known
+            ):
+                raise ValueError(
+                    f"classes differ from the tags of the first call: {known.tolist()!r}."
+                )
+        codes = self._encode(tags, known)  # unknown tags refused before anything changes
+        data = featurizer.transform(sentences)
+        data.check()
+        if first_call:
+            self._thaw()
+            self.featurizer_ = featurizer
+            self.classes_ = known
+            self.n_features_in_ = int(data.n_features)
+        return data, codes, first_call, None
+
+    def encode_labels(self, y: Any) -> TagCodes:
+        """Tag lists (of ``classes_``) to their codes; an unknown tag is an error.
+        Codes (what :meth:`_begin_call` returns, already checked) pass through."""
+        if isinstance(y, TagCodes):
+            return y
+        return self._encode(_tag_lists(y, list(y)), self.classes_)
+
+    def new_training_state(self, n_features: int) -> TrainingState:
+        """Zero weights: ``n_features`` observation rows, a row per previous tag and
+        one for the sentence start; a column per tag."""
+        n_tags = self._n_tags
+        return self._state_class.zeros(n_features + n_tags, n_tags, self._averaged)
+
+    def training_data(
+        self, X: Any, y: Any, sample_weight: Any = None
+    ) -> tuple[TokenFeatures, TagCodes, np.ndarray, None]:
+        data, codes, _, _ = self._begin_call(
+            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
+        )
+        return data, codes, self.classes_, None
+
+    def example_rows(self, X: Any) -> tuple[Any, int]:
+        """A sentence reads its tokens' feature rows and every transition row."""
+        sentence_indptr = np.ascontiguousarray(X.indptr[X.offsets])
+        return (np.empty(0), X.indices, sentence_indptr), self._n_tags + 1
+
+    def run_epoch(
+        self,
+        state: TrainingState,
+        X: Any,
+        targets: Any,
+        order: np.ndarray,
+        *,
+        slack: np.ndarray | None = None,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: np.ndarray | None = None,
+        structure_checked: bool = False,
+        mistake_log: np.ndarray | None = None,
+        raw: bool = False,
+    ) -> dict[str, Any]:
+        """One epoch of the compiled structured perceptron over the sentences ``order``
+        of ``X`` (a :class:`~perceptrons._sequences.TokenFeatures`) with the gold tags
+        ``targets`` (a :class:`~perceptrons._sequences.TagCodes`), updating ``state``
+        in place. ``progress`` is called with the number of sentences done; the other
+        arguments are those of :meth:`OnlineLinearClassifier.run_epoch`."""
+        if sample_weight is not None or (slack is not None and slack.size):
+            raise ValueError(f"{type(self).__name__} takes no sample weights nor Δ trick.")
+        if not isinstance(X, TokenFeatures) or not isinstance(targets, TagCodes):
+            raise ValueError("run_epoch: X must be TokenFeatures and targets TagCodes.")
+        weights, aux = state.weights, state.aux
+        n_tags = self._n_tags
+        if (
+            weights.ndim != 2
+            or weights.shape != (X.n_features + n_tags + 1, n_tags)
+            or weights.dtype != np.float64
+            or not weights.flags.c_contiguous
+            or not (aux.shape == weights.shape or aux.shape == (0, 0))
+            or aux.dtype != np.float64
+            or not aux.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"run_epoch: weights of shape {weights.shape} do not fit {X.n_features} "
+                f"features and {n_tags} tags."
+            )
+        if not structure_checked:
+            X.check()
+            targets.check(n_tags)
+        if not np.array_equal(X.offsets, targets.offsets):
+            raise ValueError("run_epoch: the tags do not match the sentences' lengths.")
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if order.ndim != 1 or (order.shape[0] and (order.min() < 0 or order.max() >= len(X))):
+            raise ValueError(f"run_epoch: order must index the {len(X)} sentences.")
+        log = np.empty((0, 2), dtype=np.int64)
+        if mistake_log is not None:
+            if progress is not None:
+                raise ValueError("run_epoch: mistake_log and progress cannot be combined")
+            if (
+                mistake_log.dtype != np.int64
+                or mistake_log.shape != (len(order), 2)
+                or not mistake_log.flags.c_contiguous
+            ):
+                raise ValueError(
+                    f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
+                    f"({len(order)}, 2), got {mistake_log.dtype} {mistake_log.shape}."
+                )
+            log = mistake_log
+        chunk = len(order) if progress is None else _PROGRESS_SENTENCES
+        mistakes = 0
+        for begin in range(0, len(order), max(chunk, 1)):
+            part = order[begin : begin + chunk]
+            wrong, count = _kernels.epoch(
+                X.indptr,
+                X.indices,
+                X.offsets,
+                targets.codes,
+                part,
+                weights,
+                aux,
+                float(state.count),
+                _UPDATES[self.update],
+                float(self.C),
+                log,
+            )
+            state.count = as_count(count)
+            mistakes += int(wrong)
+            if progress is not None:
+                progress(len(part))
+        if raw:
+            return {"statistic": float(mistakes), "examples": len(order)}
+        return self._epoch_record(mistakes, len(order))
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """What :meth:`import_state` accepts: the weights and ``aux`` for
+        ``n_features_in_`` features and ``classes_``, and the featurizer's arrays."""
+        rows, n_tags = self.n_features_in_ + self._n_tags + 1, self._n_tags
+        averaged = self._averaged and values.get("resumable", True) is not False
+        layout = self._state_class.layout((rows, n_tags), averaged)
+        featurizer_values = values.get("featurizer")
+        if isinstance(featurizer_values, dict):
+            for name, spec in self._new_featurizer().state_layout(featurizer_values).items():
+                layout[_FEATURIZER_PREFIX + name] = spec
+        return layout
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The training state and the featurizer as arrays and JSON values (see
+        :meth:`OnlineLinearClassifier.export_state` and :mod:`perceptrons.io.persist`)."""
+        arrays, values = super().export_state(resumable=resumable)
+        featurizer_arrays, featurizer_values = self.featurizer_.export_state()
+        for name, array in featurizer_arrays.items():
+            arrays[_FEATURIZER_PREFIX + name] = array
+        values["featurizer"] = featurizer_values
+        return arrays, values
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the state written by :meth:`export_state`, every array checked
+        against ``n_features_in_`` and ``classes_`` (it may come from an untrusted
+        file). Without the featurizer's part (parameter mixing publishing its mixed
+        weights) the fitted featurizer is kept."""
+        own = {k: v for k, v in arrays.items() if not k.startswith(_FEATURIZER_PREFIX)}
+        featurizer = None
+        if "featurizer" in values:
+            featurizer_values = values["featurizer"]
+            if not isinstance(featurizer_values, dict):
+                raise ValueError("the featurizer's state must be a JSON object")
+            featurizer = self._new_featurizer()
+            featurizer.import_state(
+                {
+                    k[len(_FEATURIZER_PREFIX) :]: v
+                    for k, v in arrays.items()
+                    if k.startswith(_FEATURIZER_PREFIX)
+                },
+                featurizer_values,
+            )
+            if featurizer.n_features_out_ != self.n_features_in_:
+                raise ValueError(
+                    f"the featurizer makes {featurizer.n_features_out_} features, the "
+                    f"tagger takes {self.n_features_in_}"
+                )
+        elif "featurizer_" not in self.__dict__:
+            raise ValueError("the tagger's state has no featurizer")
+        values = {k: v for k, v in values.items() if k != "featurizer"}
+        super().import_state(own, values)
+        if featurizer is not None:
+            self.featurizer_ = featurizer
+
+    def _model_array(self) -> np.ndarray:
+        return self._decoding_weights.copy()
+
+    def _forget(self) -> None:
+        super()._forget()
+        for name in ("featurizer_", "transitions_", "_decoding_weights"):
+            self.__dict__.pop(name, None)
+
+    def _publish(self) -> None:
+        assert self._state is not None  # called once training has a state
+        model = np.ascontiguousarray(self._state.model())
+        self._decoding_weights = model
+        n_features = self.n_features_in_
+        self.coef_ = model[:n_features].T
+        self.transitions_ = model[n_features:]
+        self.intercept_ = np.zeros(self._n_tags)
+
+    def sparsify(self, threshold: float = 0.0) -> SequenceTagger:
+        """Not available: Viterbi reads the dense weights (raises ``TypeError``)."""
+        raise TypeError(
+            f"{type(self).__name__} keeps dense weights (Viterbi reads every tag's weight "
+            "of each feature); sparsify() is for the linear classifiers."
+        )
+
+    def densify(self) -> SequenceTagger:
+        """The weights are always dense: nothing to do."""
+        check_is_fitted(self, "coef_")
+        return self
+
+    # ------------------------------------------------------------------ training
+    def fit(  # type: ignore[override]
+        self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], dev: Any = None
+    ) -> SequenceTagger:
+        """Train for up to ``max_epochs`` passes over the sentences.
+
+        Parameters
+        ----------
+        X : list of list of str or tuple
+            The sentences: each a non-empty list of tokens, a token being the word (a
+            str) or a tuple of strings (the word, then extra input columns such as
+            its POS tag).
+        y : list of list of str
+            The gold tags, one per token.
+        dev : tuple (X_dev, y_dev), default=None
+            A development set, scored (token accuracy, ``validation_score``) after
+            every epoch; with ``early_stopping`` it decides when to stop.
+
+        Returns
+        -------
+        self : SequenceTagger
+            The fitted tagger.
+        """
+        for _ in self._fit(
+            X, y, progress=None, publish_each_epoch=False, validation=self._dev(dev)
+        ):
+            pass
+        return self
+
+    def fit_epochs(  # type: ignore[override]
+        self,
+        X: Sequence[Sequence[Any]],
+        y: Sequence[Sequence[str]],
+        progress: Callable[[int], object] | None = None,
+        dev: Any = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Train like :meth:`fit`, pausing after every epoch (the model is then
+        current); ``progress`` is called with the number of sentences just processed.
+
+        Yields
+        ------
+        record : dict
+            The epoch's entry of ``history_``.
+        """
+        yield from self._fit(
+            X, y, progress=progress, publish_each_epoch=True, validation=self._dev(dev)
+        )
+
+    def partial_fit(  # type: ignore[override]
+        self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], classes: Any = None
+    ) -> SequenceTagger:
+        """One epoch over a batch of sentences, continuing from the current state (the
+        first call fits the featurizer and fixes the tags: pass every tag as
+        ``classes`` if the first batch lacks some)."""
+        for _ in self._partial_fit(X, y, classes, epochs=1, incremental=True):
+            pass
+        return self
+
+    @staticmethod
+    def _dev(dev: Any) -> tuple[Any, Any] | None:
+        if dev is None:
+            return None
+        if not isinstance(dev, tuple | list) or len(dev) != 2:
+            raise ValueError("dev must be a pair (X_dev, y_dev).")
+        sentences = _sentence_list(dev[0], "X_dev")
+        return sentences, _tag_lists(dev[1], sentences, "y_dev")
+
+    # ---------------------------------------------------------------- prediction
+    def _decode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self, "coef_")
+        sentences = _sentence_list(X, "X")
+        if not sentences:
+            return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        data = self.featurizer_.transform(sentences)
+        data.check()
+        codes = np.empty(data.n_tokens, dtype=np.int64)
+        _kernels.decode(
+            data.indptr,
+            data.indices,
+            data.offsets,
+            self._decoding_weights,
+            self.n_features_in_,
+            codes,
+        )
+        return codes, data.offsets
+
+    def predict(self, X: Sequence[Sequence[Any]]) -> list[list[str]]:  # type: ignore[override]
+        """The Viterbi tags of each sentence.
+
+        Parameters
+        ----------
+        X : list of list of str or tuple
+            Sentences, tokens as in :meth:`fit`.
+
+        Returns
+        -------
+        tags : list of list of str
+        """
+        codes, offsets = self._decode(X)
+        tags = self.classes_[codes].tolist()
+        bounds = offsets.tolist()
+        return [tags[bounds[s] : bounds[s + 1]] for s in range(len(bounds) - 1)]
+
+    def score(  # type: ignore[override]
+        self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], sample_weight: Any = None
+    ) -> float:
+        """Token accuracy of :meth:`predict` (a gold tag never seen in training counts
+        as an error)."""
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__}.score takes no sample_weight.")
+        sentences = _sentence_list(X, "X")
+        gold = _tag_lists(y, sentences)
+        codes, _ = self._decode(sentences)
+        if codes.shape[0] == 0:
+            raise ValueError("X holds no sentence: there is nothing to score.")
+        flat, _ = _flat_tags(gold)
+        return float(np.mean(self.classes_[codes] == flat))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Not available: a tagger scores sequences, not samples (raises ``TypeError``);
+        use :meth:`predict`."""
+        raise TypeError(f"{type(self).__name__} scores tag sequences, not samples: use predict().")

@@ -4,8 +4,10 @@ First the oracle of :mod:`perceptrons.reference.sequence` is checked on its own:
 brute-force decoder against a plain Viterbi written here (ties included), its average
 against the mean of its own last weights after every sentence, MIRA's step against its
 definition. Then :class:`perceptrons.SequenceTagger` is fitted on random sentences and
-its weights and predictions are compared with the oracle fed the same feature columns,
-tag codes and visiting orders.
+its weights, predictions and mistakes per epoch are compared with the oracle fed the
+same feature columns, tag codes and visiting orders (to 1e-9; vocabulary and hashed
+features, perceptron and MIRA, averaged or not), as are partial_fit's batches; parameter
+mixing with one shard (threads or Dask) must be the serial fit bit for bit.
 """
 
 import itertools
@@ -15,7 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from perceptrons import SequenceTagger
 from perceptrons import reference as ref
+from perceptrons.parallel import ParameterMixing, mix_threads
 
 SETTINGS = settings(max_examples=40, deadline=None)
 TOL = {"atol": 1e-9, "rtol": 1e-9}
@@ -192,6 +196,7 @@ def test_each_step_is_its_definition(problem, update, C):
     sentences, tags, F, K, orders = problem
     flat = np.concatenate(orders)
     before = np.zeros((F + K + 1, K))
+    wrong = 0
     for t, i in enumerate(flat):
         after = ref.structured_perceptron(
             sentences, tags, F, K, [flat[: t + 1]], average=False, update=update, C=C
@@ -216,9 +221,15 @@ def test_each_step_is_its_definition(problem, update, C):
                 assert gap == pytest.approx(loss, abs=1e-9)
             else:
                 assert gap < loss + 1e-9
+        wrong += y_hat != y
         # Both feature vectors count len(features) + 1 per token: W always sums to zero.
         assert abs(after.sum()) < 1e-9
         before = after
+    _, mistakes = ref.structured_perceptron(
+        sentences, tags, F, K, orders, update=update, C=C, return_mistakes=True
+    )
+    assert len(mistakes) == len(orders)
+    assert sum(mistakes) == wrong
 
 
 def test_a_correct_epoch_changes_nothing():
@@ -265,3 +276,211 @@ def test_mira_step_is_capped_by_C():
 def test_bad_input_is_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --------------------------------------------------------------- the compiled tagger
+
+WORDS = ["a", "b", "Cc", "d-1"]
+POS = ["N", "V"]
+TAGS = ["B-NP", "I-NP", "O"]
+# Small template lists (helper F's DSL): with a POS column, and words only.
+TEMPLATES_POS = ["bias", "w[0]", "w[-1]", "c1[0]", "c1[-1]|c1[0]"]
+TEMPLATES_WORDS = ["bias", "w[0]", "w[-1]", "suffix1[0]", "w[0]|w[1]"]
+
+
+@st.composite
+def tagged_sentences(draw):
+    """``(X, y, templates)``: 1-12 sentences of 1-4 tokens over a tiny alphabet, tokens
+    as words or (word, POS) tuples, and 2 or 3 distinct tags."""
+    with_pos = draw(st.booleans())
+    tags = TAGS[: draw(st.integers(2, 3))]
+    X, y = [], []
+    for _ in range(draw(st.integers(1, 12))):
+        n = draw(st.integers(1, 4))
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=n, max_size=n))
+        X.append([(w, draw(st.sampled_from(POS))) for w in words] if with_pos else words)
+        y.append(draw(st.lists(st.sampled_from(tags), min_size=n, max_size=n)))
+    if len({tag for sentence in y for tag in sentence}) < 2:
+        X.append([X[0][0]])
+        y.append([tags[1] if y[0][0] == tags[0] else tags[0]])
+    return X, y, TEMPLATES_POS if with_pos else TEMPLATES_WORDS
+
+
+def nested(features):
+    """A ``TokenFeatures`` as the oracle's nested lists (sentences, tokens, columns)."""
+    out = []
+    for s in range(len(features)):
+        first, last = features.offsets[s], features.offsets[s + 1]
+        out.append(
+            [
+                features.indices[features.indptr[t] : features.indptr[t + 1]].tolist()
+                for t in range(first, last)
+            ]
+        )
+    return out
+
+
+def tagger_weights(tagger):
+    """The tagger's predicting weights in the oracle's layout, (F + K + 1, K)."""
+    return np.vstack([tagger.coef_.T, tagger.transitions_])
+
+
+def check_predictions(X, tagger, features, W, F, K):
+    """Check the tagger's predictions; return how many were compared with the oracle's."""
+    # Viterbi on the tagger's own weights is brute force on them, ties and all: the
+    # scores are summed in the same order, so they are equal to the last bit.
+    predicted = tagger.predict(X)
+    mine = tagger_weights(tagger)
+    expected = [tagger.classes_[ref.brute_force_decode(x, mine, F, K)].tolist() for x in features]
+    assert predicted == expected
+    # Against the oracle's weights wherever its best sequence wins by a clear margin
+    # (elsewhere the two averages' different roundings may break a tie differently).
+    clear = 0
+    for x, tags in zip(features, predicted, strict=True):
+        scores = sorted(all_scores(x, W, F, K).values(), reverse=True)
+        if scores[0] - scores[1] > 1e-6:
+            clear += 1
+            assert tags == tagger.classes_[ref.brute_force_decode(x, W, F, K)].tolist()
+    return clear
+
+
+def fit_both(X, y, templates, n_features, average, update, max_epochs, shuffle, seed):
+    tagger = SequenceTagger(
+        templates=templates,
+        n_features=n_features,
+        average=average,
+        update=update,
+        C=0.5,
+        max_epochs=max_epochs,
+        shuffle=shuffle,
+        random_state=seed,
+    ).fit(X, y)
+    features = nested(tagger.featurizer_.transform(X))
+    codes = [np.searchsorted(tagger.classes_, sentence).tolist() for sentence in y]
+    F, K = tagger.featurizer_.n_features_out_, len(tagger.classes_)
+    # The estimators draw one rng.permutation(n) per epoch from check_random_state(seed).
+    orders = ref.epoch_orders(len(X), max_epochs, shuffle=shuffle, random_state=seed)
+    W, mistakes = ref.structured_perceptron(
+        features, codes, F, K, orders, average=average, update=update, C=0.5, return_mistakes=True
+    )
+    assert [record["mistakes"] for record in tagger.history_] == mistakes
+    assert tagger.n_iter_ == max_epochs
+    return tagger, features, W, F, K
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    tagged_sentences(),
+    st.sampled_from([None, 7]),  # a vocabulary, or 7 hashed columns (collisions)
+    st.booleans(),
+    st.sampled_from(["perceptron", "mira"]),
+    st.integers(1, 3),
+    st.booleans(),
+    st.integers(0, 2**31 - 1),
+)
+def test_tagger_equals_the_oracle(data, n_features, average, update, max_epochs, shuffle, seed):
+    X, y, templates = data
+    tagger, features, W, F, K = fit_both(
+        X, y, templates, n_features, average, update, max_epochs, shuffle, seed
+    )
+    assert tagger.classes_.tolist() == sorted({tag for s in y for tag in s})
+    assert tagger.coef_.shape == (K, F)
+    assert tagger.transitions_.shape == (K + 1, K)
+    if n_features is not None:
+        assert F == n_features
+    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)
+
+    check_predictions(X, tagger, features, W, F, K)
+
+
+@pytest.mark.parametrize("update", ["perceptron", "mira"])
+@pytest.mark.parametrize("average", [True, False])
+@pytest.mark.parametrize("n_features", [None, 7])
+def test_tagger_equals_the_oracle_on_a_fixed_corpus(update, average, n_features):
+    """Every configuration at least once, on a shuffled corpus whose tags the features
+    cannot predict (mistakes every epoch)."""
+    rng = np.random.RandomState(0)
+    X, y = [], []
+    for _ in range(12):
+        n = rng.randint(1, 5)
+        words = [WORDS[i] for i in rng.randint(0, len(WORDS), n)]
+        X.append([(w, POS[int(w in ("a", "Cc"))]) for w in words])
+        y.append([TAGS[(int(w in ("a", "b")) + rng.randint(0, 2)) % 3] for w in words])
+    tagger, features, W, F, K = fit_both(
+        X, y, TEMPLATES_POS, n_features, average, update, 3, True, 11
+    )
+    assert K == 3
+    assert all(record["mistakes"] > 0 for record in tagger.history_)
+    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)
+    assert check_predictions(X, tagger, features, W, F, K) >= len(X) // 2
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_one_mixing_shard_is_the_serial_fit_bit_for_bit(average):
+    rng = np.random.RandomState(1)
+    X = [[WORDS[i] for i in rng.randint(0, len(WORDS), rng.randint(1, 5))] for _ in range(15)]
+    y = [[TAGS[rng.randint(0, 3)] for _ in sentence] for sentence in X]
+
+    def fresh():
+        return SequenceTagger(
+            templates=TEMPLATES_WORDS, average=average, max_epochs=3, random_state=5
+        )
+
+    serial = fresh().fit(X, y)
+    mixed = mix_threads(fresh(), X, y, n_jobs=1)
+    np.testing.assert_array_equal(mixed.coef_, serial.coef_)
+    np.testing.assert_array_equal(mixed.transitions_, serial.transitions_)
+    assert mixed.predict(X) == serial.predict(X)
+    assert [r["mistakes"] for r in mixed.history_] == [r["mistakes"] for r in serial.history_]
+
+
+def test_one_dask_partition_is_the_serial_fit_bit_for_bit():
+    distributed = pytest.importorskip(
+        "distributed", reason="ParameterMixing needs dask.distributed"
+    )
+    rng = np.random.RandomState(2)
+    X = [[WORDS[i] for i in rng.randint(0, len(WORDS), rng.randint(1, 5))] for _ in range(15)]
+    y = [[TAGS[rng.randint(0, 3)] for _ in sentence] for sentence in X]
+
+    def fresh():
+        return SequenceTagger(templates=TEMPLATES_WORDS, max_epochs=3, random_state=5)
+
+    serial = fresh().fit(X, y)
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
+    ) as client:
+        mixed = ParameterMixing(fresh(), n_partitions=1, client=client).fit(X, y)
+    np.testing.assert_array_equal(mixed.estimator_.coef_, serial.coef_)
+    np.testing.assert_array_equal(mixed.estimator_.transitions_, serial.transitions_)
+
+
+@pytest.mark.parametrize("update", ["perceptron", "mira"])
+@pytest.mark.parametrize("average", [True, False])
+def test_partial_fit_batches_continue_the_oracles_run(update, average):
+    """Each partial_fit is one epoch over its batch, from the state the last one left,
+    its order drawn from the first call's generator; the featurizer is the first's."""
+    rng = np.random.RandomState(3)
+    X = [[WORDS[i] for i in rng.randint(0, len(WORDS), rng.randint(1, 5))] for _ in range(14)]
+    y = [[TAGS[rng.randint(0, 3)] for _ in sentence] for sentence in X]
+    batches = [slice(0, 6), slice(6, 14), slice(0, 14)]
+    tagger = SequenceTagger(
+        templates=TEMPLATES_WORDS, average=average, update=update, C=0.5, random_state=9
+    )
+    for batch in batches:
+        tagger.partial_fit(X[batch], y[batch], classes=TAGS)
+    assert tagger.classes_.tolist() == sorted(TAGS)
+    features = nested(tagger.featurizer_.transform(X))
+    codes = [np.searchsorted(tagger.classes_, sentence).tolist() for sentence in y]
+    draws = np.random.RandomState(9)
+    orders = [
+        np.arange(14)[batch][draws.permutation(batch.stop - batch.start)] for batch in batches
+    ]
+    F, K = tagger.featurizer_.n_features_out_, 3
+    W = ref.structured_perceptron(
+        features, codes, F, K, orders, average=average, update=update, C=0.5
+    )
+    assert np.any(W)
+    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)

@@ -567,3 +567,38 @@ def test_n_jobs_fits_by_parameter_mixing_over_threads(cls):
         next(cls(n_jobs=2).fit_epochs(X, y))
     with pytest.raises(ValueError, match="parameter 'n_jobs' must be"):
         cls(n_jobs=0).fit(X, y)
+
+
+def _tagged_sentences(n=40, seed=0):
+    rng = np.random.RandomState(seed)
+    words = {"the": "DT", "a": "DT", "dog": "NN", "cat": "NN", "runs": "VB", "big": "JJ"}
+    names = list(words)
+    X = [[names[i] for i in rng.randint(len(names), size=rng.randint(1, 6))] for _ in range(n)]
+    y = [[words[w] if rng.rand() > 0.1 else "NN" for w in s] for s in X]  # some noise
+    return X, y
+
+
+def test_sequence_tagger_one_partition_equals_serial_fit(client):
+    from perceptrons import SequenceTagger
+
+    X, y = _tagged_sentences()
+    serial = SequenceTagger(max_epochs=3, random_state=0).fit(X, y)
+    mixed = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_partitions=1)
+    fitted = mixed.fit(X, y).estimator_
+    assert np.array_equal(fitted.coef_, serial.coef_)
+    assert np.array_equal(fitted.transitions_, serial.transitions_)
+    assert mixed.predict(X) == serial.predict(X)
+
+
+def test_sequence_tagger_threads_equal_dask(client):
+    from perceptrons import SequenceTagger
+
+    X, y = _tagged_sentences(seed=1)
+    dask = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_partitions=2)
+    on_dask = dask.fit(X, y).estimator_
+    on_threads = mix_threads(SequenceTagger(max_epochs=3, random_state=0), X, y, n_jobs=2)
+    np.testing.assert_allclose(on_dask.coef_, on_threads.coef_, **TOL)
+    np.testing.assert_allclose(on_dask.transitions_, on_threads.transitions_, **TOL)
+    assert [r["shard_mistakes"] for r in dask.history_] == [
+        r["shard_mistakes"] for r in on_threads.history_
+    ]

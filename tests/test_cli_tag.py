@@ -384,3 +384,14 @@ def test_refuse_tagger_names_the_tag_command(chunker):
     ):
         refuse_tagger(str(model), load(model), "predict")
     refuse_tagger("clf.npz", object(), "predict")  # anything else passes
+
+
+def test_predict_reads_standard_input(chunker, capsys, monkeypatch):
+    import io
+    import sys
+
+    _, model, _ = chunker
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"The DT\ndog NN\n")))
+    code, out, err = _run(capsys, "tag", "predict", model, "-")
+    assert code == 0, err
+    assert out == "The DT B-NP\ndog NN I-NP\n\n"

@@ -311,3 +311,15 @@ def test_conll2000_train_file():
     assert len(corpus) == 8_936
     assert all(len(token) == 2 for sentence in corpus.sentences for token in sentence)
     assert {tag[:2] for s in corpus.tags or [] for tag in s} <= {"B-", "I-", "O"}
+
+
+def test_standard_input(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a X\n\nb Y\n")))
+    corpus = read_conll("-")
+    assert corpus.path == "<stdin>"
+    assert corpus.tags == [["X"], ["Y"]]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a X\nb\n")))
+    with pytest.raises(ValueError, match=r"^<stdin>:2: 1 column"):
+        read_conll("-")

@@ -99,6 +99,14 @@ def add_tag_commands(parser: argparse.ArgumentParser, formatter_class: Any) -> N
         train,
         column_help="conll: the tag column, from 0, negative from the end (default: the last)",
     )
+    train.add_argument(
+        "--input-columns",
+        metavar="N",
+        type=_count(1),
+        default=None,
+        help="use only the first N input columns (1: the words alone, e.g. to learn "
+        "CoNLL-2000's POS column with --column 1); evaluate and predict then do the same",
+    )
     model = train.add_argument_group("the tagger")
     model.add_argument(
         "--templates",
@@ -268,7 +276,11 @@ def refuse_tagger(path: str, model: Any, command: str) -> None:
 
 def _inputs(corpus: Any, tagger: Any) -> list[list[tuple[str, ...]]]:
     """The corpus's tokens cut to the input columns the tagger was trained on."""
-    width = int(tagger.featurizer_.n_columns_)
+    return _cut(corpus, int(tagger.featurizer_.n_columns_), "the model was trained on")
+
+
+def _cut(corpus: Any, width: int, wanted_by: str) -> list[list[tuple[str, ...]]]:
+    """The corpus's tokens cut to their first ``width`` input columns."""
     have = min(len(token) for sentence in corpus.sentences for token in sentence)
     if have < width:
         line = next(
@@ -276,10 +288,7 @@ def _inputs(corpus: Any, tagger: Any) -> list[list[tuple[str, ...]]]:
             for s, sentence in enumerate(corpus.sentences)
             if any(len(token) < width for token in sentence)
         )
-        raise UserError(
-            f"{corpus.path}:{line}: {have} input column(s), but the model was trained on "
-            f"{width} (the word and {width - 1} more)"
-        )
+        raise UserError(f"{corpus.path}:{line}: {have} input column(s), but {wanted_by} {width}")
     if all(len(token) == width for sentence in corpus.sentences for token in sentence):
         return corpus.sentences
     return [[token[:width] for token in sentence] for sentence in corpus.sentences]
@@ -297,8 +306,13 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     train = _read(args, args.data, tags=True)
     dev = _read(args, args.dev, tags=True) if args.dev else None
-    tag_set = sorted({tag for sentence in train.tags for tag in sentence})
     width = len(train.sentences[0][0])
+    if args.input_columns is not None:
+        train.sentences = _cut(train, args.input_columns, "--input-columns asks for")
+        width = args.input_columns
+    if dev is not None:
+        dev.sentences = _cut(dev, width, "the training data has")
+    tag_set = sorted({tag for sentence in train.tags for tag in sentence})
     say(
         args,
         f"{train.path}: {len(train):,} sentences, {train.n_tokens:,} tokens, "

@@ -13,6 +13,12 @@ first sets the tag column apart (``--column``, the last by default); ``tag predi
 reads every column as input unless ``--column`` names the tag column, and echoes all of
 them before the predicted tag, so that a test file with its gold tags comes back with
 the gold and the predicted tag as its last two columns (the layout conlleval reads).
+``tag train --input-columns N`` trains on the first N input columns only (1: the words
+alone, to learn CoNLL-2000's POS column, ``--column 1``, from the words).
+
+Errors in the data (an empty file, a token without its tag column, a file with fewer
+input columns than the model's) end with one ``PATH:LINE: what is wrong`` line and exit
+code 1, before any model file is written; misused options with exit code 2.
 """
 
 from __future__ import annotations
@@ -357,17 +363,18 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     )
     say(
         args,
-        f"{tagger.n_features_in_:,} features, {len(tagger.classes_)} tags, "
-        f"templates {_describe_templates(tagger)}; trained in {seconds:.1f} s{stopped}",
+        f"{tagger.n_features_in_:,} features from {_describe_templates(tagger)}, "
+        f"{len(tagger.classes_)} tags; trained in {seconds:.1f} s{stopped}",
     )
     say(args, f"model written to {path}")
     return 0
 
 
 def _describe_templates(tagger: Any) -> str:
+    count = len(tagger.featurizer_.templates_)
     if isinstance(tagger.templates, str):
-        return f"{tagger.templates!r} ({len(tagger.featurizer_.templates_)})"
-    return f"from --templates ({len(tagger.featurizer_.templates_)})"
+        return f"{count} templates ({tagger.templates})"
+    return f"{count} templates (from --templates)"
 
 
 # ------------------------------------------------------------------------- evaluate

@@ -364,7 +364,8 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     say(
         args,
         f"{tagger.n_features_in_:,} features from {_describe_templates(tagger)}, "
-        f"{len(tagger.classes_)} tags; trained in {seconds:.1f} s{stopped}",
+        f"{len(tagger.classes_)} tags; trained in {seconds:.1f} s "
+        f"(reading{' and dev scoring' if dev is not None else ''} included){stopped}",
     )
     say(args, f"model written to {path}")
     return 0

@@ -173,6 +173,39 @@ def test_ties_go_to_the_smallest_sequence_read_backwards():
     assert viterbi([[], []], W, F, K) == [1, 0]
 
 
+def test_a_tie_made_by_rounding_goes_to_the_better_prefix_as_in_viterbi():
+    """Averaged weights (thirds, sixths) whose sums round two paths to the same score,
+    though Viterbi saw one ahead by a rounding error at an earlier token: Viterbi keeps
+    that one, and so must the oracle (comparing the tags alone would pick the other).
+    Found by a long random search of the tagger against the oracle."""
+    F, K = 7, 2
+    W = np.array(
+        [
+            [0.3333333333333333, -0.3333333333333333],
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [0.0, 0.0],
+            [-1.0, 1.0],
+            [1.1666666666666665, -1.1666666666666665],
+            [1.1666666666666665, -1.1666666666666665],
+            [-0.8333333333333334, 2.0],
+            [1.3333333333333333, -2.5],
+            [-0.16666666666666674, 0.16666666666666674],
+        ]
+    )
+    sentence = [[4, 6, 6, 2, 0], [4, 6, 5, 2, 6], [4, 5, 5, 6, 2], [4, 3, 0, 1, 6]]
+    scores = all_scores(sentence, W, F, K)
+    assert scores[0, 0, 0, 1] == scores[0, 1, 0, 1] == max(scores.values())
+    # What Viterbi compares at token 2 (the prefix's score plus the transition into tag
+    # 0) is higher by a rounding error for (0, 1) than for (0, 0); token 2's emission
+    # rounds the difference away.
+    ahead = ref.sequence_score(sentence[:2], [0, 1], W, F, K) + W[F + 1, 0]
+    behind = ref.sequence_score(sentence[:2], [0, 0], W, F, K) + W[F + 0, 0]
+    assert 0 < ahead - behind < 1e-14
+    assert viterbi(sentence, W, F, K) == [0, 1, 0, 1]
+    assert ref.brute_force_decode(sentence, W, F, K) == [0, 1, 0, 1]
+
+
 @SETTINGS
 @given(featurized(), st.sampled_from(["perceptron", "mira"]))
 def test_average_is_the_mean_of_the_last_weights_after_every_sentence(problem, update):

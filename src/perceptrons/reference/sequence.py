@@ -20,7 +20,11 @@ compiled Viterbi give bit-identical scores on the same weights::
 There is no transition to an end state. Among tag sequences of equal best score, the
 one chosen is the smallest in reverse-lexicographic order (the last tag compared first,
 the lowest code wins): what Viterbi gives when its backpointers and its final argmax
-take the lowest index on ties.
+take the lowest index on ties. Rounding can make two sequences tie on the score although
+at an earlier token one was ahead by a rounding error (the later additions rounded it
+away); Viterbi then keeps that one, and so does :func:`brute_force_decode`, which
+compares the same partial sums as Viterbi's backpointers, so that the two agree to the
+last bit on any weights.
 
 Training (Collins 2002) visits one sentence at a time; when the decoded ``ŷ`` differs
 from the gold ``y`` the weights move by ``Δ = φ(y) - φ(ŷ)``, where ``φ`` counts one for
@@ -92,17 +96,51 @@ def _check_tags(tags: Sequence[int], n_tokens: int, n_tags: int) -> list[int]:
     return codes
 
 
-def _score(sentence: list[list[int]], tags: Sequence[int], W: np.ndarray, F: int, K: int) -> float:
-    score = 0.0
+def _partial_scores(
+    sentence: list[list[int]], tags: Sequence[int], W: np.ndarray, F: int, K: int
+) -> tuple[list[float], list[float]]:
+    """``S[t]``: the score of ``tags[:t + 1]``; ``P[t]`` (``t >= 1``): ``S[t - 1]`` plus
+    the transition into ``tags[t]``, before token ``t``'s emission is added."""
+    S: list[float] = []
+    P: list[float] = [0.0]  # P[0] is unused: the start transition is not compared
     for t, tag in enumerate(tags):
         emission = 0.0
         for f in sentence[t]:
             emission = emission + float(W[f, tag])
         if t == 0:
-            score = float(W[F + K, tag]) + emission
+            S.append(float(W[F + K, tag]) + emission)
         else:
-            score = (score + float(W[F + tags[t - 1], tag])) + emission
-    return score
+            P.append(S[t - 1] + float(W[F + tags[t - 1], tag]))
+            S.append(P[t] + emission)
+    return S, P
+
+
+def _score(sentence: list[list[int]], tags: Sequence[int], W: np.ndarray, F: int, K: int) -> float:
+    S, _ = _partial_scores(sentence, tags, W, F, K)
+    return S[-1] if S else 0.0
+
+
+def _decoding_key(
+    sentence: list[list[int]], tags: Sequence[int], W: np.ndarray, F: int, K: int
+) -> tuple[float, ...]:
+    """What Viterbi compares, from the last token back: the score, then the lower last
+    tag, then the larger ``P[n - 1]``, the lower tag before, the larger ``P[n - 2]``...
+
+    In exact arithmetic the sequences that tie on the score also tie on every ``P``, so
+    the largest key is the best sequence smallest in reverse-lexicographic order. Under
+    rounding, two sequences can tie on the score while one's ``P[t]`` is a few ulps larger
+    (adding token ``t``'s emission rounded the difference away): Viterbi's backpointer
+    into token ``t``, which compares exactly these ``P[t]``, keeps that one, and so does
+    the key.
+    """
+    S, P = _partial_scores(sentence, tags, W, F, K)
+    n = len(tags)
+    if n == 0:
+        return ()
+    key = [S[n - 1], -float(tags[n - 1])]
+    for t in range(n - 1, 0, -1):
+        key += [P[t], -float(tags[t - 1])]
+    return tuple(key)
 
 
 def _decode(sentence: list[list[int]], W: np.ndarray, F: int, K: int) -> list[int]:
@@ -112,14 +150,12 @@ def _decode(sentence: list[list[int]], W: np.ndarray, F: int, K: int) -> list[in
             f"brute-force decoding of {n} tokens with {K} tags enumerates {K}**{n} sequences; "
             f"at most {MAX_SEQUENCES} are allowed"
         )
-    best: tuple[int, ...] | None = None
-    best_score = -np.inf
+    best: tuple[int, ...] = ()
+    best_key: tuple[float, ...] = ()
     for tags in itertools.product(range(K), repeat=n):
-        score = _score(sentence, tags, W, F, K)
-        # Equal scores: the smaller sequence read from its last tag backwards wins.
-        if best is None or score > best_score or (score == best_score and tags[::-1] < best[::-1]):
-            best, best_score = tags, score
-    assert best is not None
+        key = _decoding_key(sentence, tags, W, F, K)
+        if not best or key > best_key:
+            best, best_key = tags, key
     return list(best)
 
 
@@ -197,7 +233,9 @@ def brute_force_decode(
     tags : list of int
         The sequence of highest :func:`sequence_score`; among equal scores, the
         smallest when compared from the last tag backwards (the last tag first, the
-        lowest code wins), which is what Viterbi with lowest-index ties returns.
+        lowest code wins), which is what Viterbi with lowest-index ties returns. When
+        rounding alone makes two scores equal, the sequence whose prefix scored
+        higher, as Viterbi's backpointers choose (see the module).
 
     Raises
     ------

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
+from perceptrons import sequence_features
 from perceptrons._sequences import TokenFeatures
 from perceptrons.sequence_features import PRESETS, SequenceFeaturizer
 
@@ -316,13 +317,19 @@ def test_fit_transform_equals_fit_then_transform():
     assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
 
 
-def test_transform_is_unchanged_by_its_cache():
+def test_transform_is_unchanged_by_its_cache(monkeypatch):
     f = SequenceFeaturizer(templates="pos").fit([["a", "b"]])
     X = [["new", "Words", "a"], ["b"]]
     first = f.transform(X)
     again = f.transform(X)  # the new words are cached now
     assert np.array_equal(first.indices, again.indices)
     assert np.array_equal(first.indptr, again.indptr)
+    # Past the cache's limit, new strings are computed for the call and not kept.
+    monkeypatch.setattr(sequence_features, "_CACHE_LIMIT", 4)
+    cached = len(f._cache[0])
+    third = f.transform([["others", "a"], ["new"]])
+    assert len(f._cache[0]) == cached
+    assert np.array_equal(third.indices, f.transform([["others", "a"], ["new"]]).indices)
 
 
 # -------------------------------------------------------------------- determinism

@@ -429,10 +429,6 @@ def test_dev_with_fewer_input_columns(tmp_path, capsys):
     assert not (tmp_path / "m.npz").exists()
 
 
-@pytest.mark.xfail(
-    reason="needs refuse_tagger called in perceptrons.cli.evaluate (another owner's file)",
-    strict=False,
-)
 def test_classifier_commands_refuse_a_tagger(chunker, capsys):
     data, model, _ = chunker
     for command in ("evaluate", "predict"):

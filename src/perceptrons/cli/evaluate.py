@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from perceptrons.cli._common import EXIT_USAGE, UserError, check_outputs, read
+from perceptrons.cli.tag import refuse_tagger
 from perceptrons.io.files import write_text_atomically
 
 
@@ -22,6 +23,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     check_outputs([args.output], [args.model, args.data])
     model = load(args.model)
+    refuse_tagger(args.model, model, "evaluate")
     _, estimator = split_model(model)
     dataset = read(args, args.data, labels=True, model=model)
     inputs = model_inputs(model, dataset)
@@ -103,6 +105,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     check_outputs([args.output], [args.model, args.data])
     model = load(args.model)
+    refuse_tagger(args.model, model, "predict")
     _, estimator = split_model(model)
     if args.proba and not hasattr(estimator, "predict_proba"):
         raise UserError(

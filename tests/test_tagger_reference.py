@@ -254,6 +254,8 @@ def test_each_step_is_its_definition(problem, update, C):
                 assert gap == pytest.approx(loss, abs=1e-9)
             else:
                 assert gap < loss + 1e-9
+        else:  # a wrong sequence with the gold one's very features: nothing to move
+            np.testing.assert_array_equal(after, before)
         wrong += y_hat != y
         # Both feature vectors count len(features) + 1 per token: W always sums to zero.
         assert abs(after.sum()) < 1e-9

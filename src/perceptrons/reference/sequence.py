@@ -32,8 +32,8 @@ from the gold ``y`` the weights move by ``Δ = φ(y) - φ(ŷ)``, where ``φ`` co
 ``prev = K`` (the start) for ``t = 0`` and ``y_{t-1}`` after. The perceptron adds ``Δ``;
 1-best MIRA (Crammer & Singer 2003; McDonald, Crammer & Pereira 2005) adds ``τ Δ``
 with ``τ = min(C, (loss - margin) / ||Δ||²)``, ``loss`` the number of wrong tags and
-``margin = s(y) - s(ŷ)``, the smallest step (at most ``C``) after which the gold
-sequence outscores ``ŷ`` by at least ``loss``.
+``margin = s(y) - s(ŷ)``: the smallest step after which the gold sequence outscores
+``ŷ`` by ``loss``, but never more than ``C``.
 
 Everything is plain Python over nested lists, one loop per line of the algorithm, and
 slow on purpose: decoding enumerates all ``K**n`` tag sequences.

@@ -200,6 +200,14 @@ def template_fingerprint(template: str) -> int:
 # The values of positions outside the sentence: no value's bytes start like these.
 BOS = _digest(b"<BOS>")
 EOS = _digest(b"<EOS>")
+_EDGE_VALUES = np.array([BOS, EOS], dtype=np.uint64)
+
+#: What a featurizer knows of the distinct strings it has seen: their rows, the
+#: fingerprints of their attributes by row (uint64, ``(n_rows, len(ATTRIBUTES))``), and
+#: the columns of the templates of at most one item by row (int64, ``(2 + n, n_templates)``
+#: for the first ``n`` rows, rows 0 and 1 for BOS and EOS; None until computed, after
+#: fitting). Replaced whole, never changed in place.
+_Cache = tuple[dict[str, int], np.ndarray, "np.ndarray | None"]
 
 
 def _shape(word: str) -> str:
@@ -546,10 +554,10 @@ class SequenceFeaturizer(BaseEstimator):
         TokenFeatures
             The feature columns of every token.
         """
-        offsets, rows, values = self._fit(X)
-        return self._columns(offsets, rows, values)
+        offsets, rows, snapshot = self._fit(X)
+        return self._columns(offsets, rows, snapshot)
 
-    def _fit(self, X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _fit(self, X: Any) -> tuple[np.ndarray, np.ndarray, _Cache]:
         self._validate_params()
         if not isinstance(self.templates, str):
             _resolve_templates(self.templates, 1)  # a bad template before reading X
@@ -562,16 +570,15 @@ class SequenceFeaturizer(BaseEstimator):
         self.n_columns_ = width
         self._template_arrays = _template_arrays(templates)
         self._cache = _empty_cache()
-        rows, values = self._rows(columns[:needed])
+        rows, snapshot = self._rows(columns[:needed])
         if self.n_features is None:
             fps = np.empty((offsets[-1], len(templates)), dtype=np.uint64)
             kernels.fingerprints(
                 offsets=offsets,
                 rows=rows,
-                values=values,
+                values=snapshot[1],
                 templates=self._template_arrays,
-                bos=np.uint64(BOS),
-                eos=np.uint64(EOS),
+                edge_values=_EDGE_VALUES,
                 out=fps,
             )
             keys, counts = np.unique(fps, return_counts=True)
@@ -585,7 +592,7 @@ class SequenceFeaturizer(BaseEstimator):
         else:
             self._table = _empty_table()
             self.n_features_out_ = int(self.n_features)
-        return offsets, rows, values
+        return offsets, rows, snapshot
 
     def _set_vocabulary(self, keys: np.ndarray) -> None:
         """Keep the sorted fingerprints ``keys`` as the columns, and their lookup table."""
@@ -596,30 +603,32 @@ class SequenceFeaturizer(BaseEstimator):
         self._table = slots
         self.n_features_out_ = int(keys.shape[0])
 
-    def _rows(self, columns: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-        """The row of every token's value in each column, and the table of their
-        fingerprints; the distinct strings not yet known are computed and cached."""
-        index, values = self._cache
+    def _rows(self, columns: Sequence[Sequence[str]]) -> tuple[np.ndarray, _Cache]:
+        """The row of every token's value in each column, and the cache those rows are
+        of (with the distinct strings not yet known added: kept for the next calls)."""
+        snapshot = self._cache
+        index, values, singles = snapshot
         n_tokens = len(columns[0])
         rows = np.empty((n_tokens, len(columns)), dtype=np.int64)
         for k, column in enumerate(columns):
             rows[:, k] = np.fromiter(map(index.get, column, repeat(-1)), np.int64, n_tokens)
         unseen = np.flatnonzero(rows.ravel() < 0)
         if unseen.shape[0] == 0:
-            return rows, values
+            return rows, snapshot
         n_columns = len(columns)
         words = sorted({columns[i % n_columns][i // n_columns] for i in unseen.tolist()})
         index = dict(index)
         index.update(zip(words, range(len(index), len(index) + len(words)), strict=True))
         values = np.concatenate([values, _type_values(words)])
+        snapshot = (index, values, singles)
         if len(index) <= _CACHE_LIMIT:
             # Swapped in whole: a transform running in another thread sees the old or
             # the new cache, never half of one.
-            self._cache = (index, values)
+            self._cache = snapshot
         rows.ravel()[unseen] = [
             index[columns[i % n_columns][i // n_columns]] for i in unseen.tolist()
         ]
-        return rows, values
+        return rows, snapshot
 
     # ------------------------------------------------------------- transform
     def transform(self, X: Sequence[Sequence[Any]]) -> TokenFeatures:
@@ -640,10 +649,36 @@ class SequenceFeaturizer(BaseEstimator):
         """
         check_is_fitted(self, "n_features_out_")
         offsets, columns, _ = _read(X, _columns_needed(self.templates_))
-        rows, values = self._rows(columns)
-        return self._columns(offsets, rows, values)
+        rows, snapshot = self._rows(columns)
+        return self._columns(offsets, rows, snapshot)
 
-    def _columns(self, offsets: np.ndarray, rows: np.ndarray, values: np.ndarray) -> TokenFeatures:
+    def _single_columns(self, values: np.ndarray) -> np.ndarray:
+        """The columns of the templates of at most one item by row of ``values``."""
+        out = np.full((values.shape[0], len(self.templates_)), -1, dtype=np.int64)
+        kernels.single_columns(
+            values=values,
+            templates=self._template_arrays,
+            slots=self._table,
+            n_features=self._n_hashed,
+            out=out,
+        )
+        return out
+
+    @property
+    def _n_hashed(self) -> int:
+        """The kernels' ``n_features``: 0 for a vocabulary."""
+        return 0 if self.n_features is None else int(self.n_features)
+
+    def _columns(self, offsets: np.ndarray, rows: np.ndarray, snapshot: _Cache) -> TokenFeatures:
+        index, values, singles = snapshot
+        if singles is None:  # first call since fitting: BOS and EOS first
+            singles = self._single_columns(np.repeat(_EDGE_VALUES[:, None], len(ATTRIBUTES), 1))
+        if singles.shape[0] < 2 + values.shape[0]:
+            singles = np.concatenate(
+                [singles, self._single_columns(values[singles.shape[0] - 2 :])]
+            )
+            if self._cache is snapshot:
+                self._cache = (index, values, singles)
         n_tokens = rows.shape[0]
         indptr = np.empty(n_tokens + 1, dtype=np.int64)
         indices = np.empty(n_tokens * len(self.templates_), dtype=np.int64)
@@ -652,10 +687,10 @@ class SequenceFeaturizer(BaseEstimator):
             rows=rows,
             values=values,
             templates=self._template_arrays,
-            bos=np.uint64(BOS),
-            eos=np.uint64(EOS),
+            edge_values=_EDGE_VALUES,
+            singles=singles,
             slots=self._table,
-            n_features=0 if self.n_features is None else int(self.n_features),
+            n_features=self._n_hashed,
             indptr=indptr,
             indices=indices,
         )
@@ -718,9 +753,9 @@ class SequenceFeaturizer(BaseEstimator):
         self._cache = _empty_cache()
 
 
-def _empty_cache() -> tuple[dict[str, int], np.ndarray]:
-    """No distinct string known yet: their rows, and the fingerprints of those rows."""
-    return {}, np.zeros((0, len(ATTRIBUTES)), dtype=np.uint64)
+def _empty_cache() -> _Cache:
+    """No distinct string known yet (see :data:`_Cache`)."""
+    return {}, np.zeros((0, len(ATTRIBUTES)), dtype=np.uint64), None
 
 
 def _empty_table() -> np.ndarray:

@@ -11,7 +11,14 @@ names into the template's fingerprint, with no Python per token.
 ``templates`` is the tuple ``(template_fp, item_ptr, item_column, item_attribute,
 item_offset)``: template ``j`` starts from ``template_fp[j]`` (uint64, the template's
 identity) and folds in its items ``item_ptr[j]:item_ptr[j + 1]``; an item whose
-position falls before the sentence gives ``bos``, after it ``eos``.
+position falls before the sentence gives ``edge_values[0]`` (BOS), after it
+``edge_values[1]`` (EOS).
+
+A template of one item (``lower[-1]``) has a column that depends only on the row of the
+string at one position, and one of no item (``bias``) a constant column: the caller
+keeps their columns by row (``singles``, see :func:`single_columns`, filled once per
+distinct string), so that per token only the conjunctions are fingerprinted and looked
+up.
 
 The caller checks every index these kernels read (``rows`` within ``values``, items'
 columns and attributes within the arrays' widths); they only write into arrays the
@@ -46,15 +53,15 @@ def combine(h, v):
 
 
 @register_jitable(inline="always")
-def _fingerprint(rows, values, templates, bos, eos, start, end, t, j):
+def _fingerprint(rows, values, templates, edge_values, start, end, t, j):
     template_fp, item_ptr, item_column, item_attribute, item_offset = templates
     h = template_fp[j]
     for k in range(item_ptr[j], item_ptr[j + 1]):
         p = t + item_offset[k]
         if p < start:
-            v = bos
+            v = edge_values[0]
         elif p >= end:
-            v = eos
+            v = edge_values[1]
         else:
             v = values[rows[p, item_column[k]], item_attribute[k]]
         h = combine(h, v)
@@ -62,7 +69,7 @@ def _fingerprint(rows, values, templates, bos, eos, start, end, t, j):
 
 
 @njit(cache=True, nogil=True)
-def fingerprints(offsets, rows, values, templates, bos, eos, out):
+def fingerprints(offsets, rows, values, templates, edge_values, out):
     """Write into ``out[t, j]`` (uint64, shape ``(n_tokens, n_templates)``) the
     fingerprint of template ``j`` at token ``t``."""
     n_templates = templates[0].shape[0]
@@ -70,7 +77,7 @@ def fingerprints(offsets, rows, values, templates, bos, eos, out):
         start, end = offsets[s], offsets[s + 1]
         for t in range(start, end):
             for j in range(n_templates):
-                out[t, j] = _fingerprint(rows, values, templates, bos, eos, start, end, t, j)
+                out[t, j] = _fingerprint(rows, values, templates, edge_values, start, end, t, j)
 
 
 @njit(cache=True, nogil=True)
@@ -102,18 +109,50 @@ def _lookup(key, slots):
         slot = (slot + np.uint64(1)) & mask
 
 
+@register_jitable(inline="always")
+def _column(h, slots, n_features):
+    """The column of fingerprint ``h``: hashed (``n_features > 0``) or from the
+    vocabulary table (-1: not in it)."""
+    if n_features > 0:
+        return np.int64(h % np.uint64(n_features))
+    return _lookup(h, slots)
+
+
 @njit(cache=True, nogil=True)
-def columns(offsets, rows, values, templates, bos, eos, slots, n_features, indptr, indices):
+def single_columns(values, templates, slots, n_features, out):
+    """Write into ``out[r, j]`` (int64, shape ``(len(values), n_templates)``) the column
+    (-1: none) of template ``j`` when its item reads row ``r`` of ``values``, for the
+    templates of at most one item; the other templates' entries are left alone.
+    (The rows ``[BOS] * width`` and ``[EOS] * width`` give the columns outside the
+    sentence.)"""
+    template_fp, item_ptr, _, item_attribute, _ = templates
+    for j in range(template_fp.shape[0]):
+        first, n_items = item_ptr[j], item_ptr[j + 1] - item_ptr[j]
+        if n_items > 1:
+            continue
+        for r in range(values.shape[0]):
+            h = template_fp[j]
+            if n_items == 1:
+                h = combine(h, values[r, item_attribute[first]])
+            out[r, j] = _column(h, slots, n_features)
+
+
+@njit(cache=True, nogil=True)
+def columns(
+    offsets, rows, values, templates, edge_values, singles, slots, n_features, indptr, indices
+):
     """The feature columns of every token, in template order; returns their number.
 
     ``n_features > 0``: hashing, the column of a fingerprint is ``fingerprint %
     n_features``. Otherwise the vocabulary table ``slots`` (see :func:`build_table`)
-    gives it, and a fingerprint not in it is dropped. Writes
-    ``indptr`` (int64, ``n_tokens + 1``) and ``indices[:nnz]`` (int64, room for
-    ``n_tokens * n_templates``).
+    gives it, and a fingerprint not in it is dropped. Templates of at most one item
+    read their column from ``singles`` (int64, shape ``(2 + len(values),
+    n_templates)``: row 0 outside the sentence before it, row 1 after it, row ``2 + r``
+    for row ``r`` of ``values``). Writes ``indptr`` (int64, ``n_tokens + 1``) and
+    ``indices[:nnz]`` (int64, room for ``n_tokens * n_templates``).
     """
-    n_templates = templates[0].shape[0]
-    modulus = np.uint64(max(n_features, 1))
+    template_fp, item_ptr, item_column, _, item_offset = templates
+    n_templates = template_fp.shape[0]
     # A token's fingerprints first, then their lookups: independent lookups in one loop
     # overlap their cache misses (interleaved with the hashing they run twice as slow).
     buffer = np.empty(n_templates, dtype=np.uint64)
@@ -123,16 +162,24 @@ def columns(offsets, rows, values, templates, bos, eos, slots, n_features, indpt
         start, end = offsets[s], offsets[s + 1]
         for t in range(start, end):
             for j in range(n_templates):
-                buffer[j] = _fingerprint(rows, values, templates, bos, eos, start, end, t, j)
-            if n_features > 0:
-                for j in range(n_templates):
-                    indices[nnz + j] = np.int64(buffer[j] % modulus)
-                nnz += n_templates
-            else:
-                for j in range(n_templates):
-                    column = _lookup(buffer[j], slots)
-                    if column >= 0:
-                        indices[nnz] = column
-                        nnz += 1
+                if item_ptr[j + 1] - item_ptr[j] > 1:
+                    buffer[j] = _fingerprint(rows, values, templates, edge_values, start, end, t, j)
+            for j in range(n_templates):
+                first, n_items = item_ptr[j], item_ptr[j + 1] - item_ptr[j]
+                if n_items > 1:
+                    column = _column(buffer[j], slots, n_features)
+                elif n_items == 0:
+                    column = singles[0, j]
+                else:
+                    p = t + item_offset[first]
+                    if p < start:
+                        column = singles[0, j]
+                    elif p >= end:
+                        column = singles[1, j]
+                    else:
+                        column = singles[2 + rows[p, item_column[first]], j]
+                if column >= 0:
+                    indices[nnz] = column
+                    nnz += 1
             indptr[t + 1] = nnz
     return nnz

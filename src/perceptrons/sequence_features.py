@@ -210,7 +210,19 @@ _EDGE_VALUES = np.array([BOS, EOS], dtype=np.uint64)
 _Cache = tuple[dict[str, int], np.ndarray, "np.ndarray | None"]
 
 
+_ASCII_SHAPES = str.maketrans(
+    {
+        **{chr(c): "X" for c in range(ord("A"), ord("Z") + 1)},
+        **{chr(c): "x" for c in range(ord("a"), ord("z") + 1)},
+        **{chr(c): "d" for c in range(ord("0"), ord("9") + 1)},
+    }
+)
+_RUNS = re.compile(r"(.)\1+", re.DOTALL)
+
+
 def _shape(word: str) -> str:
+    if word.isascii():  # the common case, in C
+        return _RUNS.sub(r"\1", word.translate(_ASCII_SHAPES))
     out: list[str] = []
     for char in word:
         if char.isupper():
@@ -226,39 +238,27 @@ def _shape(word: str) -> str:
     return "".join(out)
 
 
-def _attributes(word: str) -> tuple[str, ...]:
-    """The value of every attribute of :data:`ATTRIBUTES` for ``word``."""
-    return (
-        word,
-        word.lower(),
-        word[:1],
-        word[:2],
-        word[:3],
-        word[:4],
-        word[-1:],
-        word[-2:],
-        word[-3:],
-        word[-4:],
-        _shape(word),
-        "1" if any(c.isdigit() for c in word) else "0",
-        "1" if "-" in word else "0",
-        "1" if word.isupper() else "0",
-        "1" if word[:1].isupper() else "0",
-    )
-
-
-def _type_values(words: Iterable[str]) -> np.ndarray:
-    """The fingerprints of every attribute of each of ``words``: uint64, shape
-    ``(len(words), len(ATTRIBUTES))``. Python string work, once per distinct string."""
-    known: dict[str, int] = {}
-    flat: list[int] = []
-    for word in words:
-        for value in _attributes(word):
-            fp = known.get(value)
-            if fp is None:
-                fp = known[value] = value_fingerprint(value)
-            flat.append(fp)
-    return np.array(flat, dtype=np.uint64).reshape(-1, len(ATTRIBUTES))
+def _type_values(words: list[str]) -> np.ndarray:
+    """The fingerprints of every attribute (:data:`ATTRIBUTES`) of each of ``words``:
+    uint64, shape ``(len(words), len(ATTRIBUTES))``. Python string work, once per
+    distinct string, attribute by attribute."""
+    shapes = [_shape(word) for word in words]
+    by_attribute = [
+        words,
+        [word.lower() for word in words],
+        *([word[:n] for word in words] for n in range(1, 5)),
+        *([word[-n:] for word in words] for n in range(1, 5)),  # all of a shorter word
+        shapes,
+        ["1" if "d" in shape else "0" for shape in shapes],  # "d" only stands for digits
+        ["1" if "-" in word else "0" for word in words],
+        ["1" if word.isupper() else "0" for word in words],
+        ["1" if word[:1].isupper() else "0" for word in words],
+    ]
+    fingerprints = {value: value_fingerprint(value) for value in set().union(*by_attribute)}
+    out = np.empty((len(words), len(ATTRIBUTES)), dtype=np.uint64)
+    for a, column in enumerate(by_attribute):
+        out[:, a] = np.fromiter(map(fingerprints.__getitem__, column), np.uint64, len(words))
+    return out
 
 
 # ----------------------------------------------------------------------- templates
@@ -612,11 +612,9 @@ class SequenceFeaturizer(BaseEstimator):
         rows = np.empty((n_tokens, len(columns)), dtype=np.int64)
         for k, column in enumerate(columns):
             rows[:, k] = np.fromiter(map(index.get, column, repeat(-1)), np.int64, n_tokens)
-        unseen = np.flatnonzero(rows.ravel() < 0)
-        if unseen.shape[0] == 0:
+        if rows.shape[0] == 0 or rows.min() >= 0:
             return rows, snapshot
-        n_columns = len(columns)
-        words = sorted({columns[i % n_columns][i // n_columns] for i in unseen.tolist()})
+        words = sorted(set().union(*columns).difference(index))  # rows in a fixed order
         index = dict(index)
         index.update(zip(words, range(len(index), len(index) + len(words)), strict=True))
         values = np.concatenate([values, _type_values(words)])
@@ -625,9 +623,8 @@ class SequenceFeaturizer(BaseEstimator):
             # Swapped in whole: a transform running in another thread sees the old or
             # the new cache, never half of one.
             self._cache = snapshot
-        rows.ravel()[unseen] = [
-            index[columns[i % n_columns][i // n_columns]] for i in unseen.tolist()
-        ]
+        for k, column in enumerate(columns):
+            rows[:, k] = np.fromiter(map(index.__getitem__, column), np.int64, n_tokens)
         return rows, snapshot
 
     # ------------------------------------------------------------- transform

@@ -416,6 +416,7 @@ def test_import_refuses_corrupt_state():
     refused({"keys": keys}, {**values, "templates": ["w[0] | w[1]"]}, "canonical")
     refused({"keys": keys}, {**values, "templates": ["c1[0]"], "n_columns": 1}, "columns")
     refused({"keys": keys}, {**values, "n_columns": "2"}, "n_columns")
+    refused({"keys": keys}, [values], "must be a dict")
     hashed = SequenceFeaturizer(n_features=10).fit([["a"]])
     with pytest.raises(ValueError, match="n_features=11"):
         SequenceFeaturizer(n_features=11).import_state(*hashed.export_state())

@@ -186,21 +186,21 @@ def _digest(data: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-def value_fingerprint(value: str) -> int:
+def _value_fingerprint(value: str) -> int:
     """The 64-bit fingerprint of an attribute's value (a str)."""
     return _digest(b"v:" + value.encode("utf-8", "surrogatepass"))
 
 
-def template_fingerprint(template: str) -> int:
+def _template_fingerprint(template: str) -> int:
     """The 64-bit identity of a template (its canonical text), where its features'
     fingerprints start."""
     return _digest(b"t:" + template.encode("utf-8"))
 
 
 # The values of positions outside the sentence: no value's bytes start like these.
-BOS = _digest(b"<BOS>")
-EOS = _digest(b"<EOS>")
-_EDGE_VALUES = np.array([BOS, EOS], dtype=np.uint64)
+_BOS = _digest(b"<BOS>")
+_EOS = _digest(b"<EOS>")
+_EDGE_VALUES = np.array([_BOS, _EOS], dtype=np.uint64)
 
 #: What a featurizer knows of the distinct strings it has seen: their rows, the
 #: fingerprints of their attributes by row (uint64, ``(n_rows, len(ATTRIBUTES))``), and
@@ -254,7 +254,7 @@ def _type_values(words: list[str]) -> np.ndarray:
         ["1" if word.isupper() else "0" for word in words],
         ["1" if word[:1].isupper() else "0" for word in words],
     ]
-    fingerprints = {value: value_fingerprint(value) for value in set().union(*by_attribute)}
+    fingerprints = {value: _value_fingerprint(value) for value in set().union(*by_attribute)}
     out = np.empty((len(words), len(ATTRIBUTES)), dtype=np.uint64)
     for a, column in enumerate(by_attribute):
         out[:, a] = np.fromiter(map(fingerprints.__getitem__, column), np.uint64, len(words))
@@ -262,7 +262,7 @@ def _type_values(words: list[str]) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------- templates
-def parse_template(template: Any) -> tuple[str, tuple[tuple[int, str, int], ...]]:
+def _parse_template(template: Any) -> tuple[str, tuple[tuple[int, str, int], ...]]:
     """The canonical text of a template and its items ``(column, attribute, offset)``.
 
     Raises a ValueError naming the template and what is wrong with it.
@@ -322,7 +322,7 @@ def _resolve_templates(templates: Any, n_columns: int) -> tuple[str, ...]:
             "SequenceFeaturizer: templates must be a preset name or a non-empty list of "
             f"templates, got {templates!r}"
         )
-    canonical = tuple(parse_template(t)[0] for t in templates)
+    canonical = tuple(_parse_template(t)[0] for t in templates)
     seen: set[str] = set()
     for text, given in zip(canonical, templates, strict=True):
         if text in seen:
@@ -333,15 +333,15 @@ def _resolve_templates(templates: Any, n_columns: int) -> tuple[str, ...]:
 
 def _columns_needed(templates: Sequence[str]) -> int:
     """How many columns a token needs for ``templates`` (1: the word alone)."""
-    return 1 + max((column for t in templates for column, _, _ in parse_template(t)[1]), default=0)
+    return 1 + max((column for t in templates for column, _, _ in _parse_template(t)[1]), default=0)
 
 
 def _template_arrays(templates: Sequence[str]) -> tuple[np.ndarray, ...]:
     """The kernels' ``templates`` tuple (see :mod:`perceptrons._kernels.sequence_features`)."""
-    parsed = [parse_template(t)[1] for t in templates]
+    parsed = [_parse_template(t)[1] for t in templates]
     items = [item for group in parsed for item in group]
     return (
-        np.array([template_fingerprint(t) for t in templates], dtype=np.uint64),
+        np.array([_template_fingerprint(t) for t in templates], dtype=np.uint64),
         np.concatenate([[0], np.cumsum([len(g) for g in parsed])]).astype(np.int64),
         np.array([c for c, _, _ in items], dtype=np.int64),
         np.array([_ATTRIBUTE_INDEX[a] for _, a, _ in items], dtype=np.int64),
@@ -715,6 +715,8 @@ class SequenceFeaturizer(BaseEstimator):
         """The arrays :meth:`import_state` accepts: with a vocabulary, ``keys`` of
         ``n_features_out`` uint64 fingerprints; with hashing, none."""
         self._validate_params()
+        if not isinstance(values, dict):
+            raise ValueError(f"the featurizer's values must be a dict, got {type(values).__name__}")
         n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
         if self.n_features is not None:
             return {}

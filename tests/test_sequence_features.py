@@ -310,6 +310,13 @@ def test_token_forms_are_equivalent():
     )
 
 
+def test_sentences_may_come_from_an_iterator():
+    X = [[("He", "PRP"), ("ran", "VBD")], [("It", "PRP")]]
+    a = SequenceFeaturizer().fit_transform(iter(X))
+    b = SequenceFeaturizer().fit(X).transform(s for s in X)
+    assert np.array_equal(a.indices, b.indices) and a.offsets.tolist() == [0, 2, 3]
+
+
 def test_fit_transform_equals_fit_then_transform():
     X = [[("He", "PRP"), ("ran", "VBD")], [("It", "PRP"), ("ran", "VBD"), ("off", "RP")]]
     a = SequenceFeaturizer().fit_transform(X)
@@ -490,6 +497,8 @@ def test_tokens_without_the_needed_columns():
         SequenceFeaturizer(templates=["c1[0]"]).fit([[("a", "DT"), "b"]])
     with pytest.raises(ValueError, match="sentence 0, token 0: 'a' is a word alone"):
         SequenceFeaturizer(templates=["c1[0]"]).fit([["a", "b"]])
+    with pytest.raises(ValueError, match="sentence 1, token 0: 'c' has 1 column"):
+        SequenceFeaturizer(templates=["c1[0]"]).fit(iter([[("a", "DT")], ["c"]]))
     f = SequenceFeaturizer(templates="chunk").fit(_small_corpus())
     with pytest.raises(
         ValueError, match=r"sentence 1, token 0: .* 1 column\(s\), the templates need 2"

@@ -57,10 +57,11 @@ Feature identity
 Every feature gets a 64-bit fingerprint that depends only on the template (its
 canonical text) and the values' strings, the same on every machine and in every
 process: BLAKE2b of each string, combined by the SplitMix64 finalizer. Features of
-different templates differ by construction (the template's identity starts the
-combination). Columns are then either the fingerprints seen in training, in sorted
-order (a vocabulary), or ``fingerprint % n_features`` (hashing, Weinberger et al.
-2009).
+different templates are told apart by construction (the template's identity starts
+the combination; two features share a fingerprint only by a 64-bit collision, which
+among a million features has a chance of about 3e-8). Columns are then either the
+fingerprints seen in training, in sorted order (a vocabulary), or ``fingerprint %
+n_features`` (hashing, Weinberger et al. 2009).
 """
 
 from __future__ import annotations
@@ -363,17 +364,22 @@ def _first(values: Sequence[Any], bad) -> int:
     return next(i for i, value in enumerate(values) if bad(value))
 
 
-def _read(X: Any, needed: int | None) -> tuple[np.ndarray, list[Sequence[str]], int]:
-    """The sentence offsets of ``X``, its first ``needed`` columns (all of them when
-    None: as many as its narrowest token has), and the number of columns of its
-    narrowest token. Checks the input's shape and types, with C-level passes only
-    when it is well formed."""
+def _sentences(X: Any) -> Sequence[Any]:
+    """``X`` as a list or tuple of sentences (an iterable read once)."""
     if isinstance(X, str | bytes) or not isinstance(X, Iterable):
         raise ValueError(
             "SequenceFeaturizer expects a list of sentences (each a list of tokens), got "
             f"{type(X).__name__}"
         )
-    X = X if isinstance(X, list | tuple) else list(X)
+    return X if isinstance(X, list | tuple) else list(X)
+
+
+def _read(X: Any, needed: int | None) -> tuple[np.ndarray, list[Sequence[str]], int]:
+    """The sentence offsets of ``X``, its first ``needed`` columns (all of them when
+    None: as many as its narrowest token has), and the number of columns of its
+    narrowest token. Checks the input's shape and types, with C-level passes only
+    when it is well formed."""
+    X = _sentences(X)
     if len(X) == 0:
         raise ValueError("SequenceFeaturizer: no sentences (X is empty)")
     if not all(issubclass(t, list | tuple) for t in set(map(type, X))):
@@ -561,6 +567,7 @@ class SequenceFeaturizer(BaseEstimator):
         self._validate_params()
         if not isinstance(self.templates, str):
             _resolve_templates(self.templates, 1)  # a bad template before reading X
+        X = _sentences(X)
         offsets, columns, width = _read(X, None)
         templates = _resolve_templates(self.templates, width)
         needed = _columns_needed(templates)

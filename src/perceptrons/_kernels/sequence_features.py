@@ -22,7 +22,7 @@ up.
 
 The caller checks every index these kernels read (``rows`` within ``values``, items'
 columns and attributes within the arrays' widths); they only write into arrays the
-caller allocated.
+caller allocated (and :func:`columns` into one scratch row of its own per call).
 """
 
 import numpy as np

@@ -293,8 +293,11 @@ class SequenceTagger(OnlineLinearClassifier):
         if not sentences:
             raise ValueError("X holds no sentence: there is nothing to train on.")
         tags = _tag_lists(y, sentences)
+        data = None
         if first_call:
-            featurizer = self._new_featurizer().fit(sentences)
+            # The new featurizer stays local until the tags are accepted.
+            featurizer = self._new_featurizer()
+            data = featurizer.fit_transform(sentences)
             seen = np.unique(_flat_tags(tags)[0])
             known = seen if classes is None else np.unique(np.asarray(classes, dtype=str))
             if known.shape[0] < 2:
@@ -311,7 +314,8 @@ class SequenceTagger(OnlineLinearClassifier):
                     f"classes differ from the tags of the first call: {known.tolist()!r}."
                 )
         codes = self._encode(tags, known)  # unknown tags refused before anything changes
-        data = featurizer.transform(sentences)
+        if data is None:
+            data = featurizer.transform(sentences)
         data.check()
         if first_call:
             self._thaw()

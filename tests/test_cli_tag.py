@@ -446,3 +446,18 @@ def test_inspect_describes_a_tagger(chunker, capsys):
     assert code == 0, err
     assert out.startswith(f"{model}: SequenceTagger")
     assert "classes (6): B-NP, B-PP, B-VP, I-NP, I-VP, O" in out
+
+
+def test_inspect_shows_a_taggers_templates_and_transitions(chunker, capsys):
+    _, model, _ = chunker
+    code, out, err = _run(capsys, "inspect", model, "--top", "3")
+    assert code == 0, err
+    assert "templates (" in out and "bias" in out
+    assert "strongest transitions (previous tag -> tag):" in out
+    assert "feature " not in out.split("training history:")[1]  # no nameless fingerprints
+    code, out, err = _run(capsys, "inspect", model, "--json")
+    result = json.loads(out)
+    assert result["top_features"] is None
+    strongest = result["transitions"]["positive"][0]
+    assert strongest[0] in {"B-NP", "I-NP", "B-VP", "I-VP", "B-PP", "O", "<start>"}
+    assert strongest[2] > 0

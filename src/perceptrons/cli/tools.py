@@ -6,6 +6,7 @@ import argparse
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,15 +28,34 @@ from perceptrons.cli._common import (
 _HISTORY_LINES = 12
 
 
+def _strongest_transitions(tagger: Any, k: int) -> dict[str, list[tuple[str, str, float]]]:
+    """The ``k`` largest and smallest weights of ``transitions_``, as
+    ``(previous tag or "<start>", tag, weight)``."""
+    weights = tagger.transitions_
+    before = [*(str(c) for c in tagger.classes_), "<start>"]
+    order = np.argsort(weights, axis=None, kind="stable")
+    rows, columns = np.unravel_index(order, weights.shape)
+    pairs = [
+        (before[r], str(tagger.classes_[c]), float(weights[r, c]))
+        for r, c in zip(rows, columns, strict=True)
+    ]
+    return {
+        "positive": [p for p in reversed(pairs[-k:]) if p[2] > 0],
+        "negative": [p for p in pairs[:k] if p[2] < 0],
+    }
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     """A model file's algorithm, settings, classes, history and heaviest features."""
     from perceptrons.features import top_features
     from perceptrons.io import persist
     from perceptrons.io.prepare import split_model
+    from perceptrons.tagger import SequenceTagger
 
     model = persist.load(args.model)
     meta = persist.describe(args.model)
     featurizer, estimator = split_model(model)
+    tagger = isinstance(estimator, SequenceTagger)
     coef = estimator.__dict__.get("coef_")
     sparsified = sp.issparse(coef)
     result = {
@@ -54,8 +74,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "nonzero_weights": int(coef.nnz if sparsified else np.count_nonzero(coef))
         if coef is not None
         else None,
-        "top_features": top_features(model, args.top),
+        "top_features": None if tagger else top_features(model, args.top),
     }
+    if tagger:
+        # A tagger's features are fingerprints without names: show its templates and
+        # its strongest tag transitions instead.
+        result["templates"] = list(estimator.featurizer_.templates_)
+        result["transitions"] = _strongest_transitions(estimator, args.top)
     if args.json:
         print(json.dumps(result, indent=2, default=str))
         return 0
@@ -96,6 +121,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(f"  ... {len(history) - 8} more ...")
         else:
             print("  " + ", ".join(f"{k} {v}" for k, v in record.items()))
+    if tagger:
+        print(f"templates ({len(result['templates'])}): {', '.join(result['templates'])}")
+        print("strongest transitions (previous tag -> tag):")
+        for sign in ("positive", "negative"):
+            pairs = result["transitions"][sign]
+            print(
+                f"  {'+' if sign == 'positive' else '-'} "
+                + ", ".join(f"{before} -> {after} ({w:+.3g})" for before, after, w in pairs)
+            )
+        return 0
     if result["top_features"] is None:
         print(f"top features: none (a {estimator.kernel!r} kernel has no weights per feature)")
         return 0

@@ -324,7 +324,8 @@ class SequenceTagger(OnlineLinearClassifier):
             self.n_features_in_ = int(data.n_features)
         return data, codes, first_call, None
 
-    def encode_labels(self, y: Any) -> TagCodes:
+    # The engine's targets are each family's own: here ragged tag codes.
+    def encode_labels(self, y: Any) -> TagCodes:  # type: ignore[override]
         """Tag lists (of ``classes_``) to their codes; an unknown tag is an error.
         Codes (what :meth:`_begin_call` returns, already checked) pass through."""
         if isinstance(y, TagCodes):
@@ -621,7 +622,7 @@ class SequenceTagger(OnlineLinearClassifier):
         bounds = offsets.tolist()
         return [tags[bounds[s] : bounds[s + 1]] for s in range(len(bounds) - 1)]
 
-    def score(  # type: ignore[override]
+    def score(
         self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], sample_weight: Any = None
     ) -> float:
         """Token accuracy of :meth:`predict` (a gold tag never seen in training counts

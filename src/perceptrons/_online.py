@@ -1049,21 +1049,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
         kernel, arguments = self._epoch_kernel(state, state.weights.ndim == 2, slack)
         if mistake_log is not None:
-            if not self.logs_updates or progress is not None:
-                raise ValueError(
-                    f"run_epoch: {type(self).__name__} logs no updates"
-                    if not self.logs_updates
-                    else "run_epoch: mistake_log and progress cannot be combined"
-                )
-            if (
-                mistake_log.dtype != np.int64
-                or mistake_log.shape != (len(order), 2)
-                or not mistake_log.flags.c_contiguous
-            ):
-                raise ValueError(
-                    f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
-                    f"({len(order)}, 2), got {mistake_log.dtype} {mistake_log.shape}."
-                )
+            self.check_mistake_log(mistake_log, len(order), progress)
             arguments["mistake_log"] = mistake_log
         chunk = len(order) if progress is None else _PROGRESS_CHUNK
         statistic = 0.0
@@ -1089,6 +1075,27 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         if raw:
             return {"statistic": statistic, "examples": len(order)}
         return self._epoch_record(statistic, len(order))
+
+    def check_mistake_log(
+        self, mistake_log: np.ndarray, n_examples: int, progress: Callable | None
+    ) -> None:
+        """Raise a ValueError unless ``run_epoch`` can log updates into ``mistake_log``
+        for an epoch of ``n_examples`` examples (see :meth:`run_epoch`)."""
+        if not self.logs_updates or progress is not None:
+            raise ValueError(
+                f"run_epoch: {type(self).__name__} logs no updates"
+                if not self.logs_updates
+                else "run_epoch: mistake_log and progress cannot be combined"
+            )
+        if (
+            mistake_log.dtype != np.int64
+            or mistake_log.shape != (n_examples, 2)
+            or not mistake_log.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
+                f"({n_examples}, 2), got {mistake_log.dtype} {mistake_log.shape}."
+            )
 
     def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
         """The ``history_`` record of ``n_examples`` examples whose kernels' statistics

@@ -227,11 +227,11 @@ class SequenceTagger(OnlineLinearClassifier):
 
     def check_params(self) -> None:
         super().check_params()
-        if self.min_count != 1 and self.n_features is not None:
-            raise ValueError(
-                f"{type(self).__name__}: min_count={self.min_count!r} needs the vocabulary "
-                "(n_features=None): hashed features are not counted."
-            )
+        try:  # the featurizer's own rules (n_features, min_count and how they combine)
+            self._new_featurizer()._validate_params()
+        except ValueError as error:
+            message = str(error).removeprefix(f"{SequenceFeaturizer.__name__}: ")
+            raise ValueError(f"{type(self).__name__}: {message}") from None
 
     # ------------------------------------------------------------ the family's hooks
     @property
@@ -399,17 +399,7 @@ class SequenceTagger(OnlineLinearClassifier):
             raise ValueError(f"run_epoch: order must index the {len(X)} sentences.")
         log = np.empty((0, 2), dtype=np.int64)
         if mistake_log is not None:
-            if progress is not None:
-                raise ValueError("run_epoch: mistake_log and progress cannot be combined")
-            if (
-                mistake_log.dtype != np.int64
-                or mistake_log.shape != (len(order), 2)
-                or not mistake_log.flags.c_contiguous
-            ):
-                raise ValueError(
-                    f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
-                    f"({len(order)}, 2), got {mistake_log.dtype} {mistake_log.shape}."
-                )
+            self.check_mistake_log(mistake_log, len(order), progress)
             log = mistake_log
         chunk = len(order) if progress is None else _PROGRESS_SENTENCES
         mistakes = 0

@@ -139,6 +139,29 @@ def _push(entries, m, row, column, n_tags, sign):
 
 
 @_jit
+def _net_changes(entries, m, nets):
+    """Aggregate the ``m`` changes recorded by :func:`_push` by weight entry: the
+    distinct entries with a nonzero net change go to ``entries[:n]`` (as ``row * n_tags
+    + column``, sorted) and their net changes to ``nets[:n]``. Returns ``n`` and
+    ``||Δ||²``, the sum of the squared net changes."""
+    keys = entries[:m]
+    keys.sort()
+    n, k, sq_norm = 0, 0, 0.0
+    while k < m:
+        entry = keys[k] >> 1
+        net = 0
+        while k < m and keys[k] >> 1 == entry:
+            net += 1 if keys[k] & 1 else -1
+            k += 1
+        if net != 0:  # n <= k: the compacted part never overtakes the keys still read
+            entries[n] = entry
+            nets[n] = net
+            n += 1
+            sq_norm += float(net * net)
+    return n, sq_norm
+
+
+@_jit
 def epoch(
     indptr,
     indices,
@@ -175,6 +198,7 @@ def epoch(
     for t in range(indptr.shape[0] - 1):
         most_features = max(most_features, indptr[t + 1] - indptr[t])
     entries = np.empty(2 * longest * (most_features + 1) if kind == MIRA else 0, dtype=np.int64)
+    nets = np.empty(entries.shape[0], dtype=np.int64)
     mistakes = 0
     for position in range(order.shape[0]):
         s = order[position]
@@ -230,32 +254,14 @@ def epoch(
                 if gold != guess or gold_before != guess_before:
                     m = _push(entries, m, gold_before, gold, n_tags, 1)
                     m = _push(entries, m, guess_before, guess, n_tags, -1)
-            keys = entries[:m]
-            keys.sort()
-            # Aggregate each entry's changes: ||Δ||² over the net change per entry.
-            sq_norm = 0.0
-            k = 0
-            while k < m:
-                entry = keys[k] >> 1
-                net = 0
-                while k < m and keys[k] >> 1 == entry:
-                    net += 1 if keys[k] & 1 else -1
-                    k += 1
-                sq_norm += float(net * net)
+            n_changes, sq_norm = _net_changes(entries, m, nets)
             if sq_norm > 0.0:
                 step = min(C, (wrong - (gold_score - predicted_score)) / sq_norm)
-                k = 0
-                while k < m:
-                    entry = keys[k] >> 1
-                    net = 0
-                    while k < m and keys[k] >> 1 == entry:
-                        net += 1 if keys[k] & 1 else -1
-                        k += 1
-                    if net != 0:
-                        row, column = entry // n_tags, entry % n_tags
-                        change = step * net
-                        weights[row, column] += change
-                        if averaged:
-                            aux[row, column] += count * change
+                for k in range(n_changes):
+                    row, column = entries[k] // n_tags, entries[k] % n_tags
+                    change = step * nets[k]
+                    weights[row, column] += change
+                    if averaged:
+                        aux[row, column] += count * change
         count += 1.0
     return mistakes, count

@@ -266,8 +266,8 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
     >>> from perceptrons.logistic_batch import LogisticRegressionBatch
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = LogisticRegressionBatch(l2=1e-2, tol=1e-8).fit(X, y)
-    >>> round(clf.score(X, y), 2), clf.n_iter_
-    (0.97, 573)
+    >>> round(clf.score(X, y), 2), clf.n_iter_ < clf.max_iter  # converged
+    (0.97, True)
     >>> objectives = [record["objective"] for record in clf.history_]
     >>> all(a <= b for a, b in zip(objectives, objectives[1:]))  # never decreases
     True

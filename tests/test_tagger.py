@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import perceptrons
 from perceptrons import SequenceTagger
@@ -60,10 +61,10 @@ def test_same_random_state_same_model_and_shuffling_matters():
     X[0][1], y[0][1] = "dog", "JJ"  # a noisy tag: the visiting order changes the updates
     one = SequenceTagger(max_epochs=3, random_state=7).fit(X, y)
     two = SequenceTagger(max_epochs=3, random_state=7).fit(X, y)
-    assert np.array_equal(one.coef_, two.coef_)
+    assert np.array_equal(one.coef_.toarray(), two.coef_.toarray())
     assert np.array_equal(one.transitions_, two.transitions_)
     other = SequenceTagger(max_epochs=3, random_state=8).fit(X, y)
-    assert not np.array_equal(one.coef_, other.coef_)
+    assert not np.array_equal(one.coef_.toarray(), other.coef_.toarray())
 
 
 def test_averaged_model_is_the_mean_of_the_weights_after_every_sentence():
@@ -81,7 +82,7 @@ def test_averaged_model_is_the_mean_of_the_weights_after_every_sentence():
         states.append(step._state.weights.copy())
     running = np.mean(states, axis=0)
     n_features = averaged.n_features_in_
-    np.testing.assert_allclose(averaged.coef_, running[:n_features].T, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(averaged.coef_.toarray(), running[:n_features].T, rtol=0, atol=1e-12)
     np.testing.assert_allclose(averaged.transitions_, running[n_features:], rtol=0, atol=1e-12)
 
 
@@ -92,7 +93,7 @@ def test_partial_fit_continues_exactly_like_fit():
     stepped = SequenceTagger(shuffle=False)
     for _ in range(3):
         stepped.partial_fit(X, y)
-    assert np.array_equal(fitted.coef_, stepped.coef_)
+    assert np.array_equal(fitted.coef_.toarray(), stepped.coef_.toarray())
     assert np.array_equal(fitted.transitions_, stepped.transitions_)
 
 
@@ -102,7 +103,7 @@ def test_mira_and_last_weights():
         tagger = SequenceTagger(update="mira", C=0.5, average=average, max_epochs=4, random_state=0)
         assert tagger.fit(X, y).score(X, y) == 1.0
     assert np.array_equal(
-        np.concatenate([tagger.coef_.T, tagger.transitions_]), tagger._state.weights
+        np.concatenate([tagger.coef_.toarray().T, tagger.transitions_]), tagger._state.weights
     )
 
 
@@ -127,6 +128,30 @@ def test_early_stopping_on_a_development_set():
     assert without_dev.history_[-1]["mistakes"] == 0 and without_dev.n_iter_ < 30
 
 
+def test_coef_keeps_only_the_nonzero_weights():
+    X, y = _corpus(seed=9)
+    tagger = SequenceTagger(max_epochs=2, random_state=0).fit(X, y)
+    model = tagger._state.model()
+    n_features = tagger.n_features_in_
+    assert sp.issparse(tagger.coef_)
+    assert tagger.coef_.nnz == np.count_nonzero(model[:n_features])
+    assert tagger.coef_.nnz < model[:n_features].size  # some pairs were never updated
+    assert np.array_equal(tagger.coef_.toarray(), model[:n_features].T)
+    assert np.array_equal(tagger.transitions_, model[n_features:])
+
+
+def test_a_loaded_model_saves_again_without_its_training_state(tmp_path):
+    X, y = _corpus(seed=10)
+    tagger = SequenceTagger(max_epochs=2, random_state=0).fit(X, y)
+    perceptrons.save(tagger, tmp_path / "first.npz", resumable=False)
+    loaded = perceptrons.load(tmp_path / "first.npz")
+    perceptrons.save(loaded, tmp_path / "second.npz")  # only the model is left to save
+    again = perceptrons.load(tmp_path / "second.npz")
+    assert again.predict(X) == tagger.predict(X)
+    assert np.array_equal(again.coef_.toarray(), tagger.coef_.toarray())
+    assert np.array_equal(again.transitions_, tagger.transitions_)
+
+
 @pytest.mark.parametrize("resumable", [True, False])
 @pytest.mark.parametrize("params", [{}, {"n_features": 256}, {"average": False}])
 def test_model_file_roundtrip(tmp_path, resumable, params):
@@ -137,13 +162,13 @@ def test_model_file_roundtrip(tmp_path, resumable, params):
     loaded = perceptrons.load(path)
     assert isinstance(loaded, SequenceTagger)
     assert loaded.predict(X) == tagger.predict(X)
-    assert np.array_equal(loaded.coef_, tagger.coef_)
+    assert np.array_equal(loaded.coef_.toarray(), tagger.coef_.toarray())
     assert np.array_equal(loaded.transitions_, tagger.transitions_)
     assert loaded.resumable == resumable
     if resumable:
         tagger.partial_fit(X, y)
         loaded.partial_fit(X, y)
-        assert np.array_equal(loaded.coef_, tagger.coef_)
+        assert np.array_equal(loaded.coef_.toarray(), tagger.coef_.toarray())
     else:
         with pytest.raises(ValueError, match="resumable=False"):
             loaded.partial_fit(X, y)
@@ -168,7 +193,7 @@ def test_one_shard_of_parameter_mixing_is_the_serial_fit(average):
     X[5][1], y[5][1] = "cat", "JJ"
     serial = SequenceTagger(max_epochs=3, random_state=0, average=average).fit(X, y)
     mixed = mix_threads(SequenceTagger(max_epochs=3, random_state=0, average=average), X, y, 1)
-    assert np.array_equal(serial.coef_, mixed.coef_)
+    assert np.array_equal(serial.coef_.toarray(), mixed.coef_.toarray())
     assert np.array_equal(serial.transitions_, mixed.transitions_)
     assert [r["mistakes"] for r in serial.history_] == [r["mistakes"] for r in mixed.history_]
 
@@ -216,12 +241,14 @@ def test_refusals_name_the_problem():
     with pytest.raises(ValueError, match="min_count"):
         SequenceTagger(n_features=64, min_count=2).fit(X, y)
     tagger = SequenceTagger(max_epochs=1, random_state=0).fit(X, y)
-    before = tagger.coef_.copy()
+    before = tagger.coef_.toarray()
     with pytest.raises(ValueError, match="never declared"):
         tagger.partial_fit([["the", "dog"]], [["DT", "NOUN"]])
-    assert np.array_equal(tagger.coef_, before)  # a refused call changes nothing
-    with pytest.raises(TypeError, match="dense weights"):
+    assert np.array_equal(tagger.coef_.toarray(), before)  # a refused call changes nothing
+    with pytest.raises(TypeError, match="always keeps coef_ sparse"):
         tagger.sparsify()
+    with pytest.raises(TypeError, match=r"coef_\.toarray"):
+        tagger.densify()
     with pytest.raises(TypeError, match="use predict"):
         tagger.decision_function(X)
     with pytest.raises(ValueError, match="sample_weight"):

@@ -357,7 +357,7 @@ def nested(features):
 
 def tagger_weights(tagger):
     """The tagger's predicting weights in the oracle's layout, (F + K + 1, K)."""
-    return np.vstack([tagger.coef_.T, tagger.transitions_])
+    return np.vstack([tagger.coef_.toarray().T, tagger.transitions_])
 
 
 def check_predictions(X, tagger, features, W, F, K):
@@ -423,7 +423,7 @@ def test_tagger_equals_the_oracle(data, n_features, average, update, max_epochs,
     assert tagger.transitions_.shape == (K + 1, K)
     if n_features is not None:
         assert F == n_features
-    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.coef_.toarray(), W[:F].T, **TOL)
     np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)
 
     check_predictions(X, tagger, features, W, F, K)
@@ -447,7 +447,7 @@ def test_tagger_equals_the_oracle_on_a_fixed_corpus(update, average, n_features)
     )
     assert K == 3
     assert all(record["mistakes"] > 0 for record in tagger.history_)
-    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.coef_.toarray(), W[:F].T, **TOL)
     np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)
     assert check_predictions(X, tagger, features, W, F, K) >= len(X) // 2
 
@@ -465,7 +465,7 @@ def test_one_mixing_shard_is_the_serial_fit_bit_for_bit(average):
 
     serial = fresh().fit(X, y)
     mixed = mix_threads(fresh(), X, y, n_jobs=1)
-    np.testing.assert_array_equal(mixed.coef_, serial.coef_)
+    np.testing.assert_array_equal(mixed.coef_.toarray(), serial.coef_.toarray())
     np.testing.assert_array_equal(mixed.transitions_, serial.transitions_)
     assert mixed.predict(X) == serial.predict(X)
     assert [r["mistakes"] for r in mixed.history_] == [r["mistakes"] for r in serial.history_]
@@ -487,7 +487,7 @@ def test_one_dask_partition_is_the_serial_fit_bit_for_bit():
         processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
     ) as client:
         mixed = ParameterMixing(fresh(), n_partitions=1, client=client).fit(X, y)
-    np.testing.assert_array_equal(mixed.estimator_.coef_, serial.coef_)
+    np.testing.assert_array_equal(mixed.estimator_.coef_.toarray(), serial.coef_.toarray())
     np.testing.assert_array_equal(mixed.estimator_.transitions_, serial.transitions_)
 
 
@@ -517,5 +517,5 @@ def test_partial_fit_batches_continue_the_oracles_run(update, average):
         features, codes, F, K, orders, average=average, update=update, C=0.5
     )
     assert np.any(W)
-    np.testing.assert_allclose(tagger.coef_, W[:F].T, **TOL)
+    np.testing.assert_allclose(tagger.coef_.toarray(), W[:F].T, **TOL)
     np.testing.assert_allclose(tagger.transitions_, W[F:], **TOL)

@@ -860,7 +860,7 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         warm-started ``fit``), or None: a sparse ``coef_`` must be densified first, and
         a model without its training state (pruned, or saved with ``resumable=False``)
         can only be trained afresh."""
-        if sp.issparse(self.__dict__.get("coef_")):
+        if self._sparsified():
             return (
                 "coef_ is sparse (sparsify() was called); call densify() before "
                 "partial_fit or a warm-started fit"
@@ -869,6 +869,11 @@ class IncrementalClassifier(ClassifierMixin, BaseEstimator):
         if frozen is not None:
             return f"{frozen}, so it cannot continue training; call fit to train afresh"
         return None
+
+    def _sparsified(self) -> bool:
+        """Whether ``sparsify()`` made ``coef_`` sparse (its training state compact):
+        a member whose ``coef_`` is sparse by design says no."""
+        return sp.issparse(self.__dict__.get("coef_"))
 
     def _thaw(self) -> None:
         """Forget what kept the last model from training on: a new one starts."""
@@ -1122,7 +1127,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier):
         check_is_fitted(self, "coef_")
         state = self._state
         compact: CompactState | None = self.__dict__.get("_compact")
-        sparsified = sp.issparse(self.coef_)
+        sparsified = self._sparsified()
         if resumable and state is not None:
             return state.arrays(), {**state.values(), "n_iter": int(self.n_iter_)}
         if resumable and compact is not None:

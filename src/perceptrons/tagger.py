@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked
@@ -156,8 +157,11 @@ class SequenceTagger(OnlineLinearClassifier):
         The fitted featurizer.
     n_features_in_ : int
         Observation feature columns (the featurizer's ``n_features_out_``).
-    coef_ : ndarray of shape (n_tags, n_features_in_)
-        Each tag's weight for each observation feature.
+    coef_ : scipy.sparse.csc_matrix of shape (n_tags, n_features_in_)
+        Each tag's weight for each observation feature, only the nonzeros stored: the
+        perceptron changes just the (feature, tag) pairs of its mistakes (about 2% of
+        them on CoNLL-2000), so a dense array would be mostly zeros. Its transpose, a
+        CSR matrix, is what decoding reads.
     transitions_ : ndarray of shape (n_tags + 1, n_tags)
         ``transitions_[p, j]``: the weight of tag ``j`` after tag ``p``; the last row
         is for the first token of a sentence.
@@ -480,34 +484,60 @@ class SequenceTagger(OnlineLinearClassifier):
         if featurizer is not None:
             self.featurizer_ = featurizer
 
-    def _model_array(self) -> np.ndarray:
-        return self._decoding_weights.copy()
+    def _model_array(self) -> _checked.SparseArray:
+        """The model in the training state's layout, given by its nonzeros (never
+        expanded: what a non-resumable model file stores)."""
+        by_feature = self.coef_.T.tocoo()
+        n_tags = self._n_tags
+        transitions = _checked.SparseArray.from_dense(self.transitions_)
+        offset = self.n_features_in_ * n_tags
+        index = np.concatenate(
+            [
+                by_feature.row.astype(np.int64) * n_tags + by_feature.col,
+                offset + transitions.index,
+            ]
+        )
+        values = np.concatenate([by_feature.data, transitions.values])
+        order = np.argsort(index, kind="stable")
+        shape = (self.n_features_in_ + n_tags + 1, n_tags)
+        return _checked.SparseArray(shape, index[order], values[order].astype(np.float64))
 
     def _forget(self) -> None:
         super()._forget()
-        for name in ("featurizer_", "transitions_", "_decoding_weights"):
+        for name in ("featurizer_", "transitions_"):
             self.__dict__.pop(name, None)
 
     def _publish(self) -> None:
         assert self._state is not None  # called once training has a state
-        model = np.ascontiguousarray(self._state.model())
-        self._decoding_weights = model
+        model = self._state.model()
         n_features = self.n_features_in_
-        self.coef_ = model[:n_features].T
-        self.transitions_ = model[n_features:]
+        # Decoding reads the observation rows by their nonzeros: a 2% dense array is
+        # 50 times the memory, and no faster (see benchmarks/RESULTS.md).
+        by_feature = sp.csr_matrix(model[:n_features])
+        by_feature.eliminate_zeros()
+        by_feature.sort_indices()
+        self.coef_ = by_feature.T
+        self.transitions_ = np.ascontiguousarray(model[n_features:])
         self.intercept_ = np.zeros(self._n_tags)
 
+    def _sparsified(self) -> bool:
+        return False  # coef_ is sparse by design, the training state dense
+
     def sparsify(self, threshold: float = 0.0) -> SequenceTagger:
-        """Not available: Viterbi reads the dense weights (raises ``TypeError``)."""
+        """Not available: the tagger's ``coef_`` is always sparse, and pruning its
+        weights is not offered (raises ``TypeError``)."""
         raise TypeError(
-            f"{type(self).__name__} keeps dense weights (Viterbi reads every tag's weight "
-            "of each feature); sparsify() is for the linear classifiers."
+            f"{type(self).__name__} always keeps coef_ sparse; sparsify() is for the "
+            "linear classifiers."
         )
 
     def densify(self) -> SequenceTagger:
-        """The weights are always dense: nothing to do."""
-        check_is_fitted(self, "coef_")
-        return self
+        """Not available: decoding reads the sparse ``coef_`` (raises ``TypeError``);
+        ``coef_.toarray()`` gives the dense weights."""
+        raise TypeError(
+            f"{type(self).__name__} decodes with a sparse coef_; use coef_.toarray() for "
+            "the dense weights."
+        )
 
     # ------------------------------------------------------------------ training
     def fit(  # type: ignore[override]
@@ -585,12 +615,22 @@ class SequenceTagger(OnlineLinearClassifier):
         data = self.featurizer_.transform(sentences)
         data.check()
         codes = np.empty(data.n_tokens, dtype=np.int64)
+        by_feature = self.coef_.T  # CSR (n_features, n_tags), built by _publish
+        if (
+            not sp.isspmatrix_csr(by_feature)
+            or by_feature.shape != (self.n_features_in_, self._n_tags)
+            or by_feature.indptr.shape[0] != self.n_features_in_ + 1
+            or self.transitions_.shape != (self._n_tags + 1, self._n_tags)
+        ):
+            raise ValueError("coef_ or transitions_ was replaced by arrays of another shape.")
         _kernels.decode(
             data.indptr,
             data.indices,
             data.offsets,
-            self._decoding_weights,
-            self.n_features_in_,
+            by_feature.indptr,
+            by_feature.indices,
+            by_feature.data,
+            self.transitions_,
             codes,
         )
         return codes, data.offsets

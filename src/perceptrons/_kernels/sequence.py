@@ -15,6 +15,10 @@ tokens ``offsets[s]:offsets[s + 1]``. ``codes`` holds every token's gold tag cod
     token ``t``'s features; :func:`viterbi` computes exactly these sums for the path it
     returns, so the oracle in :mod:`perceptrons.reference.sequence` can match it to
     the last bit.
+    Training reads and writes this dense array; a trained model decodes with its
+    observation rows given by their nonzeros (a CSR matrix, see :func:`decode`) and its
+    transition rows as they are, since the structured perceptron changes only the
+    weights of the (feature, tag) pairs in its mistakes.
 ``aux``
     The averaging trick's auxiliary array (Daumé 2006), same shape, or empty (shape
     ``(0, 0)``) for a model that is not averaged: every change is also added to it
@@ -44,43 +48,66 @@ def emissions(indptr, indices, weights, first, last, out):
     """``out[t - first, j] = Σ_f W[f, j]`` over the features of tokens ``first:last``."""
     n_tags = weights.shape[1]
     for t in range(first, last):
-        row = t - first
+        # Row views: the compiler then sees two distinct rows and vectorizes the sums.
+        total = out[t - first]
         for j in range(n_tags):
-            out[row, j] = 0.0
+            total[j] = 0.0
         for p in range(indptr[t], indptr[t + 1]):
-            f = indices[p]
+            row = weights[indices[p]]
             for j in range(n_tags):
-                out[row, j] += weights[f, j]
+                total[j] += row[j]
 
 
 @_jit
-def viterbi(emit, n, weights, n_features, delta, back, path):
+def sparse_emissions(indptr, indices, coef_indptr, coef_tags, coef_values, first, last, out):
+    """:func:`emissions` with the observation weights given by their nonzeros, feature
+    by feature (a CSR matrix of shape (n_features, n_tags)): the same sums, since the
+    zeros it skips add nothing, in the same order."""
+    n_tags = out.shape[1]
+    for t in range(first, last):
+        total = out[t - first]
+        for j in range(n_tags):
+            total[j] = 0.0
+        for p in range(indptr[t], indptr[t + 1]):
+            f = indices[p]
+            for q in range(coef_indptr[f], coef_indptr[f + 1]):
+                total[coef_tags[q]] += coef_values[q]
+
+
+@_jit
+def viterbi(emit, n, transitions, delta, back, path):
     """The best tags of a sentence of ``n`` tokens whose emission scores are
-    ``emit[:n]``, written to ``path[:n]``; returns its score.
+    ``emit[:n]``, written to ``path[:n]``; returns its score. ``transitions`` has a row
+    per previous tag and a last row for the start of the sentence.
 
     Ties go to the lowest tag (strict comparisons over ascending tags), both for each
     back-pointer and for the last tag: among equally good sequences the one chosen is
     the smallest in reverse-lexicographic order.
     """
-    n_tags = weights.shape[1]
-    start = n_features + n_tags
+    n_tags = transitions.shape[1]
+    start = transitions[n_tags]
     for j in range(n_tags):
-        delta[0, j] = weights[start, j] + emit[0, j]
+        delta[0, j] = start[j] + emit[0, j]
     for t in range(1, n):
-        # Previous tag outermost: the inner loop runs along a row of the transitions.
+        # Previous tag outermost, so the inner loop runs along a row of the
+        # transitions; written as selects on row views, which the compiler vectorizes
+        # (about twice as fast as the branch for 44 tags).
+        before, now, pointers = delta[t - 1], delta[t], back[t]
+        previous, row = before[0], transitions[0]
         for j in range(n_tags):
-            delta[t, j] = delta[t - 1, 0] + weights[n_features, j]
-            back[t, j] = 0
+            now[j] = previous + row[j]
+            pointers[j] = 0
         for i in range(1, n_tags):
-            previous = delta[t - 1, i]
-            row = n_features + i
+            previous, row = before[i], transitions[i]
             for j in range(n_tags):
-                value = previous + weights[row, j]
-                if value > delta[t, j]:
-                    delta[t, j] = value
-                    back[t, j] = i
+                value = previous + row[j]
+                best = now[j]
+                better = value > best
+                now[j] = value if better else best
+                pointers[j] = i if better else pointers[j]
+        scores = emit[t]
         for j in range(n_tags):
-            delta[t, j] += emit[t, j]
+            now[j] += scores[j]
     best = 0
     for j in range(1, n_tags):
         if delta[n - 1, j] > delta[n - 1, best]:
@@ -92,12 +119,12 @@ def viterbi(emit, n, weights, n_features, delta, back, path):
 
 
 @_jit
-def path_score(emit, n, weights, n_features, tags, first):
+def path_score(emit, n, transitions, tags, first):
     """The score of the tags ``tags[first:first + n]``, in :func:`viterbi`'s order."""
-    n_tags = weights.shape[1]
-    score = weights[n_features + n_tags, tags[first]] + emit[0, tags[first]]
+    n_tags = transitions.shape[1]
+    score = transitions[n_tags, tags[first]] + emit[0, tags[first]]
     for t in range(1, n):
-        score = (score + weights[n_features + tags[first + t - 1], tags[first + t]]) + emit[
+        score = (score + transitions[tags[first + t - 1], tags[first + t]]) + emit[
             t, tags[first + t]
         ]
     return score
@@ -112,9 +139,10 @@ def _longest(offsets):
 
 
 @_jit
-def decode(indptr, indices, offsets, weights, n_features, out):
-    """The Viterbi tags of every sentence, written to ``out`` (one code per token)."""
-    n_tags = weights.shape[1]
+def decode(indptr, indices, offsets, coef_indptr, coef_tags, coef_values, transitions, out):
+    """The Viterbi tags of every sentence, written to ``out`` (one code per token), for
+    the observation weights given by their nonzeros (see :func:`sparse_emissions`)."""
+    n_tags = transitions.shape[1]
     longest = _longest(offsets)
     emit = np.empty((longest, n_tags))
     delta = np.empty((longest, n_tags))
@@ -125,8 +153,8 @@ def decode(indptr, indices, offsets, weights, n_features, out):
         n = last - first
         if n == 0:
             continue
-        emissions(indptr, indices, weights, first, last, emit)
-        viterbi(emit, n, weights, n_features, delta, back, path)
+        sparse_emissions(indptr, indices, coef_indptr, coef_tags, coef_values, first, last, emit)
+        viterbi(emit, n, transitions, delta, back, path)
         for t in range(n):
             out[first + t] = path[t]
 
@@ -186,6 +214,7 @@ def epoch(
     n_tags = weights.shape[1]
     n_features = weights.shape[0] - n_tags - 1
     start = n_features + n_tags
+    transitions = weights[n_features:]
     averaged = aux.shape[0] != 0
     log = mistake_log.shape[0] != 0
     longest = _longest(offsets)
@@ -208,7 +237,7 @@ def epoch(
             count += 1.0
             continue
         emissions(indptr, indices, weights, first, last, emit)
-        predicted_score = viterbi(emit, n, weights, n_features, delta, back, path)
+        predicted_score = viterbi(emit, n, transitions, delta, back, path)
         wrong = 0
         for t in range(n):
             if path[t] != codes[first + t]:
@@ -241,7 +270,7 @@ def epoch(
                         aux[gold_before, gold] += factor
                         aux[guess_before, guess] -= factor
         else:
-            gold_score = path_score(emit, n, weights, n_features, codes, first)
+            gold_score = path_score(emit, n, transitions, codes, first)
             m = 0
             for t in range(n):
                 gold, guess = codes[first + t], path[t]

@@ -10,10 +10,12 @@ import scipy.sparse as sp
 
 import perceptrons
 from perceptrons import SequenceTagger
+from perceptrons._kernels import sequence as _sequence_kernels
 from perceptrons._online import TrainingState
 from perceptrons._sequences import TagCodes
 from perceptrons.datasets import shared_data_dir
 from perceptrons.parallel import mix_threads
+from perceptrons.tagger import _decoding_tables
 
 WORDS = ["the", "a", "dog", "cat", "barks", "sleeps", "big", "small", "runs", "."]
 TAG_OF = {
@@ -291,3 +293,40 @@ def test_chunks_conll2000(conll2000):
     predicted = tagger.predict(test.sentences[:500])
     # The full benchmark (10 epochs, all data) reaches about 94; this small run well above 85.
     assert chunk_scores(test.tags[:500], predicted)["overall"]["f1"] > 0.85
+
+
+@pytest.mark.parametrize("n_tags", [2, 5, 40])
+def test_decoding_tables_give_the_dense_rows_sums_exactly(n_tags):
+    rng = np.random.default_rng(n_tags)
+    n_features = 60
+    weights = np.zeros((n_features + n_tags + 1, n_tags))
+    for f in range(n_features):  # rows from empty to full, with rounding-prone values
+        tags = rng.choice(n_tags, size=rng.integers(0, n_tags + 1), replace=False)
+        weights[f, tags] = rng.normal(size=tags.size) * 10.0 ** rng.integers(-3, 4)
+    by_feature = sp.csr_matrix(weights[:n_features])
+    tables = _decoding_tables(by_feature)
+    dense_row = tables[0]
+    if n_tags > 2:
+        assert (dense_row >= 0).any() and (dense_row < 0).any()  # both kinds of row
+    lengths = rng.integers(1, 7, size=20)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    per_token = rng.integers(0, 9, size=offsets[-1])
+    indptr = np.concatenate([[0], np.cumsum(per_token)]).astype(np.int64)
+    indices = rng.integers(0, n_features, size=indptr[-1]).astype(np.int64)
+    expected = np.empty((offsets[-1], n_tags))
+    split = np.empty_like(expected)
+    _sequence_kernels.emissions(indptr, indices, weights, 0, offsets[-1], expected)
+    _sequence_kernels.split_emissions(indptr, indices, tables, 0, offsets[-1], split)
+    assert np.array_equal(split, expected)
+    transitions = rng.normal(size=(n_tags + 1, n_tags))
+    weights[n_features:] = transitions
+    decoded = np.empty(offsets[-1], dtype=np.int64)
+    _sequence_kernels.decode(indptr, indices, offsets, tables, transitions, decoded)
+    for s in range(len(lengths)):
+        first, last = offsets[s], offsets[s + 1]
+        delta, back = np.empty((last - first, n_tags)), np.empty((last - first, n_tags), int)
+        path = np.empty(last - first, dtype=np.int64)
+        _sequence_kernels.viterbi(
+            expected[first:last], last - first, transitions, delta, back, path
+        )
+        assert np.array_equal(decoded[first:last], path)

@@ -15,10 +15,10 @@ tokens ``offsets[s]:offsets[s + 1]``. ``codes`` holds every token's gold tag cod
     token ``t``'s features; :func:`viterbi` computes exactly these sums for the path it
     returns, so the oracle in :mod:`perceptrons.reference.sequence` can match it to
     the last bit.
-    Training reads and writes this dense array; a trained model decodes with its
-    observation rows given by their nonzeros (a CSR matrix, see :func:`decode`) and its
-    transition rows as they are, since the structured perceptron changes only the
-    weights of the (feature, tag) pairs in its mistakes.
+    Training reads and writes this dense array. A trained model decodes with its
+    observation rows split (:func:`split_emissions`): the structured perceptron changes
+    only the weights of the (feature, tag) pairs in its mistakes, so most rows are zero
+    or nearly so and are kept as their nonzeros, and the few busy ones as dense rows.
 ``aux``
     The averaging trick's auxiliary array (Daumé 2006), same shape, or empty (shape
     ``(0, 0)``) for a model that is not averaged: every change is also added to it
@@ -59,10 +59,15 @@ def emissions(indptr, indices, weights, first, last, out):
 
 
 @_jit
-def sparse_emissions(indptr, indices, coef_indptr, coef_tags, coef_values, first, last, out):
-    """:func:`emissions` with the observation weights given by their nonzeros, feature
-    by feature (a CSR matrix of shape (n_features, n_tags)): the same sums, since the
-    zeros it skips add nothing, in the same order."""
+def split_emissions(indptr, indices, tables, first, last, out):
+    """:func:`emissions` for the observation weights of a trained model, split by row:
+    ``tables = (dense_row, dense, light_indptr, light_tags, light_values)``. Feature
+    ``f``'s weights are the row ``dense[dense_row[f]]`` when ``dense_row[f] >= 0`` (a
+    feature with many nonzero weights: one vectorized add per tag), else its nonzeros
+    ``light_values[light_indptr[f]:light_indptr[f + 1]]`` at the tags ``light_tags[...]``.
+    The same sums as :func:`emissions` over the full rows, in the same order: the zeros
+    left out add nothing."""
+    dense_row, dense, light_indptr, light_tags, light_values = tables
     n_tags = out.shape[1]
     for t in range(first, last):
         total = out[t - first]
@@ -70,8 +75,14 @@ def sparse_emissions(indptr, indices, coef_indptr, coef_tags, coef_values, first
             total[j] = 0.0
         for p in range(indptr[t], indptr[t + 1]):
             f = indices[p]
-            for q in range(coef_indptr[f], coef_indptr[f + 1]):
-                total[coef_tags[q]] += coef_values[q]
+            r = dense_row[f]
+            if r >= 0:
+                row = dense[r]
+                for j in range(n_tags):
+                    total[j] += row[j]
+            else:
+                for q in range(light_indptr[f], light_indptr[f + 1]):
+                    total[light_tags[q]] += light_values[q]
 
 
 @_jit
@@ -139,9 +150,9 @@ def _longest(offsets):
 
 
 @_jit
-def decode(indptr, indices, offsets, coef_indptr, coef_tags, coef_values, transitions, out):
+def decode(indptr, indices, offsets, tables, transitions, out):
     """The Viterbi tags of every sentence, written to ``out`` (one code per token), for
-    the observation weights given by their nonzeros (see :func:`sparse_emissions`)."""
+    the observation weights ``tables`` of :func:`split_emissions`."""
     n_tags = transitions.shape[1]
     longest = _longest(offsets)
     emit = np.empty((longest, n_tags))
@@ -153,7 +164,7 @@ def decode(indptr, indices, offsets, coef_indptr, coef_tags, coef_values, transi
         n = last - first
         if n == 0:
             continue
-        sparse_emissions(indptr, indices, coef_indptr, coef_tags, coef_values, first, last, emit)
+        split_emissions(indptr, indices, tables, first, last, emit)
         viterbi(emit, n, transitions, delta, back, path)
         for t in range(n):
             out[first + t] = path[t]

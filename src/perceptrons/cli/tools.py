@@ -57,7 +57,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     featurizer, estimator = split_model(model)
     tagger = isinstance(estimator, SequenceTagger)
     coef = estimator.__dict__.get("coef_")
-    sparsified = sp.issparse(coef)
+    sparse = sp.issparse(coef)
+    sparsified = sparse and not tagger  # a tagger's coef_ is sparse by design
     result = {
         "model": args.model,
         "algorithm": type(estimator).__name__,
@@ -71,7 +72,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "resumable": meta.get("resumable", True),
         "stored_sparse": meta.get("sparse_arrays", {}),
         "sparsified": sparsified,
-        "nonzero_weights": int(coef.nnz if sparsified else np.count_nonzero(coef))
+        "nonzero_weights": int(coef.nnz if sparse else np.count_nonzero(coef))
         if coef is not None
         else None,
         "top_features": None if tagger else top_features(model, args.top),
@@ -100,7 +101,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     )
     print("stored sparse: " + (stored or "none (every array dense)"))
     if coef is not None:
-        form = "sparse (sparsified)" if sparsified else "dense"
+        form = "sparse (sparsified)" if sparsified else "sparse" if sparse else "dense"
         total = coef.shape[0] * coef.shape[1]
         print(f"weights in memory: {form}, {result['nonzero_weights']:,} of {total:,} nonzero")
     if not hasattr(estimator, "partial_fit"):

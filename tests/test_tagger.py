@@ -140,6 +140,10 @@ def test_coef_keeps_only_the_nonzero_weights():
     assert tagger.coef_.nnz < model[:n_features].size  # some pairs were never updated
     assert np.array_equal(tagger.coef_.toarray(), model[:n_features].T)
     assert np.array_equal(tagger.transitions_, model[n_features:])
+    # No published array is a view that keeps the dense model alive.
+    published = [tagger.transitions_, tagger.coef_.data, tagger.coef_.indices, *tagger._decoding]
+    for array in published:
+        assert array.base is None or array.base.nbytes == array.nbytes
 
 
 def test_a_loaded_model_saves_again_without_its_training_state(tmp_path):

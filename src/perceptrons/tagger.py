@@ -542,7 +542,7 @@ class SequenceTagger(OnlineLinearClassifier):
         by_feature.sort_indices()
         self._decoding = _decoding_tables(by_feature)
         self.coef_ = by_feature.T
-        self.transitions_ = np.ascontiguousarray(model[n_features:])
+        self.transitions_ = model[n_features:].copy()  # not a view: it would keep model
         self.intercept_ = np.zeros(self._n_tags)
 
     def _sparsified(self) -> bool:

@@ -53,19 +53,28 @@ _BUSY = 16
 
 def _decoding_tables(by_feature: sp.csr_matrix) -> tuple[np.ndarray, ...]:
     """The observation weights as :func:`perceptrons._kernels.sequence.split_emissions`
-    reads them, from their CSR matrix of shape (n_features, n_tags)."""
+    reads them, from their CSR matrix of shape (n_features, n_tags): busy rows with
+    every tag's weight, the others with their nonzeros."""
     n_features, n_tags = by_feature.shape
     counts = np.diff(by_feature.indptr)
     busy = counts > max(2, n_tags // _BUSY)
-    dense_row = np.full(n_features, -1, dtype=np.int64)
-    dense_row[busy] = np.arange(np.count_nonzero(busy))
-    dense = np.ascontiguousarray(by_feature[np.flatnonzero(busy)].toarray())
+    if n_tags <= 2:  # a light row of n_tags entries would read as a dense one
+        busy = counts > 0
+    sizes = np.where(busy, n_tags, counts)
+    starts = np.zeros(n_features + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    tags = np.empty(starts[-1], dtype=np.int32)
+    values = np.zeros(starts[-1], dtype=np.float64)
+    # Light rows: their nonzeros as they are. Busy rows: every tag, zeros included.
     light = np.repeat(~busy, counts)
-    light_indptr = np.zeros(n_features + 1, dtype=np.int64)
-    np.cumsum(np.where(busy, 0, counts), out=light_indptr[1:])
-    light_tags = by_feature.indices[light].astype(np.int64)
-    light_values = np.ascontiguousarray(by_feature.data[light], dtype=np.float64)
-    return dense_row, dense, light_indptr, light_tags, light_values
+    positions = np.repeat(starts[:-1] - by_feature.indptr[:-1], counts) + np.arange(by_feature.nnz)
+    tags[positions[light]] = by_feature.indices[light]
+    values[positions[light]] = by_feature.data[light]
+    rows = np.flatnonzero(busy)
+    busy_positions = (starts[rows][:, None] + np.arange(n_tags)).ravel()
+    values[busy_positions] = by_feature[rows].toarray().ravel()
+    tags[busy_positions] = np.tile(np.arange(n_tags, dtype=np.int32), rows.size)
+    return starts, tags, values
 
 
 def _templates_rule() -> rules.Rule:

@@ -16,9 +16,9 @@ tokens ``offsets[s]:offsets[s + 1]``. ``codes`` holds every token's gold tag cod
     returns, so the oracle in :mod:`perceptrons.reference.sequence` can match it to
     the last bit.
     Training reads and writes this dense array. A trained model decodes with its
-    observation rows split (:func:`split_emissions`): the structured perceptron changes
-    only the weights of the (feature, tag) pairs in its mistakes, so most rows are zero
-    or nearly so and are kept as their nonzeros, and the few busy ones as dense rows.
+    observation rows in two forms (:func:`split_emissions`): the structured perceptron
+    changes only the weights of the (feature, tag) pairs in its mistakes, so most rows
+    are zero or nearly so and are kept as their nonzeros, and the few busy ones dense.
 ``aux``
     The averaging trick's auxiliary array (Daumé 2006), same shape, or empty (shape
     ``(0, 0)``) for a model that is not averaged: every change is also added to it
@@ -60,14 +60,14 @@ def emissions(indptr, indices, weights, first, last, out):
 
 @_jit
 def split_emissions(indptr, indices, tables, first, last, out):
-    """:func:`emissions` for the observation weights of a trained model, split by row:
-    ``tables = (dense_row, dense, light_indptr, light_tags, light_values)``. Feature
-    ``f``'s weights are the row ``dense[dense_row[f]]`` when ``dense_row[f] >= 0`` (a
-    feature with many nonzero weights: one vectorized add per tag), else its nonzeros
-    ``light_values[light_indptr[f]:light_indptr[f + 1]]`` at the tags ``light_tags[...]``.
-    The same sums as :func:`emissions` over the full rows, in the same order: the zeros
-    left out add nothing."""
-    dense_row, dense, light_indptr, light_tags, light_values = tables
+    """:func:`emissions` for the observation weights of a trained model, kept by row in
+    two forms: ``tables = (starts, tags, values)``, feature ``f``'s entries being
+    ``starts[f]:starts[f + 1]``. A row of ``n_tags`` entries is dense (the weights of
+    every tag in order: one vectorized add per tag); a shorter one holds the nonzero
+    weights ``values[q]`` of the tags ``tags[q]``. The same sums as :func:`emissions`
+    over the full rows, in the same order: the zeros left out add nothing. One array
+    locates every row, so a feature costs one lookup before its weights."""
+    starts, tags, values = tables
     n_tags = out.shape[1]
     for t in range(first, last):
         total = out[t - first]
@@ -75,14 +75,14 @@ def split_emissions(indptr, indices, tables, first, last, out):
             total[j] = 0.0
         for p in range(indptr[t], indptr[t + 1]):
             f = indices[p]
-            r = dense_row[f]
-            if r >= 0:
-                row = dense[r]
+            begin, end = starts[f], starts[f + 1]
+            if end - begin == n_tags:
+                row = values[begin:end]
                 for j in range(n_tags):
                     total[j] += row[j]
             else:
-                for q in range(light_indptr[f], light_indptr[f + 1]):
-                    total[light_tags[q]] += light_values[q]
+                for q in range(begin, end):
+                    total[tags[q]] += values[q]
 
 
 @_jit

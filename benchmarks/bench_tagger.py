@@ -23,7 +23,8 @@ and the training -- loading the sequences into the trainer and ``train`` -- show
 and summed), and tagging throughput in tokens/s of the whole test set including
 feature extraction (ours: ``predict`` on the raw sentences). Training runs
 ``--repeats-train`` times (median; default 3), tagging ``--repeats`` times
-(median; default 7: this 2-core VM's timings vary by up to 2x from run to run). Our tagger is JIT-compiled first by a tiny ``fit``/``predict`` that is not
+(median; default 7: this 2-core VM's timings vary by up to 2x from run to run). Our
+tagger is JIT-compiled first by a tiny ``fit``/``predict`` that is not
 timed. NLTK shuffles with the global ``random`` module, seeded to 0 before its training.
 
 Memory: our models' file sizes (``perceptrons.save``, resumable and with

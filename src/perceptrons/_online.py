@@ -114,6 +114,22 @@ class TrainingState:
             return self.weights.copy()
         return self.weights - self.aux / self.count
 
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        """``model().ravel()[index]``, the same arithmetic without forming the whole
+        model (a state whose :meth:`model` differs overrides this too)."""
+        weights = self.weights.ravel()[index]
+        if not self.averaged or self.count == 0:
+            return weights
+        return weights - self.aux.ravel()[index] / self.count
+
+    def touched(self, stop: int) -> np.ndarray:
+        """The flat positions below ``stop`` where the model may be nonzero (a weight
+        or the average's bookkeeping is), ascending."""
+        weights = self.weights.ravel()[:stop]
+        if not self.averaged:
+            return np.flatnonzero(weights)
+        return np.flatnonzero((weights != 0) | (self.aux.ravel()[:stop] != 0))
+
     def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
         """The rows ``rows`` (all when None) of the true weights ``W`` and of ``A``, the
         average's bookkeeping in its plain form: the sum of the weights after each of the
@@ -217,6 +233,9 @@ class RommaState(TrainingState):
             return scale * self.weights
         return (scale_sum * self.weights - self.aux) / self.count
 
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        return self.model().ravel()[index]
+
     def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
         """The true weights ``W = scale * v`` and, averaged, ``A = count * W - (P v - aux)``
         (the sum of the weights after each example is ``P v - aux``), as new arrays."""
@@ -292,6 +311,9 @@ class LogisticState(TrainingState):
         model = self.weights - self.aux / self.count
         model[:-1] = (scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
         return model
+
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        return self.model().ravel()[index]
 
     def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
         """The true weights are ``scale * v`` (the intercept row is stored as it is) and

@@ -542,17 +542,26 @@ class SequenceTagger(OnlineLinearClassifier):
 
     def _publish(self) -> None:
         assert self._state is not None  # called once training has a state
-        model = self._state.model()
+        state, n_tags = self._state, self._n_tags
         n_features = self.n_features_in_
-        # Only the nonzeros: the mistakes touched about 2% of the (feature, tag)
-        # pairs on CoNLL-2000.
-        by_feature = sp.csr_matrix(model[:n_features])
-        by_feature.eliminate_zeros()
-        by_feature.sort_indices()
+        # Only the nonzeros, found without forming the dense model (a pass over it
+        # cost 0.35 s of a 4.5 s fit on CoNLL-2000): the mistakes touched about 2% of
+        # the (feature, tag) pairs.
+        touched = state.touched(n_features * n_tags)
+        values = state.model_entries(touched)
+        nonzero = values != 0
+        rows, tags = np.divmod(touched[nonzero], n_tags)
+        indptr = np.zeros(n_features + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_features), out=indptr[1:])
+        by_feature = sp.csr_matrix(
+            (values[nonzero], tags, indptr), shape=(n_features, n_tags), dtype=np.float64
+        )
         self._decoding = _decoding_tables(by_feature)
         self.coef_ = by_feature.T
-        self.transitions_ = model[n_features:].copy()  # not a view: it would keep model
-        self.intercept_ = np.zeros(self._n_tags)
+        start = n_features * n_tags
+        transitions = state.model_entries(np.arange(start, start + (n_tags + 1) * n_tags))
+        self.transitions_ = transitions.reshape(n_tags + 1, n_tags)
+        self.intercept_ = np.zeros(n_tags)
 
     def _sparsified(self) -> bool:
         return False  # coef_ is sparse by design, the training state dense

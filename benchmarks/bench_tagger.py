@@ -202,6 +202,9 @@ class Result:
     extract_s: float = 0.0  # feature extraction counted apart (CRFsuite), else 0
     train_s: float = float("nan")  # training proper (ours: the whole fit)
     tag_tokens_per_s: float = float("nan")
+    # Ours: the first pass of a model loaded from its file, whose featurizer has not yet
+    # seen the test set's strings (NaN for the peers, which keep nothing between calls).
+    first_pass_tokens_per_s: float = float("nan")
     notes: list[str] = field(default_factory=list)
     model: Any = None
     model_bytes: int | None = None
@@ -247,13 +250,17 @@ def run_ours(
     scorer: Callable[[list[list[str]], list[list[str]]], float],
     args: argparse.Namespace,
 ) -> Result:
-    from perceptrons import SequenceTagger
+    from perceptrons import SequenceTagger, load, save
 
     result = Result(name)
     result.train_s, model = _median_time(
         lambda: SequenceTagger(**params).fit(X_train, y_train), args.repeats_train
     )
     n_tokens = sum(len(s) for s in X_test)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = load(save(model, Path(tmp) / "model.npz", resumable=False))
+    first_s, _ = _median_time(lambda: fresh.predict(X_test), 1)
+    result.first_pass_tokens_per_s = n_tokens / first_s
     tag_s, predicted = _median_time(lambda: model.predict(X_test), args.repeats)
     result.tag_tokens_per_s = n_tokens / tag_s
     result.score = scorer(y_test, predicted)
@@ -485,7 +492,7 @@ def _fmt(value: float, spec: str) -> str:
 
 def _system_row(result: Result, score_spec: str = ".2f") -> list[str]:
     if result.status != "ok":
-        return [result.system, result.status, "", "", "", ""]
+        return [result.system, result.status, "", "", "", "", ""]
     extract = f"{result.extract_s:.2f}" if result.extract_s else "in fit"
     return [
         result.system,
@@ -494,6 +501,7 @@ def _system_row(result: Result, score_spec: str = ".2f") -> list[str]:
         _fmt(result.train_s, ".2f"),
         _fmt(result.total_train_s, ".2f"),
         _fmt(result.tag_tokens_per_s, ",.0f"),
+        _fmt(result.first_pass_tokens_per_s, ",.0f"),
     ]
 
 
@@ -526,6 +534,13 @@ def chunk_checks(ours: Result, peers: list[Result]) -> list[list[str]]:
             ours.tag_tokens_per_s,
             f"≥ {CHUNK_TOKENS_PER_SECOND_TARGET:,.0f}",
             ours.tag_tokens_per_s >= CHUNK_TOKENS_PER_SECOND_TARGET,
+            ",.0f",
+        ),
+        _check(
+            "chunk tagging tokens/s (ours), first pass of a loaded model",
+            ours.first_pass_tokens_per_s,
+            f"≥ {CHUNK_TOKENS_PER_SECOND_TARGET:,.0f}",
+            ours.first_pass_tokens_per_s >= CHUNK_TOKENS_PER_SECOND_TARGET,
             ",.0f",
         ),
     ]
@@ -589,6 +604,15 @@ def pos_checks(ours: Result, nltk: Result) -> list[list[str]]:
             ours.tag_tokens_per_s / nltk.tag_tokens_per_s >= POS_SPEEDUP_TARGET if ok else None,
             ".1f",
         ),
+        _check(
+            "POS tagging speed-up vs NLTK, our first pass of a loaded model",
+            ours.first_pass_tokens_per_s / nltk.tag_tokens_per_s if ok else None,
+            f"≥ {POS_SPEEDUP_TARGET:g}",
+            ours.first_pass_tokens_per_s / nltk.tag_tokens_per_s >= POS_SPEEDUP_TARGET
+            if ok
+            else None,
+            ".1f",
+        ),
     ]
     return [[f"{row[0]}, {which}", *row[1:]] for row in rows]
 
@@ -640,7 +664,11 @@ def run(args: argparse.Namespace) -> str | None:
         f"{args.repeats} taggings of the whole test set, feature extraction "
         "included; all systems in one process. Our kernels are JIT-compiled first by a "
         "tiny untimed fit/predict. CRFsuite's feature extraction (Python) is shown apart "
-        "and counted in its total; ours is inside `fit` and `predict`.",
+        "and counted in its total; ours is inside `fit` and `predict`. Our featurizer "
+        "keeps what it computed for each distinct string, so repeated passes run "
+        "faster than the first: *first pass, loaded model* is one pass of a model "
+        "just loaded from its file (`resumable=False`), which has seen none of the "
+        "test set's strings; the peers keep nothing between calls.",
     ]
     memory_rows: list[list[str]] = []
     notes: list[str] = []
@@ -691,6 +719,7 @@ def run(args: argparse.Namespace) -> str | None:
                         "train s",
                         "total train s",
                         "tagging tokens/s",
+                        "first pass, loaded model",
                     ],
                     [_system_row(r) for r in (ours, *peers)],
                 ),
@@ -738,6 +767,7 @@ def run(args: argparse.Namespace) -> str | None:
                         "train s",
                         "total train s",
                         "tagging tokens/s",
+                        "first pass, loaded model",
                     ],
                     [_system_row(r) for r in (*taggers, nltk)],
                 ),
@@ -843,7 +873,15 @@ def run_base_np(
         "settings as above, trained and scored on the NP chunks alone.",
         "",
         _report.md_table(
-            ["system", "test F1", "extraction s", "train s", "total train s", "tagging tokens/s"],
+            [
+                "system",
+                "test F1",
+                "extraction s",
+                "train s",
+                "total train s",
+                "tagging tokens/s",
+                "first pass, loaded model",
+            ],
             [_system_row(r) for r in (ours, crf)],
         ),
         "",

@@ -239,25 +239,45 @@ def _shape(word: str) -> str:
     return "".join(out)
 
 
-def _type_values(words: list[str]) -> np.ndarray:
-    """The fingerprints of every attribute (:data:`ATTRIBUTES`) of each of ``words``:
-    uint64, shape ``(len(words), len(ATTRIBUTES))``. Python string work, once per
-    distinct string, attribute by attribute."""
-    shapes = [_shape(word) for word in words]
-    by_attribute = [
-        words,
-        [word.lower() for word in words],
-        *([word[:n] for word in words] for n in range(1, 5)),
-        *([word[-n:] for word in words] for n in range(1, 5)),  # all of a shorter word
-        shapes,
-        ["1" if "d" in shape else "0" for shape in shapes],  # "d" only stands for digits
-        ["1" if "-" in word else "0" for word in words],
-        ["1" if word.isupper() else "0" for word in words],
-        ["1" if word[:1].isupper() else "0" for word in words],
-    ]
-    fingerprints = {value: _value_fingerprint(value) for value in set().union(*by_attribute)}
-    out = np.empty((len(words), len(ATTRIBUTES)), dtype=np.uint64)
-    for a, column in enumerate(by_attribute):
+def _attribute_column(attribute: int, words: list[str], shapes: list[str]) -> list[str]:
+    """The value of :data:`ATTRIBUTES` ``[attribute]`` of each of ``words``."""
+    name = ATTRIBUTES[attribute]
+    if name == "w":
+        return words
+    if name == "lower":
+        return [word.lower() for word in words]
+    if name.startswith("prefix"):
+        n = int(name[-1])
+        return [word[:n] for word in words]
+    if name.startswith("suffix"):
+        n = int(name[-1])
+        return [word[-n:] for word in words]  # all of a shorter word
+    if name == "shape":
+        return shapes
+    if name == "digit":
+        return ["1" if "d" in shape else "0" for shape in shapes]  # "d" only stands for digits
+    if name == "hyphen":
+        return ["1" if "-" in word else "0" for word in words]
+    if name == "upper":
+        return ["1" if word.isupper() else "0" for word in words]
+    return ["1" if word[:1].isupper() else "0" for word in words]  # title
+
+
+_SHAPED = frozenset({_ATTRIBUTE_INDEX["shape"], _ATTRIBUTE_INDEX["digit"]})
+
+
+def _type_values(words: list[str], used: Sequence[int]) -> np.ndarray:
+    """The fingerprints of the attributes ``used`` (indices of :data:`ATTRIBUTES`) of
+    each of ``words``: uint64, shape ``(len(words), len(ATTRIBUTES))``, 0 for the
+    attributes not used (no template reads them). Python string work, once per
+    distinct string, attribute by attribute: only those the templates name, since a
+    first pass over new text spends most of its time here."""
+    shapes = [_shape(word) for word in words] if _SHAPED.intersection(used) else []
+    by_attribute = {a: _attribute_column(a, words, shapes) for a in sorted(set(used))}
+    distinct = set().union(*by_attribute.values())
+    fingerprints = {value: _value_fingerprint(value) for value in distinct}
+    out = np.zeros((len(words), len(ATTRIBUTES)), dtype=np.uint64)
+    for a, column in by_attribute.items():
         out[:, a] = np.fromiter(map(fingerprints.__getitem__, column), np.uint64, len(words))
     return out
 
@@ -624,7 +644,8 @@ class SequenceFeaturizer(BaseEstimator):
         words = sorted(set().union(*columns).difference(index))  # rows in a fixed order
         index = dict(index)
         index.update(zip(words, range(len(index), len(index) + len(words)), strict=True))
-        values = np.concatenate([values, _type_values(words)])
+        used = self._template_arrays[3].tolist()  # the attribute of every item
+        values = np.concatenate([values, _type_values(words, used)])
         snapshot = (index, values, singles)
         if len(index) <= _CACHE_LIMIT:
             # Swapped in whole: a transform running in another thread sees the old or

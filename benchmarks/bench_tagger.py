@@ -666,29 +666,8 @@ def run(args: argparse.Namespace) -> str | None:
         if "chunk" in args.tasks:
             warm = warm_jit(train, chunk_params, with_pos=True)
             print(f"JIT warm-up (chunking) {warm:.1f} s", flush=True)
-            ours = run_ours(
-                f"SequenceTagger (templates auto, {args.epochs} epochs)",
-                [list(s) for s in train.tokens],
-                train.chunks,
-                [list(s) for s in test.tokens],
-                test.chunks,
-                chunk_params,
-                chunk_f1,
-                args,
-            )
-            print("chunking:", " | ".join(_system_row(ours)), flush=True)
-            peers = [
-                run_crfsuite(
-                    f"CRFsuite AP ({args.crf_iterations} iterations)",
-                    "ap",
-                    {"max_iterations": args.crf_iterations},
-                    train,
-                    test,
-                    args,
-                    workdir,
-                )
-            ]
-            print("chunking:", " | ".join(_system_row(peers[-1])), flush=True)
+            ours, averaged_crf = run_chunkers("chunking", train, test, chunk_params, args, workdir)
+            peers = [averaged_crf]
             if args.crf_lbfgs:
                 peers.append(
                     run_crfsuite("CRFsuite L-BFGS CRF", "lbfgs", {}, train, test, args, workdir)
@@ -700,18 +679,7 @@ def run(args: argparse.Namespace) -> str | None:
                 "",
                 "### Chunking (words + given POS → chunk tags; conlleval F1)",
                 "",
-                _report.md_table(
-                    [
-                        "system",
-                        "test F1",
-                        "extraction s",
-                        "train s",
-                        "total train s",
-                        "tagging tokens/s",
-                        "first pass, loaded model",
-                    ],
-                    [_system_row(r) for r in (ours, *peers)],
-                ),
+                _system_table("test F1", [ours, *peers]),
                 "",
                 _report.md_table(["check", "value", "target", ""], chunk_checks(ours, peers)),
             ]
@@ -748,18 +716,7 @@ def run(args: argparse.Namespace) -> str | None:
                 "annotators: these taggers learn to imitate it, so their accuracies are not "
                 "comparable with results on the WSJ's gold tags.",
                 "",
-                _report.md_table(
-                    [
-                        "system",
-                        "test accuracy %",
-                        "extraction s",
-                        "train s",
-                        "total train s",
-                        "tagging tokens/s",
-                        "first pass, loaded model",
-                    ],
-                    [_system_row(r) for r in (*taggers, nltk)],
-                ),
+                _system_table("test accuracy %", [*taggers, nltk]),
                 "",
                 _report.md_table(
                     ["check", "value", "target", ""],
@@ -808,6 +765,47 @@ def run(args: argparse.Namespace) -> str | None:
     return "\n".join(lines)
 
 
+def run_chunkers(
+    task: str,
+    train: Corpus,
+    test: Corpus,
+    params: dict[str, Any],
+    args: argparse.Namespace,
+    workdir: Path,
+) -> tuple[Result, Result]:
+    """Our chunker and CRFsuite's averaged perceptron on ``train`` / ``test``."""
+    ours = run_ours(
+        f"SequenceTagger (templates auto, {params['max_epochs']} epochs)",
+        [list(s) for s in train.tokens],
+        train.chunks,
+        [list(s) for s in test.tokens],
+        test.chunks,
+        params,
+        chunk_f1,
+        args,
+    )
+    print(f"{task}:", " | ".join(_system_row(ours)), flush=True)
+    crf = run_crfsuite(
+        f"CRFsuite AP ({args.crf_iterations} iterations)",
+        "ap",
+        {"max_iterations": args.crf_iterations},
+        train,
+        test,
+        args,
+        workdir,
+    )
+    print(f"{task}:", " | ".join(_system_row(crf)), flush=True)
+    return ours, crf
+
+
+def _system_table(score: str, results: list[Result]) -> str:
+    columns = ["extraction s", "train s", "total train s", "tagging tokens/s"]
+    return _report.md_table(
+        ["system", score, *columns, "first pass, loaded model"],
+        [_system_row(r) for r in results],
+    )
+
+
 def run_base_np(
     train: Corpus,
     test: Corpus,
@@ -817,28 +815,7 @@ def run_base_np(
 ) -> list[str]:
     """The base-NP rows: ours and CRFsuite's averaged perceptron on the NP chunks only."""
     warm_jit(train, params, with_pos=True)
-    np_train, np_test = base_np(train), base_np(test)
-    ours = run_ours(
-        f"SequenceTagger (templates auto, {params['max_epochs']} epochs)",
-        [list(s) for s in np_train.tokens],
-        np_train.chunks,
-        [list(s) for s in np_test.tokens],
-        np_test.chunks,
-        params,
-        chunk_f1,
-        args,
-    )
-    print("base NP:", " | ".join(_system_row(ours)), flush=True)
-    crf = run_crfsuite(
-        f"CRFsuite AP ({args.crf_iterations} iterations)",
-        "ap",
-        {"max_iterations": args.crf_iterations},
-        np_train,
-        np_test,
-        args,
-        workdir,
-    )
-    print("base NP:", " | ".join(_system_row(crf)), flush=True)
+    ours, crf = run_chunkers("base NP", base_np(train), base_np(test), params, args, workdir)
     ok = crf.status == "ok"
     checks = [
         _check(
@@ -861,18 +838,7 @@ def run_base_np(
         "NP data, sections 15-18 / 20, the sentences of CoNLL-2000). Same systems and "
         "settings as above, trained and scored on the NP chunks alone.",
         "",
-        _report.md_table(
-            [
-                "system",
-                "test F1",
-                "extraction s",
-                "train s",
-                "total train s",
-                "tagging tokens/s",
-                "first pass, loaded model",
-            ],
-            [_system_row(r) for r in (ours, crf)],
-        ),
+        _system_table("test F1", [ours, crf]),
         "",
         _report.md_table(["check", "value", "target", ""], checks),
     ]

@@ -45,9 +45,10 @@ _FEATURIZER_PREFIX = "featurizer_"
 # Decoding keeps a feature's weights as a dense row when more than
 # max(2, n_tags // _BUSY) of them are nonzero, else as (tag, weight) pairs: a row that
 # only one mistake changed holds two nonzeros. Measured on CoNLL-2000 (decoding alone,
-# tokens/s and MiB of the tables): chunker, 22 tags, every row dense 510-620k in 77,
-# pairs only 355k in 12.5, this split 560k in 16.6; POS tagger, 44 tags, dense 312k in
-# 115, pairs 230k in 9.5, split 303k in 17.5.
+# tokens/s and MiB of the tables, with a first version of these tables that located
+# the dense rows through a map of their own): chunker, 22 tags, every row dense
+# 510-620k in 77, pairs only 355k in 12.5, this split 560k in 16.6; POS tagger, 44
+# tags, dense 312k in 115, pairs 230k in 9.5, split 303k in 17.5.
 _BUSY = 16
 
 

@@ -284,7 +284,7 @@ def test_a_classifier_model_is_refused(tmp_path, capsys):
         code, _, err = _run(capsys, "tag", command, model, data)
         line = _one_line_error(err, code)
         assert (
-            f"{model} is a AveragedPerceptron model, not a sequence tagger: "
+            f"{model} holds a model of type AveragedPerceptron, not a sequence tagger: "
             "use `perceptrons evaluate`" in line
         )
 

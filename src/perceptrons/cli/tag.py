@@ -248,7 +248,7 @@ def _load_tagger(path: str) -> Any:
         return model
     estimator = model.steps[-1][1] if hasattr(model, "steps") else model
     raise UserError(
-        f"{path} is a {type(estimator).__name__} model, not a sequence tagger: "
+        f"{path} holds a model of type {type(estimator).__name__}, not a sequence tagger: "
         "use `perceptrons evaluate` or `perceptrons predict`"
     )
 

@@ -58,7 +58,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     tagger = isinstance(estimator, SequenceTagger)
     coef = estimator.__dict__.get("coef_")
     sparse = sp.issparse(coef)
-    sparsified = sparse and not tagger  # a tagger's coef_ is sparse by design
+    sparsified = sparse and estimator._sparsified()  # a tagger's is sparse by design
     result = {
         "model": args.model,
         "algorithm": type(estimator).__name__,

@@ -424,7 +424,7 @@ def build_section(
     factors = list(results)
     parts = [
         start,
-        "## Seed 000's cost table, measured (`bench_complexity.py`)",
+        "## The cost table of averaging and voting, measured (`bench_complexity.py`)",
         "",
         f"- Command: `{command}`",
         f"- Run: {started:%Y-%m-%d %H:%M %Z}, {seconds:.0f} s; fastest of {repeats} timings, "

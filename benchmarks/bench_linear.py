@@ -139,7 +139,8 @@ def model_specs(only_sklearn: bool) -> list[ModelSpec]:
             ),
             ModelSpec(OURS_NB, "perceptrons MultinomialNaiveBayes", MultinomialNaiveBayes, True),
         ]
-        # The perceptrons' other update rules (seed 004's "many variants"), averaged:
+        # The perceptrons' other update rules (the "many variants" of Cohen's lecture
+        # "The Perceptron"), averaged:
         # ROMMA and aggressive ROMMA (Li & Long 2002; multiclass by the Kesler
         # construction) and 1-best MIRA (Crammer & Singer 2003, the multiclass PA-I).
         for key, update, label in (

@@ -390,7 +390,9 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
                 else _barzilai_borwein(previous, current, fallback=safe_step)
             )
             accepted, step, evaluations = _line_search(problem, current, guess, safe_step)
-            if accepted is None:  # no increase left above rounding: the seed's "no improvement"
+            # No increase left above rounding: the "no improvement" stop of W. Cohen's
+            # 10-601 lecture "The Perceptron" (its logistic regression part).
+            if accepted is None:
                 break
             gain = accepted.objective - current.objective
             converged = gain < self.tol * max(abs(current.objective), _TINY)

@@ -1,6 +1,7 @@
 """Naive Bayes as a linear classifier: multinomial (counts) and Bernoulli (presence).
 
-Seed 004 ("Naïve Bayes is also linear"): the naive Bayes rule
+As W. Cohen's lecture "The Perceptron" (10-601, Carnegie Mellon University) puts it,
+"Naïve Bayes is also linear": the naive Bayes rule
 
     argmax_c  log P(c) + Σ_j log P(x_j | c)
 

@@ -1,10 +1,10 @@
-"""Reference implementations ("oracles") of the algorithms in the project's seeds.
+"""Reference implementations ("oracles") of the algorithms of the course notes cited below.
 
-Every function here follows the pseudocode of one source document in
-``/work/shared/seeds/`` line by line: a loop over the examples, a prediction, and an
-update when the prediction is a mistake. They are slow on purpose and exist so that the
-compiled estimators can be tested against something that can be read next to the seed
-it comes from. One module per family:
+Every function here follows, line by line, the pseudocode of one of the lecture notes
+listed under References: a loop over the examples, a prediction, and an update when the
+prediction is a mistake. They are slow on purpose and exist so that the compiled
+estimators can be tested against something that can be read next to the pseudocode it
+comes from. One module per family:
 
 ``averaged``    the binary perceptron and its averaged variants
 ``multiclass``  the multiclass perceptron and averaged perceptron
@@ -17,27 +17,28 @@ it comes from. One module per family:
 Every public name is importable from here: ``from perceptrons import reference;
 reference.voted_perceptron(...)``.
 
-Provenance, seed by seed
-------------------------
-000, voted and averaged perceptron notes
+Provenance, document by document
+--------------------------------
+Course notes on the voted and averaged perceptron
     ``averaged_perceptron_naive`` (the running sum ``w_s <- w_s + w^(i)``),
     ``averaged_perceptron_delta_list`` (the Δw list; multiclass:
     ``multiclass_averaged_perceptron_delta_list``), ``averaged_perceptron_improved``
     (the models after each update with their survival counts), ``averaged_perceptron_fast``
     (auxiliary vector ``w_a`` and example counter ``c``), ``voted_perceptron_naive`` (a
     model after every example), ``voted_perceptron`` (a model after every update, with
-    its votes), ``vote_predict(rule="vote")``; with seed 001's update,
-    ``multiclass_averaged_perceptron_naive`` and ``multiclass_voted_perceptron_naive``.
-001, multiclass slides
+    its votes), ``vote_predict(rule="vote")``; with the multiclass update of Kuhlmann's
+    slides, ``multiclass_averaged_perceptron_naive`` and
+    ``multiclass_voted_perceptron_naive``.
+Kuhlmann's slides, "The perceptron learning algorithm"
     ``multiclass_perceptron``, ``multiclass_averaged_perceptron`` (counter from 1), and
     the multiclass update of every multiclass oracle.
-002, averaged perceptron with bias
+Nguyen's averaged-perceptron note
     ``averaged_perceptron_wb`` (Algorithm 1, ``w, b, u, β, c``), and the bias
     ``b <- b + y`` of every binary oracle.
-003, averaged perceptron lecture
+Johansson's lecture on the averaged perceptron (2015)
     ``perceptron`` (vanilla pseudocode and Python code), ``averaged_perceptron_naive``
     (naive pseudocode), ``averaged_perceptron_decreasing_step`` ("better" pseudocode).
-004, logistic regression and perceptron lecture
+Cohen's lecture "The Perceptron" (logistic regression and the perceptron)
     ``voted_perceptron`` (``v_k, m_k`` bookkeeping), ``vote_predict(rule="average")``
     (the deterministic weighted average) and ``rule="random"``,
     ``multiclass_voted_perceptron``, the bookkeeping of ``dual_voted_perceptron``,
@@ -47,7 +48,7 @@ Provenance, seed by seed
     the passive-aggressive steps are Crammer et al. 2006; multiclass PA-I is 1-best
     MIRA, Crammer & Singer 2003), ``romma`` and ``multiclass_romma`` (ROMMA and
     aggressive ROMMA, Li & Long 2002; multiclass by the Kesler construction).
-No seed
+None of these documents
     ``epoch_orders`` (the estimators' visiting orders), ``dual_kernel_perceptron`` and
     ``dual_vote_scores`` (the textbook dual form of ``perceptron``).
     ``structured_perceptron`` (Collins 2002, "Discriminative training methods for hidden
@@ -77,12 +78,13 @@ Sentences
 Binary mistake
     ``y * (w @ x + b) <= 0``. A score of exactly zero is a mistake, so the very first
     example always triggers an update (with ``w = 0`` a strict ``< 0`` would never
-    update at all). Seeds 002 and 003's vanilla pseudocode and Python code write
-    ``<= 0``; seed 003's averaged pseudocode and seed 004 write ``< 0``; we use
-    ``<= 0`` everywhere.
+    update at all). Nguyen's note, and Johansson's vanilla pseudocode and Python code,
+    write ``<= 0``; Johansson's averaged pseudocode and Cohen's lecture write ``< 0``;
+    we use ``<= 0`` everywhere.
 Bias
-    Seeds 000 and 003 have no bias. Here the bias is always learned, as the weight of an
-    implicit constant feature equal to 1, which is exactly seed 002's ``b <- b + y``.
+    The course notes on the voted and averaged perceptron and Johansson's lecture have
+    no bias. Here the bias is always learned, as the weight of an implicit constant
+    feature equal to 1, which is exactly the ``b <- b + y`` of Nguyen's note.
 Sample weights
     ``linear_update_rule``, ``multiclass_linear_update_rule`` and
     ``logistic_regression_sgd`` take ``sample_weight`` (scikit-learn's SGD convention):
@@ -93,6 +95,35 @@ Averages, voted models
     :mod:`~perceptrons.reference.averaged` and :mod:`~perceptrons.reference.multiclass`;
     the models and votes of a voted perceptron are defined in
     :mod:`~perceptrons.reference.voted`.
+
+References
+----------
+Course notes on the voted and averaged perceptron (they name no author or course). They
+cover the voted perceptron (naive and improved), four ways of computing the averaged
+perceptron, and a table of the space and time each one costs.
+
+M. Kuhlmann, "The perceptron learning algorithm", lecture slides, Department of Computer
+and Information Science, Linköping University.
+
+T. H. Nguyen, "Averaged perceptron note", CIS 472/572: Machine Learning, University of
+Oregon.
+
+R. Johansson, "Machine Learning for NLP, bonus lecture: the averaged perceptron",
+lecture notes, 11 September 2015.
+
+W. Cohen, "The Perceptron", lecture slides, 10-601, Carnegie Mellon University.
+
+K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
+passive-aggressive algorithms", Journal of Machine Learning Research 7:551-585, 2006.
+
+K. Crammer and Y. Singer, "Ultraconservative online algorithms for multiclass
+problems", Journal of Machine Learning Research 3:951-991, 2003.
+
+Y. Li and P. M. Long, "The relaxed online maximum margin algorithm", Machine Learning
+46(1-3):361-387, 2002.
+
+M. Collins, "Discriminative training methods for hidden Markov models: theory and
+experiments with perceptron algorithms", Proceedings of EMNLP, 2002.
 """
 
 from perceptrons.reference._common import epoch_orders

@@ -1,13 +1,13 @@
-"""The binary perceptron and its averaged variants (seeds 000, 002 and 003).
+"""The binary perceptron and its averaged variants, after the lecture notes cited below.
 
 Averages
 --------
 Write ``w_t, b_t`` for the weights after the ``t``-th example of the sequence
 (``t = 1 .. N``, updated or not) and ``w_0 = 0, b_0 = 0`` for the start. The *exact
 mean* is ``(w_1 + ... + w_N) / N``, and the *running sum* ``S = w_1 + ... + w_N``. The
-seeds' averaged perceptrons return different normalisations of ``S``; every function
-returns what its seed returns and its docstring states how that relates to the exact
-mean:
+averaged perceptrons of the notes return different normalisations of ``S``; every
+function returns what its source returns and its docstring states how that relates to
+the exact mean:
 
 ========================================  ==================  =================
 function                                  returns             exact mean
@@ -23,6 +23,19 @@ function                                  returns             exact mean
 The multiclass averages are in :mod:`perceptrons.reference.multiclass`, except the
 multiclass Δw list, :func:`multiclass_averaged_perceptron_delta_list` (returns ``S``),
 which is here beside its binary form.
+
+References
+----------
+Course notes on the voted and averaged perceptron (they name no author or course).
+
+M. Kuhlmann, "The perceptron learning algorithm", lecture slides, Department of Computer
+and Information Science, Linköping University.
+
+T. H. Nguyen, "Averaged perceptron note", CIS 472/572: Machine Learning, University of
+Oregon.
+
+R. Johansson, "Machine Learning for NLP, bonus lecture: the averaged perceptron",
+lecture notes, 11 September 2015.
 """
 
 from __future__ import annotations
@@ -60,9 +73,10 @@ def perceptron(
 ) -> tuple[np.ndarray, float, list[int]]:
     """Vanilla binary perceptron with a bias.
 
-    Seed 003, "perceptron pseudocode" (``w = 0; repeat: for (x_i, y_i): score =
-    y w.x_i; if score <= 0: w = w + y x``), with the bias of seed 002 lines 2, 7 and 9
-    (``b <- 0``; the score is ``y (w.x + b)``; ``b <- b + y``).
+    The "perceptron pseudocode" of Johansson's lecture (2015) (``w = 0; repeat: for
+    (x_i, y_i): score = y w.x_i; if score <= 0: w = w + y x``), with the bias of lines 2,
+    7 and 9 of Nguyen's averaged-perceptron note (``b <- 0``; the score is
+    ``y (w.x + b)``; ``b <- b + y``).
 
     Parameters
     ----------
@@ -118,11 +132,12 @@ def averaged_perceptron_naive(
 ) -> tuple[np.ndarray, float]:
     """Averaged perceptron, naive: add the weights to a running sum after every example.
 
-    Seed 003, "averaged perceptron pseudocode (naive)": ``w_{t+1} = w_t + y_i x_i`` on a
-    mistake, else ``w_{t+1} = w_t``; ``t = t + 1``; return ``(w_1 + ... + w_{NT}) / NT``.
-    Seed 000's running sum ``w_s <- w_s + w^(i)`` after the ``i``-th example is the same
-    computation. The bias is learned as the weight of a constant feature equal to 1
-    (seed 002's ``b <- b + y``) and averaged the same way.
+    Johansson's lecture (2015), "averaged perceptron pseudocode (naive)":
+    ``w_{t+1} = w_t + y_i x_i`` on a mistake, else ``w_{t+1} = w_t``; ``t = t + 1``;
+    return ``(w_1 + ... + w_{NT}) / NT``. The running sum ``w_s <- w_s + w^(i)`` after the
+    ``i``-th example, in the course notes on the voted and averaged perceptron, is the
+    same computation. The bias is learned as the weight of a constant feature equal to 1
+    (the ``b <- b + y`` of Nguyen's averaged-perceptron note) and averaged the same way.
 
     Parameters
     ----------
@@ -143,8 +158,8 @@ def averaged_perceptron_naive(
 
     Notes
     -----
-    Mistake rule ``y (w.x + b) <= 0``; the seed's pseudocode writes ``< 0``, which with
-    ``w_0 = 0`` would never update (its Python code writes ``<= 0``).
+    Mistake rule ``y (w.x + b) <= 0``; Johansson's naive pseudocode writes ``< 0``, which
+    with ``w_0 = 0`` would never update (his Python code writes ``<= 0``).
 
     Examples
     --------
@@ -180,12 +195,13 @@ def averaged_perceptron_delta_list(
 ) -> tuple[np.ndarray, float]:
     """Averaged perceptron from the list of updates, each weighted by its remaining life.
 
-    Seed 000, the "Δw" scheme: store the update vectors ``Δw^(i) = y x`` (with the
-    position of the example where each happened) instead of the weight vectors, and at
-    the end output ``w_s = Σ life_i Δw^(i)``, where an update made at the ``t``-th
-    example (``t = 1 .. N``) lives for ``N - t + 1`` examples: the one where it happened
-    and every later one (the seed's ``4Δw1 + 3Δw2 + 2Δw3 + 1Δw4`` for four updates on
-    four examples). The bias updates ``Δb = y`` are stored and weighted the same way.
+    The "Δw" scheme of the course notes on the voted and averaged perceptron: store the
+    update vectors ``Δw^(i) = y x`` (with the position of the example where each
+    happened) instead of the weight vectors, and at the end output
+    ``w_s = Σ life_i Δw^(i)``, where an update made at the ``t``-th example
+    (``t = 1 .. N``) lives for ``N - t + 1`` examples: the one where it happened and
+    every later one (the notes' ``4Δw1 + 3Δw2 + 2Δw3 + 1Δw4`` for four updates on four
+    examples). The bias updates ``Δb = y`` are stored and weighted the same way.
 
     Parameters
     ----------
@@ -199,7 +215,7 @@ def averaged_perceptron_delta_list(
     Returns
     -------
     w_sum : ndarray of shape (n_features,)
-        The running sum ``S = w_1 + ... + w_N`` (the seed notes normalising is
+        The running sum ``S = w_1 + ... + w_N`` (the notes observe that normalising is
         unnecessary since it does not change the direction). Exact mean: ``w_sum / N``.
     b_sum : float
         ``b_1 + ... + b_N``. Exact mean: ``b_sum / N``.
@@ -248,9 +264,10 @@ def averaged_perceptron_fast(
 ) -> tuple[np.ndarray, float]:
     """Averaged perceptron with Daumé's auxiliary vector ``w_a`` and example counter ``c``.
 
-    Seed 000, the "fastest" scheme: on an update ``w <- w + Δw`` also do
-    ``w_a <- w_a + c Δw``; ``c`` counts examples (not updates); output ``c w - w_a``.
-    The bias uses its own auxiliary scalar ``b_a`` the same way.
+    The "fastest" scheme of the course notes on the voted and averaged perceptron: on an
+    update ``w <- w + Δw`` also do ``w_a <- w_a + c Δw``; ``c`` counts examples (not
+    updates); output ``c w - w_a``. The bias uses its own auxiliary scalar ``b_a`` the
+    same way.
 
     Parameters
     ----------
@@ -272,7 +289,7 @@ def averaged_perceptron_fast(
     Notes
     -----
     ``c`` is the number of examples seen *before* the current one: it starts at 0 and
-    is incremented after each example, after its possible update. This is the seed's
+    is incremented after each example, after its possible update. This is the notes'
     ``w_a = 0 Δw1 + 1 Δw2 + 2 Δw3 + 3 Δw4``: an update at the ``t``-th example is
     added to ``w_a`` with weight ``t - 1``, so in ``N w - w_a`` it carries weight
     ``N - t + 1``, its remaining life. The invariant ``c w - w_a = w_1 + ... + w_c``
@@ -310,11 +327,12 @@ def averaged_perceptron_fast(
 def averaged_perceptron_wb(
     X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray]
 ) -> tuple[np.ndarray, float]:
-    """Binary averaged perceptron with bias, as in seed 002 (Algorithm 1).
+    """Binary averaged perceptron with bias, as in Nguyen's note (Algorithm 1).
 
-    Seed 002 lines 2-16: ``w, b, u, β <- 0; c <- 1``; for each example: ``if y(wx + b)
-    <= 0: w <- w + yx; b <- b + y; u <- u + ycx; β <- β + yc``; then ``c <- c + 1``
-    (line 13, after every example); return ``w - u/c, b - β/c``.
+    Lines 2-16 of Algorithm 1 in Nguyen's averaged-perceptron note:
+    ``w, b, u, β <- 0; c <- 1``; for each example: ``if y(wx + b) <= 0: w <- w + yx;
+    b <- b + y; u <- u + ycx; β <- β + yc``; then ``c <- c + 1`` (line 13, after every
+    example); return ``w - u/c, b - β/c``.
 
     Parameters
     ----------
@@ -328,7 +346,7 @@ def averaged_perceptron_wb(
     Returns
     -------
     w : ndarray of shape (n_features,)
-        ``w - u / c`` exactly as the seed returns it. Since ``c`` starts at 1 and is
+        ``w - u / c`` exactly as the note returns it. Since ``c`` starts at 1 and is
         incremented after each of the ``N`` examples, ``c = N + 1`` at the end and this
         equals ``S / (N + 1)`` with ``S = w_1 + ... + w_N``: the mean over the ``N + 1``
         vectors ``w_0 = 0, w_1, ..., w_N``. Exact mean after every example:
@@ -338,7 +356,7 @@ def averaged_perceptron_wb(
 
     Notes
     -----
-    The seed's proof states that the final ``c`` is ``N``, but with line 4
+    The note's proof states that the final ``c`` is ``N``, but with line 4
     (``c <- 1``) and line 13 (``c <- c + 1`` after every example) it is ``N + 1``; an
     update at the ``t``-th example (``t = 1 .. N``) happens with ``c = t``, so
     ``w - u/c = Σ y x (N + 1 - t) / (N + 1) = S / (N + 1)``. The factor is the same for
@@ -375,11 +393,12 @@ def averaged_perceptron_wb(
 def averaged_perceptron_decreasing_step(
     X: Matrix, y: np.ndarray, orders: Sequence[np.ndarray]
 ) -> tuple[np.ndarray, float]:
-    """Seed 003's "better averaged perceptron": updates weighted by a decreasing step.
+    """Johansson's "better averaged perceptron": updates weighted by a decreasing step.
 
-    Seed 003: ``w = 0; a = 0; step = N |T|``; for each example: ``if score <= 0: w = w +
-    y_i x_i; a = a + step / (N |T|) y_i x_i``; ``step = step - 1`` (after every
-    example); ``return a``. The bias keeps its own ``a_b = a_b + step / (N |T|) y_i``.
+    Johansson's lecture (2015): ``w = 0; a = 0; step = N |T|``; for each example:
+    ``if score <= 0: w = w + y_i x_i; a = a + step / (N |T|) y_i x_i``;
+    ``step = step - 1`` (after every example); ``return a``. The bias keeps its own
+    ``a_b = a_b + step / (N |T|) y_i``.
 
     Parameters
     ----------
@@ -389,7 +408,7 @@ def averaged_perceptron_decreasing_step(
         Labels in ``{+1, -1}``.
     orders : sequence of 1-D int arrays
         One visiting order per epoch; ``N = sum(len(o) for o in orders)`` plays the role
-        of the seed's ``N |T|`` (epochs times training-set size).
+        of the lecture's ``N |T|`` (epochs times training-set size).
 
     Returns
     -------
@@ -401,7 +420,7 @@ def averaged_perceptron_decreasing_step(
 
     Notes
     -----
-    The seed's pseudocode writes ``score < 0`` but its Python code (and its vanilla
+    The lecture's pseudocode writes ``score < 0`` but its Python code (and its vanilla
     pseudocode) writes ``<= 0``; we use ``<= 0``. Up to floating-point rounding
     (``step / N`` per update instead of one division at the end) this is the same as
     :func:`averaged_perceptron_naive`.
@@ -417,7 +436,7 @@ def averaged_perceptron_decreasing_step(
     X = _as_matrix(X)
     y = _binary_labels(y)
     orders = _as_orders(orders)
-    n_total = _n_examples(orders)  # the seed's N·|T|
+    n_total = _n_examples(orders)  # the lecture's N·|T|
     w = np.zeros(X.shape[1])
     b = 0.0
     a = np.zeros(X.shape[1])
@@ -441,10 +460,11 @@ def averaged_perceptron_improved(
 ) -> tuple[np.ndarray, float]:
     """Averaged perceptron from the models after each update and their survival counts.
 
-    Seed 000's first improvement of the naive average: "save the weight vector after
-    each update, and keep track of each weight vector's 'vote'. At the end just output
-    a weighted sum ``w_s = Σ_i w^(i) v_i``". The models are ``w^(0) = 0, w^(1), ...,
-    w^(U)`` (``U`` updates); ``v_k`` counts the examples after which ``w^(k)`` was the
+    The first improvement of the naive average in the course notes on the voted and
+    averaged perceptron: "save the weight vector after each update, and keep track of
+    each weight vector's 'vote'. At the end just output a weighted sum
+    ``w_s = Σ_i w^(i) v_i``". The models are ``w^(0) = 0, w^(1), ..., w^(U)``
+    (``U`` updates); ``v_k`` counts the examples after which ``w^(k)`` was the
     current model, the one that created it included. The bias is kept alongside.
 
     Parameters
@@ -504,8 +524,9 @@ def multiclass_averaged_perceptron_delta_list(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multiclass averaged perceptron from the list of updates and their remaining life.
 
-    Seed 000's "Δw" scheme (:func:`averaged_perceptron_delta_list`) around seed 001's
-    multiclass update (``p <- argmax_k w_k.x + b_k``; if ``p != y``: ``w_p <- w_p - x;
+    The "Δw" scheme of the course notes on the voted and averaged perceptron
+    (:func:`averaged_perceptron_delta_list`) around the multiclass update of Kuhlmann's
+    slides (``p <- argmax_k w_k.x + b_k``; if ``p != y``: ``w_p <- w_p - x;
     b_p <- b_p - 1; w_y <- w_y + x; b_y <- b_y + 1``): each update is stored as ``x``
     with its classes ``y, p`` and the position ``t`` of its example, and at the end
     weighted by its life ``N - t + 1``.

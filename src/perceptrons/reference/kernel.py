@@ -1,9 +1,20 @@
 """The dual (kernel) perceptron and voted perceptron, on a precomputed Gram matrix.
 
-The textbook dual form of :func:`~perceptrons.reference.perceptron` (no seed writes it
-out): every update adds ``y_t x_t``, so the weights are ``sum_i alpha_i x_i`` and every
-dot product becomes a kernel evaluation. The voted variant keeps seed 004's bookkeeping
-(see :mod:`perceptrons.reference.voted`) as the sequence of update examples and signs.
+The textbook dual form of :func:`~perceptrons.reference.perceptron` (none of the lecture
+notes cited below writes it out): every update adds ``y_t x_t``, so the weights are
+``sum_i alpha_i x_i`` and every dot product becomes a kernel evaluation. The voted variant
+keeps the bookkeeping of Cohen's lecture (see :mod:`perceptrons.reference.voted`) as the
+sequence of update examples and signs.
+
+References
+----------
+T. H. Nguyen, "Averaged perceptron note", CIS 472/572: Machine Learning, University of
+Oregon.
+
+R. Johansson, "Machine Learning for NLP, bonus lecture: the averaged perceptron",
+lecture notes, 11 September 2015.
+
+W. Cohen, "The Perceptron", lecture slides, 10-601, Carnegie Mellon University.
 """
 
 from __future__ import annotations
@@ -44,11 +55,12 @@ def dual_kernel_perceptron(
 ) -> tuple[np.ndarray, float, list[int]]:
     """Dual (kernel) binary perceptron on a precomputed Gram matrix.
 
-    The textbook dual form of :func:`perceptron` (seed 003's ``w = w + y x`` on a
-    mistake, seed 002's bias): since every update adds ``y_t x_t``, the weights are
-    ``w = sum_i alpha_i x_i`` with ``alpha_i`` the signed number of updates on example
-    ``i``, and ``w.x_t = sum_i alpha_i K[i, t]`` with ``K[i, t] = x_i.x_t`` or any
-    other kernel ``phi(x_i).phi(x_t)``.
+    The textbook dual form of :func:`perceptron` (the ``w = w + y x`` on a mistake of
+    Johansson's lecture, 2015, and the bias of Nguyen's averaged-perceptron note): since
+    every update adds ``y_t x_t``, the weights are ``w = sum_i alpha_i x_i`` with
+    ``alpha_i`` the signed number of updates on example ``i``, and
+    ``w.x_t = sum_i alpha_i K[i, t]`` with ``K[i, t] = x_i.x_t`` or any other kernel
+    ``phi(x_i).phi(x_t)``.
 
     Parameters
     ----------
@@ -108,9 +120,10 @@ def dual_voted_perceptron(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Kernel voted perceptron: the update sequence and the votes of every model.
 
-    The run of :func:`dual_kernel_perceptron` with seed 004's voted bookkeeping. A
-    kernel voted perceptron cannot store ``v_k``; it stores the ``j``-th update's
-    example ``i_j`` and sign ``y_j``, so that ``v_k = sum_{j <= k} y_j phi(x_{i_j})``.
+    The run of :func:`dual_kernel_perceptron` with the voted bookkeeping of Cohen's
+    lecture. A kernel voted perceptron cannot store ``v_k``; it stores the ``j``-th
+    update's example ``i_j`` and sign ``y_j``, so that
+    ``v_k = sum_{j <= k} y_j phi(x_{i_j})``.
 
     Parameters
     ----------

@@ -1,5 +1,10 @@
-"""Logistic regression with an optional Gaussian prior (seed 004): trained online by SGD,
-and by batch ("non-stochastic") gradient ascent."""
+"""Logistic regression with an optional Gaussian prior: trained online by SGD, and by batch
+("non-stochastic") gradient ascent, as in Cohen's lecture cited below.
+
+References
+----------
+W. Cohen, "The Perceptron", lecture slides, 10-601, Carnegie Mellon University.
+"""
 
 from __future__ import annotations
 
@@ -48,10 +53,11 @@ def logistic_regression_sgd(
 ) -> tuple[np.ndarray, np.ndarray | float, np.ndarray, np.ndarray | float, list[float]]:
     """Logistic regression trained online by SGD, with an optional Gaussian prior.
 
-    Seed 004, "Stochastic gradients (SGD) for logistic regression": for each example
-    ``p = (1 + exp(-x·w))^-1; w <- w + λ (y - p) x``, and its "Regularization" slides:
-    the prior ``w^j ~ N(0, σ²)`` adds ``- λ w^j / σ²`` to the update of every weight
-    (the MAP estimate). With ``l2 = 1/σ²`` one example does, both terms at the old ``w``::
+    Cohen's lecture, "Stochastic gradients (SGD) for logistic regression": for each
+    example ``p = (1 + exp(-x·w))^-1; w <- w + λ (y - p) x``, and its "Regularization"
+    slides: the prior ``w^j ~ N(0, σ²)`` adds ``- λ w^j / σ²`` to the update of every
+    weight (the MAP estimate). With ``l2 = 1/σ²`` one example does, both terms at the
+    old ``w``::
 
         p = σ(w·x + b)
         w = (1 - λ l2) w + λ (y - p) x      # = w + λ (y - p) x - λ w / σ²
@@ -66,7 +72,7 @@ def logistic_regression_sgd(
     X : ndarray of shape (n_samples, n_features) or sparse matrix
         Training examples.
     y : ndarray of shape (n_samples,)
-        Binary (``n_classes=None``): labels in ``{0, 1}``, as in the seed.
+        Binary (``n_classes=None``): labels in ``{0, 1}``, as in the lecture.
         Multinomial: integer class codes in ``0 .. n_classes - 1``.
     orders : sequence of 1-D int arrays
         One visiting order per epoch, ``N = sum(len(o) for o in orders) >= 1``.
@@ -192,9 +198,9 @@ def logistic_regression_batch(
 ) -> tuple[np.ndarray, np.ndarray | float, list[float]]:
     """Logistic regression by batch gradient ascent, with an optional Gaussian prior.
 
-    Seed 004, "Logistic regression via gradient ascent" and "Non-stochastic gradient
-    descent": start with ``w = 0``; then, for each step ``ε`` of ``steps``, "for all j
-    set" (every weight from the *old* ``w``, then all at once)::
+    Cohen's lecture, "Logistic regression via gradient ascent" and "Non-stochastic
+    gradient descent": start with ``w = 0``; then, for each step ``ε`` of ``steps``,
+    "for all j set" (every weight from the *old* ``w``, then all at once)::
 
         p_i = (1 + exp(-(w·x_i + b)))^-1                       for every example i
         w_j = w_j + ε Σ_i x_ij (y_i - p_i) - ε w_j / σ²         for every feature j
@@ -203,7 +209,7 @@ def logistic_regression_batch(
     (the regularization slides' MAP update; without ``prior_variance`` the last term
     is absent). Multinomial (``n_classes`` given): ``p_i = softmax(W x_i + b)`` and
     every class ``k`` gets ``W[k, j] += ε Σ_i x_ij ([y_i = k] - p_ik) - ε W[k, j] / σ²``
-    and ``b[k] += ε Σ_i ([y_i = k] - p_ik)``. The steps are given: the seed's stopping
+    and ``b[k] += ε Σ_i ([y_i = k] - p_ik)``. The steps are given: the lecture's stopping
     rule ("if no improvement ... stop") is left to the caller, who can read it off the
     returned objectives.
 
@@ -212,7 +218,7 @@ def logistic_regression_batch(
     X : ndarray of shape (n_samples, n_features) or sparse matrix
         Training examples.
     y : ndarray of shape (n_samples,)
-        Binary (``n_classes=None``): labels in ``{0, 1}``, as in the seed.
+        Binary (``n_classes=None``): labels in ``{0, 1}``, as in the lecture.
         Multinomial: integer class codes in ``0 .. n_classes - 1``.
     steps : sequence of float
         ``ε`` of each iteration (e.g. ``[ε] * T`` for a fixed step).

@@ -1,10 +1,31 @@
 """The perceptron with margin, the passive-aggressive updates and ROMMA.
 
-Seed 004 names "many variants" of the perceptron (ROMMA, Passive-Aggressive, MIRA, ...)
-without writing them out; these oracles follow the perceptron with margin, Crammer,
-Dekel, Keshet, Shalev-Shwartz & Singer (2006), "Online passive-aggressive algorithms"
-(whose multiclass PA-I is 1-best MIRA, Crammer & Singer 2003), and Li & Long (2002),
-"The relaxed online maximum margin algorithm".
+Cohen's lecture "The Perceptron" names "many variants" of the perceptron (ROMMA,
+Passive-Aggressive, MIRA, ...) without writing them out; these oracles follow the
+perceptron with margin, Crammer, Dekel, Keshet, Shalev-Shwartz & Singer (2006), "Online
+passive-aggressive algorithms" (whose multiclass PA-I is 1-best MIRA, Crammer & Singer
+2003), and Li & Long (2002), "The relaxed online maximum margin algorithm". The
+perceptron with margin 0 is the vanilla perceptron of Johansson's lecture (binary) and of
+Kuhlmann's slides (multiclass).
+
+References
+----------
+M. Kuhlmann, "The perceptron learning algorithm", lecture slides, Department of Computer
+and Information Science, Linköping University.
+
+R. Johansson, "Machine Learning for NLP, bonus lecture: the averaged perceptron",
+lecture notes, 11 September 2015.
+
+W. Cohen, "The Perceptron", lecture slides, 10-601, Carnegie Mellon University.
+
+K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer, "Online
+passive-aggressive algorithms", Journal of Machine Learning Research 7:551-585, 2006.
+
+K. Crammer and Y. Singer, "Ultraconservative online algorithms for multiclass
+problems", Journal of Machine Learning Research 3:951-991, 2003.
+
+Y. Li and P. M. Long, "The relaxed online maximum margin algorithm", Machine Learning
+46(1-3):361-387, 2002.
 """
 
 from __future__ import annotations
@@ -53,9 +74,10 @@ def linear_update_rule(
 ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
     """The binary perceptron with margin, and the passive-aggressive updates.
 
-    Seed 004 names "many variants" of the perceptron; these are the classic two.
+    Cohen's lecture names "many variants" of the perceptron; these are the classic two.
     ``rule="margin"``: the perceptron with margin τ, update ``w += y x``, ``b += y``
-    whenever ``y (w·x + b) <= τ`` (τ = 0 is the vanilla perceptron of seed 003).
+    whenever ``y (w·x + b) <= τ`` (τ = 0 is the vanilla perceptron of Johansson's
+    lecture, 2015).
     ``rule`` in ``"pa"``, ``"pa-i"``, ``"pa-ii"`` (Crammer, Dekel, Keshet, Shalev-Shwartz &
     Singer 2006): with the hinge loss ``l = max(0, 1 - y (w·x + b))`` and
     ``q = ||x||² + 1`` (the bias is the weight of a constant feature 1), step
@@ -122,16 +144,17 @@ def multiclass_linear_update_rule(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Multiclass perceptron with margin and multiclass passive-aggressive updates.
 
-    With margin 0 the rule is seed 001's: update when the argmax (ties to the lowest
-    class) is not the gold class ``g``, moving ``+x`` to ``g`` and ``-x`` to the predicted
-    class. Otherwise let ``p`` be the best class other than ``g`` (ties to the lowest):
-    ``rule="margin"`` updates the same way (with ``p``) when ``s_g - s_p <= margin``; the
-    passive-aggressive rules use the loss ``l = max(0, 1 - (s_g - s_p))`` and
-    ``q = 2 (||x||² + 1)`` (two rows move, Crammer et al. 2006, multiclass
-    single-prototype), step ``tau`` as in :func:`linear_update_rule`, and move
-    ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns the final ``W`` (K, d) and ``b``, their
-    exact mean over every example, and the number of updates. ``sample_weight`` as in
-    :func:`linear_update_rule`: the step times ``s_i``, the mean weighted by ``s_i``.
+    With margin 0 the rule is that of Kuhlmann's slides: update when the argmax (ties to
+    the lowest class) is not the gold class ``g``, moving ``+x`` to ``g`` and ``-x`` to
+    the predicted class. Otherwise let ``p`` be the best class other than ``g`` (ties to
+    the lowest): ``rule="margin"`` updates the same way (with ``p``) when
+    ``s_g - s_p <= margin``; the passive-aggressive rules use the loss
+    ``l = max(0, 1 - (s_g - s_p))`` and ``q = 2 (||x||² + 1)`` (two rows move, Crammer
+    et al. 2006, multiclass single-prototype), step ``tau`` as in
+    :func:`linear_update_rule`, and move ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns
+    the final ``W`` (K, d) and ``b``, their exact mean over every example, and the number
+    of updates. ``sample_weight`` as in :func:`linear_update_rule`: the step times
+    ``s_i``, the mean weighted by ``s_i``.
     """
     X = _as_matrix(X)
     y = _class_codes(y, n_classes)

@@ -1,4 +1,4 @@
-"""The multiclass perceptron and averaged perceptron (seed 001, with seed 000's averaging).
+"""The multiclass perceptron and averaged perceptron (Kuhlmann's slides, cited below).
 
 One weight vector and bias per class; ``p = argmax_k (W[k] @ x + b[k])``, ties going to
 the lowest class index; on a mistake ``p != y``: ``W[p] -= x; b[p] -= 1; W[y] += x;
@@ -11,6 +11,18 @@ function                                  returns             exact mean
 ``multiclass_averaged_perceptron``        ``S / (N + 1)``     ``result (N+1)/N``
 ``multiclass_averaged_perceptron_naive``  ``S / N``           result
 ========================================  ==================  =================
+
+The naive average is that of the course notes on the voted and averaged perceptron.
+
+References
+----------
+Course notes on the voted and averaged perceptron (they name no author or course).
+
+M. Kuhlmann, "The perceptron learning algorithm", lecture slides, Department of Computer
+and Information Science, Linköping University.
+
+T. H. Nguyen, "Averaged perceptron note", CIS 472/572: Machine Learning, University of
+Oregon.
 """
 
 from __future__ import annotations
@@ -40,11 +52,11 @@ __all__ = [
 def multiclass_perceptron(
     X: Matrix, y: np.ndarray, n_classes: int, orders: Sequence[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Multiclass perceptron: one weight vector and bias per class (seed 001).
+    """Multiclass perceptron: one weight vector and bias per class (Kuhlmann's slides).
 
-    Seed 001, "The perceptron learning algorithm": ``w_k <- 0; b_k <- 0``; for each
-    example ``p <- argmax_k x w_k + b_k``; ``if p != y: w_p <- w_p - x; b_p <- b_p - 1;
-    w_y <- w_y + x; b_y <- b_y + 1``.
+    Kuhlmann's slides, "The perceptron learning algorithm": ``w_k <- 0; b_k <- 0``; for
+    each example ``p <- argmax_k x w_k + b_k``; ``if p != y: w_p <- w_p - x;
+    b_p <- b_p - 1; w_y <- w_y + x; b_y <- b_y + 1``.
 
     Parameters
     ----------
@@ -104,13 +116,14 @@ def multiclass_perceptron(
 def multiclass_averaged_perceptron(
     X: Matrix, y: np.ndarray, n_classes: int, orders: Sequence[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Multiclass averaged perceptron with a counter, as in seed 001.
+    """Multiclass averaged perceptron with a counter, as in Kuhlmann's slides.
 
-    Seed 001, "The averaged perceptron learning algorithm": ``w_k, b_k`` and auxiliary
-    ``w̃_k, b̃_k`` start at 0, ``count <- 1``; on a mistake ``p != y``: ``w_p <- w_p - x;
-    b_p <- b_p - 1; w̃_p <- w̃_p - count x; b̃_p <- b̃_p - count`` and ``w_y <- w_y + x;
-    b_y <- b_y + 1; w̃_y <- w̃_y + count x; b̃_y <- b̃_y + count``; ``count <- count + 1``
-    after every example; finally ``w_k <- w_k - w̃_k / count; b_k <- b_k - b̃_k / count``.
+    Kuhlmann's slides, "The averaged perceptron learning algorithm": ``w_k, b_k`` and
+    auxiliary ``w̃_k, b̃_k`` start at 0, ``count <- 1``; on a mistake ``p != y``:
+    ``w_p <- w_p - x; b_p <- b_p - 1; w̃_p <- w̃_p - count x; b̃_p <- b̃_p - count`` and
+    ``w_y <- w_y + x; b_y <- b_y + 1; w̃_y <- w̃_y + count x; b̃_y <- b̃_y + count``;
+    ``count <- count + 1`` after every example; finally
+    ``w_k <- w_k - w̃_k / count; b_k <- b_k - b̃_k / count``.
 
     Parameters
     ----------
@@ -134,11 +147,12 @@ def multiclass_averaged_perceptron(
 
     Notes
     -----
-    The same ``N + 1`` as seed 002 (:func:`averaged_perceptron_wb`): an update at the
-    ``t``-th example happens with ``count = t``. All classes share the factor, so the
-    argmax predictions equal those of the exact mean. The seed's slides print the
-    weights and the auxiliary weights with the same symbol (the auxiliary ones in red);
-    here they are ``W`` and ``W_aux``.
+    The same ``N + 1`` as in Nguyen's averaged-perceptron note
+    (:func:`averaged_perceptron_wb`): an update at the ``t``-th example happens with
+    ``count = t``. All classes share the factor, so the argmax predictions equal those
+    of the exact mean. Kuhlmann's slides print the weights and the auxiliary weights
+    with the same symbol (the auxiliary ones in red); here they are ``W`` and
+    ``W_aux``.
 
     Examples
     --------
@@ -177,9 +191,9 @@ def multiclass_averaged_perceptron_naive(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multiclass averaged perceptron, naive: a running sum after every example.
 
-    The multiclass perceptron of seed 001 combined with seed 000's naive averaging
-    (``w_s <- w_s + w^(i)`` after the ``i``-th example, updated or not), applied to
-    every class's weights and bias.
+    The multiclass perceptron of Kuhlmann's slides combined with the naive averaging of
+    the course notes on the voted and averaged perceptron (``w_s <- w_s + w^(i)`` after
+    the ``i``-th example, updated or not), applied to every class's weights and bias.
 
     Parameters
     ----------

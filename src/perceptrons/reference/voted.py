@@ -1,15 +1,31 @@
-"""The voted perceptron, binary and multiclass, and its prediction rules (seeds 000, 004).
+"""The voted perceptron, binary and multiclass, and its prediction rules.
 
 Voted models
 ------------
 The voted perceptron keeps the models ``v_0 = 0, v_1, ..., v_K``, one per update (``K``
 = number of updates), and the number of examples ``m_k`` each one was the current model
 for, counting the example on which ``v_k`` was created (``m_0`` starts at 0). Expanding
-``v_k`` into ``m_k`` copies gives the list ``w_1, ..., w_N`` of seed 000's naive scheme,
-so ``sum(m_k) = N``, ``v_K = w_N`` and ``sum(m_k v_k) = S``, the running sum of
-:mod:`perceptrons.reference.averaged`. Biases ``c_k`` are kept alongside. The kernel
-(dual) variants, in :mod:`perceptrons.reference.kernel`, store the update example
-indices and signs instead of the vectors.
+``v_k`` into ``m_k`` copies gives the list ``w_1, ..., w_N`` of the naive scheme of the
+course notes on the voted and averaged perceptron, so ``sum(m_k) = N``, ``v_K = w_N``
+and ``sum(m_k v_k) = S``, the running sum of :mod:`perceptrons.reference.averaged`.
+Biases ``c_k`` are kept alongside. The kernel (dual) variants, in
+:mod:`perceptrons.reference.kernel`, store the update example indices and signs instead
+of the vectors.
+
+The bookkeeping of ``v_k, m_k`` is that of Cohen's lecture; the multiclass update is
+that of Kuhlmann's slides.
+
+References
+----------
+Course notes on the voted and averaged perceptron (they name no author or course).
+
+M. Kuhlmann, "The perceptron learning algorithm", lecture slides, Department of Computer
+and Information Science, Linköping University.
+
+T. H. Nguyen, "Averaged perceptron note", CIS 472/572: Machine Learning, University of
+Oregon.
+
+W. Cohen, "The Perceptron", lecture slides, 10-601, Carnegie Mellon University.
 """
 
 from __future__ import annotations
@@ -49,11 +65,13 @@ def voted_perceptron_naive(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Voted perceptron, naive: keep the model after every example, each with one vote.
 
-    Seed 000, the first voted scheme: "record the weight vector after each example in
-    training data (not just after each update [...]), and then at the end of T epochs
-    [...] you would have collected a total of T|D| models. At testing time, the voted
-    perceptron simply lets all these models take a vote, and follows the majority."
-    The bias is learned as the weight of a constant feature equal to 1 (seed 002).
+    The first voted scheme of the course notes on the voted and averaged perceptron:
+    "record the weight vector after each example in training data (not just after each
+    update [...]), and then at the end of T epochs [...] you would have collected a
+    total of T|D| models. At testing time, the voted perceptron simply lets all these
+    models take a vote, and follows the majority."
+    The bias is learned as the weight of a constant feature equal to 1 (as in Nguyen's
+    averaged-perceptron note).
 
     Parameters
     ----------
@@ -113,12 +131,13 @@ def voted_perceptron(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Voted perceptron: a model after every update, with its number of votes.
 
-    Seed 004, "Breaking it down: the voted perceptron": ``v_0 = 0; m_0 = 0; k = 0``;
-    for each example ``if v_k . x_i y_i < 0: v_{k+1} <- v_k + x_i y_i; m_{k+1} <- 1;
-    k <- k + 1``, ``else: m_k <- m_k + 1``. This is seed 000's improved scheme: "only
-    [save] the weight vectors after each update [...] and also record the number of
-    votes for each weight vector". The bias ``c_k`` is the weight of a constant feature
-    equal to 1 (seed 002's ``b <- b + y``).
+    Cohen's lecture, "Breaking it down: the voted perceptron":
+    ``v_0 = 0; m_0 = 0; k = 0``; for each example ``if v_k . x_i y_i < 0:
+    v_{k+1} <- v_k + x_i y_i; m_{k+1} <- 1; k <- k + 1``, ``else: m_k <- m_k + 1``. This
+    is the improved scheme of the course notes on the voted and averaged perceptron:
+    "only [save] the weight vectors after each update [...] and also record the number
+    of votes for each weight vector". The bias ``c_k`` is the weight of a constant feature
+    equal to 1 (the ``b <- b + y`` of Nguyen's averaged-perceptron note).
 
     Parameters
     ----------
@@ -141,12 +160,12 @@ def voted_perceptron(
 
     Notes
     -----
-    The seed writes ``< 0``; with ``v_0 = 0`` the first score is 0 and a strict rule
-    would never update, so the mistake rule here is ``y (v_k.x + c_k) <= 0``. The
+    Cohen's lecture writes ``< 0``; with ``v_0 = 0`` the first score is 0 and a strict
+    rule would never update, so the mistake rule here is ``y (v_k.x + c_k) <= 0``. The
     first example therefore always updates and ``m_0 = 0`` whenever ``N >= 1``.
 
     ``np.repeat(V, votes, axis=0)`` is exactly :func:`voted_perceptron_naive`'s list,
-    ``V[-1], c[-1]`` is :func:`perceptron`'s result, and the seed's "deterministic
+    ``V[-1], c[-1]`` is :func:`perceptron`'s result, and the lecture's "deterministic
     weighted average" ``a = sum(m_k v_k) / m`` (``m = N``) is
     ``votes @ V / votes.sum()``, the exact mean of :func:`averaged_perceptron_naive`.
     Predict with :func:`vote_predict`.
@@ -183,8 +202,9 @@ def multiclass_voted_perceptron_naive(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multiclass voted perceptron, naive: the models after every example, one vote each.
 
-    Seed 001's multiclass perceptron with seed 000's naive voted scheme (record the
-    weights after each example, updated or not).
+    The multiclass perceptron of Kuhlmann's slides with the naive voted scheme of the
+    course notes on the voted and averaged perceptron (record the weights after each
+    example, updated or not).
 
     Parameters
     ----------
@@ -242,10 +262,10 @@ def multiclass_voted_perceptron(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Multiclass voted perceptron: a model after every update, with its votes.
 
-    Seed 004's voted bookkeeping (``v_0 = 0, m_0 = 0``; on a mistake a new model with
-    ``m = 1``, else ``m_k <- m_k + 1``) around seed 001's multiclass update (``p <-
-    argmax_k x w_k + b_k``; ``if p != y: w_p <- w_p - x; b_p <- b_p - 1; w_y <- w_y +
-    x; b_y <- b_y + 1``).
+    The voted bookkeeping of Cohen's lecture (``v_0 = 0, m_0 = 0``; on a mistake a new
+    model with ``m = 1``, else ``m_k <- m_k + 1``) around the multiclass update of
+    Kuhlmann's slides (``p <- argmax_k x w_k + b_k``; ``if p != y: w_p <- w_p - x;
+    b_p <- b_p - 1; w_y <- w_y + x; b_y <- b_y + 1``).
 
     Parameters
     ----------
@@ -335,15 +355,16 @@ def vote_predict(
     X : ndarray of shape (n_rows, n_features) or sparse matrix
         Rows to predict.
     rule : {"vote", "average", "last", "random"}
-        ``"vote"``: seed 000's majority vote. Binary:
-        ``sign(sum_k m_k sign(v_k.x + c_k))`` with ``sign(s) = -1`` for ``s <= 0``,
-        a total of exactly 0 predicting ``-1``; multiclass: model ``k`` gives ``m_k``
-        votes to its argmax class, the class with most votes wins.
-        ``"average"``: seed 004's "deterministic approximation", the sign (binary) or
-        argmax (multiclass) of ``sum_k m_k (v_k.x + c_k)``.
+        ``"vote"``: the majority vote of the course notes on the voted and averaged
+        perceptron. Binary: ``sign(sum_k m_k sign(v_k.x + c_k))`` with
+        ``sign(s) = -1`` for ``s <= 0``, a total of exactly 0 predicting ``-1``;
+        multiclass: model ``k`` gives ``m_k`` votes to its argmax class, the class with
+        most votes wins.
+        ``"average"``: the "deterministic approximation" of Cohen's lecture, the sign
+        (binary) or argmax (multiclass) of ``sum_k m_k (v_k.x + c_k)``.
         ``"last"``: the last model ``v_K`` alone (the vanilla perceptron).
-        ``"random"``: seed 004's "pick a v_k at random according to m_k/m", drawn
-        independently for each row, in row order, as
+        ``"random"``: the "pick a v_k at random according to m_k/m" of Cohen's
+        lecture, drawn independently for each row, in row order, as
         ``rs.choice(len(votes), p=votes / votes.sum())`` with
         ``rs = np.random.RandomState(random_state)``.
     random_state : int or None, default=None

@@ -401,7 +401,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X : sparse matrix of shape (n_texts, n_features_out_)
+        X : sparse matrix of shape (n_texts, n_features)
             CSR, float64, int32 indices.
         """
         self._validate_params()
@@ -528,7 +528,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X : sparse matrix of shape (n_texts, n_features_out_)
+        X : sparse matrix of shape (n_texts, n_features)
             CSR, float64, int32 indices.
         """
         check_is_fitted(self, "n_features_out_")

@@ -22,6 +22,8 @@ import numpy as np
 
 from perceptrons.io.files import write_atomically
 
+__all__ = ["PlottingUnavailable", "confusion_matrix", "learning_curves", "require_matplotlib"]
+
 INSTALL_HINT = 'plots need matplotlib: pip install "perceptrons[plot]"'
 
 

@@ -191,7 +191,7 @@ class SequenceTagger(OnlineLinearClassifier):
         The fitted featurizer.
     n_features_in_ : int
         Observation feature columns (the featurizer's ``n_features_out_``).
-    coef_ : scipy.sparse.csc_matrix of shape (n_tags, n_features_in_)
+    coef_ : scipy.sparse.csc_matrix of shape (n_tags, n_features)
         Each tag's weight for each observation feature, only the nonzeros stored: the
         perceptron changes just the (feature, tag) pairs of its mistakes (about 2% of
         them on CoNLL-2000), so a dense array would be mostly zeros. Its transpose, a

@@ -34,6 +34,8 @@ from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._online import IncrementalClassifier, non_finite_message
 
+__all__ = ["VotedPerceptron"]
+
 _RULES = {
     "vote": _voted.RULE_VOTE,
     "average": _voted.RULE_AVERAGE,

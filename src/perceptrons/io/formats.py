@@ -470,7 +470,7 @@ def detect_format(path: str | os.PathLike[str], sample_lines: list[str] | None =
     1. ``fasttext``: the line starts with ``__label__``;
     2. ``counts``: the last token is ``#label#:LABEL``;
     3. ``vw``: the text before the first ``|`` is a label section, up to three numbers
-       and a tag (so the line starts with ``|``, or holds `` |``, or a tag touches
+       and a tag (so the line starts with ``|``, or holds a space then ``|``, or a tag touches
        the ``|``);
     4. ``svmlight``: ``[label] [qid:N] index:value ...`` or a label alone (``#``
        comment lines aside), with either half of the lines holding a pair or, for
@@ -1697,8 +1697,8 @@ def read_data(
 ) -> LabeledData:
     """Read a data file in one of :data:`FORMATS`, reporting problems by ``file:line``.
 
-    Formats
-    -------
+    The formats:
+
     ``svmlight``
         ``label [qid:N] index:value ...`` with ``#`` comments, read by a compiled
         reader (:mod:`perceptrons._kernels.parse`) that accepts and refuses what

@@ -65,6 +65,8 @@ from perceptrons.io.formats import (
 if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
 
+__all__ = ["STREAMABLE", "Chunk", "StreamReport", "StreamScan", "fit_stream", "iter_chunks", "scan"]
+
 #: The formats :func:`iter_chunks` can read a chunk of lines at a time: svmlight and the
 #: text formats (CSV needs its header, IDX is binary).
 STREAMABLE = ("svmlight", *TEXT_FORMATS)

@@ -64,7 +64,7 @@ epoch without mistakes is), and ``warm_start`` (every fit starts from zero). The
 (``delta``) is: each example's own weight stays with its shard.
 
 Data movement: changed rows, not weight matrices
------------------------------------------------
+------------------------------------------------
 An epoch changes only the weight rows of the features of the examples it updated on
 (Collins' perceptron touches ``d_Δw ≪ d`` features). So each shard keeps its own state
 from epoch to epoch (a :class:`~perceptrons.parallel._mixing.ShardTrainer`, in its

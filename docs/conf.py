@@ -1,0 +1,119 @@
+"""Sphinx configuration of the perceptrons documentation.
+
+Built with ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (or ``make -C docs
+html``). Needs the ``docs`` extra: ``pip install -e ".[docs]"``. No network is used: there is
+no intersphinx, and the examples read built-in data or ``../shared/data``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import perceptrons
+from perceptrons.datasets import shared_data_dir
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+project = "perceptrons"
+author = "the perceptrons developers"
+copyright = "2026, the perceptrons developers"
+release = perceptrons.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "myst_parser",
+    "cli_reference",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb"]
+templates_path = ["_templates"]
+default_role = "py:obj"
+
+# -- API reference -----------------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# -- Math --------------------------------------------------------------------------------
+# MathJax is loaded by the browser from its CDN: the build itself needs no network.
+mathjax3_config = {"tex": {"macros": {"R": "\\mathbb{R}", "w": "\\mathbf{w}", "x": "\\mathbf{x}"}}}
+
+# -- Examples gallery --------------------------------------------------------------------
+# Examples that read ../shared/data are shown without being run when it is absent (a clean
+# clone without the data still builds, with no warnings); CI has the data and runs them all.
+NEEDS_SHARED_DATA = ("plot_chunker_conll2000.py",)
+_skipped = "|".join(name.replace(".", r"\.") for name in NEEDS_SHARED_DATA)
+_runnable = rf".*[/\\](?!({_skipped}))[^/\\]+\.py$"
+sphinx_gallery_conf = {
+    "examples_dirs": str(DOCS.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r".*\.py$" if shared_data_dir() is not None else _runnable,
+    "ignore_pattern": r"__init__\.py",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "min_reported_time": 1,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "within_subsection_order": "FileNameSortKey",
+    "reset_modules": ("matplotlib",),
+    "show_memory": False,
+    "capture_repr": (),
+    # "Examples using X" on each API page.
+    "backreferences_dir": "api/generated/backreferences",
+    "doc_module": ("perceptrons",),
+    "inspect_global_variables": False,
+}
+os.environ.setdefault("MPLBACKEND", "Agg")
+warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
+
+# -- HTML --------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"perceptrons {release}"
+html_static_path: list[str] = []
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 7,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": [], "benchmarks": []}
+html_show_sourcelink = False
+html_copy_source = False
+
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+suppress_warnings = ["myst.header"]
+
+# scikit-learn sets its metadata-routing methods (set_fit_request, ...) on every estimator
+# class; their docstrings point into scikit-learn's own site. They are scikit-learn's API,
+# not ours: the estimator pages leave them out.
+_SKLEARN_MEMBERS = {"get_metadata_routing", "set_output"}
+
+
+def _skip_sklearn_members(app, what, name, obj, skip, options):
+    if name in _SKLEARN_MEMBERS or (name.startswith("set_") and name.endswith("_request")):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_sklearn_members)

@@ -54,13 +54,17 @@ numpydoc_xref_param_type = False
 mathjax3_config = {"tex": {"macros": {"R": "\\mathbb{R}", "w": "\\mathbf{w}", "x": "\\mathbf{x}"}}}
 
 # -- Examples gallery --------------------------------------------------------------------
-# Examples that read ../shared/data are shown without being run when it is absent (a clean
-# clone without the data still builds, with no warnings); CI has the data and runs them all.
-NEEDS_SHARED_DATA = ("plot_chunker_conll2000.py",)
-_skipped = "|".join(name.replace(".", r"\.") for name in NEEDS_SHARED_DATA)
+# Examples that read ../shared/data (those calling shared_data_dir) are shown without being
+# run when it is absent: a clean clone without the data still builds, with no warnings. CI
+# has the data and runs them all.
+EXAMPLES = DOCS.parent / "examples"
+NEEDS_SHARED_DATA = sorted(
+    path.name for path in EXAMPLES.glob("*.py") if "shared_data_dir(" in path.read_text()
+)
+_skipped = "|".join(name.replace(".", r"\.") for name in NEEDS_SHARED_DATA) or "$^"
 _runnable = rf".*[/\\](?!({_skipped}))[^/\\]+\.py$"
 sphinx_gallery_conf = {
-    "examples_dirs": str(DOCS.parent / "examples"),
+    "examples_dirs": str(EXAMPLES),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r".*\.py$" if shared_data_dir() is not None else _runnable,
     "ignore_pattern": r"__init__\.py",
@@ -102,18 +106,3 @@ html_copy_source = False
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]
-
-# scikit-learn sets its metadata-routing methods (set_fit_request, ...) on every estimator
-# class; their docstrings point into scikit-learn's own site. They are scikit-learn's API,
-# not ours: the estimator pages leave them out.
-_SKLEARN_MEMBERS = {"get_metadata_routing", "set_output"}
-
-
-def _skip_sklearn_members(app, what, name, obj, skip, options):
-    if name in _SKLEARN_MEMBERS or (name.startswith("set_") and name.endswith("_request")):
-        return True
-    return None
-
-
-def setup(app):
-    app.connect("autodoc-skip-member", _skip_sklearn_members)

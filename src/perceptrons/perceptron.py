@@ -270,7 +270,9 @@ _SHARED_PARAMETERS = """
         features: ``coef_`` and prediction use the real ones. In ``fit`` the examples
         keep their features' weights over all epochs, and over a warm-started ``fit`` on
         as many examples. Each ``partial_fit`` batch holds new examples, each seen once,
-        so there ``delta`` changes nothing. Costs ``n_samples`` floats of memory
+        so there ``delta`` leaves the perceptron update's mistakes and steps unchanged
+        (the passive-aggressive steps still count ``delta**2`` in the squared norm of
+        ``x``). Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"}, \
 default="perceptron"

@@ -195,7 +195,7 @@ def render(all_results: dict, shards: list[int], commands: list[str], started) -
         "Δ = 100 × (mixed − serial test accuracy), in points; target Δ ≥ −0.5. "
         "The model does not depend on how many cores run the shards (16 shards on 2 threads "
         "give the 16-thread model), so these accuracies hold on any machine; no timing here. "
-        "Strategies: `uniform` mean of the shards' weights (the current default); "
+        "Strategies: `uniform` mean of the shards' weights; "
         "`mistakes` weighted by each shard's mistakes; `sum` start + Σ of the changes; "
         "`mixes` average='mixes' (mean of the mixed weights of the epochs); `local2`, "
         "`local4` local_epochs=2 or 4 (2 or 4 times the passes: 20 or 40 over the data for "

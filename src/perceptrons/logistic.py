@@ -41,9 +41,12 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     weight vector per class, one pass per epoch, not one-vs-rest):
     ``p = softmax(W x + b)`` and every class ``k`` gets ``w_k += λ ([y = k] - p_k) x``.
 
-    The Gaussian prior ``w ~ N(0, σ²)`` (the MAP estimate) is ``l2 = 1/σ²``.
-    Per example, in this order: ``p`` from the current weights; then the prior's decay
-    ``w <- (1 - λ l2) w``; then the gradient step. This is the textbook
+    The Gaussian prior's term is ``l2 = 1/σ²`` in each example's step, as in the
+    textbook's SGD for the MAP estimate; summed over the ``n`` training examples this is
+    the log-likelihood plus ``n`` copies of the prior's, a prior ``w ~ N(0, 1/(n l2))``
+    on the whole data (the objective :class:`LogisticRegressionBatch` maximizes with
+    the same ``l2``). Per example, in this order: ``p`` from the current weights; then
+    the prior's decay ``w <- (1 - λ l2) w``; then the gradient step. This is the textbook
     ``w += λ (y - p) x - λ w / σ²`` with both terms taken at the old weights. The
     intercept is not regularized. The decay is applied lazily, as a global scale of the
     weights, so an update on sparse input costs O(nnz(x)), not O(n_features).
@@ -53,7 +56,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     learning_rate : float, default=0.1
         ``λ``, constant over all examples.
     l2 : float, default=0.0
-        ``1 / σ²``, the strength of the prior; 0 means no prior. Requires
+        ``1 / σ²``, the strength of the prior per example; 0 means no prior. Requires
         ``learning_rate * l2 < 1`` (otherwise the decay would flip or zero the weights).
     average : bool, default=False
         Averaged SGD: predict with the exact mean of the weights (and intercepts) after

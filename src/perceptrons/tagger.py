@@ -193,9 +193,9 @@ class SequenceTagger(OnlineLinearClassifier):
         Observation feature columns (the featurizer's ``n_features_out_``).
     coef_ : scipy.sparse.csc_matrix of shape (n_tags, n_features)
         Each tag's weight for each observation feature, only the nonzeros stored: the
-        perceptron changes just the (feature, tag) pairs of its mistakes (about 2% of
-        them on CoNLL-2000), so a dense array would be mostly zeros. Its transpose, a
-        CSR matrix, is what decoding reads.
+        perceptron changes just the (feature, tag) pairs of its mistakes (3.6% of them
+        for the CoNLL-2000 chunker, 1.9% for its POS tagger), so a dense array would be
+        mostly zeros. Its transpose, a CSR matrix, is what decoding reads.
     transitions_ : ndarray of shape (n_tags + 1, n_tags)
         ``transitions_[p, j]``: the weight of tag ``j`` after tag ``p``; the last row
         is for the first token of a sentence.

@@ -235,8 +235,10 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
         Keep what continuing to train exactly needs (``partial_fit``, ``warm_start``).
         False drops it -- an averaged model's aux array and count, the Δ trick's
         per-example weights; for other models (naive Bayes: the counts are the model;
-        the voted perceptron) there is nothing to drop -- for a smaller file that
-        predicts exactly the same; the loaded model refuses to continue training (a
+        the voted perceptron) there is nothing to drop -- for a model that predicts
+        exactly the same and holds less in memory (its file is usually smaller too, but
+        not always: averaged weights can compress worse than the integer-valued weights
+        and aux they replace); the loaded model refuses to continue training (a
         new ``fit`` starts afresh). A model that has no training state (pruned by
         ``sparsify(threshold=...)``, or loaded from a non-resumable file) is always
         saved non-resumable.

@@ -83,9 +83,10 @@ thread, or on the Dask worker that holds the shard's data) and the exchange is s
 * the next epoch's start is the mixed rows that changed, sent once (to one worker, from
   which the others fetch it); every other row of a shard's state already holds it.
 
-The first epoch sends the whole start. Threads share ``X`` and exchange the same rows
-in memory. Each epoch's record in ``history_`` says how many rows changed and how many
-bytes were sent and received (``changed_rows``, ``bytes_sent``, ``bytes_received``).
+The first epoch sends nothing: every shard starts from the zero model. Threads share
+``X`` and exchange the same rows in memory. On Dask, each epoch's record in
+``ParameterMixing.history_`` says how many rows changed and how many bytes were sent
+and received (``changed_rows``, ``bytes_sent``, ``bytes_received``).
 
 Files are read by the workers: each file is one shard, read whole, or with
 ``stream=True`` read ``chunk_size`` lines at a time every epoch, so a worker's memory

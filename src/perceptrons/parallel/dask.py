@@ -391,7 +391,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         ``shard_mistakes`` per epoch.
     history_ : list of dict
         Per epoch: ``epoch``, ``mistakes`` (total), ``shard_mistakes`` (one per shard),
-        ``examples`` and ``seconds`` (wall time of the epoch, mixing included).
+        ``examples``, ``seconds`` (wall time of the epoch, mixing included), and the
+        traffic: ``changed_rows`` (weight rows the mix changed), ``bytes_sent`` and
+        ``bytes_received``.
     classes_ : ndarray of shape (n_classes,)
         The sorted labels.
     n_partitions_ : int

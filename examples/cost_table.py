@@ -11,10 +11,15 @@ ways of training that give the same model at very different costs
    every averaged strategy, the same vote from both voted ones, and what each stores;
 2. on sparse synthetic data (10 nonzero features per example), with the dimension
    ``d`` multiplied by 16: how each strategy's time and storage grow with ``d``, beside
-   the table's prediction. ``benchmarks/bench_complexity.py`` measures all three
-   factors (``d``, ``T|D|``, ``U``) and fits the exponents.
+   the table's prediction, in a table and on log-log axes, where a cost proportional to
+   ``d`` is a line of slope 1 and a cost that does not depend on ``d`` is flat.
+   ``benchmarks/bench_complexity.py`` measures all three factors (``d``, ``T|D|``,
+   ``U``) and fits the exponents.
 """
 
+import sys
+
+import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_digits
@@ -70,11 +75,14 @@ def best_time(strategy: str, X: sp.csr_matrix, y: np.ndarray) -> tuple[float, in
     return min(r.train_seconds for r in runs), runs[0].stored_bytes
 
 
-small, large = sparse_problem(1024), sparse_problem(16384)
+DIMENSIONS = (1024, 16384)
+small, large = (sparse_problem(d) for d in DIMENSIONS)
 print("sparse data, 2000 examples, 1 epoch, random labels; d from 1024 to 16384 (x16):\n")
 print(f"{'strategy':<18} {'time x':>7} {'space x':>8}   table (space, time)")
+measured = {}  # strategy -> ((seconds at each d), (stored bytes at each d))
 for name in STRATEGIES:
     (t_small, b_small), (t_large, b_large) = best_time(name, *small), best_time(name, *large)
+    measured[name] = ((t_small, t_large), (b_small, b_large))
     space, time = COST_TABLE[name]
     print(f"{name:<18} {t_large / t_small:>7.1f} {b_large / b_small:>8.1f}   {space}, {time}")
 print(
@@ -82,3 +90,31 @@ print(
     "term dominates). Time: the O(T|D| d) and O(U d) strategies grow with d; the others "
     "hardly do (their cost is the updates and the scoring of every example)."
 )
+
+# %%
+# The same measurements on log-log axes. Each line joins a strategy's two points: a
+# line parallel to the dotted one grows in proportion to ``d``, and a flat line does
+# not grow with ``d``. Strategies that store the same arrays share a line on the right.
+# Times are the fastest of five runs on this machine: small ones are noisy, and they
+# are only plotted, never asserted.
+fig, (ax_time, ax_space) = plt.subplots(1, 2, figsize=(11, 4.5))
+for name in STRATEGIES:
+    seconds, stored = measured[name]
+    style = "--" if name.startswith("voted") else "-"
+    ax_time.plot(DIMENSIONS, seconds, style, marker="o", label=name)
+    ax_space.plot(DIMENSIONS, stored, style, marker="o")
+for ax, values in ((ax_time, 0), (ax_space, 1)):
+    lowest = min(measured[name][values][0] for name in STRATEGIES)
+    reference = "∝ d (slope 1)" if ax is ax_time else None
+    ax.plot(DIMENSIONS, [lowest / 2, lowest / 2 * 16], ":", color="gray", label=reference)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(DIMENSIONS, [f"{d:,}" for d in DIMENSIONS])
+    ax.set_xlabel("dimension d (sparse data, 2000 examples, 1 epoch)")
+ax_time.set(ylabel="training time (s, fastest of 5)", title="Time against d")
+ax_space.set(ylabel="stored bytes", title="Storage against d")
+fig.legend(loc="center right", fontsize=8)
+fig.tight_layout(rect=(0, 0, 0.84, 1))
+
+if __name__ == "__main__" and len(sys.argv) > 1:
+    fig.savefig(sys.argv[1])

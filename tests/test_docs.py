@@ -56,3 +56,26 @@ def test_every_entry_names_a_public_object() -> None:
 def test_the_reference_lists_the_estimators() -> None:
     assert {"perceptrons.SequenceTagger", "perceptrons.load"} <= set(DOCUMENTED)
     assert len(DOCUMENTED) == len(set(DOCUMENTED)), "an entry is listed twice"
+
+
+def test_the_site_check_finds_broken_links_and_anchors(tmp_path) -> None:
+    from check_site import check
+
+    (tmp_path / "api" / "generated").mkdir(parents=True)
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "macros.html").write_text('<a href="{{ pathto(x) }}">')
+    (tmp_path / "index.html").write_text(
+        '<h1 id="top">t</h1><a href="#top">ok</a><a href="guide.html#math">ok</a>'
+        '<a href="https://example.org/x">external</a><a href="missing.html">broken</a>'
+        '<a href="guide.html#nowhere">broken anchor</a><img src="_images/fig.png">'
+    )
+    (tmp_path / "guide.html").write_text('<div id="math"></div><a href="index.html">up</a>')
+    problems = check(tmp_path)
+    broken = [p for p in problems if not p.startswith("api/generated/")]
+    assert broken == [
+        "index.html: missing.html: no such file",
+        "index.html: guide.html#nowhere: no anchor #nowhere",
+        "index.html: _images/fig.png: no such file",
+    ]
+    # No API page was built here: each entry is reported missing.
+    assert len(problems) - len(broken) == len(DOCUMENTED)

@@ -160,7 +160,7 @@ class StrategyResult:
 
     @property
     def stored_bytes(self) -> int:
-        """Bytes held by :attr:`storage`: the strategy's own memory."""
+        """Bytes held by ``storage``: the strategy's own memory."""
         return int(sum(array.nbytes for array in self.storage.values()))
 
     @property

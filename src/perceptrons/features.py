@@ -226,11 +226,12 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         no names). ``"fit"``: the vocabulary of the training texts (terms in at least
         ``min_df`` documents), one column per term in sorted order.
     n_features : int, default=2**20
-        Number of columns with ``vocabulary="hashing"``, at most :data:`MAX_N_FEATURES`;
+        Number of columns with ``vocabulary="hashing"``, at most
+        :data:`~perceptrons.features.MAX_N_FEATURES`;
         ignored with ``"fit"``.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
         Word n-grams of every length from ``min_n`` to ``max_n``, ``max_n`` at most
-        :data:`MAX_NGRAM`.  Only ``(1, 1)`` with ``tokenizer="pairs"``.
+        :data:`~perceptrons.features.MAX_NGRAM`.  Only ``(1, 1)`` with ``tokenizer="pairs"``.
     weighting : {"tf", "binary", "tfidf"}, default="tf"
         ``"tf"``: term counts. ``"binary"``: 1 for every term present. ``"tfidf"``: counts
         times the smoothed idf learned on the training texts, ``1 + ln((1 + n) / (1 +
@@ -631,7 +632,7 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         positive score predicts): ``{"class": str, "positive": [(name, weight), ...],
         "negative": [(name, weight), ...]}``, the ``k`` largest positive weights in
         decreasing order and the ``k`` most negative in increasing order.  Names come
-        from the pipeline's :meth:`TextFeaturizer.feature_names`, else the estimator's
+        from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the estimator's
         ``feature_names_in_``, else ``"feature j"``.  ``None`` for a model without
         weights per feature (a voted perceptron with a non-linear kernel).
 

@@ -302,7 +302,7 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """The arrays :meth:`import_state` accepts: non-negative float64 counts of
-        shapes (n_classes, n_features_in_) and (n_classes,)."""
+        shapes ``(n_classes, n_features_in_)`` and ``(n_classes,)``."""
         n_classes = self.classes_.shape[0]
         return {
             "feature_count": _checked.floats(n_classes, self.n_features_in_, low=0.0),

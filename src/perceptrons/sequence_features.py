@@ -478,7 +478,8 @@ class SequenceFeaturizer(BaseEstimator):
     Parameters
     ----------
     templates : "auto", "pos", "chunk" or list of str, default="auto"
-        The feature templates, or a preset of :data:`PRESETS`: ``"pos"`` (words only)
+        The feature templates, or a preset of :data:`~perceptrons.sequence_features.PRESETS`:
+        ``"pos"`` (words only)
         or ``"chunk"`` (the word and the POS column ``c1``). ``"auto"`` is ``"chunk"``
         when every training token has an extra column, else ``"pos"``.
     n_features : int or None, default=None

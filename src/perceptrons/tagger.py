@@ -138,8 +138,8 @@ class SequenceTagger(OnlineLinearClassifier):
     """Structured averaged perceptron for sequence labelling (Collins 2002).
 
     Tags whole sentences: part-of-speech tagging, chunking, named entities. Each token
-    is described by the features of :class:`~perceptrons.sequence_features.
-    SequenceFeaturizer` (word, affixes, shape, neighbouring words, extra input columns
+    is described by the features of :class:`~perceptrons.SequenceFeaturizer` (word, affixes, shape,
+    neighbouring words, extra input columns
     such as POS tags, and their conjunctions); each tag sequence is scored by its
     (feature, tag) weights plus its tag-transition weights and decoded exactly by
     first-order Viterbi. Training visits the sentences in turn and, when the decoded
@@ -407,7 +407,7 @@ class SequenceTagger(OnlineLinearClassifier):
         of ``X`` (a :class:`~perceptrons._sequences.TokenFeatures`) with the gold tags
         ``targets`` (a :class:`~perceptrons._sequences.TagCodes`), updating ``state``
         in place. ``progress`` is called with the number of sentences done; the other
-        arguments are those of :meth:`OnlineLinearClassifier.run_epoch`."""
+        arguments are those of the engine's ``run_epoch``."""
         if sample_weight is not None or (slack is not None and slack.size):
             raise ValueError(f"{type(self).__name__} takes no sample weights nor Δ trick.")
         if not isinstance(X, TokenFeatures) or not isinstance(targets, TagCodes):
@@ -478,7 +478,7 @@ class SequenceTagger(OnlineLinearClassifier):
 
     def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The training state and the featurizer as arrays and JSON values (see
-        :meth:`OnlineLinearClassifier.export_state` and :mod:`perceptrons.io.persist`)."""
+        the engine's ``export_state`` and :mod:`perceptrons.io.persist`)."""
         arrays, values = super().export_state(resumable=resumable)
         featurizer_arrays, featurizer_values = self.featurizer_.export_state()
         for name, array in featurizer_arrays.items():

@@ -1,16 +1,16 @@
 """Save and load fitted models in one ``.npz`` file, without pickle.
 
-:func:`save` writes a fitted estimator of this package (the perceptrons, the voted
+:func:`~perceptrons.save` writes a fitted estimator of this package (the perceptrons, the voted
 perceptron, both logistic regressions, both naive Bayes), or a scikit-learn ``Pipeline``
-of exactly ``[TextFeaturizer, estimator]``; :func:`load` reads it back -- a sparsified
+of exactly ``[TextFeaturizer, estimator]``; :func:`~perceptrons.load` reads it back -- a sparsified
 model (``sparsify()``) sparsified, its memory following its nonzeros -- and
-:func:`describe` returns a file's metadata, checked exactly as :func:`load` checks the
+:func:`describe` returns a file's metadata, checked exactly as :func:`~perceptrons.load` checks the
 file. ``save(..., resumable=False)`` leaves out what only further training needs.
 
 Reading untrusted files
 -----------------------
 A model file is untrusted input: its checksum only proves that it was not damaged in
-transit (anyone can recompute it). :func:`load` and :func:`describe` guarantee:
+transit (anyone can recompute it). :func:`~perceptrons.load` and :func:`describe` guarantee:
 
 * **Loading never executes code from the file.** Arrays are read with
   ``allow_pickle=False`` and only of plain dtypes (bool, integers, floats, bytes,
@@ -168,7 +168,16 @@ from perceptrons.perceptron import AveragedPerceptron, Perceptron
 from perceptrons.tagger import SequenceTagger
 from perceptrons.voted import VotedPerceptron
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "describe", "load", "save"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MAX_ARRAY_BYTES",
+    "MAX_META_BYTES",
+    "MAX_META_DEPTH",
+    "describe",
+    "load",
+    "save",
+]
 
 FORMAT = "perceptrons-model"
 FORMAT_VERSION = 2
@@ -219,7 +228,7 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     """Write a fitted model to ``path`` (one ``.npz`` file, no pickle), atomically.
 
     Mostly-zero weight arrays (a hashed text model's) are stored as their nonzero
-    elements when that is smaller; :func:`load` gives back the same model, dense or
+    elements when that is smaller; :func:`~perceptrons.load` gives back the same model, dense or
     sparsified (``sparsify()``) as it was saved.
 
     Parameters
@@ -534,11 +543,11 @@ def _write_npz(file: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
 
 # --------------------------------------------------------------------------- load
 class _Invalid(Exception):
-    """A problem with the file, reported as one line by :func:`load`."""
+    """A problem with the file, reported as one line by :func:`~perceptrons.load`."""
 
 
 def load(path: str | os.PathLike[str]) -> Any:
-    """Read a model written by :func:`save`.
+    """Read a model written by :func:`~perceptrons.save`.
 
     The file is untrusted input: nothing from it is unpickled or evaluated, estimator
     classes come from a fixed registry, and every array and metadata field is checked
@@ -547,7 +556,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or path-like
-        A file written by :func:`save`; it is read as untrusted input.
+        A file written by :func:`~perceptrons.save`; it is read as untrusted input.
 
     Returns
     -------
@@ -568,12 +577,12 @@ def load(path: str | os.PathLike[str]) -> Any:
 
 
 def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The metadata of a model file, checked exactly as :func:`load` checks it.
+    """The metadata of a model file, checked exactly as :func:`~perceptrons.load` checks it.
 
     Parameters
     ----------
     path : str or path-like
-        A file written by :func:`save`.
+        A file written by :func:`~perceptrons.save`.
 
     Returns
     -------
@@ -585,7 +594,7 @@ def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`load`.
+        As :func:`~perceptrons.load`.
     """
     return _read_checked(path, lambda meta, model: meta)  # the model built, then dropped
 

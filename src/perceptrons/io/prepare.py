@@ -2,7 +2,7 @@
 
 A model of this package is an estimator that reads numeric features, or a text pipeline
 ``make_pipeline(TextFeaturizer(...), estimator)`` that reads raw documents (what
-:func:`perceptrons.io.persist.save` writes).  The functions here connect a
+:func:`perceptrons.save` writes).  The functions here connect a
 :class:`~perceptrons.io.formats.LabeledData` read by
 :func:`~perceptrons.io.formats.read_data` to such a model, and report a file that does
 not fit it with a one-line :class:`~perceptrons.io.formats.DataFormatError` naming the

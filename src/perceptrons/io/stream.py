@@ -678,7 +678,7 @@ def fit_stream(
     Notes
     -----
     A chunk with importance weights (a ``vw`` file, see
-    :attr:`~perceptrons.io.formats.LabeledData.sample_weight`) is trained with
+    the ``sample_weight`` of :class:`~perceptrons.io.formats.LabeledData`) is trained with
     ``estimator.partial_fit(X, y, classes=..., sample_weight=w)``; a chunk without
     (every other format, or no importance on any of its lines) without the keyword, so
     estimators whose ``partial_fit`` takes no weights still stream the other formats.

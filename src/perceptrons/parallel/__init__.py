@@ -106,8 +106,8 @@ task itself (bad data, say) is raised as it is, never retried.
 Layout
 ------
 :mod:`perceptrons.parallel._mixing` holds the algorithm (no Dask import);
-:func:`mix_threads` (:mod:`~perceptrons.parallel.threads`) runs the shards in threads,
-:class:`ParameterMixing` (:mod:`~perceptrons.parallel.dask`) on a Dask cluster.
+:func:`mix_threads` (module ``perceptrons.parallel.threads``) runs the shards in threads,
+:class:`ParameterMixing` (module ``perceptrons.parallel.dask``) on a Dask cluster.
 """
 
 from perceptrons.parallel._mixing import MIXINGS

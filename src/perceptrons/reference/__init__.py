@@ -74,7 +74,7 @@ Sentences
 ``orders``
     One 1-D integer index array per epoch: epoch ``e`` visits ``X[orders[e][0]],
     X[orders[e][1]], ...``, a sequence of ``N = sum(len(o) for o in orders)`` examples
-    in all; :func:`epoch_orders` builds ``orders`` the way the estimators do.
+    in all; :func:`~perceptrons.reference.epoch_orders` builds ``orders`` the way the estimators do.
 Binary mistake
     ``y * (w @ x + b) <= 0``. A score of exactly zero is a mistake, so the very first
     example always triggers an update (with ``w = 0`` a strict ``< 0`` would never

@@ -2,7 +2,8 @@
 
 Input conversion (``X`` to a dense ndarray or CSR, read one row at a time as a dense
 float64 copy, so dense and sparse inputs go through the same arithmetic), label checks,
-and the per-epoch visiting orders (:func:`epoch_orders`, public: callers build the
+and the per-epoch visiting orders (:func:`~perceptrons.reference.epoch_orders`, public: callers
+build the
 ``orders`` argument of every oracle with it).
 """
 

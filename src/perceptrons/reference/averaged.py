@@ -21,7 +21,8 @@ function                                  returns             exact mean
 ========================================  ==================  =================
 
 The multiclass averages are in :mod:`perceptrons.reference.multiclass`, except the
-multiclass Δw list, :func:`multiclass_averaged_perceptron_delta_list` (returns ``S``),
+multiclass Δw list,
+:func:`~perceptrons.reference.averaged.multiclass_averaged_perceptron_delta_list` (returns ``S``),
 which is here beside its binary form.
 
 References
@@ -85,7 +86,7 @@ def perceptron(
     y : ndarray of shape (n_samples,)
         Labels in ``{+1, -1}``.
     orders : sequence of 1-D int arrays
-        One visiting order per epoch, see :func:`epoch_orders`.
+        One visiting order per epoch, see :func:`~perceptrons.reference.epoch_orders`.
 
     Returns
     -------
@@ -423,7 +424,7 @@ def averaged_perceptron_decreasing_step(
     The lecture's pseudocode writes ``score < 0`` but its Python code (and its vanilla
     pseudocode) writes ``<= 0``; we use ``<= 0``. Up to floating-point rounding
     (``step / N`` per update instead of one division at the end) this is the same as
-    :func:`averaged_perceptron_naive`.
+    :func:`~perceptrons.reference.averaged.averaged_perceptron_naive`.
 
     Examples
     --------
@@ -525,7 +526,8 @@ def multiclass_averaged_perceptron_delta_list(
     """Multiclass averaged perceptron from the list of updates and their remaining life.
 
     The "Δw" scheme of the course notes on the voted and averaged perceptron
-    (:func:`averaged_perceptron_delta_list`) around the multiclass update of Kuhlmann's
+    (:func:`~perceptrons.reference.averaged.averaged_perceptron_delta_list`) around the multiclass
+    update of Kuhlmann's
     slides (``p <- argmax_k w_k.x + b_k``; if ``p != y``: ``w_p <- w_p - x;
     b_p <- b_p - 1; w_y <- w_y + x; b_y <- b_y + 1``): each update is stored as ``x``
     with its classes ``y, p`` and the position ``t`` of its example, and at the end

@@ -1,6 +1,6 @@
 """The dual (kernel) perceptron and voted perceptron, on a precomputed Gram matrix.
 
-The textbook dual form of :func:`~perceptrons.reference.perceptron` (none of the lecture
+The textbook dual form of :func:`~perceptrons.reference.averaged.perceptron` (none of the lecture
 notes cited below writes it out): every update adds ``y_t x_t``, so the weights are
 ``sum_i alpha_i x_i`` and every dot product becomes a kernel evaluation. The voted variant
 keeps the bookkeeping of Cohen's lecture (see :mod:`perceptrons.reference.voted`) as the
@@ -55,7 +55,8 @@ def dual_kernel_perceptron(
 ) -> tuple[np.ndarray, float, list[int]]:
     """Dual (kernel) binary perceptron on a precomputed Gram matrix.
 
-    The textbook dual form of :func:`perceptron` (the ``w = w + y x`` on a mistake of
+    The textbook dual form of :func:`~perceptrons.reference.averaged.perceptron` (the ``w = w + y
+    x`` on a mistake of
     Johansson's lecture, 2015, and the bias of Nguyen's averaged-perceptron note): since
     every update adds ``y_t x_t``, the weights are ``w = sum_i alpha_i x_i`` with
     ``alpha_i`` the signed number of updates on example ``i``, and
@@ -69,7 +70,7 @@ def dual_kernel_perceptron(
     y : ndarray of shape (n_samples,)
         Labels in ``{+1, -1}``.
     orders : sequence of 1-D int arrays
-        One visiting order per epoch, see :func:`epoch_orders`.
+        One visiting order per epoch, see :func:`~perceptrons.reference.epoch_orders`.
 
     Returns
     -------
@@ -85,7 +86,8 @@ def dual_kernel_perceptron(
     -----
     The score of example ``t`` is ``sum_i alpha[i] K[i, t] + b``; a mistake is
     ``y_t * score <= 0``, after which ``alpha[t] += y_t; b += y_t``. With the linear
-    kernel ``K = X X^T`` this is :func:`perceptron` exactly (same mistakes,
+    kernel ``K = X X^T`` this is :func:`~perceptrons.reference.averaged.perceptron` exactly (same
+    mistakes,
     ``w = alpha @ X``, same ``b``). The bias is a separate learned constant, as the
     weight of a constant feature equal to 1 would be, on top of whatever constant the
     kernel itself contains (e.g. the ``+ 1`` of ``(x.x' + 1)^2``).
@@ -120,7 +122,8 @@ def dual_voted_perceptron(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Kernel voted perceptron: the update sequence and the votes of every model.
 
-    The run of :func:`dual_kernel_perceptron` with the voted bookkeeping of Cohen's
+    The run of :func:`~perceptrons.reference.kernel.dual_kernel_perceptron` with the voted
+    bookkeeping of Cohen's
     lecture. A kernel voted perceptron cannot store ``v_k``; it stores the ``j``-th
     update's example ``i_j`` and sign ``y_j``, so that
     ``v_k = sum_{j <= k} y_j phi(x_{i_j})``.
@@ -141,15 +144,17 @@ def dual_voted_perceptron(
     update_signs : ndarray of shape (K,)
         ``y_1, ..., y_K``: the label (``+1.0`` / ``-1.0``) of each update.
     votes : ndarray of int of shape (K + 1,)
-        ``m_0, ..., m_K`` as in :func:`voted_perceptron`; ``votes.sum() == N``.
+        ``m_0, ..., m_K`` as in :func:`~perceptrons.reference.voted.voted_perceptron`;
+        ``votes.sum() == N``.
     b_seq : ndarray of shape (K + 1,)
         The biases ``b_k = sum_{j <= k} y_j`` of ``v_0, ..., v_K`` (``b_0 = 0``).
 
     Notes
     -----
     Mistake rule ``y_t (sum_i alpha_i K[i, t] + b) <= 0`` with the current ``alpha``.
-    Score new rows with :func:`dual_vote_scores`. With ``K = X X^T``,
-    ``votes`` and ``b_seq`` equal :func:`voted_perceptron`'s ``votes`` and ``c``, and
+    Score new rows with :func:`~perceptrons.reference.kernel.dual_vote_scores`. With ``K = X X^T``,
+    ``votes`` and ``b_seq`` equal :func:`~perceptrons.reference.voted.voted_perceptron`'s ``votes``
+    and ``c``, and
     ``V[k] = sum_{j <= k} update_signs[j - 1] X[update_examples[j - 1]]``.
 
     Examples
@@ -199,7 +204,7 @@ def dual_vote_scores(
     For a row ``x``, ``score_0 = 0`` and ``score_k = score_{k-1} + y_k (K(x_{i_k}, x) +
     1)``: one kernel evaluation per update, the prefix sums giving all ``K + 1`` scores
     in ``O(K)``. The ``+ 1`` is the bias as a constant feature: ``sum_{j <= k} y_j`` is
-    ``b_seq[k]`` of :func:`dual_voted_perceptron`.
+    ``b_seq[k]`` of :func:`~perceptrons.reference.kernel.dual_voted_perceptron`.
 
     Parameters
     ----------
@@ -207,11 +212,12 @@ def dual_vote_scores(
         ``K_test_train[r, i] = k(x_r, x_i)`` between the rows to score and the training
         examples.
     update_examples : ndarray of int of shape (K,)
-        From :func:`dual_voted_perceptron`.
+        From :func:`~perceptrons.reference.kernel.dual_voted_perceptron`.
     update_signs : ndarray of shape (K,)
-        From :func:`dual_voted_perceptron`.
+        From :func:`~perceptrons.reference.kernel.dual_voted_perceptron`.
     votes : ndarray of shape (K + 1,)
-        From :func:`dual_voted_perceptron`; only its length is used (checked against
+        From :func:`~perceptrons.reference.kernel.dual_voted_perceptron`; only its length is used
+        (checked against
         ``K + 1``).
 
     Returns
@@ -222,8 +228,10 @@ def dual_vote_scores(
     Notes
     -----
     With the linear kernel ``K_test_train = X_test X^T``, ``scores[r, k]`` equals
-    ``V[k] @ X_test[r] + c[k]`` for ``V, c`` of :func:`voted_perceptron` on the same
-    run. The binary rules of :func:`vote_predict` apply to the scores unchanged, e.g.
+    ``V[k] @ X_test[r] + c[k]`` for ``V, c`` of
+    :func:`~perceptrons.reference.voted.voted_perceptron` on the same
+    run. The binary rules of :func:`~perceptrons.reference.voted.vote_predict` apply to the scores
+    unchanged, e.g.
     ``"vote"``: ``sum_k votes[k] * (1 if scores[r, k] > 0 else -1) > 0``.
 
     Examples

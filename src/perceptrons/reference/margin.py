@@ -151,9 +151,11 @@ def multiclass_linear_update_rule(
     ``s_g - s_p <= margin``; the passive-aggressive rules use the loss
     ``l = max(0, 1 - (s_g - s_p))`` and ``q = 2 (||x||² + 1)`` (two rows move, Crammer
     et al. 2006, multiclass single-prototype), step ``tau`` as in
-    :func:`linear_update_rule`, and move ``+tau x`` to ``g``, ``-tau x`` to ``p``. Returns
+    :func:`~perceptrons.reference.margin.linear_update_rule`, and move ``+tau x`` to ``g``, ``-tau
+    x`` to ``p``. Returns
     the final ``W`` (K, d) and ``b``, their exact mean over every example, and the number
-    of updates. ``sample_weight`` as in :func:`linear_update_rule`: the step times
+    of updates. ``sample_weight`` as in :func:`~perceptrons.reference.margin.linear_update_rule`:
+    the step times
     ``s_i``, the mean weighted by ``s_i``.
     """
     X = _as_matrix(X)

@@ -67,7 +67,7 @@ def multiclass_perceptron(
     n_classes : int
         Number of classes ``K``.
     orders : sequence of 1-D int arrays
-        One visiting order per epoch, see :func:`epoch_orders`.
+        One visiting order per epoch, see :func:`~perceptrons.reference.epoch_orders`.
 
     Returns
     -------
@@ -83,7 +83,8 @@ def multiclass_perceptron(
     Ties in the argmax go to the lowest class index, so at the start (all scores 0)
     class 0 is predicted. Every update adds ``x`` to one row and subtracts it from
     another, so the rows of ``W`` (and the entries of ``b``) always sum to zero. With
-    ``n_classes=2`` this is a valid run, but not the same as :func:`perceptron`.
+    ``n_classes=2`` this is a valid run, but not the same as
+    :func:`~perceptrons.reference.averaged.perceptron`.
 
     Examples
     --------
@@ -148,7 +149,8 @@ def multiclass_averaged_perceptron(
     Notes
     -----
     The same ``N + 1`` as in Nguyen's averaged-perceptron note
-    (:func:`averaged_perceptron_wb`): an update at the ``t``-th example happens with
+    (:func:`~perceptrons.reference.averaged.averaged_perceptron_wb`): an update at the ``t``-th
+    example happens with
     ``count = t``. All classes share the factor, so the argmax predictions equal those
     of the exact mean. Kuhlmann's slides print the weights and the auxiliary weights
     with the same symbol (the auxiliary ones in red); here they are ``W`` and

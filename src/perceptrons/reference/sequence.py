@@ -22,7 +22,8 @@ one chosen is the smallest in reverse-lexicographic order (the last tag compared
 the lowest code wins): what Viterbi gives when its backpointers and its final argmax
 take the lowest index on ties. Rounding can make two sequences tie on the score although
 at an earlier token one was ahead by a rounding error (the later additions rounded it
-away); Viterbi then keeps that one, and so does :func:`brute_force_decode`, which
+away); Viterbi then keeps that one, and so does
+:func:`~perceptrons.reference.sequence.brute_force_decode`, which
 compares the same partial sums as Viterbi's backpointers, so that the two agree to the
 last bit on any weights.
 
@@ -222,7 +223,7 @@ def brute_force_decode(
     token_features : sequence of sequences of int
         One list of feature columns (in ``0 .. n_features - 1``) per token.
     W : ndarray of shape (n_features + n_tags + 1, n_tags)
-        The weights, laid out as in :func:`sequence_score`.
+        The weights, laid out as in :func:`~perceptrons.reference.sequence.sequence_score`.
     n_features : int
         Number of observation feature columns ``F``.
     n_tags : int
@@ -231,7 +232,8 @@ def brute_force_decode(
     Returns
     -------
     tags : list of int
-        The sequence of highest :func:`sequence_score`; among equal scores, the
+        The sequence of highest :func:`~perceptrons.reference.sequence.sequence_score`; among equal
+        scores, the
         smallest when compared from the last tag backwards (the last tag first, the
         lowest code wins), which is what Viterbi with lowest-index ties returns. When
         rounding alone makes two scores equal, the sequence whose prefix scored
@@ -325,7 +327,7 @@ def structured_perceptron(
     n_tags : int
         Number of tags ``K``.
     orders : sequence of 1-D int arrays
-        One visiting order per epoch, see :func:`epoch_orders`;
+        One visiting order per epoch, see :func:`~perceptrons.reference.epoch_orders`;
         ``N = sum(len(o) for o in orders)``.
     average : bool, default=True
         Return the mean of the weights after every sentence instead of the last ones.
@@ -339,7 +341,8 @@ def structured_perceptron(
     Returns
     -------
     W : ndarray of shape (n_features + n_tags + 1, n_tags)
-        The predicting weights, laid out as in :func:`sequence_score`: the last ones,
+        The predicting weights, laid out as in
+        :func:`~perceptrons.reference.sequence.sequence_score`: the last ones,
         or with ``average=True`` the exact mean ``(W_1 + ... + W_N) / N``.
     mistakes : list of int
         With ``return_mistakes``: the number of sentences whose decoded tags were wrong

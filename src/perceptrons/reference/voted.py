@@ -93,8 +93,10 @@ def voted_perceptron_naive(
     Notes
     -----
     Mistake rule ``y (w.x + b) <= 0``. Every model has one vote: predict with
-    :func:`vote_predict` and ``votes = np.ones(N)``. The memory is ``O(N d)``;
-    :func:`voted_perceptron` stores the same list compressed to ``O(K d)``.
+    :func:`~perceptrons.reference.voted.vote_predict` and ``votes = np.ones(N)``. The memory is
+    ``O(N d)``;
+    :func:`~perceptrons.reference.voted.voted_perceptron` stores the same list compressed to ``O(K
+    d)``.
 
     Examples
     --------
@@ -164,11 +166,14 @@ def voted_perceptron(
     rule would never update, so the mistake rule here is ``y (v_k.x + c_k) <= 0``. The
     first example therefore always updates and ``m_0 = 0`` whenever ``N >= 1``.
 
-    ``np.repeat(V, votes, axis=0)`` is exactly :func:`voted_perceptron_naive`'s list,
-    ``V[-1], c[-1]`` is :func:`perceptron`'s result, and the lecture's "deterministic
+    ``np.repeat(V, votes, axis=0)`` is exactly
+    :func:`~perceptrons.reference.voted.voted_perceptron_naive`'s list,
+    ``V[-1], c[-1]`` is :func:`~perceptrons.reference.averaged.perceptron`'s result, and the
+    lecture's "deterministic
     weighted average" ``a = sum(m_k v_k) / m`` (``m = N``) is
-    ``votes @ V / votes.sum()``, the exact mean of :func:`averaged_perceptron_naive`.
-    Predict with :func:`vote_predict`.
+    ``votes @ V / votes.sum()``, the exact mean of
+    :func:`~perceptrons.reference.averaged.averaged_perceptron_naive`.
+    Predict with :func:`~perceptrons.reference.voted.vote_predict`.
 
     Examples
     --------
@@ -291,9 +296,9 @@ def multiclass_voted_perceptron(
     -----
     Unlike the binary case, ``m_0`` can be positive: ``V_0 = 0`` predicts class 0
     (ties go to the lowest class index), which is correct for examples of class 0.
-    ``V[-1], c[-1]`` is :func:`multiclass_perceptron`'s result and
+    ``V[-1], c[-1]`` is :func:`~perceptrons.reference.multiclass.multiclass_perceptron`'s result and
     ``np.tensordot(votes, V, 1) / votes.sum()`` the exact mean of
-    :func:`multiclass_averaged_perceptron_naive`.
+    :func:`~perceptrons.reference.multiclass.multiclass_averaged_perceptron_naive`.
 
     Examples
     --------
@@ -346,8 +351,9 @@ def vote_predict(
     Parameters
     ----------
     V : ndarray of shape (K + 1, n_features) or (K + 1, n_classes, n_features)
-        The models, as returned by :func:`voted_perceptron` or
-        :func:`multiclass_voted_perceptron` (or a naive list with ``votes`` all 1).
+        The models, as returned by :func:`~perceptrons.reference.voted.voted_perceptron` or
+        :func:`~perceptrons.reference.voted.multiclass_voted_perceptron` (or a naive list with
+        ``votes`` all 1).
     c : ndarray of shape (K + 1,) or (K + 1, n_classes)
         Their biases.
     votes : ndarray of shape (K + 1,)

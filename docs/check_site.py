@@ -4,9 +4,10 @@
 link check: Sphinx's ``linkcheck`` builder would fetch the external links, and
 ``nitpicky`` cross-reference checking covers the references Sphinx resolves itself, not the
 hrefs the theme, the gallery and raw HTML write. It also checks that every API entry has its
-page and that each gallery example ran in under :data:`EXAMPLE_SECONDS` (sphinx-gallery
-writes the time on the example's page; the examples take a few seconds, so the limit has a
-wide margin). Exits with 1 and one line per problem.
+page, and that each gallery example made a figure and ran in under
+:data:`EXAMPLE_SECONDS` (sphinx-gallery writes the time on the example's page; the
+examples take a few seconds, so the limit has a wide margin). Exits with 1 and one line
+per problem.
 """
 
 from __future__ import annotations
@@ -87,11 +88,14 @@ def check(site: Path) -> list[str]:
         if not (generated / f"{name}.html").is_file():
             problems.append(f"api/generated/{name}.html: missing (the page of {name})")
     for page in sorted((site / "auto_examples").glob("*.html")):
-        match = _RUNNING_TIME.search(page.read_text(encoding="utf-8"))
-        if match:
+        text = page.read_text(encoding="utf-8")
+        match = _RUNNING_TIME.search(text)
+        if match:  # the example ran (one needing absent data is shown, not run)
             seconds = 60 * int(match.group(1)) + float(match.group(2))
             if seconds > EXAMPLE_SECONDS:
                 problems.append(f"{page.name}: the example ran {seconds:.1f} s")
+            if f"_images/sphx_glr_{page.stem}_0" not in text:
+                problems.append(f"{page.name}: the example made no figure")
     return problems
 
 
@@ -101,7 +105,7 @@ def main(argv: list[str]) -> int:
     for problem in problems:
         print(problem)
     n_pages = sum(1 for _ in site.rglob("*.html"))
-    print(f"{n_pages} pages checked: {len(problems)} broken link(s) or missing page(s)")
+    print(f"{n_pages} pages checked: {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

@@ -62,8 +62,8 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # -- Math --------------------------------------------------------------------------------
-# MathJax is loaded by the browser from its CDN: the build itself needs no network.
-mathjax3_config = {"tex": {"macros": {"R": "\\mathbb{R}", "w": "\\mathbf{w}", "x": "\\mathbf{x}"}}}
+# MathJax (sphinx.ext.mathjax) typesets the formulas in the reader's browser, loaded from
+# its CDN: the build itself needs no network.
 
 # -- Examples gallery --------------------------------------------------------------------
 # Examples that read ../shared/data (those calling shared_data_dir) are shown without being

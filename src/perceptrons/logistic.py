@@ -13,12 +13,9 @@ import numpy as np
 
 from perceptrons import _params as rules
 from perceptrons._kernels import logistic as _kernels
-from perceptrons._online import (
-    LogisticState,
-    LogLinearProbabilities,
-    OnlineLinearClassifier,
-    TrainingState,
-)
+from perceptrons._linear import LogLinearProbabilities
+from perceptrons._online import OnlineLinearClassifier
+from perceptrons._states import LogisticState, TrainingState
 
 __all__ = ["LogisticRegressionSGD"]
 
@@ -121,7 +118,6 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     """
 
     _state_class = LogisticState
-    mixable = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **OnlineLinearClassifier._rules,
@@ -158,9 +154,9 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     def _averaged(self) -> bool:
         return self.average
 
-    def check_params(self) -> None:
+    def _check_params(self) -> None:
         """Each parameter's own rule, then the rules between parameters."""
-        super().check_params()
+        super()._check_params()
         if self.learning_rate * self.l2 >= 1.0:
             raise ValueError(
                 f"{type(self).__name__}: learning_rate * l2 must be < 1 (each example "

@@ -23,12 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons._online import (
-    IncrementalClassifier,
-    LogLinearProbabilities,
-    SparseCoefMixin,
-    linear_scores,
-)
+from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
+from perceptrons._online import IncrementalClassifier
 
 __all__ = ["LogisticRegressionBatch"]
 
@@ -505,10 +501,11 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         if sparsified:
             self.sparsify()
 
-    def _shed_state(self, exact: bool) -> None:
+    def _shed_state(self, pruned_at: float | None) -> None:
         # The weights are all the model holds, and coef_/intercept_ say them: nothing
         # else to keep (a fit always starts from zero).
         self._state = None
+        super()._shed_state(pruned_at)
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """What :meth:`import_state` accepts: finite float64 weights of shape

@@ -38,12 +38,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
-from perceptrons._online import (
-    IncrementalClassifier,
-    LogLinearProbabilities,
-    SparseCoefMixin,
-    linear_scores,
-)
+from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
+from perceptrons._online import IncrementalClassifier
+from perceptrons._states import Frozen
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
 
@@ -265,9 +262,8 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
         values: dict[str, Any] = {"n_seen": round(float(self.class_count_.sum()))}
         if sp.issparse(self.coef_):
             values["sparsified"] = True
-        pruned_at = self.__dict__.get("_pruned_at")
-        if pruned_at is not None:
-            values.update(threshold=pruned_at, resumable=False)
+        if isinstance(self._lifecycle, Frozen):
+            values.update(threshold=self._lifecycle.pruned_at, resumable=False)
         return arrays, values
 
     def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
@@ -313,7 +309,7 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
         """Subclasses check invariants of imported counts."""
 
     def _restore_state(self) -> bool:
-        if "_pruned_at" in self.__dict__:
+        if isinstance(self._lifecycle, Frozen):
             return False  # the pruned weights stay: they are what the model predicts with
         self._publish()
         return True

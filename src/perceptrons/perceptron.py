@@ -18,12 +18,8 @@ from numpy.typing import ArrayLike
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _kernels
 from perceptrons._kernels import romma as _romma
-from perceptrons._online import (
-    OnlineLinearClassifier,
-    PerceptronState,
-    RommaState,
-    TrainingState,
-)
+from perceptrons._online import OnlineLinearClassifier
+from perceptrons._states import PerceptronState, RommaState, TrainingState
 
 __all__ = ["AveragedPerceptron", "Perceptron"]
 
@@ -39,7 +35,7 @@ _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
 class _PerceptronBase(OnlineLinearClassifier):
     """The perceptrons' parameters and kernels; subclasses say whether they average."""
 
-    logs_updates = True
+    _logs_updates = True
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **OnlineLinearClassifier._rules,
@@ -98,15 +94,8 @@ class _PerceptronBase(OnlineLinearClassifier):
         """The family's training state: ROMMA's lazily scaled weights have their own."""
         return RommaState if self.update in _ROMMA_KINDS else PerceptronState
 
-    @property
-    def mixable(self) -> bool:  # type: ignore[override]
-        """Whether :mod:`perceptrons.parallel` can mix this model's epochs: not ROMMA's,
-        whose every update rescales all the weights (see :meth:`check_params`)."""
-        return self.update not in _ROMMA_KINDS
-
-    @property
-    def unmixable_reason(self) -> str | None:
-        """Why :mod:`perceptrons.parallel` refuses this configuration (None: it does not)."""
+    def _mixing_refusal(self) -> str | None:
+        """Not ROMMA's epochs: every update rescales all the weights."""
         if self.update in _ROMMA_KINDS:
             return (
                 f"update={self.update!r}: every ROMMA update rescales all the weights, "
@@ -114,8 +103,8 @@ class _PerceptronBase(OnlineLinearClassifier):
             )
         return None
 
-    def check_params(self) -> None:
-        super().check_params()
+    def _check_params(self) -> None:
+        super()._check_params()
         if self.update not in _ROMMA_KINDS:
             return
         refused = {
@@ -147,7 +136,7 @@ class _PerceptronBase(OnlineLinearClassifier):
     ) -> _PerceptronBase:
         self._check_sample_weight(sample_weight)
         if self.n_jobs not in (None, 1):
-            self.check_params()
+            self._check_params()
             # Imported here: perceptrons.parallel drives estimators through the engine API
             # and never imports this module, so there is no import circle.
             from perceptrons.parallel.threads import mix_threads

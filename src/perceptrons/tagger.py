@@ -30,8 +30,10 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked
 from perceptrons import _params as rules
 from perceptrons._kernels import sequence as _kernels
-from perceptrons._online import OnlineLinearClassifier, TrainingState, as_count
+from perceptrons._online import OnlineLearner
+from perceptrons._online_engine import LinearEngine
 from perceptrons._sequences import TagCodes, TokenFeatures
+from perceptrons._states import TrainingState, as_count
 from perceptrons.sequence_features import SequenceFeaturizer
 
 __all__ = ["SequenceTagger"]
@@ -134,7 +136,7 @@ def _flat_tags(tags: list) -> tuple[np.ndarray, np.ndarray]:
     return np.array(flat, dtype=str) if flat else np.zeros(0, dtype=str), offsets
 
 
-class SequenceTagger(OnlineLinearClassifier):
+class SequenceTagger(OnlineLearner):
     """Structured averaged perceptron for sequence labelling (Collins 2002).
 
     Tags whole sentences: part-of-speech tagging, chunking, named entities. Each token
@@ -217,11 +219,9 @@ class SequenceTagger(OnlineLinearClassifier):
     1.0
     """
 
-    mixable = True
-    logs_updates = True
     _state_class = TrainingState
     _rules: ClassVar[dict[str, rules.Rule]] = {
-        **{k: v for k, v in OnlineLinearClassifier._rules.items() if k != "fit_intercept"},
+        **OnlineLearner._rules,
         "templates": _templates_rule(),
         "n_features": rules.either(rules.Rule("None", lambda v: v is None), rules.integer(1)),
         "min_count": rules.integer(1),
@@ -263,8 +263,8 @@ class SequenceTagger(OnlineLinearClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.verbose = verbose
 
-    def check_params(self) -> None:
-        super().check_params()
+    def _check_params(self) -> None:
+        super()._check_params()
         try:  # the featurizer's own rules (n_features, min_count and how they combine)
             self._new_featurizer()._validate_params()
         except ValueError as error:
@@ -319,7 +319,7 @@ class SequenceTagger(OnlineLinearClassifier):
     ) -> tuple[Any, Any, bool, np.ndarray | None]:
         """Check the parameters and the sentences; on a first call fit the featurizer
         and fix the tags. Returns the featurized sentences and their tags."""
-        self.check_params()
+        self._check_params()
         if sample_weight is not None:
             raise ValueError(f"{type(self).__name__} does not take sample_weight.")
         if not reset:
@@ -362,161 +362,8 @@ class SequenceTagger(OnlineLinearClassifier):
             self.n_features_in_ = int(data.n_features)
         return data, codes, first_call, None
 
-    # The engine's targets are each family's own: here ragged tag codes.
-    def encode_labels(self, y: Any) -> TagCodes:  # type: ignore[override]
-        """Tag lists (of ``classes_``) to their codes; an unknown tag is an error.
-        Codes (what :meth:`_begin_call` returns, already checked) pass through."""
-        if isinstance(y, TagCodes):
-            return y
-        return self._encode(_tag_lists(y, list(y)), self.classes_)
-
-    def new_training_state(self, n_features: int) -> TrainingState:
-        """Zero weights: ``n_features`` observation rows, a row per previous tag and
-        one for the sentence start; a column per tag."""
-        n_tags = self._n_tags
-        return self._state_class.zeros(n_features + n_tags, n_tags, self._averaged)
-
-    def training_data(
-        self, X: Any, y: Any, sample_weight: Any = None
-    ) -> tuple[TokenFeatures, TagCodes, np.ndarray, None]:
-        data, codes, _, _ = self._begin_call(
-            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
-        )
-        return data, codes, self.classes_, None
-
-    def example_rows(self, X: Any) -> tuple[Any, int]:
-        """A sentence reads its tokens' feature rows and every transition row."""
-        sentence_indptr = np.ascontiguousarray(X.indptr[X.offsets])
-        return (np.empty(0), X.indices, sentence_indptr), self._n_tags + 1
-
-    def run_epoch(
-        self,
-        state: TrainingState,
-        X: Any,
-        targets: Any,
-        order: np.ndarray,
-        *,
-        slack: np.ndarray | None = None,
-        progress: Callable[[int], object] | None = None,
-        sample_weight: np.ndarray | None = None,
-        structure_checked: bool = False,
-        mistake_log: np.ndarray | None = None,
-        raw: bool = False,
-    ) -> dict[str, Any]:
-        """One epoch of the compiled structured perceptron over the sentences ``order``
-        of ``X`` (a :class:`~perceptrons._sequences.TokenFeatures`) with the gold tags
-        ``targets`` (a :class:`~perceptrons._sequences.TagCodes`), updating ``state``
-        in place. ``progress`` is called with the number of sentences done; the other
-        arguments are those of the engine's ``run_epoch``."""
-        if sample_weight is not None or (slack is not None and slack.size):
-            raise ValueError(f"{type(self).__name__} takes no sample weights nor Δ trick.")
-        if not isinstance(X, TokenFeatures) or not isinstance(targets, TagCodes):
-            raise ValueError("run_epoch: X must be TokenFeatures and targets TagCodes.")
-        weights, aux = state.weights, state.aux
-        n_tags = self._n_tags
-        if (
-            weights.ndim != 2
-            or weights.shape != (X.n_features + n_tags + 1, n_tags)
-            or weights.dtype != np.float64
-            or not weights.flags.c_contiguous
-            or not (aux.shape == weights.shape or aux.shape == (0, 0))
-            or aux.dtype != np.float64
-            or not aux.flags.c_contiguous
-        ):
-            raise ValueError(
-                f"run_epoch: weights of shape {weights.shape} do not fit {X.n_features} "
-                f"features and {n_tags} tags."
-            )
-        if not structure_checked:
-            X.check()
-            targets.check(n_tags)
-        if not np.array_equal(X.offsets, targets.offsets):
-            raise ValueError("run_epoch: the tags do not match the sentences' lengths.")
-        order = np.ascontiguousarray(order, dtype=np.int64)
-        if order.ndim != 1 or (order.shape[0] and (order.min() < 0 or order.max() >= len(X))):
-            raise ValueError(f"run_epoch: order must index the {len(X)} sentences.")
-        log = np.empty((0, 2), dtype=np.int64)
-        if mistake_log is not None:
-            self.check_mistake_log(mistake_log, len(order), progress)
-            log = mistake_log
-        chunk = len(order) if progress is None else _PROGRESS_SENTENCES
-        mistakes = 0
-        for begin in range(0, len(order), max(chunk, 1)):
-            part = order[begin : begin + chunk]
-            wrong, count = _kernels.epoch(
-                X.indptr,
-                X.indices,
-                X.offsets,
-                targets.codes,
-                part,
-                weights,
-                aux,
-                float(state.count),
-                _UPDATES[self.update],
-                float(self.C),
-                log,
-            )
-            state.count = as_count(count)
-            mistakes += int(wrong)
-            if progress is not None:
-                progress(len(part))
-        if raw:
-            return {"statistic": float(mistakes), "examples": len(order)}
-        return self._epoch_record(mistakes, len(order))
-
-    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
-        """What :meth:`import_state` accepts: the weights and ``aux`` for
-        ``n_features_in_`` features and ``classes_``, and the featurizer's arrays."""
-        rows, n_tags = self.n_features_in_ + self._n_tags + 1, self._n_tags
-        averaged = self._averaged and values.get("resumable", True) is not False
-        layout = self._state_class.layout((rows, n_tags), averaged)
-        featurizer_values = values.get("featurizer")
-        if isinstance(featurizer_values, dict):
-            for name, spec in self._new_featurizer().state_layout(featurizer_values).items():
-                layout[_FEATURIZER_PREFIX + name] = spec
-        return layout
-
-    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The training state and the featurizer as arrays and JSON values (see
-        the engine's ``export_state`` and :mod:`perceptrons.io.persist`)."""
-        arrays, values = super().export_state(resumable=resumable)
-        featurizer_arrays, featurizer_values = self.featurizer_.export_state()
-        for name, array in featurizer_arrays.items():
-            arrays[_FEATURIZER_PREFIX + name] = array
-        values["featurizer"] = featurizer_values
-        return arrays, values
-
-    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
-        """Rebuild the state written by :meth:`export_state`, every array checked
-        against ``n_features_in_`` and ``classes_`` (it may come from an untrusted
-        file). Without the featurizer's part (parameter mixing publishing its mixed
-        weights) the fitted featurizer is kept."""
-        own = {k: v for k, v in arrays.items() if not k.startswith(_FEATURIZER_PREFIX)}
-        featurizer = None
-        if "featurizer" in values:
-            featurizer_values = values["featurizer"]
-            if not isinstance(featurizer_values, dict):
-                raise ValueError("the featurizer's state must be a JSON object")
-            featurizer = self._new_featurizer()
-            featurizer.import_state(
-                {
-                    k[len(_FEATURIZER_PREFIX) :]: v
-                    for k, v in arrays.items()
-                    if k.startswith(_FEATURIZER_PREFIX)
-                },
-                featurizer_values,
-            )
-            if featurizer.n_features_out_ != self.n_features_in_:
-                raise ValueError(
-                    f"the featurizer makes {featurizer.n_features_out_} features, the "
-                    f"tagger takes {self.n_features_in_}"
-                )
-        elif "featurizer_" not in self.__dict__:
-            raise ValueError("the tagger's state has no featurizer")
-        values = {k: v for k, v in values.items() if k != "featurizer"}
-        super().import_state(own, values)
-        if featurizer is not None:
-            self.featurizer_ = featurizer
+    def _engine(self) -> TaggerEngine:
+        return TaggerEngine(self)
 
     def _model_array(self) -> _checked.SparseArray:
         """The model in the training state's layout, given by its nonzeros (never
@@ -566,22 +413,6 @@ class SequenceTagger(OnlineLinearClassifier):
 
     def _sparsified(self) -> bool:
         return False  # coef_ is sparse by design, the training state dense
-
-    def sparsify(self, threshold: float = 0.0) -> SequenceTagger:
-        """Not available: the tagger's ``coef_`` is always sparse, and pruning its
-        weights is not offered (raises ``TypeError``)."""
-        raise TypeError(
-            f"{type(self).__name__} always keeps coef_ sparse; sparsify() is for the "
-            "linear classifiers."
-        )
-
-    def densify(self) -> SequenceTagger:
-        """Not available: decoding reads the sparse ``coef_`` (raises ``TypeError``);
-        ``coef_.toarray()`` gives the dense weights."""
-        raise TypeError(
-            f"{type(self).__name__} decodes with a sparse coef_; use coef_.toarray() for "
-            "the dense weights."
-        )
 
     # ------------------------------------------------------------------ training
     def fit(  # type: ignore[override]
@@ -698,7 +529,172 @@ class SequenceTagger(OnlineLinearClassifier):
         flat, _ = _flat_tags(gold)
         return float(np.mean(self.classes_[codes] == flat))
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Not available: a tagger scores sequences, not samples (raises ``TypeError``);
-        use :meth:`predict`."""
-        raise TypeError(f"{type(self).__name__} scores tag sequences, not samples: use predict().")
+
+class TaggerEngine(LinearEngine):
+    """The tagger's engine: the linear engine's state and files over sentences -- a
+    sentence is an example, its targets ragged tag codes, its epoch the compiled
+    structured perceptron -- plus the featurizer in the model's state."""
+
+    estimator: SequenceTagger
+
+    def encode_targets(self, y: Any) -> TagCodes:
+        """Tag lists (of ``classes_``) to their codes; an unknown tag is an error.
+        Codes (what :meth:`_begin_call` returns, already checked) pass through."""
+        if isinstance(y, TagCodes):
+            return y
+        return self.estimator._encode(_tag_lists(y, list(y)), self.estimator.classes_)
+
+    def new_state(self, n_features: int) -> TrainingState:
+        """Zero weights: ``n_features`` observation rows, a row per previous tag and
+        one for the sentence start; a column per tag."""
+        n_tags = self.estimator._n_tags
+        return self.estimator._state_class.zeros(
+            n_features + n_tags, n_tags, self.estimator._averaged
+        )
+
+    def training_data(
+        self, X: Any, y: Any, sample_weight: Any = None
+    ) -> tuple[TokenFeatures, TagCodes, None]:
+        data, codes, _, _ = self.estimator._begin_call(
+            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
+        )
+        return data, codes, None
+
+    def example_rows(self, X: Any) -> tuple[Any, int]:
+        """A sentence reads its tokens' feature rows and every transition row."""
+        sentence_indptr = np.ascontiguousarray(X.indptr[X.offsets])
+        return (np.empty(0), X.indices, sentence_indptr), self.estimator._n_tags + 1
+
+    def run_epoch(
+        self,
+        state: TrainingState,
+        X: Any,
+        targets: Any,
+        order: np.ndarray,
+        *,
+        slack: np.ndarray | None = None,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: np.ndarray | None = None,
+        structure_checked: bool = False,
+        mistake_log: np.ndarray | None = None,
+        raw: bool = False,
+    ) -> dict[str, Any]:
+        """One epoch of the compiled structured perceptron over the sentences ``order``
+        of ``X`` (a :class:`~perceptrons._sequences.TokenFeatures`) with the gold tags
+        ``targets`` (a :class:`~perceptrons._sequences.TagCodes`), updating ``state``
+        in place. ``progress`` is called with the number of sentences done; the other
+        arguments are those of the engine's ``run_epoch``."""
+        if sample_weight is not None or (slack is not None and slack.size):
+            raise ValueError(f"{type(self).__name__} takes no sample weights nor Δ trick.")
+        if not isinstance(X, TokenFeatures) or not isinstance(targets, TagCodes):
+            raise ValueError("run_epoch: X must be TokenFeatures and targets TagCodes.")
+        weights, aux = state.weights, state.aux
+        n_tags = self.estimator._n_tags
+        if (
+            weights.ndim != 2
+            or weights.shape != (X.n_features + n_tags + 1, n_tags)
+            or weights.dtype != np.float64
+            or not weights.flags.c_contiguous
+            or not (aux.shape == weights.shape or aux.shape == (0, 0))
+            or aux.dtype != np.float64
+            or not aux.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"run_epoch: weights of shape {weights.shape} do not fit {X.n_features} "
+                f"features and {n_tags} tags."
+            )
+        if not structure_checked:
+            X.check()
+            targets.check(n_tags)
+        if not np.array_equal(X.offsets, targets.offsets):
+            raise ValueError("run_epoch: the tags do not match the sentences' lengths.")
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        if order.ndim != 1 or (order.shape[0] and (order.min() < 0 or order.max() >= len(X))):
+            raise ValueError(f"run_epoch: order must index the {len(X)} sentences.")
+        log = np.empty((0, 2), dtype=np.int64)
+        if mistake_log is not None:
+            self.check_mistake_log(mistake_log, len(order), progress)
+            log = mistake_log
+        chunk = len(order) if progress is None else _PROGRESS_SENTENCES
+        mistakes = 0
+        for begin in range(0, len(order), max(chunk, 1)):
+            part = order[begin : begin + chunk]
+            wrong, count = _kernels.epoch(
+                X.indptr,
+                X.indices,
+                X.offsets,
+                targets.codes,
+                part,
+                weights,
+                aux,
+                float(state.count),
+                _UPDATES[self.estimator.update],
+                float(self.estimator.C),
+                log,
+            )
+            state.count = as_count(count)
+            mistakes += int(wrong)
+            if progress is not None:
+                progress(len(part))
+        if raw:
+            return {"statistic": float(mistakes), "examples": len(order)}
+        return self.estimator._epoch_record(mistakes, len(order))
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """What :meth:`import_state` accepts: the weights and ``aux`` for
+        ``n_features_in_`` features and ``classes_``, and the featurizer's arrays."""
+        rows, n_tags = (
+            self.estimator.n_features_in_ + self.estimator._n_tags + 1,
+            self.estimator._n_tags,
+        )
+        averaged = self.estimator._averaged and values.get("resumable", True) is not False
+        layout = self.estimator._state_class.layout((rows, n_tags), averaged)
+        featurizer_values = values.get("featurizer")
+        if isinstance(featurizer_values, dict):
+            for name, spec in (
+                self.estimator._new_featurizer().state_layout(featurizer_values).items()
+            ):
+                layout[_FEATURIZER_PREFIX + name] = spec
+        return layout
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The training state and the featurizer as arrays and JSON values (see
+        the engine's ``export_state`` and :mod:`perceptrons.io.persist`)."""
+        arrays, values = super().export_state(resumable=resumable)
+        featurizer_arrays, featurizer_values = self.estimator.featurizer_.export_state()
+        for name, array in featurizer_arrays.items():
+            arrays[_FEATURIZER_PREFIX + name] = array
+        values["featurizer"] = featurizer_values
+        return arrays, values
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the state written by :meth:`export_state`, every array checked
+        against ``n_features_in_`` and ``classes_`` (it may come from an untrusted
+        file). Without the featurizer's part (parameter mixing publishing its mixed
+        weights) the fitted featurizer is kept."""
+        own = {k: v for k, v in arrays.items() if not k.startswith(_FEATURIZER_PREFIX)}
+        featurizer = None
+        if "featurizer" in values:
+            featurizer_values = values["featurizer"]
+            if not isinstance(featurizer_values, dict):
+                raise ValueError("the featurizer's state must be a JSON object")
+            featurizer = self.estimator._new_featurizer()
+            featurizer.import_state(
+                {
+                    k[len(_FEATURIZER_PREFIX) :]: v
+                    for k, v in arrays.items()
+                    if k.startswith(_FEATURIZER_PREFIX)
+                },
+                featurizer_values,
+            )
+            if featurizer.n_features_out_ != self.estimator.n_features_in_:
+                raise ValueError(
+                    f"the featurizer makes {featurizer.n_features_out_} features, the "
+                    f"tagger takes {self.estimator.n_features_in_}"
+                )
+        elif "featurizer_" not in self.estimator.__dict__:
+            raise ValueError("the tagger's state has no featurizer")
+        values = {k: v for k, v in values.items() if k != "featurizer"}
+        super().import_state(own, values)
+        if featurizer is not None:
+            self.estimator.featurizer_ = featurizer

@@ -30,9 +30,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
+from perceptrons._engine import non_finite_message
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
-from perceptrons._online import IncrementalClassifier, non_finite_message
+from perceptrons._online import IncrementalClassifier
 
 __all__ = ["VotedPerceptron"]
 
@@ -413,7 +414,7 @@ class VotedPerceptron(IncrementalClassifier):
         self : object
             The updated estimator.
         """
-        self.check_params()
+        self._check_params()
         if self.kernel == "precomputed":
             raise ValueError(
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "

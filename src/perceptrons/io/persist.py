@@ -157,7 +157,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 
 from perceptrons import _checked
-from perceptrons._online import SparseCoefMixin
+from perceptrons._linear import SparseCoefMixin
 from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.files import write_atomically
@@ -951,7 +951,7 @@ def _plan_estimator(meta: dict[str, Any], arrays: _Arrays) -> Any:
     records; every estimator array's declared layout checked, none of them read yet."""
     cls = _ESTIMATORS[meta["algorithm"]]
     estimator = cls(**_params_from_json(cls, meta))
-    estimator.check_params()  # the rules of set_params and fit
+    estimator._check_params()  # the rules of set_params and fit
     n_features = meta["n_features_in"]
     sizes: dict[str, int] = {}
     classes_dtype = meta["classes"]["dtype"]

@@ -21,8 +21,9 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
+from perceptrons._engine import non_finite_message
 from perceptrons._kernels.mixing import add_shard, apply_mix, sorted_rows_of_examples, union_rows
-from perceptrons._online import all_finite, as_count, non_finite_message
+from perceptrons._states import all_finite, as_count
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier, TrainingState
@@ -481,7 +482,7 @@ def check_estimator(
                 else "."
             )
         )
-    estimator.check_params()
+    estimator._check_params()
     if estimator.early_stopping and estimator.validation_fraction is not None:
         raise ValueError(
             "parameter mixing does not support early_stopping with a validation_fraction "

@@ -1,0 +1,275 @@
+"""The training engine's contract, and the one epoch loop every trainer shares.
+
+An estimator is configuration plus the model that is truly its own; how it trains and
+how its state is stored is its *engine*, handed out by its one private accessor
+``_engine()``. What drives training from outside an estimator -- parameter mixing
+(:mod:`perceptrons.parallel`), streaming (:mod:`perceptrons.io.stream`), model files
+(:mod:`perceptrons.io.persist`) and the command line -- uses only that engine, through
+the protocols declared here (the type checker holds every engine to them):
+
+* :class:`StateCodec` -- every model that a file can hold: its state as arrays and JSON
+  values, and the exact layout those arrays must have (checked before any kernel sees
+  them: a file is untrusted input);
+* :class:`Engine` -- an online learner's engine besides: a fresh training state, targets
+  in the kernels' form, one epoch over an order of examples, what an epoch's record says.
+
+The epoch loop
+--------------
+:func:`run_epochs` is the one loop of every trainer: the serial online learners, the
+voted perceptron, the tagger, parameter mixing (an epoch is "run the shards, then mix")
+and streaming (an epoch is a pass over a file's chunks). A trainer says what one epoch
+is (:class:`Epochs`); the loop does the rest, the same way everywhere: the non-finite
+check, ``history_`` and the verbose line, the held-out score, every stopping rule
+(:class:`Stopping`) and when the published model is formed. :func:`hold_out` splits off
+``validation_fraction`` of the examples for early stopping, the same split for every
+trainer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+if TYPE_CHECKING:
+    from perceptrons._checked import Spec
+    from perceptrons._states import TrainingState
+
+__all__ = [
+    "Engine",
+    "Epochs",
+    "StateCodec",
+    "Stopping",
+    "hold_out",
+    "non_finite_message",
+    "run_epochs",
+]
+
+
+class StateCodec(Protocol):
+    """A fitted model's state as a model file holds it (see :mod:`perceptrons.io.persist`)."""
+
+    def check_params(self) -> None:
+        """Raise a ValueError unless the estimator's parameters are valid together."""
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The state as arrays and JSON values; ``resumable=False``: only what predicts."""
+        ...
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the model from :meth:`export_state`'s arrays, already checked against
+        :meth:`state_layout`, and values, checked here."""
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, Spec]:
+        """The exact arrays :meth:`import_state` takes, for the fitted input width and
+        classes and the JSON ``values`` (a model saved without its training state has
+        fewer)."""
+        ...
+
+
+class Engine(StateCodec, Protocol):
+    """An online learner's engine: what parameter mixing and streaming drive."""
+
+    @property
+    def averaged(self) -> bool:
+        """Whether the model predicts with the mean of its weights."""
+        ...
+
+    @property
+    def logs_updates(self) -> bool:
+        """Whether an epoch can log the examples it updated on (``mistake_log``);
+        otherwise every example updates the weights (logistic regression)."""
+        ...
+
+    @property
+    def dense_changes(self) -> bool:
+        """Whether every epoch changes every weight (a prior that decays them all)."""
+        ...
+
+    @property
+    def delta(self) -> float:
+        """The Δ trick's margin (0: no per-example weights)."""
+        ...
+
+    def mixing_refusal(self) -> str | None:
+        """Why parameter mixing cannot train this configuration (None: it can)."""
+        ...
+
+    def training_data(
+        self, X: Any, y: Any, sample_weight: Any = None
+    ) -> tuple[Any, Any, np.ndarray | None]:
+        """``(X, labels, weights)`` validated like a first ``fit`` call (which fixes
+        ``classes_`` and the input's width), ``weights`` each example's
+        ``sample_weight[i] * class_weight[y_i]`` (None when every weight is 1)."""
+        ...
+
+    def encode_targets(self, labels: Any) -> Any:
+        """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
+        ...
+
+    def new_state(self, n_features: int) -> TrainingState:
+        """Zero weights for ``n_features`` features and the classes of ``classes_``."""
+        ...
+
+    def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
+        """Zero Δ weights for ``n_samples`` examples (empty without the Δ trick)."""
+        ...
+
+    def example_rows(self, X: Any) -> tuple[Any, int]:
+        """The weight rows the examples of ``X`` read, in the form of
+        :func:`perceptrons._kernels.mixing.rows_of_examples`, and how many of the last
+        rows every example reads."""
+        ...
+
+    def run_epoch(
+        self,
+        state: TrainingState,
+        X: Any,
+        targets: Any,
+        order: np.ndarray,
+        *,
+        slack: np.ndarray | None = None,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: np.ndarray | None = None,
+        structure_checked: bool = False,
+        mistake_log: np.ndarray | None = None,
+        raw: bool = False,
+    ) -> dict[str, Any]:
+        """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in
+        place; every size and index checked before the kernel runs."""
+        ...
+
+    def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        """The record of ``n_examples`` examples whose kernels' statistics add up to
+        ``statistic`` (``run_epoch(..., raw=True)``)."""
+        ...
+
+    def describe(self, record: dict[str, Any]) -> str:
+        """An epoch's verbose line."""
+        ...
+
+    def publish_state(self, state: TrainingState, n_iter: int) -> None:
+        """Make the estimator a fitted model of ``state`` (a new one it now owns) after
+        ``n_iter`` epochs."""
+
+
+class Epochs(Protocol):
+    """One training run as the epoch loop sees it: what an epoch is, and what the
+    estimator's model becomes."""
+
+    def run_epoch(self, epoch: int) -> dict[str, Any]:
+        """Train one epoch (the ``epoch``-th of this run, from 1); its record."""
+        ...
+
+    def is_finite(self) -> bool:
+        """Whether the model is still made of finite numbers."""
+        ...
+
+    def forget(self) -> None:
+        """Leave the estimator unfitted (its model overflowed)."""
+
+    def publish(self, n_iter: int) -> None:
+        """Form the estimator's model (``coef_``...) after ``n_iter`` epochs of this run."""
+
+    def score(self, validation: tuple[Any, ...]) -> float:
+        """The published model's score on held-out ``(X, y[, sample_weight])``."""
+        ...
+
+
+@dataclass
+class Stopping:
+    """The stopping rules of ``early_stopping``: with held-out data, stop once its
+    score has not improved for ``n_iter_no_change`` epochs; without, stop after an
+    epoch without mistakes."""
+
+    early_stopping: bool
+    n_iter_no_change: int = 5
+    best: float = -np.inf
+    epochs_without_gain: int = 0
+
+    def stop(self, record: dict[str, Any]) -> bool:
+        if not self.early_stopping:
+            return False
+        score = record.get("validation_score")
+        if score is None:
+            return record.get("mistakes") == 0
+        if score > self.best:
+            self.best, self.epochs_without_gain = score, 0
+            return False
+        self.epochs_without_gain += 1
+        return self.epochs_without_gain >= self.n_iter_no_change
+
+
+def hold_out(
+    n_samples: int, fraction: float, stratify: Any, rng: np.random.RandomState
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(train_rows, held_out_rows)``: ``fraction`` of ``n_samples`` examples split off
+    for early stopping, stratified by ``stratify``; the training rows sorted (they keep
+    their order). Draws one number from ``rng``, before the epochs' shuffles."""
+    train_rows, held_out = train_test_split(
+        np.arange(n_samples),
+        test_size=fraction,
+        stratify=stratify,
+        random_state=rng.randint(np.iinfo(np.int32).max),
+    )
+    return np.sort(train_rows), held_out
+
+
+def non_finite_message(name: str, epoch: int) -> str:
+    """Why training stopped on weights that overflowed, and what to do about it."""
+    return (
+        f"{name}: weights became non-finite (inf/NaN) in epoch {epoch}: the features are "
+        "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
+        "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
+    )
+
+
+def run_epochs(
+    epochs: Epochs,
+    *,
+    max_epochs: int,
+    history: list[dict[str, Any]],
+    name: str,
+    heading: str | None = None,
+    describe: Callable[[dict[str, Any]], str] | None = None,
+    verbose: bool = False,
+    stopping: Stopping | None = None,
+    validation: tuple[Any, ...] | None = None,
+    publish_each_epoch: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """The epoch loop: up to ``max_epochs`` epochs of ``epochs``, yielding each record.
+
+    After every epoch the model must still be finite: weights that overflowed to inf or
+    NaN stop training with a ValueError and leave the estimator unfitted, rather than a
+    model that predicts garbage. Each record is appended to ``history`` numbered on from
+    its last (``partial_fit`` adds to the same history), with the held-out score
+    (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
+    ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
+    The model is published after every epoch with ``publish_each_epoch`` or held-out
+    data, else once, after the last epoch.
+    """
+    stopping = Stopping(False) if stopping is None else stopping
+    for n_iter in range(1, max_epochs + 1):
+        record = epochs.run_epoch(n_iter)
+        epoch = len(history) + 1
+        if not epochs.is_finite():
+            epochs.forget()
+            raise ValueError(non_finite_message(name, epoch))
+        if validation is not None or publish_each_epoch:
+            epochs.publish(n_iter)
+        if validation is not None:
+            record["validation_score"] = float(epochs.score(validation))
+        record = {"epoch": epoch, **record}
+        history.append(record)
+        if verbose:
+            text = describe(record) if describe is not None else str(record)
+            print(f"{heading or name} epoch {epoch}: {text}", flush=True)
+        stop = stopping.stop(record)
+        if not publish_each_epoch and validation is None and (stop or n_iter == max_epochs):
+            epochs.publish(n_iter)
+        yield record
+        if stop:
+            break

@@ -1,0 +1,336 @@
+"""The engine of the online linear learners (:class:`~perceptrons._engine.Engine`).
+
+:class:`LinearEngine` is what :class:`~perceptrons._online.OnlineLinearClassifier`
+hands out through ``_engine()``: the estimator keeps its parameters, its fitted model
+and its family's hooks (the kernel, the targets, what an epoch's statistic reads);
+the engine holds the training machinery over them -- fresh states, one compiled epoch
+with every size and index checked first, the state as a model file stores it. The
+serial fit, parameter mixing and streaming all train through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.utils.validation import check_is_fitted
+
+from perceptrons import _checked, _validation
+from perceptrons._states import CompactState, Frozen, TrainingState, as_count
+
+if TYPE_CHECKING:
+    from perceptrons._online import OnlineLinearClassifier
+
+__all__ = ["LinearEngine", "check_epoch_inputs"]
+
+# Examples per kernel call when the caller follows progress (a bar updates this often).
+PROGRESS_CHUNK = 2**15
+# The kernels' sample_weight when every weight is 1: their unweighted arithmetic.
+UNWEIGHTED = np.empty(0)
+
+
+def check_epoch_inputs(
+    state: TrainingState,
+    X: Any,
+    targets: np.ndarray,
+    order: np.ndarray,
+    slack: np.ndarray,
+    sample_weight: np.ndarray,
+) -> None:
+    """Every size and index the kernels use, checked before they run: Numba does no
+    bounds checks."""
+    n_samples, n_features = X.shape
+    weights = state.weights
+    problems = []
+    if weights.shape[0] != n_features + 1:
+        problems.append(f"weights have {weights.shape[0]} rows for {n_features} features + 1")
+    if state.aux.size and state.aux.shape != weights.shape:
+        problems.append(f"aux of shape {state.aux.shape} for weights of {weights.shape}")
+    if targets.shape != (n_samples,):
+        problems.append(f"{targets.shape[0]} targets for {n_samples} rows")
+    elif (
+        weights.ndim == 2
+        and targets.size
+        and not 0 <= targets.min() <= targets.max() < weights.shape[1]
+    ):
+        problems.append(f"class codes outside [0, {weights.shape[1]})")
+    if order.size and not 0 <= order.min() <= order.max() < n_samples:
+        problems.append(f"row indices in order outside [0, {n_samples})")
+    if slack.shape[0] not in (0, n_samples) or slack.shape[1:] != weights.shape[1:]:
+        problems.append(f"slack of shape {slack.shape} for {n_samples} rows")
+    if sample_weight.shape[0] not in (0, n_samples) or sample_weight.ndim != 1:
+        problems.append(f"sample_weight of shape {sample_weight.shape} for {n_samples} rows")
+    elif sample_weight.size and not (np.isfinite(sample_weight).all() and sample_weight.min() >= 0):
+        problems.append("sample_weight must be finite and non-negative")
+    if problems:
+        raise ValueError("run_epoch: " + "; ".join(problems) + ".")
+
+
+class LinearEngine:
+    """The training machinery of one online linear estimator (see the module)."""
+
+    def __init__(self, estimator: OnlineLinearClassifier) -> None:
+        self.estimator = estimator
+
+    # ------------------------------------------------------------ what it is
+    @property
+    def name(self) -> str:
+        return type(self.estimator).__name__
+
+    @property
+    def averaged(self) -> bool:
+        return self.estimator._averaged
+
+    @property
+    def logs_updates(self) -> bool:
+        return self.estimator._logs_updates
+
+    @property
+    def dense_changes(self) -> bool:
+        return float(getattr(self.estimator, "l2", 0.0)) > 0.0
+
+    @property
+    def delta(self) -> float:
+        return float(self.estimator.delta)
+
+    def check_params(self) -> None:
+        self.estimator._check_params()
+
+    def mixing_refusal(self) -> str | None:
+        return self.estimator._mixing_refusal()
+
+    # ------------------------------------------------------------ training
+    def training_data(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> tuple[Any, Any, np.ndarray | None]:
+        estimator = self.estimator
+        data, labels = _validation.validate_training_data(estimator, X, y, reset=True)
+        data = estimator._prepare(data)
+        classes = _validation.label_set(labels, None, estimator, incremental=False)
+        weights = _validation.example_weights(
+            estimator, sample_weight, classes, labels, incremental=False
+        )
+        estimator.classes_ = classes
+        return data, labels, weights
+
+    def encode_targets(self, labels: Any) -> np.ndarray:
+        """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
+        estimator = self.estimator
+        return estimator._targets(_validation.encode(estimator.classes_, labels, estimator))
+
+    def new_state(self, n_features: int) -> TrainingState:
+        classes = self.estimator.classes_
+        n_columns = 1 if classes.shape[0] == 2 else classes.shape[0]
+        return self.estimator._state_class.zeros(n_features, n_columns, self.averaged)
+
+    def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
+        return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
+
+    def example_rows(self, X: Any) -> tuple[Any, int]:
+        """The input as :func:`perceptrons._kernels.mixing.rows_of_examples` takes it
+        (dense, or the CSR triple whose indices are the rows); every example also reads
+        the last row, the intercept's."""
+        return ((X.data, X.indices, X.indptr) if sp.issparse(X) else X), 1
+
+    def run_epoch(
+        self,
+        state: TrainingState,
+        X: Any,
+        targets: np.ndarray,
+        order: np.ndarray,
+        *,
+        slack: np.ndarray | None = None,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: np.ndarray | None = None,
+        structure_checked: bool = False,
+        mistake_log: np.ndarray | None = None,
+        raw: bool = False,
+    ) -> dict[str, Any]:
+        """One epoch of the compiled kernel over ``X[order]``, updating ``state`` in place.
+
+        One kernel call, or one per chunk of ``order`` when ``progress`` is given (the
+        kernels resume exactly: their whole state is in the arrays and ``count``).
+        ``sample_weight`` (one finite weight >= 0 per row of ``X``, or None for all 1)
+        scales each example's step and its share of the average.
+        Every size and index is checked before the kernel runs; a sparse ``X``'s index
+        arrays too (O(nnz)), unless ``structure_checked`` says the caller has already
+        checked this very matrix (the training loops, which check it once per call).
+        ``mistake_log`` (families with ``logs_updates``, without ``progress``): int64 of
+        shape ``(len(order), 2)``; the ``m``-th update of the epoch writes its position
+        in ``order`` to ``mistake_log[m, 0]`` (see :mod:`perceptrons._kernels.perceptron`).
+        Returns the epoch's record (``examples`` and the family's statistic); with
+        ``raw``, ``{"statistic": ..., "examples": ...}``, the kernels' summed statistic
+        (mistakes, or the summed log-loss), which :meth:`epoch_record` turns into a record
+        for any number of epochs' pieces added up.
+        """
+        if slack is None:
+            slack = self.new_slack(state, 0)
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        weights = (
+            UNWEIGHTED
+            if sample_weight is None
+            else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        )
+        check_epoch_inputs(state, X, targets, order, slack, weights)
+        if not structure_checked:
+            _validation.check_sparse_structure(X)
+        rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
+        kernel, arguments = self.estimator._epoch_kernel(state, state.weights.ndim == 2, slack)
+        if mistake_log is not None:
+            self.check_mistake_log(mistake_log, len(order), progress)
+            arguments["mistake_log"] = mistake_log
+        chunk = len(order) if progress is None else PROGRESS_CHUNK
+        statistic = 0.0
+        for start in range(0, len(order), max(chunk, 1)):
+            part = order[start : start + chunk]
+            value, state.count = kernel(
+                rows=rows,
+                y=targets,
+                order=part,
+                weights=state.weights,
+                aux=state.aux,
+                # Always a float: the weighted kernels add weights to it, and one
+                # compiled signature serves both (an int would make Numba unify the
+                # types, a third more compile time). Exact while count < 2**53.
+                count=float(state.count),
+                sample_weight=weights,
+                **arguments,
+            )
+            state.count = as_count(state.count)
+            statistic += value
+            if progress is not None:
+                progress(len(part))
+        if raw:
+            return {"statistic": statistic, "examples": len(order)}
+        return self.epoch_record(statistic, len(order))
+
+    def check_mistake_log(
+        self, mistake_log: np.ndarray, n_examples: int, progress: Callable | None
+    ) -> None:
+        """Raise a ValueError unless ``run_epoch`` can log updates into ``mistake_log``
+        for an epoch of ``n_examples`` examples (see :meth:`run_epoch`)."""
+        if not self.logs_updates or progress is not None:
+            raise ValueError(
+                f"run_epoch: {self.name} logs no updates"
+                if not self.logs_updates
+                else "run_epoch: mistake_log and progress cannot be combined"
+            )
+        if (
+            mistake_log.dtype != np.int64
+            or mistake_log.shape != (n_examples, 2)
+            or not mistake_log.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"run_epoch: mistake_log must be a C-contiguous int64 array of shape "
+                f"({n_examples}, 2), got {mistake_log.dtype} {mistake_log.shape}."
+            )
+
+    def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        return self.estimator._epoch_record(statistic, n_examples)
+
+    def describe(self, record: dict[str, Any]) -> str:
+        return self.estimator._describe(record)
+
+    def publish_state(self, state: TrainingState, n_iter: int) -> None:
+        estimator = self.estimator
+        estimator.n_iter_ = n_iter
+        estimator._lifecycle = state
+        estimator._publish()
+
+    # ------------------------------------------------------------ model files
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The training state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
+
+        Enough to predict and to continue training exactly (``partial_fit``,
+        ``warm_start``); ``coef_`` and ``intercept_`` are derived from it. A sparsified
+        model gives ``weights`` and ``aux`` as :class:`~perceptrons._checked.SparseArray`
+        (and ``"sparsified": true``). ``resumable=False``, or a model without its
+        training state (pruned, or loaded from a non-resumable file), gives only the
+        model: ``weights`` holds the predicting weights (the average, for an averaged
+        model) and ``aux`` is empty, with ``"resumable": false``. Such a state predicts
+        exactly and cannot continue training.
+        """
+        estimator = self.estimator
+        check_is_fitted(estimator, "coef_")
+        lifecycle = estimator._lifecycle
+        n_iter = int(estimator.n_iter_)
+        if resumable and isinstance(lifecycle, TrainingState):
+            return lifecycle.arrays(), {**lifecycle.values(), "n_iter": n_iter}
+        if resumable and isinstance(lifecycle, CompactState):
+            values = {**lifecycle.state.values(), "n_iter": n_iter, "sparsified": True}
+            return lifecycle.arrays(), values
+        if isinstance(lifecycle, TrainingState):
+            seen = lifecycle.count
+        elif isinstance(lifecycle, CompactState):
+            seen = lifecycle.state.count
+        else:
+            assert isinstance(lifecycle, Frozen)  # a fitted model is in one of the three
+            seen = lifecycle.seen
+        neutral = estimator._state_class(weights=np.zeros(0), aux=np.zeros(0))
+        values = {**neutral.values(), "count": as_count(seen), "n_iter": n_iter}
+        values["resumable"] = False
+        model = estimator._model_array()
+        if estimator._sparsified():
+            values["sparsified"] = True
+        if isinstance(lifecycle, Frozen) and lifecycle.pruned_at is not None:
+            values["threshold"] = lifecycle.pruned_at
+        return {"weights": model, "aux": np.zeros((0,) * len(model.shape))}, values
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the training state written by :meth:`export_state`, checking every
+        array against ``n_features_in_`` and ``classes_`` (see :meth:`state_layout`)
+        and every value before a kernel can see them: the state may come from an
+        untrusted file.
+
+        Arrays may be given as :class:`~perceptrons._checked.SparseArray`. With
+        ``"sparsified": true`` the model is rebuilt sparsified (``coef_`` sparse, the
+        state compact, never expanded); with ``"resumable": false`` it predicts but
+        keeps no training state.
+        """
+        estimator = self.estimator
+        fits = f"{estimator.n_features_in_} features and {estimator.classes_.shape[0]} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
+        resumable = _checked.boolean_value(values.get("resumable", True), "resumable")
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        state_class = estimator._state_class
+        compact = None
+        if sparsified:
+            compact = CompactState.restore(state_class, arrays, values)
+            state = compact.state
+        else:
+            dense = {
+                name: array.to_dense() if isinstance(array, _checked.SparseArray) else array
+                for name, array in arrays.items()
+            }
+            state = state_class.restore(dense, values)
+        if not 0 <= state.count <= _checked.MAX_COUNT:
+            raise ValueError(f"count must be at most 2**53, got {state.count!r}")
+        if state.count == 0 and state.aux.any():
+            raise ValueError("count is 0 but the average's aux is not: inconsistent state")
+        n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
+        pruned_at = None
+        if not resumable and "threshold" in values:
+            pruned_at = _checked.real_value(values["threshold"], "threshold", 0.0)
+        estimator.n_iter_ = n_iter
+        if compact is None:
+            estimator._lifecycle = state
+            estimator._publish()
+        else:
+            estimator._lifecycle = compact
+            estimator.coef_, estimator.intercept_ = compact.published()
+        if not resumable:
+            estimator._lifecycle = Frozen(state.count, pruned_at)
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """What :meth:`import_state` accepts as arrays, for ``n_features_in_`` and
+        ``classes_``: exact float64 shapes, finite values (an empty ``aux`` for a
+        state saved with ``"resumable": false``)."""
+        estimator = self.estimator
+        n_columns = 1 if estimator.classes_.shape[0] == 2 else estimator.classes_.shape[0]
+        rows = estimator.n_features_in_ + 1
+        shape = (rows,) if n_columns == 1 else (rows, n_columns)
+        averaged = self.averaged and values.get("resumable", True) is not False
+        return estimator._state_class.layout(shape, averaged)

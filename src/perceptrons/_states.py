@@ -1,0 +1,482 @@
+"""The training states of the online linear learners.
+
+A state holds everything training needs to continue exactly where it stopped: the
+weights (one row per feature plus a last row for the intercept), the averaging trick's
+auxiliary array and the example count, plus what a family keeps of its own (the Δ
+trick's weights, ROMMA's and logistic regression's lazy scales). :class:`CompactState`
+is a state kept only in its rows with a nonzero entry: what a sparsified model holds.
+The engine (:mod:`perceptrons._engine`) hands states to the compiled kernels; model
+files (:mod:`perceptrons.io.persist`) store their arrays and values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from perceptrons import _checked
+from perceptrons import _params as rules
+from perceptrons._kernels import finite as _finite
+
+__all__ = [
+    "CompactState",
+    "Frozen",
+    "LogisticState",
+    "PerceptronState",
+    "RommaState",
+    "TrainingState",
+    "all_finite",
+    "as_count",
+]
+
+
+@dataclass
+class TrainingState:
+    """Everything training needs to continue exactly where it stopped.
+
+    ``weights`` and ``aux`` have one row per feature plus a last row for the intercept
+    (see :mod:`perceptrons._kernels.perceptron`); binary models keep a single column as
+    a 1-D array. ``aux`` is the averaging trick's auxiliary array, empty (shape
+    ``(0,)`` or ``(0, 0)``) for a model that is not averaged. ``count`` is the number of
+    examples seen over all epochs and calls: their total weight when trained with
+    ``sample_weight`` or ``class_weight`` (an int whenever that total is integral, a
+    float otherwise).
+    """
+
+    weights: np.ndarray
+    aux: np.ndarray
+    count: int | float = 0
+
+    @classmethod
+    def zeros(cls, n_features: int, n_columns: int, average: bool) -> TrainingState:
+        shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
+        aux = np.zeros(shape) if average else np.zeros((0,) * len(shape))
+        return cls(weights=np.zeros(shape), aux=aux)
+
+    @property
+    def averaged(self) -> bool:
+        return self.aux.size != 0
+
+    def model(self) -> np.ndarray:
+        """The current model: the last weights, or the exact mean of all of them."""
+        if not self.averaged or self.count == 0:
+            return self.weights.copy()
+        return self.weights - self.aux / self.count
+
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        """``model().ravel()[index]``, the same arithmetic without forming the whole
+        model (a state whose :meth:`model` differs overrides this too)."""
+        weights = self.weights.ravel()[index]
+        if not self.averaged or self.count == 0:
+            return weights
+        return weights - self.aux.ravel()[index] / self.count
+
+    def touched(self, stop: int) -> np.ndarray:
+        """The flat positions below ``stop`` where the model may be nonzero (a weight
+        or the average's bookkeeping is), ascending."""
+        weights = self.weights.ravel()[:stop]
+        if not self.averaged:
+            return np.flatnonzero(weights)
+        return np.flatnonzero((weights != 0) | (self.aux.ravel()[:stop] != 0))
+
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows ``rows`` (all when None) of the true weights ``W`` and of ``A``, the
+        average's bookkeeping in its plain form: the sum of the weights after each of the
+        ``count`` examples is ``count * W - A`` (None for a model that is not averaged).
+        Here the state already is in that form; new arrays when ``rows`` is given,
+        the state's own arrays otherwise."""
+        aux = self.aux if self.averaged else None
+        if rows is None:
+            return self.weights, aux
+        return self.weights[rows], None if aux is None else aux[rows]
+
+    def restart_count(self) -> None:
+        """Count the examples (and any decay) afresh from here: a shard's epoch in
+        parameter mixing starts at count 0 from the mixed weights."""
+        self.count = 0
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        """Take the scalar part of another state of the same family (:meth:`values`)."""
+        self.count = values["count"]
+
+    def plain_values(self) -> dict[str, Any]:
+        """:meth:`values` for arrays in the plain form of :meth:`plain_rows`."""
+        return {"count": as_count(self.count)}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"weights": self.weights, "aux": self.aux}
+
+    def values(self) -> dict[str, Any]:
+        return {"count": as_count(self.count)}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> TrainingState:
+        return cls(
+            weights=np.ascontiguousarray(arrays["weights"], dtype=np.float64),
+            aux=np.ascontiguousarray(arrays["aux"], dtype=np.float64),
+            count=_non_negative_count(values.get("count")),
+        )
+
+    @classmethod
+    def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
+        """The state arrays :meth:`restore` takes, for weights of ``shape``."""
+        aux = shape if averaged else (0,) * len(shape)
+        return {"weights": _checked.floats(*shape), "aux": _checked.floats(*aux)}
+
+    def is_finite(self) -> bool:
+        """Whether every weight (and the average's bookkeeping) is a finite number."""
+        return all_finite(self.weights) and all_finite(self.aux)
+
+
+def all_finite(array: np.ndarray) -> bool:
+    """Whether every element is finite; checked after every epoch (and every
+    ``partial_fit`` chunk), so it must cost much less than one: a compiled pass."""
+    return bool(_finite.all_finite(np.ravel(array)))
+
+
+@dataclass
+class PerceptronState(TrainingState):
+    """The perceptrons' state, plus ``slack``: the weights of the Δ trick's per-example
+    features for the examples of the last ``fit`` (one row per example; None until a
+    ``fit`` with ``delta > 0``); a warm-started ``fit`` on as many examples continues it."""
+
+    slack: np.ndarray | None = None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        arrays = super().arrays()
+        if self.slack is not None:
+            arrays["slack"] = self.slack
+        return arrays
+
+    @classmethod
+    def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
+        slack = _checked.floats(_checked.Free("slack rows"), *shape[1:], optional=True)
+        return {**super().layout(shape, averaged), "slack": slack}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> PerceptronState:
+        state = super().restore(arrays, values)
+        slack = arrays.get("slack")
+        if slack is not None:
+            slack = np.ascontiguousarray(slack, dtype=np.float64)
+            if slack.shape[1:] != state.weights.shape[1:]:
+                raise ValueError(
+                    f"slack of shape {slack.shape} does not fit weights of shape "
+                    f"{state.weights.shape}"
+                )
+        return cls(state.weights, state.aux, state.count, slack)
+
+
+@dataclass
+class RommaState(TrainingState):
+    """ROMMA's state: the true weights are ``scale * weights`` (every row, the intercept
+    included); ``scale_sum`` is the sum of the scales of the examples seen since the last
+    rescale and ``sq_norm`` is ``||w||²`` (see :mod:`perceptrons._kernels.romma`).
+    ``scales`` holds ``[scale, scale_sum, sq_norm]``, the array the kernels read and write."""
+
+    scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
+
+    def model(self) -> np.ndarray:
+        scale, scale_sum, _ = self.scales
+        if not self.averaged or self.count == 0:
+            return scale * self.weights
+        return (scale_sum * self.weights - self.aux) / self.count
+
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        return self.model().ravel()[index]
+
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The true weights ``W = scale * v`` and, averaged, ``A = count * W - (P v - aux)``
+        (the sum of the weights after each example is ``P v - aux``), as new arrays."""
+        scale, scale_sum, _ = self.scales
+        stored = self.weights if rows is None else self.weights[rows]
+        weights = scale * stored
+        if not self.averaged:
+            return weights, None
+        aux = self.aux if rows is None else self.aux[rows]
+        return weights, self.count * weights - (scale_sum * stored - aux)
+
+    def restart_count(self) -> None:
+        super().restart_count()
+        # The caller has written the true weights: scale 1, and ||w||² is theirs.
+        self.scales[:] = (1.0, 0.0, float(np.vdot(self.weights, self.weights)))
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        super().load_values(values)
+        self.scales[:] = (values["scale"], values["scale_sum"], values["sq_norm"])
+
+    def plain_values(self) -> dict[str, Any]:
+        # The same weights unscaled: scale 1, P (the sum of the scales) is the count.
+        plain = {"scale": 1.0, "scale_sum": float(self.count), "sq_norm": float(self.scales[2])}
+        return {**super().plain_values(), **plain}
+
+    def is_finite(self) -> bool:
+        return super().is_finite() and all_finite(self.scales)
+
+    def values(self) -> dict[str, Any]:
+        scale, scale_sum, sq_norm = self.scales
+        return {
+            "scale": float(scale),
+            "scale_sum": float(scale_sum),
+            "sq_norm": float(sq_norm),
+            **super().values(),
+        }
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> RommaState:
+        state = TrainingState.restore(arrays, values)
+        scale = _checked.real_value(values.get("scale"), "scale")
+        scale_sum = _checked.real_value(values.get("scale_sum"), "scale_sum")
+        sq_norm = _checked.real_value(values.get("sq_norm"), "sq_norm", 0.0)
+        if scale <= 0.0:
+            raise ValueError(f"scale must be positive, got {scale!r}")
+        return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum, sq_norm]))
+
+
+@dataclass
+class LogisticState(TrainingState):
+    """Logistic regression's state: the true feature weights are
+    ``scale * weights[:-1]`` (the prior's decay, applied lazily); ``scale_sum`` is the
+    sum of the scales of the examples seen since the last rescale (see
+    :mod:`perceptrons._kernels.logistic`). ``scales`` holds ``[scale, scale_sum]``, the
+    array the kernels read and write."""
+
+    scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0]))
+
+    @property
+    def scale(self) -> float:
+        return float(self.scales[0])
+
+    @property
+    def scale_sum(self) -> float:
+        return float(self.scales[1])
+
+    def model(self) -> np.ndarray:
+        scale, scale_sum = self.scales
+        if not self.averaged or self.count == 0:
+            model = self.weights.copy()
+            model[:-1] *= scale
+            return model
+        model = self.weights - self.aux / self.count
+        model[:-1] = (scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
+        return model
+
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        return self.model().ravel()[index]
+
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The true weights are ``scale * v`` (the intercept row is stored as it is) and
+        the sum of the weights after each example is ``P * v - aux`` for the feature
+        rows (``count * v - aux`` for the intercept): rewritten in the plain form of
+        :meth:`TrainingState.plain_rows`. Without decay (``scale == 1``, ``P ==
+        count``) the state already is in it."""
+        scale, scale_sum = self.scales
+        if scale == 1.0 and (not self.averaged or scale_sum == self.count):
+            return super().plain_rows(rows)
+        rows = np.arange(self.weights.shape[0]) if rows is None else rows
+        features = rows < self.weights.shape[0] - 1
+        stored = self.weights[rows]
+        weights = stored.copy()
+        weights[features] *= scale
+        if not self.averaged:
+            return weights, None
+        aux = self.aux[rows]
+        # count * W - (P * v - aux), the feature rows' sum in the plain form.
+        aux[features] = self.count * weights[features] - (
+            scale_sum * stored[features] - aux[features]
+        )
+        return weights, aux
+
+    def restart_count(self) -> None:
+        super().restart_count()
+        # The weights are then the true ones: the caller has written them unscaled.
+        self.scales[:] = (1.0, 0.0)
+
+    def load_values(self, values: dict[str, Any]) -> None:
+        super().load_values(values)
+        self.scales[:] = (values["scale"], values["scale_sum"])
+
+    def plain_values(self) -> dict[str, Any]:
+        # Unscaled weights: scale 1, and P (the sum of the scales) is the count.
+        return {**super().plain_values(), "scale": 1.0, "scale_sum": float(self.count)}
+
+    def is_finite(self) -> bool:
+        return super().is_finite() and bool(np.isfinite(self.scales).all())
+
+    def values(self) -> dict[str, Any]:
+        scale, scale_sum = self.scales
+        return {"scale": float(scale), "scale_sum": float(scale_sum), **super().values()}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> LogisticState:
+        state = super().restore(arrays, values)
+        scale = _checked.real_value(values.get("scale"), "scale", 0.0, 1.0)
+        scale_sum = _checked.real_value(values.get("scale_sum"), "scale_sum")
+        if scale == 0.0:
+            raise ValueError(f"scale must be in (0, 1], got {scale!r}")
+        return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
+
+
+def _used_rows(array: np.ndarray) -> np.ndarray:
+    """Which rows of ``array`` hold a nonzero element (a negative zero counts: a row
+    left out comes back as +0.0, and the state must come back bit for bit)."""
+    used = (array != 0) | np.signbit(array)
+    return used if used.ndim == 1 else used.any(axis=1)
+
+
+def _rows_of(array: np.ndarray | _checked.SparseArray) -> np.ndarray:
+    """The sorted rows of a dense or sparse array that hold a nonzero element."""
+    if isinstance(array, _checked.SparseArray):
+        return array.nonzero_rows()
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(_used_rows(array))
+
+
+def _gather(array: np.ndarray | _checked.SparseArray, rows: np.ndarray) -> np.ndarray:
+    """The rows ``rows`` (sorted, a superset of the nonzero ones) of a dense or sparse
+    array, as a dense array; an empty array (no average) stays as it is."""
+    if isinstance(array, _checked.SparseArray):
+        width = int(np.prod(array.shape[1:], dtype=np.int64))
+        out = np.zeros((rows.shape[0], *array.shape[1:]))
+        flat = out.reshape(rows.shape[0], width)
+        # array.check() made the index sorted and in range; rows covers every one of them.
+        flat[np.searchsorted(rows, array.index // width), array.index % width] = array.values
+        return out
+    if array.size == 0:
+        return np.ascontiguousarray(array, dtype=np.float64)
+    return array[rows]
+
+
+def _scattered(array: np.ndarray, rows: np.ndarray, n_rows: int) -> _checked.SparseArray:
+    """The rows-only ``array`` as the coordinates of the ``n_rows``-row array it is part of."""
+    width = int(np.prod(array.shape[1:], dtype=np.int64))
+    flat = array.reshape(array.shape[0], width)
+    local_rows, columns = np.nonzero((flat != 0) | np.signbit(flat))
+    index = rows[local_rows].astype(np.int64) * width + columns
+    return _checked.SparseArray((n_rows, *array.shape[1:]), index, flat[local_rows, columns])
+
+
+@dataclass
+class CompactState:
+    """A training state kept only in its rows with a nonzero weight or aux entry.
+
+    ``rows`` are those rows, sorted, always ending with the intercept row (the last of
+    the ``n_rows``), so that ``state`` -- the family's own state over those rows -- has
+    its intercept last as every state does and computes its model row by row exactly as
+    the whole state would. What a sparsified model keeps instead of the dense state
+    (``weights`` and ``aux`` of ``(n_features + 1) x n_classes`` each): a perceptron on
+    hashed text only ever touches the features of its mistakes.
+    """
+
+    rows: np.ndarray
+    n_rows: int
+    state: TrainingState
+
+    @classmethod
+    def of(cls, state: TrainingState) -> CompactState:
+        used = _used_rows(state.weights)
+        if state.averaged:
+            used |= _used_rows(state.aux)
+        used[-1] = True
+        rows = np.flatnonzero(used)
+        aux = state.aux[rows] if state.averaged else state.aux.copy()
+        return cls(rows, state.weights.shape[0], _replace(state, state.weights[rows], aux))
+
+    @classmethod
+    def restore(
+        cls,
+        state_class: type[TrainingState],
+        arrays: dict[str, Any],
+        values: dict[str, Any],
+    ) -> CompactState:
+        """The compact state of checked arrays (dense or :class:`~perceptrons._checked.
+        SparseArray`), never expanding them to the dense state."""
+        weights, aux = arrays["weights"], arrays["aux"]
+        n_rows = weights.shape[0]
+        last = np.array([n_rows - 1], dtype=np.int64)
+        rows = np.union1d(np.union1d(_rows_of(weights), _rows_of(aux)), last).astype(np.int64)
+        rows_only = {**arrays, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
+        return cls(rows, n_rows, state_class.restore(rows_only, values))
+
+    def expand(self) -> TrainingState:
+        """The dense state again, bit for bit the one :meth:`of` was given."""
+        state = self.state
+        weights = np.zeros((self.n_rows, *state.weights.shape[1:]))
+        weights[self.rows] = state.weights
+        aux = state.aux
+        if state.averaged:
+            aux = np.zeros_like(weights)
+            aux[self.rows] = state.aux
+        return _replace(state, weights, aux)
+
+    def arrays(self) -> dict[str, Any]:
+        """:meth:`TrainingState.arrays` with ``weights`` and ``aux`` as the coordinates of
+        the whole arrays (:class:`~perceptrons._checked.SparseArray`)."""
+        arrays: dict[str, Any] = dict(self.state.arrays())
+        arrays["weights"] = _scattered(self.state.weights, self.rows, self.n_rows)
+        if self.state.averaged:
+            arrays["aux"] = _scattered(self.state.aux, self.rows, self.n_rows)
+        return arrays
+
+    def published(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """``(coef_, intercept_)``: the model as a CSR matrix of shape (n_columns,
+        n_features) without its zeros, and the intercepts."""
+        model = self.state.model()
+        if model.ndim == 1:
+            model = model[:, np.newaxis]
+        features = model[:-1]
+        local_rows, columns = np.nonzero(features)
+        coef = sp.csr_matrix(
+            (features[local_rows, columns], (columns, self.rows[:-1][local_rows])),
+            shape=(model.shape[1], self.n_rows - 1),
+        )
+        return coef, model[-1].copy()
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes + sum(a.nbytes for a in self.state.arrays().values()))
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """A fitted model without its training state: it predicts, and trains again only
+    afresh. ``seen`` is how many examples (their total weight) it was trained on;
+    ``pruned_at`` the threshold of ``sparsify()`` that pruned its weights (None: it was
+    saved, or loaded, without its state)."""
+
+    seen: int | float = 0
+    pruned_at: float | None = None
+
+    @property
+    def reason(self) -> str:
+        if self.pruned_at is None:
+            return "it was saved with resumable=False"
+        return f"its weights were pruned by sparsify(threshold={self.pruned_at:g})"
+
+
+def _replace(state: TrainingState, weights: np.ndarray, aux: np.ndarray) -> TrainingState:
+    """``state`` with other ``weights`` and ``aux`` (its own other fields kept)."""
+    return dataclasses.replace(state, weights=weights, aux=aux)
+
+
+def as_count(count: Any) -> int | float:
+    """An example count as the state keeps it: an int when integral (every unweighted
+    count, and old model files), else the float total of the examples' weights."""
+    value = float(count)
+    if value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _non_negative_count(value: Any) -> int | float:
+    """``count`` read back: an int >= 0, or a finite float >= 0 (weighted training)."""
+    if rules.integer(0).accepts(value):
+        return int(value)
+    if rules.real(0.0).accepts(value):
+        return as_count(value)
+    raise ValueError(f"count must be a finite number >= 0, got {value!r}")

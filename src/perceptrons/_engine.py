@@ -106,6 +106,13 @@ class Engine(StateCodec, Protocol):
         ``sample_weight[i] * class_weight[y_i]`` (None when every weight is 1)."""
         ...
 
+    def begin_batch(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> tuple[Any, Any, np.ndarray | None]:
+        """A batch of new examples checked as ``partial_fit`` checks it, ``(X, targets,
+        weights)``; the first batch starts the training state (streaming's chunks)."""
+        ...
+
     def encode_targets(self, labels: Any) -> Any:
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
         ...
@@ -237,7 +244,7 @@ def run_epochs(
     describe: Callable[[dict[str, Any]], str] | None = None,
     verbose: bool = False,
     stopping: Stopping | None = None,
-    validation: tuple[Any, ...] | None = None,
+    validation: tuple[Any, ...] | Callable[[], tuple[Any, ...] | None] | None = None,
     publish_each_epoch: bool = True,
 ) -> Iterator[dict[str, Any]]:
     """The epoch loop: up to ``max_epochs`` epochs of ``epochs``, yielding each record.
@@ -249,26 +256,28 @@ def run_epochs(
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out
-    data, else once, after the last epoch.
+    data, else once, after the last epoch. ``validation`` may be a function that gives
+    the held-out data after each epoch (a stream gathers it during its first pass).
     """
     stopping = Stopping(False) if stopping is None else stopping
     for n_iter in range(1, max_epochs + 1):
         record = epochs.run_epoch(n_iter)
+        held_out = validation() if callable(validation) else validation
         epoch = len(history) + 1
         if not epochs.is_finite():
             epochs.forget()
             raise ValueError(non_finite_message(name, epoch))
-        if validation is not None or publish_each_epoch:
+        if held_out is not None or publish_each_epoch:
             epochs.publish(n_iter)
-        if validation is not None:
-            record["validation_score"] = float(epochs.score(validation))
+        if held_out is not None:
+            record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
         history.append(record)
         if verbose:
             text = describe(record) if describe is not None else str(record)
             print(f"{heading or name} epoch {epoch}: {text}", flush=True)
         stop = stopping.stop(record)
-        if not publish_each_epoch and validation is None and (stop or n_iter == max_epochs):
+        if not publish_each_epoch and held_out is None and (stop or n_iter == max_epochs):
             epochs.publish(n_iter)
         yield record
         if stop:

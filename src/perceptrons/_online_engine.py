@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
@@ -116,7 +117,23 @@ class LinearEngine:
         estimator.classes_ = classes
         return data, labels, weights
 
-    def encode_targets(self, labels: Any) -> np.ndarray:
+    def begin_batch(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> tuple[Any, Any, np.ndarray | None]:
+        """A new batch of examples, checked as ``partial_fit`` checks it: ``(X,
+        targets, weights)``. The first batch fixes the labels and starts a fresh state,
+        ``history_`` and shuffling generator; later ones continue them."""
+        estimator = self.estimator
+        X, y, first_call, weights = estimator._begin_call(
+            X, y, classes, incremental=True, sample_weight=sample_weight
+        )
+        if first_call:
+            estimator._lifecycle = self.new_state(X.shape[1])
+            estimator.history_ = []
+            estimator.random_state_ = check_random_state(estimator.random_state)
+        return X, self.encode_targets(y), weights
+
+    def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator
         return estimator._targets(_validation.encode(estimator.classes_, labels, estimator))

@@ -220,6 +220,7 @@ class SequenceTagger(OnlineLearner):
     """
 
     _state_class = TrainingState
+    _logs_updates = True
     _rules: ClassVar[dict[str, rules.Rule]] = {
         **OnlineLearner._rules,
         "templates": _templates_rule(),

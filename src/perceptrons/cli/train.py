@@ -28,6 +28,7 @@ from perceptrons.cli._common import (
     say,
     train_with_curve,
 )
+from perceptrons.parallel._mixing import mixing_refusal
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -160,8 +161,8 @@ def _check_training_mode(args: argparse.Namespace) -> None:
             f"--stream needs an algorithm with partial_fit; {args.algorithm} has none",
             EXIT_USAGE,
         )
-    if parallel and not getattr(estimator, "mixable", False):
-        mixable = [name for name in ALGORITHMS if getattr(estimator_class(name), "mixable", 0)]
+    if parallel and mixing_refusal(estimator()) is not None:
+        mixable = [name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None]
         raise UserError(
             f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
             f"cannot do (it can: {', '.join(mixable)})",

@@ -49,6 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from perceptrons._engine import Stopping, run_epochs
 from perceptrons.io.formats import (
     TEXT_FORMATS,
     WEIGHTED_TEXT_FORMATS,
@@ -714,38 +715,198 @@ def fit_stream(
     if fmt == "svmlight":
         options.update(n_features=n_features, zero_based=zero_based)
     rng = check_random_state(random_state)
-    report = StreamReport()
     pairs = None
     if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
         assert featurizer is not None
         pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
-    for epoch in range(1, epochs + 1):
-        started, mistakes, examples, last_bytes = time.perf_counter(), 0, 0, 0
-        batches = (
-            _batches(name, fmt, options, featurizer, shuffle_window, rng)
-            if pairs is None
-            else _pairs_batches(name, options, featurizer, pairs)
+
+    def batches() -> Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]:
+        if pairs is None:
+            return _batches(name, fmt, options, featurizer, shuffle_window, rng)
+        return _pairs_batches(name, options, featurizer, pairs)
+
+    engine = getattr(estimator, "_engine", None)
+    engine = engine() if engine is not None else None
+    held_out = bool(getattr(estimator, "early_stopping", False)) and (
+        getattr(estimator, "validation_fraction", None) is not None
+    )
+    epochs_of: _ChunkEpochs
+    if engine is not None and hasattr(engine, "begin_batch"):
+        if held_out and shuffle_window > 0:
+            raise ValueError(
+                "early_stopping with a validation_fraction holds out the same examples "
+                "every epoch, which a shuffling window would mix: pass shuffle_window=0"
+            )
+        epochs_of = _EngineEpochs(
+            estimator, engine, batches, name, labels, progress, held_out, random_state
         )
-        for X, y, w, bytes_read in batches:
-            labels = _as_label_type(labels, y, name)
-            weights = {} if w is None else {"sample_weight": w}
-            estimator.partial_fit(X, y, classes=labels, **weights)
-            mistakes += _last_mistakes(estimator)
-            examples += len(y)
-            if progress is not None:
-                progress(bytes_read - last_bytes, len(y))
-            last_bytes = bytes_read
-        report.epochs.append(
-            {
-                "epoch": epoch,
-                "mistakes": mistakes,
-                "examples": examples,
-                "seconds": round(time.perf_counter() - started, 3),
-            }
-        )
+        stopping = Stopping(estimator.early_stopping, estimator.n_iter_no_change)
+    else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
+        epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
+        stopping = None
+    report = StreamReport()
+    for record in run_epochs(
+        epochs_of,
+        max_epochs=epochs,
+        history=report.epochs,
+        name=type(estimator).__name__,
+        describe=_describe,
+        verbose=bool(getattr(estimator, "verbose", 0)) and engine is not None,
+        stopping=stopping,
+        validation=epochs_of.held_out_set,
+        publish_each_epoch=True,
+    ):
+        if isinstance(epochs_of, _EngineEpochs):
+            estimator.history_.append(record)  # a record per pass, as fit's history_
         if on_epoch is not None:
-            on_epoch(report.epochs[-1])
+            on_epoch(record)
     return report
+
+
+def _describe(record: dict[str, Any]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in record.items() if key != "epoch")
+
+
+class _ChunkEpochs:
+    """Streaming's epochs (:class:`perceptrons._engine.Epochs`) for any incremental
+    classifier: one ``partial_fit`` per chunk."""
+
+    validation: tuple[Any, ...] | None = None
+
+    def __init__(self, estimator, batches, name: str, labels, progress) -> None:
+        self.estimator, self.batches, self.name = estimator, batches, name
+        self.labels, self.progress = labels, progress
+
+    def run_epoch(self, epoch: int) -> dict[str, Any]:
+        started, examples, last_bytes = time.perf_counter(), 0, 0
+        statistic = self._begin_epoch()
+        for X, y, w, bytes_read in self.batches():
+            self.labels = _as_label_type(self.labels, y, self.name)
+            value, trained = self._train(X, y, w)
+            statistic += value
+            examples += trained
+            if self.progress is not None:
+                self.progress(bytes_read - last_bytes, len(y))
+            last_bytes = bytes_read
+        record = self._record(statistic, examples)
+        record["seconds"] = round(time.perf_counter() - started, 3)
+        return record
+
+    def _begin_epoch(self) -> float:
+        return 0.0
+
+    def _train(self, X, y, w) -> tuple[float, int]:
+        """Train on a chunk: the statistic of its epoch record, examples trained on."""
+        weights = {} if w is None else {"sample_weight": w}
+        self.estimator.partial_fit(X, y, classes=self.labels, **weights)
+        history = getattr(self.estimator, "history_", None)
+        return (float(history[-1].get("mistakes", 0)) if history else 0.0), len(y)
+
+    def held_out_set(self) -> tuple[Any, ...] | None:
+        """The held-out examples early stopping scores (None: none)."""
+        return self.validation
+
+    def _record(self, statistic: float, examples: int) -> dict[str, Any]:
+        return {"mistakes": int(statistic), "examples": examples}
+
+    def is_finite(self) -> bool:
+        return True  # partial_fit checks its own model
+
+    def forget(self) -> None:
+        pass
+
+    def publish(self, n_iter: int) -> None:
+        pass  # partial_fit publishes after every chunk
+
+    def score(self, validation: tuple[Any, ...]) -> float:
+        return float(self.estimator.score(*validation))
+
+
+class _EngineEpochs(_ChunkEpochs):
+    """Streaming's epochs for an estimator of the package: each chunk one compiled
+    epoch of its engine over the chunk's examples, shuffled by the estimator's own
+    generator (the model is, bit for bit, that of one ``partial_fit`` per chunk),
+    ``history_`` one record per pass over the file. With ``early_stopping`` and a
+    ``validation_fraction`` that share of each chunk is held out -- the same examples
+    every epoch, drawn from ``random_state`` and the chunk's position -- gathered in
+    memory during the first epoch, and scored after every epoch."""
+
+    def __init__(
+        self, estimator, engine, batches, name, labels, progress, held_out: bool, random_state
+    ) -> None:
+        super().__init__(estimator, batches, name, labels, progress)
+        self.engine = engine
+        self.held_out = held_out
+        self.key = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+        self.parts: list[tuple[Any, np.ndarray, np.ndarray | None]] | None = None
+        self.chunk = 0
+
+    def _begin_epoch(self) -> float:
+        self.chunk = 0
+        if self.held_out and self.parts is None:
+            self.parts = []  # gathered during the first epoch
+        return 0.0
+
+    def _train(self, X, y, w) -> tuple[float, int]:
+        if self.held_out:
+            fraction = self.estimator.validation_fraction
+            draw = np.random.RandomState(
+                np.random.SeedSequence([self.key, self.chunk]).generate_state(1)
+            )
+            keep = draw.random_sample(len(y)) >= fraction
+            self.chunk += 1
+            if self.parts is not None and self.validation is None:
+                held = ~keep
+                self.parts.append((X[held], y[held], None if w is None else w[held]))
+            X, y, w = X[keep], y[keep], None if w is None else w[keep]
+            if len(y) == 0:
+                return 0.0, 0
+        X, targets, weights = self.engine.begin_batch(X, y, self.labels, w)
+        state = self.estimator._state
+        n = X.shape[0]
+        rows = np.arange(n)
+        order = self.estimator.random_state_.permutation(rows) if self.estimator.shuffle else rows
+        record = self.engine.run_epoch(
+            state,
+            X,
+            targets,
+            order,
+            slack=self.engine.new_slack(state, n),
+            sample_weight=weights,
+            structure_checked=True,
+            raw=True,
+        )
+        return float(record["statistic"]), n
+
+    def run_epoch(self, epoch: int) -> dict[str, Any]:
+        record = super().run_epoch(epoch)
+        if self.held_out and self.validation is None and self.parts is not None:
+            self.validation = _held_out_set(self.parts)
+        return record
+
+    def _record(self, statistic: float, examples: int) -> dict[str, Any]:
+        record = self.engine.epoch_record(statistic, examples)
+        return record
+
+    def is_finite(self) -> bool:
+        state = self.estimator._state
+        return state is None or state.is_finite()
+
+    def forget(self) -> None:
+        self.estimator._forget()
+
+    def publish(self, n_iter: int) -> None:
+        self.engine.publish_state(self.estimator._state, n_iter)
+
+
+def _held_out_set(parts) -> tuple[Any, ...]:
+    """The held-out examples of every chunk, stacked."""
+    X = _stack([part[0] for part in parts])
+    y = np.concatenate([part[1] for part in parts])
+    if all(part[2] is None for part in parts):
+        return X, y
+    weights = [np.ones(len(part[1])) if part[2] is None else part[2] for part in parts]
+    return X, y, np.concatenate(weights)
 
 
 def _as_label_type(classes: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
@@ -765,12 +926,6 @@ def _stateless(featurizer) -> bool:
         "tf",
         "binary",
     )
-
-
-def _last_mistakes(estimator) -> int:
-    """Mistakes of the last partial_fit (ours log one record per call; others: 0)."""
-    history = getattr(estimator, "history_", None)
-    return int(history[-1].get("mistakes", 0)) if history else 0
 
 
 def _batches(name, fmt, options, featurizer, window: int, rng):

@@ -4,13 +4,16 @@ The shards' data, the pure epoch of one shard (:func:`shard_epoch`), the mixing 
 shards' weights (:func:`mix`), how rows are dealt and generators seeded, and the epoch
 loop (:class:`Training`). The runners (:mod:`perceptrons.parallel.threads`,
 :mod:`perceptrons.parallel.dask`) only say where each shard's epoch runs. The estimators
-are driven through their engine API (:mod:`perceptrons._online`): this module imports no
-estimator and nothing of Dask. The algorithm is documented in :mod:`perceptrons.parallel`.
+are driven through their engine (:class:`perceptrons._engine.Engine`, handed out by
+``estimator._engine()``) and trained by the one epoch loop,
+:func:`perceptrons._engine.run_epochs`, an epoch being "run the shards, then mix": this
+module imports no estimator and nothing of Dask. The algorithm is documented in :mod:`perceptrons.parallel`.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,12 +24,13 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
-from perceptrons._engine import non_finite_message
+from perceptrons._engine import Engine, Stopping, hold_out, run_epochs
 from perceptrons._kernels.mixing import add_shard, apply_mix, sorted_rows_of_examples, union_rows
-from perceptrons._states import all_finite, as_count
+from perceptrons._states import PerceptronState, all_finite, as_count
 
 if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier, TrainingState
+    from perceptrons._online import OnlineLinearClassifier
+    from perceptrons._states import TrainingState
 
 #: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
 #: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
@@ -37,8 +41,23 @@ MIXINGS = ("auto", "uniform", "mistakes", "sum")
 def resolve_mixing(estimator: Any, mixing: str) -> str:
     """The rule ``mixing`` stands for with ``estimator`` ("auto" resolved)."""
     if mixing == "auto":
-        return "mistakes" if getattr(estimator, "logs_updates", False) else "uniform"
+        return "mistakes" if engine_of(estimator).logs_updates else "uniform"
     return mixing
+
+
+def engine_of(estimator: Any) -> Engine:
+    """The online engine of ``estimator`` (:func:`mixing_refusal` says why an
+    estimator has none)."""
+    return estimator._engine()
+
+
+def mixing_refusal(estimator: Any) -> str | None:
+    """Why parameter mixing cannot train ``estimator`` as configured, or None: each
+    estimator of the package says why in its own ``_mixing_refusal``."""
+    refusal = getattr(estimator, "_mixing_refusal", None)
+    if refusal is None:
+        return f"{type(estimator).__name__}, which is not an online learner of this package"
+    return refusal()
 
 
 #: A generator's state as ``RandomState.get_state`` gives it (a tuple, in legacy form).
@@ -82,7 +101,7 @@ class ShardData:
         return np.arange(self.n_samples) if self.rows is None else self.rows
 
     def pieces(
-        self, rng: np.random.RandomState | None, estimator: Any
+        self, rng: np.random.RandomState | None, engine: Engine
     ) -> Iterator[tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The epoch's pieces ``(X, codes, order, sample_weight)``: here one, the whole
         shard (a shard read from a file gives one per chunk)."""
@@ -126,15 +145,15 @@ class Plan:
         # worker never draws from it.
         params = {**estimator.get_params(deep=False), "random_state": None}
         plan = cls(type(estimator), params, np.asarray(classes), int(n_features))
-        probe = plan.estimator()
+        probe = engine_of(plan.estimator())
         return replace(
             plan,
-            averaged=probe.new_training_state(0).averaged,
+            averaged=probe.averaged,
             # Averaging the mixes, one shard is not the serial fit: it mixes too.
             single=n_shards == 1 and average == "examples",
             local_epochs=int(local_epochs),
             average=average,
-            dense_changes=float(getattr(probe, "l2", 0.0)) > 0.0,
+            dense_changes=probe.dense_changes,
         )
 
     def estimator(self) -> OnlineLinearClassifier:
@@ -145,14 +164,14 @@ class Plan:
         return estimator
 
     def zeros(self) -> TrainingState:
-        return self.estimator().new_training_state(self.n_features)
+        return engine_of(self.estimator()).new_state(self.n_features)
 
     def new_slack(self, n_samples: int) -> np.ndarray | None:
         """The Δ trick's weights for a shard's examples, or None without it."""
-        estimator = self.estimator()
-        if estimator.delta == 0:
+        engine = engine_of(self.estimator())
+        if engine.delta == 0:
             return None
-        return estimator.new_slack(estimator.new_training_state(0), n_samples)
+        return engine.new_slack(engine.new_state(0), n_samples)
 
 
 @dataclass
@@ -217,7 +236,7 @@ class ShardTrainer:
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self.estimator = plan.estimator()
+        self.engine = engine_of(plan.estimator())
         self.state = plan.zeros()
         self.epoch = 0  # the epoch whose end the state holds
         self.touched = np.empty(0, dtype=np.int64)  # rows the last epoch changed
@@ -251,26 +270,26 @@ class ShardTrainer:
         self, shard: ShardData, epoch: int, rng_state: RngState | None, slack: np.ndarray | None
     ) -> ShardResult:
         """The shard's epoch (``local_epochs`` passes) from the state :meth:`begin` set."""
-        plan, state, estimator = self.plan, self.state, self.estimator
+        plan, state, engine = self.plan, self.state, self.engine
         rng = None
         if rng_state is not None:
             rng = np.random.RandomState()
             rng.set_state(rng_state)
         # The Δ trick's weights are indexed by example: only shards holding their own rows.
         if slack is None:
-            slack = estimator.new_slack(state, shard.n_samples if shard.rows is None else 0)
+            slack = engine.new_slack(state, shard.n_samples if shard.rows is None else 0)
         else:
             slack = slack.copy()
-        logging = estimator.logs_updates and not plan.dense_changes
+        logging = engine.logs_updates and not plan.dense_changes
         start_count = state.count
         statistic, examples = 0.0, 0
         changed: list[np.ndarray | None] = []
         for _ in range(plan.local_epochs):
-            for X, codes, order, sample_weight in shard.pieces(rng, estimator):
+            for X, codes, order, sample_weight in shard.pieces(rng, engine):
                 n = order.shape[0]
                 if logging and self.log.shape[0] < n:
                     self.log = np.empty((n, 2), dtype=np.int64)
-                record = estimator.run_epoch(
+                record = engine.run_epoch(
                     state,
                     X,
                     codes,
@@ -315,7 +334,7 @@ class ShardTrainer:
         """The sorted rows of the features of the examples ``updated`` (rows of ``X``;
         None: every example of ``X``, for families that update on every example), or
         None once they are more than half of the rows (then every row is sent)."""
-        rows_arg, fixed = self.estimator.example_rows(X)
+        rows_arg, fixed = self.engine.example_rows(X)
         limit = int(DENSE_SHARE * self.state.weights.shape[0])
         if updated is not None:
             return sorted_rows_of_examples(rows_arg, updated, self.marks, limit, fixed)
@@ -467,30 +486,14 @@ def check_estimator(
     estimator: Any, mixing: str, local_epochs: Any = 1, average: Any = "examples"
 ) -> None:
     """Raise a ValueError unless ``estimator`` can be trained by mixing with ``mixing``."""
-    reason = getattr(estimator, "unmixable_reason", None)
+    reason = mixing_refusal(estimator)
     if reason:
         raise ValueError(f"parameter mixing does not support {reason}.")
-    if not getattr(estimator, "mixable", False):
-        raise ValueError(
-            f"parameter mixing supports Perceptron, AveragedPerceptron and "
-            f"LogisticRegressionSGD, not "
-            f"{type(estimator).__name__}"
-            + (
-                " (the voted perceptron keeps every intermediate weight vector: it cannot "
-                "be mixed)."
-                if type(estimator).__name__ == "VotedPerceptron"
-                else "."
-            )
-        )
-    estimator._check_params()
-    if estimator.early_stopping and estimator.validation_fraction is not None:
-        raise ValueError(
-            "parameter mixing does not support early_stopping with a validation_fraction "
-            "(early_stopping alone, which stops after an epoch without mistakes, is fine)."
-        )
+    engine = engine_of(estimator)
+    engine.check_params()
     if not isinstance(mixing, str) or mixing not in MIXINGS:
         raise ValueError(f"mixing must be one of {MIXINGS}, got {mixing!r}.")
-    if mixing == "mistakes" and not getattr(estimator, "logs_updates", False):
+    if mixing == "mistakes" and not engine.logs_updates:
         raise ValueError(
             f"mixing='mistakes' weighs shards by their mistakes, which "
             f"{type(estimator).__name__} does not make (every example updates it); "
@@ -500,7 +503,7 @@ def check_estimator(
         raise ValueError(f"local_epochs must be an int >= 1, got {local_epochs!r}.")
     if not isinstance(average, str) or average not in AVERAGES:
         raise ValueError(f"average must be one of {AVERAGES}, got {average!r}.")
-    if average == "mixes" and not getattr(estimator, "_averaged", False):
+    if average == "mixes" and not engine.averaged:
         raise ValueError(
             f"average='mixes' needs an averaged model (AveragedPerceptron, "
             f"LogisticRegressionSGD(average=True)), not {type(estimator).__name__} "
@@ -546,7 +549,10 @@ EpochRunner: TypeAlias = Callable[[int, Start, list, list, Callable[[], Start]],
 
 @dataclass
 class Training:
-    """The epoch loop of parameter mixing, whatever runs the shards' epochs."""
+    """Parameter mixing's training: its epochs -- run the shards' epochs, then mix --
+    through the one epoch loop (:func:`perceptrons._engine.run_epochs`), whatever runs
+    the shards' epochs. ``validation``: held-out ``(X, y[, sample_weight])`` scored
+    after every mix, which ``early_stopping`` then follows (see :func:`array_shards`)."""
 
     estimator: OnlineLinearClassifier
     plan: Plan
@@ -555,110 +561,144 @@ class Training:
     streams: list[np.random.RandomState]
     shard_sizes: list[int]
     history: list[dict[str, Any]] = field(default_factory=list)
+    validation: tuple[Any, ...] | None = None
 
     def epochs(self, publish_each_epoch: bool = True) -> Iterator[dict[str, Any]]:
         """Train, yielding each epoch's record; the estimator is a fitted model after the
         last epoch and, with ``publish_each_epoch``, after every one."""
-        estimator, plan = self.estimator, self.plan
-        # The mixed model: true weights, the average's aux in its plain form and the
-        # count (one shard: the serial state itself).
-        state = plan.zeros()
-        changed: np.ndarray | None = None
-        shuffle = estimator.shuffle
-        rng_states: list[RngState | None] = [
-            s.get_state() if shuffle else None for s in self.streams
-        ]
-        slacks = [plan.new_slack(n) for n in self.shard_sizes]
+        estimator = self.estimator
+        mixed = _MixedEpochs(self)
         estimator.history_ = []
-        n_rows = state.weights.shape[0]
-        mixes = np.zeros_like(state.weights) if plan.average == "mixes" else None
-        buffers = RowBuffers.allocate(n_rows)
-        for epoch in range(1, estimator.max_epochs + 1):
-            began = time.perf_counter()
-
-            def whole_start(epoch=epoch) -> Start:
-                if plan.single:
-                    return Start(epoch, None, state.weights, state.aux, state.values())
-                return Start(epoch, None, state.weights)
-
-            if epoch == 1:  # the trainers' fresh states are the zero start already
-                start = Start(1, np.empty(0, dtype=np.int64), state.weights[:0])
-            elif changed is None and not plan.single:
-                start = whole_start()
-            elif plan.single:  # the shard's own state is the model
-                start = Start(epoch, np.empty(0, dtype=np.int64), state.weights[:0])
-            else:
-                start = Start(epoch, changed, state.weights[changed])
-            results = self.run_epoch(epoch, start, rng_states, slacks, whole_start)
-            try:
-                changed, change = mix_into(state, results, self.mixing, plan.single, buffers)
-            except FloatingPointError:
-                raise ValueError(non_finite_message(type(estimator).__name__, epoch)) from None
-            if mixes is not None:
-                # Σ_k W_k = epoch * W - B: B grows by (epoch - 1) D at the changed rows.
-                mixes[slice(None) if changed is None else changed] += (epoch - 1) * change
-            rng_states = [r.rng_state for r in results]
-            slacks = [r.slack for r in results]
-            record = {"epoch": epoch, **self._record(results)}
-            estimator.history_.append(record)
-            stop = estimator.early_stopping and record.get("mistakes") == 0
-            if publish_each_epoch or stop or epoch == estimator.max_epochs:
-                self._publish(state, epoch, rng_states, mixes)
-            self.history.append(
-                {
-                    **record,
-                    "seconds": time.perf_counter() - began,
-                    "changed_rows": n_rows if changed is None else int(changed.shape[0]),
-                    "bytes_sent": start.nbytes * len(results),
-                    "bytes_received": sum(r.nbytes for r in results),
-                }
-            )
-            if estimator.verbose:
-                print(
-                    f"{type(estimator).__name__} (mixing {len(results)} shards) epoch "
-                    f"{epoch}: {record}",
-                    flush=True,
-                )
+        name = type(estimator).__name__
+        for record in run_epochs(
+            mixed,
+            max_epochs=estimator.max_epochs,
+            history=estimator.history_,
+            name=name,
+            heading=f"{name} (mixing {len(self.shard_sizes)} shards)",
+            verbose=bool(estimator.verbose),
+            stopping=Stopping(estimator.early_stopping, estimator.n_iter_no_change),
+            validation=self.validation,
+            publish_each_epoch=publish_each_epoch,
+        ):
+            self.history.append({**record, **mixed.traffic})
             yield self.history[-1]
-            if stop:
-                break
+
+
+class _MixedEpochs:
+    """Parameter mixing's epochs (:class:`perceptrons._engine.Epochs`): the mixed model
+    (true weights, the average's aux in its plain form and the count; one shard: the
+    serial state itself) and what each epoch sends and receives."""
+
+    def __init__(self, training: Training) -> None:
+        self.training = training
+        plan = training.plan
+        self.engine = engine_of(training.estimator)
+        self.state = plan.zeros()
+        self.changed: np.ndarray | None = None
+        self.rng_states: list[RngState | None] = [
+            s.get_state() if training.estimator.shuffle else None for s in training.streams
+        ]
+        self.slacks = [plan.new_slack(n) for n in training.shard_sizes]
+        n_rows = self.state.weights.shape[0]
+        self.mixes = np.zeros_like(self.state.weights) if plan.average == "mixes" else None
+        self.buffers = RowBuffers.allocate(n_rows)
+        self.finite = True
+        self.traffic: dict[str, Any] = {}
+
+    def _whole_start(self, epoch: int) -> Start:
+        state = self.state
+        if self.training.plan.single:
+            return Start(epoch, None, state.weights, state.aux, state.values())
+        return Start(epoch, None, state.weights)
+
+    def run_epoch(self, epoch: int) -> dict[str, Any]:
+        training, plan, state, changed = self.training, self.training.plan, self.state, self.changed
+        began = time.perf_counter()
+        if epoch == 1:  # the trainers' fresh states are the zero start already
+            start = Start(1, np.empty(0, dtype=np.int64), state.weights[:0])
+        elif changed is None and not plan.single:
+            start = self._whole_start(epoch)
+        elif plan.single:  # the shard's own state is the model
+            start = Start(epoch, np.empty(0, dtype=np.int64), state.weights[:0])
+        else:
+            start = Start(epoch, changed, state.weights[changed])
+        results = training.run_epoch(
+            epoch, start, self.rng_states, self.slacks, lambda: self._whole_start(epoch)
+        )
+        try:
+            changed, change = mix_into(state, results, training.mixing, plan.single, self.buffers)
+        except FloatingPointError:
+            self.finite = False
+            return {}
+        self.changed = changed
+        if self.mixes is not None:
+            # Σ_k W_k = epoch * W - B: B grows by (epoch - 1) D at the changed rows.
+            self.mixes[slice(None) if changed is None else changed] += (epoch - 1) * change
+        self.rng_states = [r.rng_state for r in results]
+        self.slacks = [r.slack for r in results]
+        n_rows = state.weights.shape[0]
+        self.traffic = {
+            "seconds": time.perf_counter() - began,
+            "changed_rows": n_rows if changed is None else int(changed.shape[0]),
+            "bytes_sent": start.nbytes * len(results),
+            "bytes_received": sum(r.nbytes for r in results),
+        }
+        return self._record(results)
 
     def _record(self, results: Sequence[ShardResult]) -> dict[str, Any]:
         """The epoch's record in the family's terms, with each shard's statistic
         (``shard_mistakes`` for the perceptrons, ``shard_log_loss`` for logistic
         regression)."""
-        estimator = self.estimator
+        engine = self.engine
         total = sum(r.statistic for r in results)
-        record = estimator.epoch_record(total, sum(r.examples for r in results))
+        record = engine.epoch_record(total, sum(r.examples for r in results))
         (name,) = [key for key in record if key != "examples"]
         record[f"shard_{name}"] = [
-            estimator.epoch_record(r.statistic, r.examples)[name] for r in results
+            engine.epoch_record(r.statistic, r.examples)[name] for r in results
         ]
         return record
 
-    def _publish(self, state: TrainingState, n_iter: int, rng_states, mixes) -> None:
+    def is_finite(self) -> bool:
+        return self.finite
+
+    def forget(self) -> None:
+        self.training.estimator._forget()
+
+    def publish(self, n_iter: int) -> None:
         """Make the estimator a fitted model of the mixed state (with ``mixes``, the
         mean of the mixed weights of the ``n_iter`` epochs, ``W - mixes / n_iter``)."""
-        estimator = self.estimator
-        estimator.classes_ = self.plan.classes
-        estimator.n_features_in_ = self.plan.n_features
-        values = state.values() if self.plan.single else state.plain_values()
+        training, state, mixes = self.training, self.state, self.mixes
+        estimator = training.estimator
+        estimator.classes_ = training.plan.classes
+        estimator.n_features_in_ = training.plan.n_features
+        values = state.values() if training.plan.single else state.plain_values()
         aux = state.aux.copy() if mixes is None else mixes * (state.count / n_iter)
-        estimator.import_state(
-            {"weights": state.weights.copy(), "aux": aux}, {**values, "n_iter": n_iter}
-        )
+        published = dataclasses.replace(state, weights=state.weights.copy(), aux=aux)
+        published.load_values(values)
+        if isinstance(published, PerceptronState):
+            published.slack = None  # the shards keep the Δ weights of their own examples
+        self.engine.publish_state(published, n_iter)
         # Shard 0's generator: with one shard, exactly the serial fit's after training.
-        if rng_states[0] is not None:
-            self.streams[0].set_state(rng_states[0])
-        estimator.random_state_ = self.streams[0]
+        if self.rng_states[0] is not None:
+            training.streams[0].set_state(self.rng_states[0])
+        estimator.random_state_ = training.streams[0]
+
+    def score(self, validation: tuple[Any, ...]) -> float:
+        return float(self.training.estimator.score(*validation))
 
 
-def _prepare_arrays(
-    estimator: OnlineLinearClassifier, X: ArrayLike, y: ArrayLike, sample_weight: Any = None
-) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate like the serial fit (which sets ``n_features_in_``, feature names...);
-    the examples' weights ``sample_weight[i] * class_weight[y_i]``, or None."""
-    return estimator.training_data(X, y, sample_weight)
+@dataclass
+class ArrayShards:
+    """In-memory arrays dealt out to shards: the shards, the plan, each shard's
+    generator, the generator that dealt the rows (it deals them again each epoch with
+    ``redeal``) and the held-out examples of ``early_stopping`` (or None)."""
+
+    shards: list[ShardData]
+    plan: Plan
+    streams: list[np.random.RandomState]
+    dealer: np.random.RandomState
+    validation: tuple[Any, ...] | None
 
 
 def array_shards(
@@ -671,18 +711,31 @@ def array_shards(
     sample_weight: ArrayLike | None = None,
     local_epochs: int = 1,
     average: str = "examples",
-) -> tuple[list[ShardData], Plan, list[np.random.RandomState], np.random.RandomState]:
-    """The validated shards of in-memory arrays, the plan, the shards' generators and
-    the generator that dealt the rows (it deals them again each epoch with ``redeal``).
+) -> ArrayShards:
+    """The validated shards of in-memory arrays (see :class:`ArrayShards`).
 
+    Validated like the serial fit (which sets ``n_features_in_``, feature names...).
     ``share``: the shards are views of the same ``X`` (for threads; not with the Δ
     trick, whose per-example weights each shard then keeps for its own rows only).
     ``sample_weight`` (and the estimator's ``class_weight``): each shard carries the
-    weights of its own rows.
+    weights of its own rows. With ``early_stopping`` and a ``validation_fraction``,
+    that share of the examples is held out first, drawn as the serial fit draws it
+    (from shard 0's generator, before any shuffle): with one shard the training is
+    the serial fit's, early stop included.
     """
-    data, codes, classes, weights = _prepare_arrays(estimator, X, y, sample_weight)
+    engine = engine_of(estimator)
+    data, labels, weights = engine.training_data(X, y, sample_weight)
+    codes = engine.encode_targets(labels)
+    dealer, streams = generators(estimator.random_state, check_partitions(n_partitions))
+    validation = None
+    if estimator.early_stopping and estimator.validation_fraction is not None:
+        rows, held = hold_out(data.shape[0], estimator.validation_fraction, codes, streams[0])
+        validation = (data[held], labels[held])
+        if weights is not None:
+            validation += (weights[held],)
+            weights = weights[rows]
+        data, codes = data[rows], codes[rows]
     n_partitions = check_partitions(n_partitions, data.shape[0])
-    dealer, streams = generators(estimator.random_state, n_partitions)
     parts = split_rows(data.shape[0], n_partitions, dealer if estimator.shuffle else None)
     if n_partitions == 1:
         shards = [ShardData(data, codes, sample_weight=weights)]
@@ -695,10 +748,10 @@ def array_shards(
         ]
     plan = Plan.of(
         estimator,
-        classes,
+        np.asarray(estimator.classes_),
         data.shape[1],
         n_shards=n_partitions,
         local_epochs=local_epochs,
         average=average,
     )
-    return shards, plan, streams, dealer
+    return ArrayShards(shards, plan, streams, dealer, validation)

@@ -27,6 +27,7 @@ from perceptrons.parallel._mixing import (
     array_shards,
     check_estimator,
     check_partitions,
+    engine_of,
     generators,
     resolve_mixing,
     shard_epoch,
@@ -108,7 +109,7 @@ def _prepare_block(block: _RawBlock, plan: Plan, zero_based: bool | None) -> Sha
         raise ValueError(
             f"a partition has {X.shape[1]} features where {plan.n_features} were expected."
         )
-    return ShardData(X, estimator.encode_labels(y))
+    return ShardData(X, engine_of(estimator).encode_targets(y))
 
 
 def _scan_file(path: str, options: dict[str, Any], chunk_size: int) -> dict[str, Any]:
@@ -152,7 +153,7 @@ class _FileStream:
     def n_samples(self) -> int:
         return int(self.info["rows"])
 
-    def pieces(self, rng, estimator):
+    def pieces(self, rng, engine):
         from perceptrons.io.stream import iter_chunks
 
         for chunk in iter_chunks(
@@ -541,6 +542,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     "are one per example, kept in memory."
                 )
         if _is_path_list(X) or _is_dask_array(X):
+            if self.estimator.early_stopping and self.estimator.validation_fraction:
+                raise ValueError(
+                    "early_stopping with a validation_fraction holds out examples of "
+                    "in-memory arrays: the rows of files and Dask arrays stay on the "
+                    "workers (pass validation_fraction=None to stop after an epoch "
+                    "without mistakes, or give X as arrays)."
+                )
             for name, value in (
                 ("class_weight", getattr(self.estimator, "class_weight", None)),
                 ("sample_weight", options["sample_weight"]),
@@ -562,6 +570,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             if not workers:
                 client.wait_for_workers(1, timeout=60)
                 workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+            validation = None
             if options["stream"]:
                 shards, plan, streams = self._stream_shards(
                     client,
@@ -587,7 +596,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 if y is None:
                     raise ValueError("y is required unless X is a list of files.")
                 n = self.n_partitions or len(workers)
-                data, plan, streams, _ = array_shards(
+                dealt = array_shards(
                     self.estimator_,
                     X,
                     y,
@@ -596,15 +605,18 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     local_epochs=self.local_epochs,
                     average=self.average,
                 )
+                plan, streams, validation = dealt.plan, dealt.streams, dealt.validation
                 shards = _DaskShards.place(
-                    [_scatter_source(client, shard) for shard in data],
+                    [_scatter_source(client, shard) for shard in dealt.shards],
                     workers,
-                    [shard.n_samples for shard in data],
+                    [shard.n_samples for shard in dealt.shards],
                 )
             self.n_partitions_ = len(shards.futures)
             runner = _DaskRunner(client, shards, plan, self.max_retries)
             mixing = resolve_mixing(self.estimator_, self.mixing)
-            training = Training(self.estimator_, plan, mixing, runner, streams, shards.sizes)
+            training = Training(
+                self.estimator_, plan, mixing, runner, streams, shards.sizes, validation=validation
+            )
             training.history = self.history_
             try:
                 yield from training.epochs(publish_each_epoch)

@@ -104,7 +104,7 @@ def mix_threads(
             "the shuffling generator, and each Δ weight belongs to one shard's example."
         )
     n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
-    shards, plan, streams, dealer = array_shards(
+    dealt = array_shards(
         estimator,
         X,
         y,
@@ -114,6 +114,7 @@ def mix_threads(
         local_epochs=local_epochs,
         average=average,
     )
+    shards, plan, dealer = dealt.shards, dealt.plan, dealt.dealer
     # Each shard keeps its own state from epoch to epoch: the threads read and write
     # only the rows the mix and their epochs change.
     trainers = [ShardTrainer(plan) for _ in shards]
@@ -139,8 +140,9 @@ def mix_threads(
             plan,
             resolve_mixing(estimator, mixing),
             run_epoch,
-            streams,
+            dealt.streams,
             [s.n_samples for s in shards],
+            validation=dealt.validation,
         )
         for _ in training.epochs(publish_each_epoch=False):
             pass

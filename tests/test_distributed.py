@@ -297,6 +297,73 @@ def test_early_stopping_after_an_epoch_without_mistakes():
     assert model.score(X, y) == 1.0
 
 
+def _stopped_by_patience(history, patience):
+    """Whether training stopped at the first epoch after which the held-out score had
+    not improved for ``patience`` epochs (the serial fit's rule), and only there."""
+    best, without_gain = -np.inf, 0
+    for epoch, record in enumerate(history, start=1):
+        if record["validation_score"] > best:
+            best, without_gain = record["validation_score"], 0
+        else:
+            without_gain += 1
+        if without_gain >= patience:
+            return epoch == len(history)
+    return False
+
+
+def test_early_stopping_on_held_out_data_under_dask(client):
+    """ParameterMixing holds out validation_fraction of in-memory arrays as the serial fit
+    does (one partition: exactly the serial fit, early stop included)."""
+    X, y = _problem(3, n_samples=300)
+    params = dict(early_stopping=True, validation_fraction=0.2, n_iter_no_change=2, max_epochs=60)
+    serial = AveragedPerceptron(random_state=0, **params).fit(X, y)
+    one = ParameterMixing(
+        AveragedPerceptron(random_state=0, **params), n_partitions=1, client=client
+    ).fit(X, y)
+    assert serial.n_iter_ < 60
+    assert _stopped_by_patience(serial.history_, 2)
+    scores = [r["validation_score"] for r in one.estimator_.history_]
+    assert scores == [r["validation_score"] for r in serial.history_]
+    assert np.array_equal(one.estimator_.coef_, serial.coef_)
+    three = ParameterMixing(
+        AveragedPerceptron(random_state=0, **params), n_partitions=3, client=client
+    ).fit(X, y)
+    history = three.estimator_.history_
+    assert len(history) < 60 and all("validation_score" in r for r in history)
+    assert _stopped_by_patience(history, 2)
+    # The held-out fifth is never trained on: each epoch sees the other 240 examples.
+    assert {r["examples"] for r in history} == {240}
+
+
+def test_early_stopping_on_held_out_data_in_threads():
+    X, y = _problem(3, n_samples=300)
+    model = AveragedPerceptron(
+        early_stopping=True,
+        validation_fraction=0.2,
+        n_iter_no_change=2,
+        max_epochs=60,
+        n_jobs=2,
+        random_state=0,
+    ).fit(X, y)
+    assert model.n_iter_ == len(model.history_) < 60
+    assert _stopped_by_patience(model.history_, 2)
+    assert {r["examples"] for r in model.history_} == {240}
+    assert [len(r["shard_mistakes"]) for r in model.history_] == [2] * model.n_iter_
+
+
+def test_held_out_early_stopping_needs_in_memory_arrays(client, tmp_path):
+    X, y = _problem(2)
+    paths = []
+    for i in range(2):
+        path = tmp_path / f"part{i}.svm"
+        dump_svmlight_file(X[i::2], y[i::2], str(path))
+        paths.append(str(path))
+    with pytest.raises(ValueError, match="in-memory arrays"):
+        ParameterMixing(
+            Perceptron(early_stopping=True, validation_fraction=0.2), client=client
+        ).fit(paths)
+
+
 # ----------------------------------------------------------------- other inputs
 def test_dask_array_blocks_are_the_partitions(client):
     X, y = _problem(3, n_samples=150)
@@ -522,8 +589,6 @@ def test_unsupported_settings_are_clear_errors():
         ParameterMixing(Perceptron(), n_partitions=0).fit(X, y)
     with pytest.raises(ValueError, match=r"VotedPerceptron.*cannot be mixed"):
         ParameterMixing(VotedPerceptron()).fit(X, y)
-    with pytest.raises(ValueError, match="validation_fraction"):
-        ParameterMixing(Perceptron(early_stopping=True, validation_fraction=0.2)).fit(X, y)
     with pytest.raises(ValueError, match="max_epochs"):
         ParameterMixing(Perceptron(max_epochs=0)).fit(X, y)
     with pytest.raises(ValueError, match="VotedPerceptron"):

@@ -82,15 +82,17 @@ def test_fit_starts_afresh_and_warm_start_continues():
     assert len(model.history_) == 2
     model.set_params(warm_start=True).fit(X, y)
     assert len(model.history_) == 4
-    assert model.export_state()[1]["count"] == 4 * len(y)
+    assert model._engine().export_state()[1]["count"] == 4 * len(y)
 
 
 def test_the_engine_runs_an_epoch_on_a_state_the_caller_owns():
     """The engine API is what perceptrons.parallel drives: a state, one epoch."""
     X, y = _problem()
     model = AveragedPerceptron(shuffle=False).fit(X, y)
-    state = model.new_training_state(X.shape[1])
-    record = model.run_epoch(state, X, model.encode_labels(y), np.arange(len(y)))
+    state = model._engine().new_state(X.shape[1])
+    record = model._engine().run_epoch(
+        state, X, model._engine().encode_targets(y), np.arange(len(y))
+    )
     assert record == {"mistakes": model.history_[0]["mistakes"], "examples": len(y)}
     assert state.count == len(y)
     reference = AveragedPerceptron(shuffle=False, max_epochs=1).fit(X, y)
@@ -100,13 +102,13 @@ def test_the_engine_runs_an_epoch_on_a_state_the_caller_owns():
 def test_import_state_checks_shapes_before_a_kernel_sees_them():
     X, y = _problem()
     model = AveragedPerceptron(max_epochs=1).fit(X, y)
-    arrays, values = model.export_state()
+    arrays, values = model._engine().export_state()
     with pytest.raises(ValueError, match=r"aux of shape \(2, 3\) do not fit"):
-        model.import_state({**arrays, "aux": np.zeros((2, 3))}, values)
+        model._engine().import_state({**arrays, "aux": np.zeros((2, 3))}, values)
     with pytest.raises(ValueError, match="count must be a finite number >= 0"):
-        model.import_state(arrays, {**values, "count": -1})
+        model._engine().import_state(arrays, {**values, "count": -1})
     with pytest.raises(ValueError, match="slack of shape"):
-        model.import_state({**arrays, "slack": np.zeros((4, 2))}, values)
+        model._engine().import_state({**arrays, "slack": np.zeros((4, 2))}, values)
 
 
 def test_run_epoch_checks_every_index_before_the_kernel_sees_it():
@@ -114,22 +116,22 @@ def test_run_epoch_checks_every_index_before_the_kernel_sees_it():
     are refused with a message instead of writing outside an array."""
     X, y = _problem()
     model = Perceptron().fit(X, y)
-    state, targets = model.new_training_state(X.shape[1]), model.encode_labels(y)
+    state, targets = model._engine().new_state(X.shape[1]), model._engine().encode_targets(y)
     rows = np.arange(len(y))
     with pytest.raises(ValueError, match=r"row indices in order outside \[0, 60\)"):
-        model.run_epoch(state, X, targets, np.array([0, 60]))
+        model._engine().run_epoch(state, X, targets, np.array([0, 60]))
     with pytest.raises(ValueError, match="row indices in order"):
-        model.run_epoch(state, X, targets, np.array([-1]))
+        model._engine().run_epoch(state, X, targets, np.array([-1]))
     with pytest.raises(ValueError, match="59 targets for 60 rows"):
-        model.run_epoch(state, X, targets[:-1], rows)
+        model._engine().run_epoch(state, X, targets[:-1], rows)
     with pytest.raises(ValueError, match=r"class codes outside \[0, 3\)"):
-        model.run_epoch(state, X, np.full(len(y), 3), rows)
+        model._engine().run_epoch(state, X, np.full(len(y), 3), rows)
     with pytest.raises(ValueError, match="weights have 6 rows for 4 features"):
-        model.run_epoch(state, X[:, :4], targets, rows)
+        model._engine().run_epoch(state, X[:, :4], targets, rows)
     with pytest.raises(ValueError, match="slack of shape"):
-        model.run_epoch(state, X, targets, rows, slack=np.zeros((5, 3)))
+        model._engine().run_epoch(state, X, targets, rows, slack=np.zeros((5, 3)))
     with pytest.raises(ValueError, match="sample_weight of shape"):
-        model.run_epoch(state, X, targets, rows, sample_weight=np.ones(3))
+        model._engine().run_epoch(state, X, targets, rows, sample_weight=np.ones(3))
     assert state.count == 0  # nothing ran
 
 
@@ -146,7 +148,8 @@ bad = sp.csr_matrix(
     (np.ones(4), np.array([0, 1, 2, 10**9], dtype=np.int32), np.arange(5)), shape=(4, 4)
 )
 try:
-    model.run_epoch(model.new_training_state(4), bad, model.encode_labels(y), np.arange(4))
+    engine = model._engine()
+    engine.run_epoch(engine.new_state(4), bad, engine.encode_targets(y), np.arange(4))
 except ValueError as error:
     print(error)
 """

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import softmax
 
-from perceptrons import _online, datasets, logistic, reference
+from perceptrons import _online_engine, datasets, logistic, reference
 from perceptrons.logistic import LogisticRegressionSGD
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
@@ -202,7 +202,7 @@ def test_changing_average_between_partial_fit_calls_is_an_error():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fit_epochs_is_fit_paused_after_every_epoch(monkeypatch, sparse):
-    monkeypatch.setattr(_online, "_PROGRESS_CHUNK", 7)
+    monkeypatch.setattr(_online_engine, "PROGRESS_CHUNK", 7)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(50, 3)) * (rng.random((50, 3)) < 0.7)
     y = rng.integers(0, 3, size=50)
@@ -244,19 +244,19 @@ def test_export_import_state_continues_exactly():
     rng = np.random.default_rng(7)
     X, y = rng.normal(size=(40, 4)), rng.integers(0, 3, size=40)
     model = LogisticRegressionSGD(l2=0.3, average=True, random_state=0).fit(X, y)
-    arrays, values = model.export_state()
+    arrays, values = model._engine().export_state()
     copy = LogisticRegressionSGD(**model.get_params())
     copy.classes_, copy.n_features_in_, copy.history_ = model.classes_, 4, list(model.history_)
     copy.random_state_ = np.random.RandomState()
     copy.random_state_.set_state(model.random_state_.get_state())
-    copy.import_state({k: v.copy() for k, v in arrays.items()}, dict(values))
+    copy._engine().import_state({k: v.copy() for k, v in arrays.items()}, dict(values))
     assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
     model.partial_fit(X[:9], y[:9])
     copy.partial_fit(X[:9], y[:9])
     assert_array_equal(copy.coef_, model.coef_)
     assert_array_equal(copy.intercept_, model.intercept_)
     with pytest.raises(ValueError, match="do not fit"):
-        copy.import_state({**arrays, "weights": np.zeros(3)}, values)
+        copy._engine().import_state({**arrays, "weights": np.zeros(3)}, values)
 
 
 def test_same_seed_same_model_and_any_label_type():

@@ -22,6 +22,7 @@ from perceptrons.parallel._mixing import (
     Start,
     Training,
     array_shards,
+    mixing_refusal,
 )
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
@@ -111,7 +112,7 @@ def test_one_shard_with_local_epochs_is_the_serial_fit_of_as_many_passes(estimat
         (estimator, mixing)
         for estimator in FAMILIES
         # Logistic regression makes no mistakes to weigh shards by.
-        for mixing in ("uniform", "mistakes", "sum")[: 3 if estimator.logs_updates else 1]
+        for mixing in ("uniform", "mistakes", "sum")[: 3 if estimator._engine().logs_updates else 1]
     ]
     + [(FAMILIES[4], "sum")],
 )
@@ -133,7 +134,8 @@ def test_changed_rows_mix_like_whole_matrices(estimator, mixing, monkeypatch):
 
 def _run(estimator, X, y, n_shards, **options):
     """The training records of a threaded fit (bytes and rows exchanged per epoch)."""
-    shards, plan, streams, _ = array_shards(estimator, X, y, n_shards, share=True)
+    dealt = array_shards(estimator, X, y, n_shards, share=True)
+    shards, plan, streams = dealt.shards, dealt.plan, dealt.streams
     trainers = [ShardTrainer(plan) for _ in shards]
 
     def run_epoch(epoch, start, rng_states, slacks, whole_start):
@@ -272,7 +274,8 @@ def test_strategy_errors_name_the_problem():
 # --------------------------------------------------------------- the shard side
 def test_a_new_trainer_asks_for_the_whole_start():
     X, y = _text_like()
-    shards, plan, _, _ = array_shards(AveragedPerceptron(random_state=0), X, y, 2, share=True)
+    dealt = array_shards(AveragedPerceptron(random_state=0), X, y, 2, share=True)
+    shards, plan = dealt.shards, dealt.plan
     trainer = ShardTrainer(plan)
     rows = np.array([0, 3])
     assert (
@@ -317,18 +320,20 @@ def test_rows_of_examples(layout):
 def test_run_epoch_checks_the_mistake_log():
     X, y = _text_like(n_classes=2)
     model = AveragedPerceptron().fit(X, y)
-    state, codes = model._state, model.encode_labels(y)
+    state, codes = model._state, model._engine().encode_targets(y)
     order = np.arange(len(y))
     with pytest.raises(ValueError, match="mistake_log must be a C-contiguous int64"):
-        model.run_epoch(state, X, codes, order, mistake_log=np.empty((3, 2), dtype=np.int64))
+        model._engine().run_epoch(
+            state, X, codes, order, mistake_log=np.empty((3, 2), dtype=np.int64)
+        )
     with pytest.raises(ValueError, match="mistake_log must be a C-contiguous int64"):
-        model.run_epoch(state, X, codes, order, mistake_log=np.empty((len(y), 2)))
+        model._engine().run_epoch(state, X, codes, order, mistake_log=np.empty((len(y), 2)))
     log = np.full((len(y), 2), -7, dtype=np.int64)
-    record = model.run_epoch(state, X, codes, order, mistake_log=log)
+    record = model._engine().run_epoch(state, X, codes, order, mistake_log=log)
     assert (log[: record["mistakes"], 0] >= 0).all() and (log[record["mistakes"] :, 0] == -7).all()
     logistic = LogisticRegressionSGD().fit(X, y)
     with pytest.raises(ValueError, match="logs no updates"):
-        logistic.run_epoch(logistic._state, X, codes.clip(0), order, mistake_log=log)
+        logistic._engine().run_epoch(logistic._state, X, codes.clip(0), order, mistake_log=log)
 
 
 def test_shard_data_pieces_are_the_whole_shard():
@@ -357,7 +362,7 @@ def test_romma_is_refused_by_parameter_mixing(update):
     """Every ROMMA update rescales all the weights, so a shard cannot send only the
     rows its mistakes touched: mixing refuses it rather than mix something else."""
     X, y = _text_like()
-    assert not AveragedPerceptron(update=update).mixable
+    assert mixing_refusal(AveragedPerceptron(update=update)) is not None
     with pytest.raises(ValueError, match="parameter mixing"):
         mix_threads(AveragedPerceptron(update=update), X, y, n_jobs=2)
     with pytest.raises(ValueError, match="n_jobs"):

@@ -401,7 +401,7 @@ def test_a_weighted_count_saves_and_continues_exactly(tmp_path):
     loaded.partial_fit(X, y, sample_weight=weights)
     assert_array_equal(loaded.coef_, model.coef_)
     plain = AveragedPerceptron(random_state=0).fit(X, y)
-    assert isinstance(plain.export_state()[1]["count"], int)
+    assert isinstance(plain._engine().export_state()[1]["count"], int)
 
 
 # ------------------------------------------------------------ the voted perceptron

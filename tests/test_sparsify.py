@@ -26,7 +26,8 @@ from perceptrons import (
     Perceptron,
     VotedPerceptron,
 )
-from perceptrons._online import CompactState, LogisticState, PerceptronState, linear_scores
+from perceptrons._linear import linear_scores
+from perceptrons._states import CompactState, LogisticState, PerceptronState
 
 FACTORIES = {
     "perceptron": lambda: Perceptron(max_epochs=3, random_state=0),
@@ -210,7 +211,8 @@ def test_sparsified_model_memory_follows_its_nonzeros():
     dense_bytes = model._state.weights.nbytes + model._state.aux.nbytes + model.coef_.nbytes
     model.sparsify()
     assert model._state is None
-    compact = model._compact
+    compact = model._lifecycle
+    assert isinstance(compact, CompactState)
     held = compact.nbytes + sum(
         a.nbytes for a in (model.coef_.data, model.coef_.indices, model.coef_.indptr)
     )

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import dump_svmlight_file, make_classification
 
 from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, VotedPerceptron
 from perceptrons.io.formats import DataFormatError, read_data
@@ -303,3 +304,33 @@ def test_counts_stream_with_a_pairs_featurizer(tmp_path):
     assert model.classes_.tolist() == ["negative", "positive"]
     with pytest.raises(ValueError, match="tokenizer='pairs'"):
         fit_stream(Perceptron(), path, featurizer=TextFeaturizer(n_features=64))
+
+
+def test_streaming_stops_early_on_held_out_examples(tmp_path):
+    """The stream holds out validation_fraction of every chunk -- the same examples each
+    pass -- and stops by the serial fit's rule; the held-out ones are never trained on."""
+    X, y = make_classification(1500, 10, n_informative=5, n_classes=3, random_state=0)
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, y, str(path))
+    model = AveragedPerceptron(
+        early_stopping=True, validation_fraction=0.2, n_iter_no_change=2, random_state=0
+    )
+    report = fit_stream(model, path, epochs=60, chunk_size=200, random_state=0)
+    history = report.epochs
+    assert len(history) < 60 and model.history_ == history
+    best, without_gain = -np.inf, 0
+    for epoch, record in enumerate(history, start=1):
+        if record["validation_score"] > best:
+            best, without_gain = record["validation_score"], 0
+        else:
+            without_gain += 1
+        assert (without_gain >= 2) == (epoch == len(history))
+    trained = {record["examples"] for record in history}
+    assert len(trained) == 1 and 1100 < trained.pop() < 1300  # about 80% of 1500
+    again = AveragedPerceptron(
+        early_stopping=True, validation_fraction=0.2, n_iter_no_change=2, random_state=0
+    )
+    fit_stream(again, path, epochs=60, chunk_size=200, random_state=0)
+    assert np.array_equal(again.coef_, model.coef_)  # deterministic
+    with pytest.raises(ValueError, match="shuffle_window=0"):
+        fit_stream(model, path, epochs=2, chunk_size=200, shuffle_window=2)

@@ -231,7 +231,7 @@ def test_the_voted_perceptron_stops_on_overflowing_weights():
 
 def test_all_finite_finds_every_inf_and_nan():
     """The per-epoch check (a vectorized compiled pass) against numpy, at every place."""
-    from perceptrons._online import all_finite
+    from perceptrons._states import all_finite
 
     rng = np.random.RandomState(0)
     assert all_finite(np.empty(0)) and all_finite(np.empty((0, 3)))

@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons.io.persist import load, save
+from perceptrons.parallel._mixing import mixing_refusal
 from perceptrons.reference import margin as reference_margin
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
@@ -227,7 +228,7 @@ def test_romma_partial_fit_and_a_saved_model_continue_exactly(name, k, tmp_path)
         steps.partial_fit(X, y, classes=np.arange(k))
     np.testing.assert_array_equal(fit.coef_, steps.coef_)
     np.testing.assert_array_equal(fit.intercept_, steps.intercept_)
-    assert set(steps.export_state()[1]) >= {"scale", "scale_sum", "sq_norm", "count"}
+    assert set(steps._engine().export_state()[1]) >= {"scale", "scale_sum", "sq_norm", "count"}
     again = load(save(steps, tmp_path / "romma.npz"))
     steps.partial_fit(X, y)
     again.partial_fit(X, y)
@@ -343,4 +344,5 @@ def test_romma_cannot_continue_another_rules_state():
     with pytest.raises(ValueError, match="cannot continue"):
         model.partial_fit(X, y)
     model.set_params(update="pa", warm_start=True).fit(X, y)  # still usable
-    assert model.mixable and not Perceptron(update="aggressive-romma").mixable
+    assert mixing_refusal(model) is None
+    assert mixing_refusal(Perceptron(update="aggressive-romma")) is not None

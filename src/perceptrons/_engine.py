@@ -94,6 +94,15 @@ class Engine(StateCodec, Protocol):
         """The Δ trick's margin (0: no per-example weights)."""
         ...
 
+    @property
+    def validation_fraction(self) -> float | None:
+        """The share of the examples held out for early stopping (None: none)."""
+        ...
+
+    def stopping(self) -> Stopping:
+        """The stopping rules of a fit (``early_stopping``, ``n_iter_no_change``)."""
+        ...
+
     def mixing_refusal(self) -> str | None:
         """Why parameter mixing cannot train this configuration (None: it can)."""
         ...

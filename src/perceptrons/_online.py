@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
-from perceptrons._engine import Engine, Stopping, hold_out, run_epochs
+from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._online_engine import LinearEngine
 from perceptrons._states import CompactState, Frozen, PerceptronState, TrainingState
@@ -200,12 +200,15 @@ class OnlineLearner(Trainable):
         "verbose": rules.integer(0),
     }
 
-    # Off unless a member declares them as parameters.
-    warm_start: bool = False
-    early_stopping: bool = False
-    validation_fraction: float | None = None
-    n_iter_no_change: int = 5
-    delta: float = 0.0
+    #: The training options a member may declare as parameters, and their values for
+    #: one that does not (kept off its public face: see :meth:`_option`).
+    _options: ClassVar[dict[str, Any]] = {
+        "warm_start": False,
+        "early_stopping": False,
+        "validation_fraction": None,
+        "n_iter_no_change": 5,
+        "delta": 0.0,
+    }
 
     max_epochs: int
     shuffle: bool
@@ -238,6 +241,10 @@ class OnlineLearner(Trainable):
     def _is_first_call(self) -> bool:
         """True until training has state to continue (``fit`` resets it)."""
         return self._state is None
+
+    def _option(self, name: str) -> Any:
+        """A training option: the member's parameter, or its value when it has none."""
+        return self.__dict__.get(name, self._options[name])
 
     def _begin_call(
         self,
@@ -277,7 +284,7 @@ class OnlineLearner(Trainable):
             None,
             epochs=self.max_epochs,
             incremental=False,
-            reset=not self.warm_start,
+            reset=not self._option("warm_start"),
             progress=progress,
             publish_each_epoch=publish_each_epoch,
             sample_weight=sample_weight,
@@ -333,14 +340,14 @@ class OnlineLearner(Trainable):
         rng = self.random_state_
 
         train_rows = np.arange(X.shape[0])
-        held_out = not incremental and validation is None and self.early_stopping
-        if held_out and self.validation_fraction is not None:
-            train_rows, rows = hold_out(X.shape[0], self.validation_fraction, targets, rng)
+        fraction = engine.validation_fraction
+        if not incremental and validation is None and fraction is not None:
+            train_rows, rows = hold_out(X.shape[0], fraction, targets, rng)
             validation = (X[rows], y[rows])
             if weights is not None:
                 validation += (weights[rows],)
         slack = engine.new_slack(state, X.shape[0])
-        if not incremental and self.delta > 0:
+        if not incremental and engine.delta > 0:
             # fit's examples keep their Δ features over its epochs and, with warm_start,
             # over later fits on as many examples.
             assert isinstance(state, PerceptronState)  # only perceptrons have delta
@@ -359,7 +366,7 @@ class OnlineLearner(Trainable):
             name=type(self).__name__,
             describe=engine.describe,
             verbose=bool(self.verbose),
-            stopping=Stopping(self.early_stopping and not incremental, self.n_iter_no_change),
+            stopping=engine.stopping() if not incremental else None,
             validation=validation,
             publish_each_epoch=publish_each_epoch,
         )
@@ -411,7 +418,7 @@ class _SerialEpochs:
         self.estimator._publish()
 
     def score(self, validation: tuple[Any, ...]) -> float:
-        return float(self.estimator.score(*validation))  # type: ignore[attr-defined]
+        return float(self.estimator.score(*validation))
 
 
 class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearner):

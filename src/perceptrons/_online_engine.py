@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
+from perceptrons._engine import Stopping
 from perceptrons._states import CompactState, Frozen, TrainingState, as_count
 
 if TYPE_CHECKING:
@@ -95,7 +96,19 @@ class LinearEngine:
 
     @property
     def delta(self) -> float:
-        return float(self.estimator.delta)
+        return float(self.estimator._option("delta"))
+
+    @property
+    def validation_fraction(self) -> float | None:
+        if not self.stopping().early_stopping:
+            return None
+        return self.estimator._option("validation_fraction")
+
+    def stopping(self) -> Stopping:
+        estimator = self.estimator
+        return Stopping(
+            bool(estimator._option("early_stopping")), estimator._option("n_iter_no_change")
+        )
 
     def check_params(self) -> None:
         self.estimator._check_params()

@@ -234,6 +234,8 @@ class SequenceTagger(OnlineLearner):
     }
 
     featurizer_: SequenceFeaturizer
+    classes_: np.ndarray
+    n_features_in_: int
     transitions_: np.ndarray
 
     def __init__(
@@ -416,7 +418,7 @@ class SequenceTagger(OnlineLearner):
         return False  # coef_ is sparse by design, the training state dense
 
     # ------------------------------------------------------------------ training
-    def fit(  # type: ignore[override]
+    def fit(
         self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], dev: Any = None
     ) -> SequenceTagger:
         """Train for up to ``max_epochs`` passes over the sentences.
@@ -444,7 +446,7 @@ class SequenceTagger(OnlineLearner):
             pass
         return self
 
-    def fit_epochs(  # type: ignore[override]
+    def fit_epochs(
         self,
         X: Sequence[Sequence[Any]],
         y: Sequence[Sequence[str]],
@@ -463,7 +465,7 @@ class SequenceTagger(OnlineLearner):
             X, y, progress=progress, publish_each_epoch=True, validation=self._dev(dev)
         )
 
-    def partial_fit(  # type: ignore[override]
+    def partial_fit(
         self, X: Sequence[Sequence[Any]], y: Sequence[Sequence[str]], classes: Any = None
     ) -> SequenceTagger:
         """One epoch over a batch of sentences, continuing from the current state (the
@@ -498,7 +500,7 @@ class SequenceTagger(OnlineLearner):
         )
         return codes, data.offsets
 
-    def predict(self, X: Sequence[Sequence[Any]]) -> list[list[str]]:  # type: ignore[override]
+    def predict(self, X: Sequence[Sequence[Any]]) -> list[list[str]]:
         """The Viterbi tags of each sentence.
 
         Parameters

@@ -49,7 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from perceptrons._engine import Stopping, run_epochs
+from perceptrons._engine import run_epochs
 from perceptrons.io.formats import (
     TEXT_FORMATS,
     WEIGHTED_TEXT_FORMATS,
@@ -727,11 +727,9 @@ def fit_stream(
 
     engine = getattr(estimator, "_engine", None)
     engine = engine() if engine is not None else None
-    held_out = bool(getattr(estimator, "early_stopping", False)) and (
-        getattr(estimator, "validation_fraction", None) is not None
-    )
     epochs_of: _ChunkEpochs
     if engine is not None and hasattr(engine, "begin_batch"):
+        held_out = engine.validation_fraction is not None
         if held_out and shuffle_window > 0:
             raise ValueError(
                 "early_stopping with a validation_fraction holds out the same examples "
@@ -740,7 +738,7 @@ def fit_stream(
         epochs_of = _EngineEpochs(
             estimator, engine, batches, name, labels, progress, held_out, random_state
         )
-        stopping = Stopping(estimator.early_stopping, estimator.n_iter_no_change)
+        stopping = engine.stopping()
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
         epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
         stopping = None
@@ -849,7 +847,7 @@ class _EngineEpochs(_ChunkEpochs):
 
     def _train(self, X, y, w) -> tuple[float, int]:
         if self.held_out:
-            fraction = self.estimator.validation_fraction
+            fraction = self.engine.validation_fraction
             draw = np.random.RandomState(
                 np.random.SeedSequence([self.key, self.chunk]).generate_state(1)
             )

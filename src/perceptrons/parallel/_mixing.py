@@ -7,7 +7,8 @@ loop (:class:`Training`). The runners (:mod:`perceptrons.parallel.threads`,
 are driven through their engine (:class:`perceptrons._engine.Engine`, handed out by
 ``estimator._engine()``) and trained by the one epoch loop,
 :func:`perceptrons._engine.run_epochs`, an epoch being "run the shards, then mix": this
-module imports no estimator and nothing of Dask. The algorithm is documented in :mod:`perceptrons.parallel`.
+module imports no estimator and nothing of Dask. The algorithm is documented in
+:mod:`perceptrons.parallel`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from perceptrons import _params as rules
-from perceptrons._engine import Engine, Stopping, hold_out, run_epochs
+from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._kernels.mixing import add_shard, apply_mix, sorted_rows_of_examples, union_rows
 from perceptrons._states import PerceptronState, all_finite, as_count
 
@@ -577,7 +578,7 @@ class Training:
             name=name,
             heading=f"{name} (mixing {len(self.shard_sizes)} shards)",
             verbose=bool(estimator.verbose),
-            stopping=Stopping(estimator.early_stopping, estimator.n_iter_no_change),
+            stopping=engine_of(estimator).stopping(),
             validation=self.validation,
             publish_each_epoch=publish_each_epoch,
         ):
@@ -727,9 +728,9 @@ def array_shards(
     data, labels, weights = engine.training_data(X, y, sample_weight)
     codes = engine.encode_targets(labels)
     dealer, streams = generators(estimator.random_state, check_partitions(n_partitions))
-    validation = None
-    if estimator.early_stopping and estimator.validation_fraction is not None:
-        rows, held = hold_out(data.shape[0], estimator.validation_fraction, codes, streams[0])
+    validation: tuple[Any, ...] | None = None
+    if engine.validation_fraction is not None:
+        rows, held = hold_out(data.shape[0], engine.validation_fraction, codes, streams[0])
         validation = (data[held], labels[held])
         if weights is not None:
             validation += (weights[held],)
@@ -739,7 +740,7 @@ def array_shards(
     parts = split_rows(data.shape[0], n_partitions, dealer if estimator.shuffle else None)
     if n_partitions == 1:
         shards = [ShardData(data, codes, sample_weight=weights)]
-    elif share and estimator.delta == 0:
+    elif share and engine.delta == 0:
         shards = [ShardData(data, codes, rows, weights) for rows in parts]
     else:
         shards = [

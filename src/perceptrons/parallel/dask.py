@@ -536,13 +536,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 raise ValueError("stream=True reads files: X must be a list of paths.")
             if not rules.integer(1).accepts(options["chunk_size"]):
                 raise ValueError(f"chunk_size must be an int >= 1, got {options['chunk_size']!r}.")
-            if self.estimator.delta != 0:
+            if engine_of(self.estimator).delta != 0:
                 raise ValueError(
                     "stream=True does not support the Δ trick (delta > 0): its weights "
                     "are one per example, kept in memory."
                 )
         if _is_path_list(X) or _is_dask_array(X):
-            if self.estimator.early_stopping and self.estimator.validation_fraction:
+            if engine_of(self.estimator).validation_fraction is not None:
                 raise ValueError(
                     "early_stopping with a validation_fraction holds out examples of "
                     "in-memory arrays: the rows of files and Dask arrays stay on the "

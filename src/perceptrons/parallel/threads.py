@@ -15,6 +15,7 @@ from perceptrons.parallel._mixing import (
     Training,
     array_shards,
     check_estimator,
+    engine_of,
     resolve_mixing,
     shard_epoch,
     split_rows,
@@ -98,7 +99,7 @@ def mix_threads(
     check_estimator(estimator, mixing, local_epochs, average)
     if not rules.integer(1).accepts(n_jobs) and n_jobs != -1:
         raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
-    if redeal and (not estimator.shuffle or estimator.delta != 0):
+    if redeal and (not estimator.shuffle or engine_of(estimator).delta != 0):
         raise ValueError(
             "redeal needs shuffle=True and no Δ trick (delta=0): the rows are dealt by "
             "the shuffling generator, and each Δ weight belongs to one shard's example."

@@ -26,8 +26,8 @@ def _load_datasets_module() -> ModuleType:
 
     The fallback keeps the benchmark usable (e.g. with ``--only-sklearn``) when the
     package is not on ``sys.path`` or its ``__init__`` cannot be imported: it runs
-    ``io/formats.py`` and ``datasets.py`` (which need only NumPy and scikit-learn) under
-    their own names, without the package's ``__init__``.
+    the ``io/formats`` package and ``datasets.py`` (which need only NumPy and scikit-learn)
+    under their own names, without the ``__init__`` of ``perceptrons`` and ``perceptrons.io``.
     """
     if importlib.util.find_spec("perceptrons") is None and str(SRC_DIR) not in sys.path:
         sys.path.insert(0, str(SRC_DIR))
@@ -38,7 +38,8 @@ def _load_datasets_module() -> ModuleType:
     except Exception as exc:  # any import failure: use the source files directly
         module = None
         for name, path in (
-            ("perceptrons.io.formats", SRC_DIR / "perceptrons" / "io" / "formats.py"),
+            # A package: its submodules are then found in its folder.
+            ("perceptrons.io.formats", SRC_DIR / "perceptrons" / "io" / "formats" / "__init__.py"),
             ("perceptrons.datasets", SRC_DIR / "perceptrons" / "datasets.py"),
         ):
             spec = importlib.util.spec_from_file_location(name, path)

@@ -27,6 +27,7 @@ from perceptrons.io.formats import (
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
+    _svmlight_reference,
     detect_format,
     read_data,
 )
@@ -148,7 +149,7 @@ def test_svmlight_valid_file_never_parsed_in_python(tmp_path, monkeypatch):
     def fail(parts):  # pragma: no cover - must not be called
         raise AssertionError("valid svmlight must go through the fast reader only")
 
-    monkeypatch.setattr(formats, "_svmlight_line_error", fail)
+    monkeypatch.setattr(_svmlight_reference, "_svmlight_line_error", fail)
     data = read_data(_write(tmp_path, "d.svm", "1 1:1\n-1 2:1\n"), skip_bad_lines=True)
     assert data.n_samples == 2
 

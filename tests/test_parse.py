@@ -1,8 +1,9 @@
 """The compiled svmlight reader (``perceptrons._kernels.parse``) against the reference.
 
 The reference is scikit-learn's ``load_svmlight_file`` with the Python line checks
-(``formats._read_svmlight_sklearn``), the reader the package used before: on any bytes
-both give the same matrices, labels, base and skipped lines, or the same error.
+(``formats._svmlight_reference._read_svmlight_sklearn``), the reader the package used
+before: on any bytes both give the same matrices, labels, base and skipped lines, or the
+same error.
 Numbers parsed in the kernel are exactly Python's ``float()`` of the token.
 """
 
@@ -23,10 +24,11 @@ from numpy.testing import assert_array_equal
 
 from perceptrons import AveragedPerceptron, Perceptron
 from perceptrons._kernels import parse
-from perceptrons.io import formats
 from perceptrons.io.formats import (
     DataFormatError,
     SvmlightBuffers,
+    _svmlight,
+    _svmlight_reference,
     parse_svmlight_block,
     read_data,
 )
@@ -218,8 +220,8 @@ def _outcome(reader, raw: bytes, **options):
 )
 def test_compiled_reader_equals_the_reference(raw, skip, labels, zero_based, n_features):
     options = {"skip": skip, "labels": labels, "n_features": n_features, "zero_based": zero_based}
-    expected = _outcome(formats._read_svmlight_sklearn, raw, **options)
-    assert _outcome(formats._read_svmlight, raw, **options) == expected
+    expected = _outcome(_svmlight_reference._read_svmlight_sklearn, raw, **options)
+    assert _outcome(_svmlight._read_svmlight, raw, **options) == expected
 
 
 # ------------------------------------------------------------------ errors by file:line
@@ -276,7 +278,7 @@ def test_each_bad_line_is_named_by_file_and_line(tmp_path, line, reason):
 def test_crafted_lines_give_a_result_or_a_line_error(raw):
     for skip in (False, True):
         reference = _outcome(
-            formats._read_svmlight_sklearn,
+            _svmlight_reference._read_svmlight_sklearn,
             raw.removeprefix(b"\xef\xbb\xbf"),
             skip=skip,
             labels=None,
@@ -365,7 +367,9 @@ def _reference_chunks(raw: bytes, chunk_size: int, **options):
             # of comments only was refused as "no data", a chunk of blank lines skipped.)
             continue
         try:
-            data = formats._read_svmlight_sklearn(block, "f.svm", labels=True, **options)
+            data = _svmlight_reference._read_svmlight_sklearn(
+                block, "f.svm", labels=True, **options
+            )
         except DataFormatError as error:
             if options["skip"] and error.reason.startswith("no valid lines"):
                 continue
@@ -525,7 +529,7 @@ def test_should_the_readers_disagree_the_reference_reads_the_block(monkeypatch):
     the hypothesis tests look for one) sends the block to the reference reader."""
     raw = b"1 1:1\n-1 2:0.5\n1 3:2\n"
     expected = _outcome(
-        formats._read_svmlight_sklearn,
+        _svmlight_reference._read_svmlight_sklearn,
         raw,
         skip=False,
         labels=None,
@@ -534,9 +538,9 @@ def test_should_the_readers_disagree_the_reference_reads_the_block(monkeypatch):
     )
 
     def disagree(line, label_required):
-        raise formats._ReadersDisagree
+        raise _svmlight_reference._ReadersDisagree
 
-    monkeypatch.setattr(formats, "_bad_line_reason", disagree)
+    monkeypatch.setattr(_svmlight, "_bad_line_reason", disagree)
     real = parse.parse_svmlight
 
     def refuse_line_two(**kwargs):  # the kernel, but line 2 is "bad"
@@ -548,7 +552,7 @@ def test_should_the_readers_disagree_the_reference_reads_the_block(monkeypatch):
 
     monkeypatch.setattr(parse, "parse_svmlight", refuse_line_two)
     got = _outcome(
-        formats._read_svmlight, raw, skip=False, labels=None, n_features=None, zero_based="auto"
+        _svmlight._read_svmlight, raw, skip=False, labels=None, n_features=None, zero_based="auto"
     )
     assert got == expected
 
@@ -562,7 +566,7 @@ def test_should_the_readers_disagree_a_streamed_chunk_is_read_by_the_reference(
     expected = _streamed_chunks(path, 2, **options)
 
     def disagree(line, label_required):
-        raise formats._ReadersDisagree
+        raise _svmlight_reference._ReadersDisagree
 
     real = parse.parse_svmlight
 
@@ -572,7 +576,7 @@ def test_should_the_readers_disagree_a_streamed_chunk_is_read_by_the_reference(
         kwargs["state"][parse.BAD] = 1
         return status
 
-    monkeypatch.setattr(formats, "_bad_line_reason", disagree)
+    monkeypatch.setattr(_svmlight, "_bad_line_reason", disagree)
     monkeypatch.setattr(parse, "parse_svmlight", refuse_line_one)
     _same_chunks(_streamed_chunks(path, 2, **options), expected)
 

@@ -3,7 +3,9 @@ and every public method of a public class has an annotation on each of its param
 (``self``, ``cls``, ``*args`` and ``**kwargs`` aside) and a return annotation.
 
 Public: a name without a leading underscore, in a module whose dotted path has no
-component starting with one (``perceptrons.__main__`` aside); a public class's methods
+component starting with one (``perceptrons.__main__`` aside), defined there or in a
+private module of that package (``perceptrons.io.formats._read.read_data`` is
+``perceptrons.io.formats.read_data``); a public class's methods
 are those it defines and those it inherits from a class of this package (what it
 inherits from scikit-learn or ``object`` is not ours), dunders and properties aside. The
 engines' methods (:class:`perceptrons._engine.Engine`, a private contract that mypy
@@ -59,11 +61,21 @@ def _methods(cls: type) -> Iterator[tuple[str, Callable[..., Any]]]:
                 yield name, attr
 
 
+def _defined_in(obj: Any, module: Any) -> bool:
+    """``obj`` is ``module``'s own: defined in it, or in a private module of the package."""
+    owner = inspect.getmodule(obj)
+    return owner is module or (
+        owner is not None
+        and hasattr(module, "__path__")
+        and owner.__name__.startswith(f"{module.__name__}._")
+    )
+
+
 def _public_callables() -> dict[str, Callable[..., Any]]:
     found: dict[str, Callable[..., Any]] = {}
     for module in _public_modules():
         for name, obj in vars(module).items():
-            if name.startswith("_") or inspect.getmodule(obj) is not module:
+            if name.startswith("_") or not _defined_in(obj, module):
                 continue
             if inspect.isfunction(obj):
                 found[f"{module.__name__}.{name}"] = obj

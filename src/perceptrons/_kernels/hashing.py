@@ -4,12 +4,12 @@ behind the streamed text path (:func:`perceptrons.io.stream.fit_stream` with a h
 
 :func:`parse_pairs` reads a block of whole lines of raw bytes (a ``uint8`` array) and
 does in one pass what the reference path does in three: the line rules of
-``perceptrons.io.formats._parse_vw`` / ``_parse_counts`` (which only decide *whether*
-it can go on), the featurizer's lowercasing, and scikit-learn's ``FeatureHasher`` (the
-column of a name is ``|murmurhash3_x86_32(name, seed=0)| % n_features``, a zero value
-is dropped, values are left in token order for the caller to sum exactly as
-scipy does).  It only writes into arrays allocated by the caller, and checks every
-write against their length first.
+``perceptrons.io.formats._weighted._parse_vw`` / ``_parse_counts`` (which only decide
+*whether* it can go on), the featurizer's lowercasing, and scikit-learn's
+``FeatureHasher`` (the column of a name is
+``|murmurhash3_x86_32(name, seed=0)| % n_features``, a zero value is dropped, values are
+left in token order for the caller to sum exactly as scipy does).  It only writes into
+arrays allocated by the caller, and checks every write against their length first.
 
 It gives up (``FALLBACK``) on anything it cannot do exactly, for the caller to read the
 block with the reference (Python) reader, which words the error of a bad line: a bad

@@ -8,9 +8,10 @@ row's line number. It only writes into those arrays, and checks every write agai
 their length first: when one is full it stops at the start of the line that does not
 fit and says so, and the caller grows the buffers and calls again from there.
 
-What a line must be is the rule of ``perceptrons.io.formats._svmlight_line_error``
-(scikit-learn's reader plus finite numbers); the kernel only decides *whether* a line
-is bad and gives its number, the caller words the message with that same function.
+What a line must be is the rule of
+``perceptrons.io.formats._svmlight_reference._svmlight_line_error`` (scikit-learn's
+reader plus finite numbers); the kernel only decides *whether* a line is bad and gives
+its number, the caller words the message with that same function.
 
 Numbers are parsed here only when the result is sure to be the float that Python's
 ``float()`` gives: an optional sign, digits with at most one ``.``, an optional

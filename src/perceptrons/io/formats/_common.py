@@ -1,0 +1,276 @@
+"""The pieces every reader of :mod:`perceptrons.io.formats` shares: the constants,
+:class:`DataFormatError`, :class:`LabeledData`, the plumbing of a bad line's message,
+and reading the bytes of a file or of standard input (gunzipped, a sample of its head
+for detection, decoded).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+# The public constants, documented where perceptrons.io.formats exports them (by the #:
+# comments Sphinx reads there).
+FORMATS = ("svmlight", "fasttext", "tsv", "sentiment", "csv", "idx", "vw", "counts", "lines")
+TEXT_FORMATS = ("fasttext", "tsv", "sentiment", "vw", "counts", "lines")
+WEIGHTED_TEXT_FORMATS = ("vw", "counts")
+MAX_SVMLIGHT_WIDTH = 2**26
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_STDIN = "<stdin>"
+_EXTENSIONS = {
+    ".svm": "svmlight",
+    ".svmlight": "svmlight",
+    ".libsvm": "svmlight",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".ft": "fasttext",
+    ".fasttext": "fasttext",
+    ".vw": "vw",
+}
+_SAMPLE_BYTES = 1 << 16  # this much of the file is read for detection...
+_LONG_LINE_BYTES = 1 << 20  # ...or up to this much, to see a whole first line
+
+
+class DataFormatError(ValueError):
+    """A malformed input file, options that do not fit it, or a file that does not fit
+    the model it is given to (see :mod:`perceptrons.io.prepare`).
+
+    ``str(e)`` is always one line: ``'PATH:LINE: what is wrong'`` when the problem is
+    on a line, else ``'PATH: what is wrong'`` (``PATH`` is ``<stdin>`` for standard
+    input).
+
+    Parameters
+    ----------
+    source : str
+        The path as given, or ``"<stdin>"``.
+    reason : str
+        What is wrong; newlines are replaced by spaces.
+    line : int, optional
+        1-based line number of the offending line.
+
+    Attributes
+    ----------
+    source : str
+    reason : str
+    line : int or None
+    """
+
+    def __init__(self, source: str, reason: str, line: int | None = None) -> None:
+        self.source = source
+        self.reason = " ".join(str(reason).splitlines())
+        self.line = line
+        where = source if line is None else f"{source}:{line}"
+        super().__init__(f"{where}: {self.reason}")
+
+    def __reduce__(self) -> tuple[type[DataFormatError], tuple[str, str, int | None]]:
+        return (type(self), (self.source, self.reason, self.line))
+
+
+@dataclass
+class LabeledData:
+    """What :func:`read_data` returns: features or texts, labels, and provenance.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), scipy.sparse.csr_matrix or None
+        Numeric features (``float64``) for ``svmlight`` (CSR, int32 indices when they
+        fit), ``csv`` and ``idx`` (dense, C order); ``None`` for text formats.
+    texts : list of str or None
+        One document per row for text formats (for ``vw`` and ``counts``, the row's
+        ``name:value`` tokens joined by single spaces); ``None`` for numeric formats.
+    y : ndarray of shape (n_samples,) or None
+        Labels: strings for ``fasttext``, ``tsv``, ``sentiment``, ``counts`` and
+        ``csv``; the file's numbers for ``svmlight`` and ``vw`` (``int64`` when all are
+        integers, else ``float64``) and ``idx`` (``int64``); ``None`` when the file has
+        no labels.
+    format : str
+        The format actually used (one of :data:`FORMATS`).
+    source : str
+        The path as given, or ``"<stdin>"``.
+    skipped : list of (int, str)
+        ``(line number, reason)`` of each line dropped by ``skip_bad_lines=True``.
+    zero_based : bool or None
+        ``svmlight`` only: whether the file's feature indices were taken as 0-based.
+        Store it with a model and pass it back when reading data to predict on, so that
+        both files are indexed the same way.
+    feature_names : list of str or None
+        ``csv`` only: the feature columns' header names, in the order of ``X``'s columns.
+    sample_weight : ndarray of shape (n_samples,) or None
+        ``vw`` only: the importance weight of each row (float64, 1.0 for a line that
+        gives none); ``None`` when no line gives one, and for every other format.
+    """
+
+    X: np.ndarray | sp.csr_matrix | None
+    texts: list[str] | None
+    y: np.ndarray | None
+    format: str
+    source: str
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    zero_based: bool | None = None
+    feature_names: list[str] | None = None
+    sample_weight: np.ndarray | None = None
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows (documents or feature vectors)."""
+        if self.texts is not None:
+            return len(self.texts)
+        return 0 if self.X is None else int(self.X.shape[0])
+
+
+class _BadLine(Exception):
+    """Raised by a line parser; the message is the reason, without the location."""
+
+
+def _show(token: bytes | str, limit: int = 40) -> str:
+    """A token quoted for a message, decoded and shortened."""
+    if isinstance(token, bytes):
+        token = token.decode("utf-8", "replace")
+    if not token.isprintable():  # keep the message on one readable line
+        token = "".join(c if c.isprintable() else repr(c)[1:-1] for c in token)
+    if len(token) > limit:
+        token = token[: limit - 3] + "..."
+    return f'"{token}"'
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_rows(n_rows: int, skipped: list, source: str) -> None:
+    if n_rows == 0:
+        if skipped:
+            raise DataFormatError(source, f"no valid lines ({len(skipped)} skipped)")
+        raise DataFormatError(source, "no data")
+
+
+# ----------------------------------------------------------------- reading bytes
+
+
+def _format_from_name(name: str) -> str | None:
+    """The format implied by a file name, or ``None``."""
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    if lower.endswith("idx3-ubyte"):
+        return "idx"
+    return _EXTENSIONS.get(os.path.splitext(lower)[1])
+
+
+def _open_error(name: str, exc: OSError) -> OSError:
+    """A one-line ``OSError`` of the same type naming ``name``."""
+    if isinstance(exc, FileNotFoundError):
+        return FileNotFoundError(f"{name}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return IsADirectoryError(f"{name}: is a directory, not a data file")
+    reason = exc.strerror or str(exc)
+    return type(exc)(f"{name}: {reason[:1].lower()}{reason[1:]}")
+
+
+def _gunzip(raw: bytes, source: str) -> bytes:
+    if raw[:2] != _GZIP_MAGIC:
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataFormatError(source, f"corrupt gzip data ({exc})") from None
+
+
+def _read_raw(name: str, stdin) -> bytes | str:
+    """The whole input, gunzipped: bytes, or str for a text-mode stream without buffer."""
+    if name == "-":
+        stream = sys.stdin if stdin is None else stdin
+        buffer = getattr(stream, "buffer", None)
+        data = buffer.read() if buffer is not None else stream.read()
+        return data if isinstance(data, str) else _gunzip(data, _STDIN)
+    try:
+        with open(name, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    return _gunzip(raw, name)
+
+
+def _read_head(name: str) -> tuple[bytes, bool]:
+    """The first bytes of a file (gunzipped) and whether they are the whole file."""
+
+    def first(n_bytes: int) -> bytes:
+        with open(name, "rb") as fh:
+            head = fh.read(n_bytes)
+            if head[:2] == _GZIP_MAGIC:
+                fh.seek(0)
+                try:
+                    with gzip.open(fh) as gz:
+                        head = gz.read(n_bytes)
+                except (OSError, EOFError, zlib.error):
+                    pass  # corrupt: read_data reports it; detection just sees bytes
+        return head
+
+    try:
+        head = first(_SAMPLE_BYTES + 1)
+        if len(head) > _SAMPLE_BYTES and b"\n" not in head:  # a long first line
+            head = first(_LONG_LINE_BYTES + 1)
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    end = _head_end(head)
+    return head[:end], len(head) <= end
+
+
+def _head_end(data: bytes | str) -> int:
+    """Where the sample for detection ends: after :data:`_SAMPLE_BYTES`, or after the
+    first line when it is longer (up to :data:`_LONG_LINE_BYTES`)."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    end = data.find(newline, 0, _LONG_LINE_BYTES)  # type: ignore[arg-type]
+    return max(_SAMPLE_BYTES, end + 1) if end >= 0 else min(len(data), _LONG_LINE_BYTES)
+
+
+def _sample_lines(head: bytes | str, complete: bool) -> list[str]:
+    """Lines of the beginning of a file for detection (a cut-off last line is dropped)."""
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", "replace")
+    head = head.removeprefix("\ufeff")
+    lines = head.split("\n")
+    if not complete and len(lines) > 1:
+        lines.pop()
+    return lines
+
+
+def _looks_like_idx(head: bytes | str) -> bool:
+    """IDX magic of an unsigned-byte array of at least 2 dimensions (images)."""
+    return (
+        isinstance(head, bytes) and len(head) >= 4 and head[:3] == b"\x00\x00\x08" and head[3] >= 2
+    )
+
+
+def _decode(raw: bytes | str, source: str, encoding: str) -> str:
+    """Decode the whole input; a bad byte is reported with its line and column."""
+    if isinstance(raw, str):
+        return raw
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataFormatError(
+            source,
+            f"not valid {encoding} (byte 0x{raw[exc.start]:02x} at column "
+            f"{exc.start - start + 1}); convert the file to UTF-8 or give its encoding",
+            line,
+        ) from None
+    except LookupError:
+        raise DataFormatError(source, f"unknown encoding {encoding!r}") from None
+    return text[1:] if text.startswith("\ufeff") else text

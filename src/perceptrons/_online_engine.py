@@ -11,7 +11,7 @@ serial fit, parameter mixing and streaming all train through it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,9 +22,6 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping
 from perceptrons._states import CompactState, Frozen, TrainingState, as_count
-
-if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
 
@@ -74,7 +71,9 @@ def check_epoch_inputs(
 class LinearEngine:
     """The training machinery of one online linear estimator (see the module)."""
 
-    def __init__(self, estimator: OnlineLinearClassifier) -> None:
+    def __init__(self, estimator: Any) -> None:
+        # An OnlineLinearClassifier (or the tagger): typed loosely, as that module
+        # imports this one; what the engine reads of it is its family's hooks.
         self.estimator = estimator
 
     # ------------------------------------------------------------ what it is

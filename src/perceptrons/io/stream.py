@@ -678,6 +678,14 @@ def fit_stream(
 
     Notes
     -----
+    The passes go through the epoch loop of ``fit`` (:func:`perceptrons._engine.run_epochs`).
+    An estimator of this package trains each chunk with one compiled epoch of its engine,
+    the model bit for bit that of one ``partial_fit`` per chunk, and its ``history_``
+    gets one record per pass; its ``early_stopping`` stops the passes as in ``fit``, a
+    ``validation_fraction`` of every chunk held out (the same examples each pass, kept in
+    memory; not with a ``shuffle_window``). Any other estimator is trained with its
+    ``partial_fit``.
+
     A chunk with importance weights (a ``vw`` file, see
     the ``sample_weight`` of :class:`~perceptrons.io.formats.LabeledData`) is trained with
     ``estimator.partial_fit(X, y, classes=..., sample_weight=w)``; a chunk without

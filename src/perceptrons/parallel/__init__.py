@@ -59,8 +59,10 @@ blocks when ``n_partitions`` is given), and a list of files gives one shard per 
 read by the worker itself; neither is dealt out again, ``shuffle`` only reorders
 examples within each shard.
 
-Not supported: ``early_stopping`` with a ``validation_fraction`` (early stopping after an
-epoch without mistakes is), and ``warm_start`` (every fit starts from zero). The Δ trick
+``early_stopping`` stops as the serial fit does, by the same loop
+(:func:`perceptrons._engine.run_epochs`); its ``validation_fraction`` is held out of
+in-memory arrays before the rows are dealt (files and Dask arrays refuse it: their rows
+stay on the workers). Not supported: ``warm_start`` (every fit starts from zero). The Δ trick
 (``delta``) is: each example's own weight stays with its shard.
 
 Data movement: changed rows, not weight matrices

@@ -173,3 +173,75 @@ def test_a_fit_refused_after_its_data_passed_keeps_the_old_width(make):
         model.fit(np.ones((4, 3)), [1, 1, 1, 1])
     assert model.n_features_in_ == X.shape[1]
     assert_array_equal(model.predict(X), before)
+
+
+# ------------------------------------------------------------ the one epoch loop
+class _FakeEpochs:
+    """Epochs whose records, finiteness and scores are scripted."""
+
+    def __init__(self, mistakes, scores=None, finite_until=None):
+        self.mistakes, self.scores, self.finite_until = mistakes, scores, finite_until
+        self.published, self.forgotten, self.ran = [], False, 0
+
+    def run_epoch(self, epoch):
+        self.ran = epoch
+        return {"mistakes": self.mistakes[epoch - 1], "examples": 10}
+
+    def is_finite(self):
+        return self.finite_until is None or self.ran <= self.finite_until
+
+    def forget(self):
+        self.forgotten = True
+
+    def publish(self, n_iter):
+        self.published.append(n_iter)
+
+    def score(self, validation):
+        return self.scores[self.ran - 1]
+
+
+def test_the_loop_publishes_once_and_stops_after_an_epoch_without_mistakes():
+    from perceptrons._engine import Stopping, run_epochs
+
+    epochs, history = _FakeEpochs([3, 1, 0, 2]), [{"epoch": 1}]
+    records = list(
+        run_epochs(
+            epochs,
+            max_epochs=4,
+            history=history,
+            name="Fake",
+            stopping=Stopping(True),
+            publish_each_epoch=False,
+        )
+    )
+    assert [r["epoch"] for r in records] == [2, 3, 4]  # numbered on from the history
+    assert epochs.ran == 3 and epochs.published == [3]
+    assert history[1:] == records
+
+
+def test_the_loop_follows_the_held_out_score_with_patience():
+    from perceptrons._engine import Stopping, run_epochs
+
+    epochs = _FakeEpochs([5] * 8, scores=[0.5, 0.7, 0.6, 0.7, 0.65, 0.9, 0.8, 0.8])
+    records = list(
+        run_epochs(
+            epochs,
+            max_epochs=8,
+            history=[],
+            name="Fake",
+            stopping=Stopping(True, n_iter_no_change=3),
+            validation=("X", "y"),
+            publish_each_epoch=False,
+        )
+    )
+    assert [r["validation_score"] for r in records] == [0.5, 0.7, 0.6, 0.7, 0.65]
+    assert epochs.published == [1, 2, 3, 4, 5]  # scored: the model is formed each epoch
+
+
+def test_the_loop_unfits_a_model_that_overflowed():
+    from perceptrons._engine import run_epochs
+
+    epochs, history = _FakeEpochs([1, 1, 1], finite_until=1), []
+    with pytest.raises(ValueError, match=r"Fake: weights became non-finite .* in epoch 2"):
+        list(run_epochs(epochs, max_epochs=3, history=history, name="Fake"))
+    assert epochs.forgotten and len(history) == 1

@@ -20,8 +20,9 @@ averaged: every change ``c`` written to ``weights`` is written as ``aux_factor *
 from numba.extending import register_jitable
 
 # The pieces are compiled into each kernel that calls them (no dispatcher or cache files
-# of their own, which keeps cold compilation short). Numba's cache of a kernel does not
-# notice an edit here: delete the *.nbi/*.nbc files after changing this module.
+# of their own, which keeps cold compilation short). Numba's own cache of a kernel would
+# not notice an edit here; the kernels' cache (perceptrons._kernels._cache) is stamped
+# with this module too, so an edit recompiles the kernels of every module importing it.
 _jit = register_jitable
 
 

@@ -1,11 +1,11 @@
 """The finiteness check the training loops run after every epoch (and every chunk)."""
 
-import numba
+from perceptrons._kernels._cache import cached_njit
 
 
 # reassoc lets LLVM vectorize the sum; without nnan/ninf it may not assume the values
 # finite, so ``x * 0.0`` stays NaN for an inf or a NaN and NaN survives any reordering.
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz"})
+@cached_njit(nogil=True, fastmath={"reassoc", "nsz"})
 def all_finite(flat):
     """Whether every element of the 1-D float array ``flat`` is finite: one vectorized
     pass on one core (``Σ x * 0`` is 0 unless some ``x`` is inf or NaN). BLAS's ``x·x``,

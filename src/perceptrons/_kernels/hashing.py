@@ -23,9 +23,9 @@ recorded, so the caller learns the *new* names of a block, few after the first b
 """
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
 
+from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.parse import fast_float
 
 # Return codes.
@@ -114,7 +114,7 @@ def murmurhash3_32(buf, start, stop, seed):
     return h - (1 << 32) if h >= (1 << 31) else h
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def murmurhash3_bytes(buf, seed):
     """:func:`murmurhash3_32` of a whole ``uint8`` array (for tests and callers)."""
     return murmurhash3_32(buf, 0, buf.shape[0], seed)
@@ -208,7 +208,7 @@ def _feature(scratch, length, value, n_features, table, data, indices, records, 
     return nnz
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
     """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
 
@@ -475,7 +475,7 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
     return status
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def remove_names(slots, records, n_records):
     """Roll back a block: the names it added are marked removed (still probed past)."""
     if not 0 <= n_records <= records.shape[0]:
@@ -486,7 +486,7 @@ def remove_names(slots, records, n_records):
         slots[records[k], COLUMN] = REMOVED
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def rehash(slots, new_slots):
     """Move the table's names into ``new_slots`` (all ``EMPTY``, a power of two at
     least twice the names), dropping removed ones. Returns the names moved."""

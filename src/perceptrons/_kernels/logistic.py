@@ -54,12 +54,12 @@ call (each computed before its update, weighted by ``s_i``) and ``count`` advanc
 ``len(order)`` (by the examples' total weight when weighted).
 """
 
-import numba
 import numpy as np
 
 from perceptrons._kernels import _rows
+from perceptrons._kernels._cache import cached_njit
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = cached_njit(nogil=True)
 
 # Positions in the ``rule`` array (:func:`sgd_rule`).
 LEARNING_RATE, DECAY, BIAS_FEATURE, MIN_SCALE = 0, 1, 2, 3

@@ -6,10 +6,11 @@ whole weight matrix. :func:`rows_of_examples` lists them from the examples, in
 O(nnz of those examples), without scanning the weights.
 """
 
-import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from perceptrons._kernels._cache import cached_njit
+
+_jit = cached_njit(nogil=True)
 
 
 @_jit

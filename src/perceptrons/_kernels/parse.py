@@ -24,8 +24,9 @@ which also decides whether it is a number at all.
 """
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
+
+from perceptrons._kernels._cache import cached_njit
 
 # state[...] slots, read and written by parse_svmlight (the caller keeps the array).
 POS = 0  # next byte to read
@@ -161,7 +162,7 @@ def parse_index(buf, start, stop, max_digits):
     return value
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def parse_svmlight(buf, end, final, max_lines, label_required, stop_at_bad, max_digits, out, state):
     """Parse complete lines of ``buf[state[POS]:end]`` into ``out``.
 

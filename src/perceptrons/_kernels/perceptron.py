@@ -67,12 +67,12 @@ They hold no Python objects and allocate only one score buffer per call (multicl
 nothing is allocated per example.
 """
 
-import numba
 import numpy as np
 
 from perceptrons._kernels import _rows
+from perceptrons._kernels._cache import cached_njit
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = cached_njit(nogil=True)
 
 PERCEPTRON, PA, PA_I, PA_II = 0, 1, 2, 3
 # Positions in the ``rule`` array.

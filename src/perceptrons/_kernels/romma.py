@@ -64,12 +64,12 @@ The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order
 Nothing is allocated per example (one score buffer per multiclass call).
 """
 
-import numba
 import numpy as np
 
 from perceptrons._kernels import _rows
+from perceptrons._kernels._cache import cached_njit
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = cached_njit(nogil=True)
 
 # Positions in the ``rule`` array.
 AGGRESSIVE, BIAS_FEATURE = 0, 1

@@ -1,9 +1,9 @@
 """Scores of sparse rows under a sparsified model, at the cost of the dense model's."""
 
-import numba
+from perceptrons._kernels._cache import cached_njit
 
 
-@numba.njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def sparse_rows_times_sparse_weights(
     x_indptr, x_indices, x_data, w_indptr, w_indices, w_data, scores
 ):

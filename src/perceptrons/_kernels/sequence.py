@@ -35,10 +35,11 @@ of scratch buffers is allocated per call, sized by the longest sentence; nothing
 sentence.
 """
 
-import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from perceptrons._kernels._cache import cached_njit
+
+_jit = cached_njit(nogil=True)
 
 PERCEPTRON, MIRA = 0, 1
 

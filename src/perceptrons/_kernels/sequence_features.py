@@ -26,8 +26,9 @@ caller allocated (and :func:`columns` into one scratch row of its own per call).
 """
 
 import numpy as np
-from numba import njit
 from numba.extending import register_jitable
+
+from perceptrons._kernels._cache import cached_njit
 
 # SplitMix64's finalizer (Steele et al. 2014): a bijection of uint64 whose every output
 # bit depends on every input bit, so fingerprints can be bucketed by their low bits.
@@ -68,7 +69,7 @@ def _fingerprint(rows, values, templates, edge_values, start, end, t, j):
     return h
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def fingerprints(offsets, rows, values, templates, edge_values, out):
     """Write into ``out[t, j]`` (uint64, shape ``(n_tokens, n_templates)``) the
     fingerprint of template ``j`` at token ``t``."""
@@ -80,7 +81,7 @@ def fingerprints(offsets, rows, values, templates, edge_values, out):
                 out[t, j] = _fingerprint(rows, values, templates, edge_values, start, end, t, j)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def build_table(keys, slots):
     """Fill the open-addressing table ``slots`` (uint64, shape ``(capacity, 2)``, all
     zero, capacity a power of two above ``len(keys)``) with ``keys[i] -> i``: a slot
@@ -118,7 +119,7 @@ def _column(h, slots, n_features):
     return _lookup(h, slots)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def single_columns(values, templates, slots, n_features, out):
     """Write into ``out[r, j]`` (int64, shape ``(len(values), n_templates)``) the column
     (-1: none) of template ``j`` when its item reads row ``r`` of ``values``, for the
@@ -137,7 +138,7 @@ def single_columns(values, templates, slots, n_features, out):
             out[r, j] = _column(h, slots, n_features)
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def columns(
     offsets, rows, values, templates, edge_values, singles, slots, n_features, indptr, indices
 ):

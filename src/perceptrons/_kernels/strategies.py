@@ -24,13 +24,13 @@ No kernel allocates anything but one score buffer per call (multiclass) and the 
 placeholder for the unused averaging array of :mod:`~perceptrons._kernels._rows`.
 """
 
-import numba
 import numpy as np
 
 from perceptrons._kernels import _rows
+from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import argmax_lowest
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = cached_njit(nogil=True)
 
 
 # ----------------------------------------------------------------- the shared step

@@ -30,12 +30,12 @@ total weight, for a model trained with sample weights, whose updates then step b
 example's weight: ``signs`` holds ``±s``, the native ``steps`` holds ``s``).
 """
 
-import numba
 import numpy as np
 
+from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import argmax_lowest
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = cached_njit(nogil=True)
 
 RULE_VOTE, RULE_AVERAGE, RULE_LAST, RULE_RANDOM = 0, 1, 2, 3
 

@@ -139,7 +139,7 @@ def _run() -> None:
     from hypothesis import strategies as st
 
     from perceptrons import load
-    from perceptrons.io import persist
+    from perceptrons.io._persist_format import checksum
     from perceptrons.io.persist import describe
 
     directory = tempfile.mkdtemp(prefix="fuzz-models-")
@@ -228,7 +228,7 @@ def _run() -> None:
         in the JSON, which save never writes)."""
         meta = {key: value for key, value in meta.items() if key != "sha256"}
         blank = json.dumps({**meta, "sha256": "0" * 64}).encode()
-        digest = persist._digest({**arrays, "__meta__": np.frombuffer(blank, np.uint8)})
+        digest = checksum({**arrays, "__meta__": np.frombuffer(blank, np.uint8)})
         return blank[:-66] + digest.encode() + blank[-2:]
 
     def mutate_members(members, draw):

@@ -29,6 +29,8 @@ from perceptrons import (
     load,
     save,
 )
+from perceptrons._online_engine import LinearEngine
+from perceptrons._states import CompactState
 from perceptrons.datasets import shared_data_dir
 from perceptrons.io.persist import describe
 
@@ -1081,7 +1083,7 @@ def test_unexpected_exceptions_become_one_line_value_errors(model_file, monkeypa
     def broken(self, arrays, values):
         raise KeyError("a check this reader lacks")
 
-    monkeypatch.setattr(AveragedPerceptron, "import_state", broken)
+    monkeypatch.setattr(LinearEngine, "import_state", broken)
     message = _rejects(model_file[0], "invalid model data")
     assert "KeyError" in message
 
@@ -1182,7 +1184,8 @@ def test_sparsified_file_loads_sparsified_with_memory_that_follows_its_nonzeros(
     path = save(copy_of(model).sparsify(), tmp_path / "sparse.npz")
     loaded = load(path)
     assert isinstance(loaded.coef_, sp.csr_matrix) and loaded._state is None
-    assert loaded._compact.nbytes < dense_bytes / 50
+    assert isinstance(loaded._lifecycle, CompactState)
+    assert loaded._lifecycle.nbytes < dense_bytes / 50
     assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     loaded.densify()
     assert loaded._state.weights.tobytes() == model._state.weights.tobytes()

@@ -1,7 +1,8 @@
 """Text to sparse features, as a scikit-learn transformer that saves without pickle.
 
 :class:`TextFeaturizer` wraps scikit-learn's vectorizers (tokenization, n-grams and
-hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs: its fitted state as
+hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs, through its
+private ``_engine()`` (a :class:`~perceptrons._engine.StateCodec`): its fitted state as
 plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
 array), from which an equivalent transformer is rebuilt that gives bit-identical output.
 Its ``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
@@ -31,6 +32,7 @@ from sklearn.feature_extraction.text import (
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _checked
 from perceptrons import _params as rules
 
 __all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
@@ -562,56 +564,80 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         return self._vectorizer.get_feature_names_out().tolist()
 
     # ----------------------------------------------------------- persistence
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def _engine(self) -> _TextCodec:
+        """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
+        return _TextCodec(self)
+
+
+class _TextCodec:
+    """A :class:`TextFeaturizer`'s fitted state (:class:`perceptrons._engine.StateCodec`)."""
+
+    def __init__(self, featurizer: TextFeaturizer) -> None:
+        self.featurizer = featurizer
+
+    def check_params(self) -> None:
+        self.featurizer._validate_params()
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Values: ``n_features_out`` and, for ``vocabulary="fit"``, ``vocabulary``, the
         list of terms ordered by column. Arrays: ``idf`` (float64, one per column) for
-        ``"tfidf"``.
+        ``"tfidf"``. ``resumable`` is ignored: the state is all the featurizer holds.
         """
-        check_is_fitted(self, "n_features_out_")
+        featurizer = self.featurizer
+        check_is_fitted(featurizer, "n_features_out_")
         arrays: dict[str, np.ndarray] = {}
-        if self.weighting == "tfidf":
-            assert self._weighting is not None  # fitted with weighting="tfidf"
-            arrays["idf"] = np.asarray(self._weighting.idf_, dtype=np.float64)
-        values: dict[str, Any] = {"n_features_out": int(self.n_features_out_)}
-        if self.vocabulary == "fit":
-            values["vocabulary"] = self.feature_names()
+        if featurizer.weighting == "tfidf":
+            assert featurizer._weighting is not None  # fitted with weighting="tfidf"
+            arrays["idf"] = np.asarray(featurizer._weighting.idf_, dtype=np.float64)
+        values: dict[str, Any] = {"n_features_out": int(featurizer.n_features_out_)}
+        if featurizer.vocabulary == "fit":
+            values["vocabulary"] = featurizer.feature_names()
         else:
-            assert self._hashed_names is not None  # fitted with vocabulary="hashing"
-            values["hashed_names"] = [[c, n] for c, n in sorted(self._hashed_names.items())]
+            assert featurizer._hashed_names is not None  # fitted with vocabulary="hashing"
+            values["hashed_names"] = [[c, n] for c, n in sorted(featurizer._hashed_names.items())]
         return arrays, values
 
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
         """Rebuild the fitted state written by :meth:`export_state`."""
-        self._validate_params()
+        featurizer = self.featurizer
+        featurizer._validate_params()
         n_out = int(values["n_features_out"])
         terms = None
-        if self.vocabulary == "fit":
+        if featurizer.vocabulary == "fit":
             terms = [str(term) for term in values["vocabulary"]]
             if len(terms) != n_out or len(set(terms)) != n_out:
                 raise ValueError(
                     f"the vocabulary holds {len(terms)} terms ({len(set(terms))} distinct) "
                     f"for {n_out} features"
                 )
-        elif n_out != self.n_features:
-            raise ValueError(f"{n_out} hashed features but n_features={self.n_features}")
-        vectorizer = self._make_vectorizer(terms)
-        weighting = self._make_weighting()
+        elif n_out != featurizer.n_features:
+            raise ValueError(f"{n_out} hashed features but n_features={featurizer.n_features}")
+        vectorizer = featurizer._make_vectorizer(terms)
+        weighting = featurizer._make_weighting()
         if weighting is not None:
             # What TfidfTransformer.fit sets: the input width and, for tf-idf, the idf.
             weighting.n_features_in_ = n_out
-            if self.weighting == "tfidf":
+            if featurizer.weighting == "tfidf":
                 idf = np.asarray(arrays["idf"], dtype=np.float64)
                 if idf.shape != (n_out,):
                     raise ValueError(f"idf of shape {idf.shape} for {n_out} features")
                 weighting.idf_ = idf
-        self._vectorizer, self._weighting = vectorizer, weighting
-        self.n_features_out_ = n_out
-        if self._hashing:
-            self._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
-            if any(not 0 <= c < n_out for c in self._hashed_names):
+        featurizer._vectorizer, featurizer._weighting = vectorizer, weighting
+        featurizer.n_features_out_ = n_out
+        if featurizer._hashing:
+            featurizer._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
+            if any(not 0 <= c < n_out for c in featurizer._hashed_names):
                 raise ValueError("a hashed feature name points outside the hashed features")
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """The arrays :meth:`import_state` accepts: for ``weighting="tfidf"``, ``idf``,
+        finite float64, one per output feature (``n_features_out``); else none."""
+        if self.featurizer.weighting != "tfidf":
+            return {}
+        n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
+        return {"idf": _checked.floats(n_out)}
 
 
 def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:

@@ -459,61 +459,15 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         self.intercept_ = model[-1].copy()
 
     # ---------------------------------------------------------------- persistence
-    def export_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The parameters (feature rows, then the intercept row) and ``n_iter``, as
-        arrays and JSON values (see :mod:`perceptrons.io.persist`); a sparsified model
-        gives them by their nonzeros (a :class:`~perceptrons._checked.SparseArray`) and
-        ``"sparsified": true``."""
-        check_is_fitted(self, "coef_")
-        values: dict[str, Any] = {"n_iter": int(self.n_iter_)}
-        if self._state is not None:
-            return {"weights": self._state}, values
-        if sp.issparse(self.coef_):
-            values["sparsified"] = True
-        return {"weights": self._model_array()}, values
-
-    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
-        """Rebuild the model written by :meth:`export_state`, checking the array against
-        ``n_features_in_`` and ``classes_`` (:meth:`state_layout`) and ``n_iter`` first:
-        they may come from an untrusted file. With ``"sparsified": true`` the model is
-        rebuilt sparsified, never expanded."""
-        rules.validate(self, self._rules)
-        fits = f"{self.n_features_in_} features and {self.classes_.shape[0]} classes"
-        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
-        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
-        n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
-        weights = arrays["weights"]
-        if sparsified and isinstance(weights, _checked.SparseArray):
-            coef, intercept = self._published_from(weights)
-            if not self.fit_intercept and np.any(intercept):
-                raise ValueError("fit_intercept is False but the intercept row is not zero")
-            self.n_iter_, self._state = n_iter, None
-            self.coef_, self.intercept_ = coef, intercept
-            return
-        if isinstance(weights, _checked.SparseArray):
-            weights = weights.to_dense()
-        weights = np.array(weights, dtype=np.float64)
-        if not self.fit_intercept and np.any(weights[-1]):
-            raise ValueError("fit_intercept is False but the intercept row is not zero")
-        self.n_iter_ = n_iter
-        self._state = weights
-        self._publish()
-        if sparsified:
-            self.sparsify()
+    def _engine(self) -> _BatchCodec:
+        """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
+        return _BatchCodec(self)
 
     def _shed_state(self, pruned_at: float | None) -> None:
         # The weights are all the model holds, and coef_/intercept_ say them: nothing
         # else to keep (a fit always starts from zero).
         self._state = None
         super()._shed_state(pruned_at)
-
-    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
-        """What :meth:`import_state` accepts: finite float64 weights of shape
-        ``(n_features_in_ + 1,)`` (binary) or ``(n_features_in_ + 1, n_classes)``."""
-        n_classes = self.classes_.shape[0]
-        rows = self.n_features_in_ + 1
-        shape = (rows,) if n_classes == 2 else (rows, n_classes)
-        return {"weights": _checked.floats(*shape)}
 
     # ---------------------------------------------------------------- prediction
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -533,3 +487,68 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         X = _validation.validate_prediction_data(self, X)
         scores = linear_scores(X, self.coef_, self.intercept_)
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+class _BatchCodec:
+    """The state of a :class:`LogisticRegressionBatch` model
+    (:class:`perceptrons._engine.StateCodec`): its weights."""
+
+    def __init__(self, estimator: LogisticRegressionBatch) -> None:
+        self.estimator = estimator
+
+    def check_params(self) -> None:
+        self.estimator._check_params()
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The parameters (feature rows, then the intercept row) and ``n_iter``, as
+        arrays and JSON values (see :mod:`perceptrons.io.persist`); a sparsified model
+        gives them by their nonzeros (a :class:`~perceptrons._checked.SparseArray`) and
+        ``"sparsified": true``. ``resumable`` is ignored: the weights are all the model
+        holds (a fit always starts from zero)."""
+        estimator = self.estimator
+        check_is_fitted(estimator, "coef_")
+        values: dict[str, Any] = {"n_iter": int(estimator.n_iter_)}
+        if estimator._state is not None:
+            return {"weights": estimator._state}, values
+        if sp.issparse(estimator.coef_):
+            values["sparsified"] = True
+        return {"weights": estimator._model_array()}, values
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the model written by :meth:`export_state`, checking the array against
+        ``n_features_in_`` and ``classes_`` (:meth:`state_layout`) and ``n_iter`` first:
+        they may come from an untrusted file. With ``"sparsified": true`` the model is
+        rebuilt sparsified, never expanded."""
+        estimator = self.estimator
+        rules.validate(estimator, estimator._rules)
+        fits = f"{estimator.n_features_in_} features and {estimator.classes_.shape[0]} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        n_iter = _checked.integer_value(values.get("n_iter"), "n_iter")
+        weights = arrays["weights"]
+        if sparsified and isinstance(weights, _checked.SparseArray):
+            coef, intercept = estimator._published_from(weights)
+            if not estimator.fit_intercept and np.any(intercept):
+                raise ValueError("fit_intercept is False but the intercept row is not zero")
+            estimator.n_iter_, estimator._state = n_iter, None
+            estimator.coef_, estimator.intercept_ = coef, intercept
+            return
+        if isinstance(weights, _checked.SparseArray):
+            weights = weights.to_dense()
+        weights = np.array(weights, dtype=np.float64)
+        if not estimator.fit_intercept and np.any(weights[-1]):
+            raise ValueError("fit_intercept is False but the intercept row is not zero")
+        estimator.n_iter_ = n_iter
+        estimator._state = weights
+        estimator._publish()
+        if sparsified:
+            estimator.sparsify()
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """What :meth:`import_state` accepts: finite float64 weights of shape
+        ``(n_features_in_ + 1,)`` (binary) or ``(n_features_in_ + 1, n_classes)``."""
+        estimator = self.estimator
+        n_classes = estimator.classes_.shape[0]
+        rows = estimator.n_features_in_ + 1
+        shape = (rows,) if n_classes == 2 else (rows, n_classes)
+        return {"weights": _checked.floats(*shape)}

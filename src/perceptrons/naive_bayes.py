@@ -246,64 +246,9 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             self.intercept_ = self._joint_intercept
 
     # ---------------------------------------------------------------- persistence
-    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The counts, from which every weight is recomputed (see :mod:`perceptrons.io.persist`).
-
-        Enough to predict and to continue with ``partial_fit`` exactly; a sparsified
-        model also gives ``"sparsified": true`` and the ``threshold`` it was pruned at
-        (pruning is recomputed exactly from the counts).
-
-        Parameters
-        ----------
-        resumable : bool, default=True
-            Ignored: the counts are both the model and all that training needs.
-        """
-        arrays = {"feature_count": self.feature_count_, "class_count": self.class_count_}
-        values: dict[str, Any] = {"n_seen": round(float(self.class_count_.sum()))}
-        if sp.issparse(self.coef_):
-            values["sparsified"] = True
-        if isinstance(self._lifecycle, Frozen):
-            values.update(threshold=self._lifecycle.pruned_at, resumable=False)
-        return arrays, values
-
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
-        """Rebuild the model from the counts written by :meth:`export_state`, checking
-        them (:meth:`state_layout`: float64, finite, non-negative) first: they may come
-        from an untrusted file."""
-        rules.validate(self, self._rules)
-        self._check_class_prior()
-        n_classes = self.classes_.shape[0]
-        fits = f"{self.n_features_in_} features and {n_classes} classes"
-        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
-        dense = {
-            name: array.to_dense() if isinstance(array, _checked.SparseArray) else array.copy()
-            for name, array in arrays.items()
-        }
-        feature_count, class_count = dense["feature_count"], dense["class_count"]
-        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
-        threshold = _checked.real_value(values.get("threshold", 0.0), "threshold", 0.0)
-        _checked.boolean_value(values.get("resumable", True), "resumable")
-        n_seen = _checked.real_value(values.get("n_seen"), "n_seen", 0.0, _checked.MAX_COUNT)
-        if round(n_seen) != round(float(class_count.sum())):
-            raise ValueError(
-                f"n_seen={values['n_seen']!r} differs from the {class_count.sum():g} "
-                "examples the class counts hold"
-            )
-        self.feature_count_, self.class_count_ = feature_count, class_count
-        self._check_counts()
-        self._thaw()
-        self._publish()
-        if sparsified:
-            self.sparsify(threshold)
-
-    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
-        """The arrays :meth:`import_state` accepts: non-negative float64 counts of
-        shapes ``(n_classes, n_features_in_)`` and ``(n_classes,)``."""
-        n_classes = self.classes_.shape[0]
-        return {
-            "feature_count": _checked.floats(n_classes, self.n_features_in_, low=0.0),
-            "class_count": _checked.floats(n_classes, low=0.0),
-        }
+    def _engine(self) -> _NaiveBayesCodec:
+        """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
+        return _NaiveBayesCodec(self)
 
     def _check_counts(self) -> None:
         """Subclasses check invariants of imported counts."""
@@ -355,6 +300,82 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             coefficient of ``x``, which every class shares).
         """
         return self._validate_predict(X) @ self._joint_coef.T + self._joint_intercept
+
+
+class _NaiveBayesCodec:
+    """A naive Bayes model's state (:class:`perceptrons._engine.StateCodec`): its
+    counts, from which every weight is recomputed."""
+
+    def __init__(self, estimator: _NaiveBayes) -> None:
+        self.estimator = estimator
+
+    def check_params(self) -> None:
+        self.estimator._check_params()
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The counts, from which every weight is recomputed (see :mod:`perceptrons.io.persist`).
+
+        Enough to predict and to continue with ``partial_fit`` exactly; a sparsified
+        model also gives ``"sparsified": true`` and the ``threshold`` it was pruned at
+        (pruning is recomputed exactly from the counts).
+
+        Parameters
+        ----------
+        resumable : bool, default=True
+            Ignored: the counts are both the model and all that training needs.
+        """
+        estimator = self.estimator
+        arrays = {
+            "feature_count": estimator.feature_count_,
+            "class_count": estimator.class_count_,
+        }
+        values: dict[str, Any] = {"n_seen": round(float(estimator.class_count_.sum()))}
+        if sp.issparse(estimator.coef_):
+            values["sparsified"] = True
+        if isinstance(estimator._lifecycle, Frozen):
+            values.update(threshold=estimator._lifecycle.pruned_at, resumable=False)
+        return arrays, values
+
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
+        """Rebuild the model from the counts written by :meth:`export_state`, checking
+        them (:meth:`state_layout`: float64, finite, non-negative) first: they may come
+        from an untrusted file."""
+        estimator = self.estimator
+        rules.validate(estimator, estimator._rules)
+        estimator._check_class_prior()
+        n_classes = estimator.classes_.shape[0]
+        fits = f"{estimator.n_features_in_} features and {n_classes} classes"
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
+        dense = {
+            name: array.to_dense() if isinstance(array, _checked.SparseArray) else array.copy()
+            for name, array in arrays.items()
+        }
+        feature_count, class_count = dense["feature_count"], dense["class_count"]
+        sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        threshold = _checked.real_value(values.get("threshold", 0.0), "threshold", 0.0)
+        _checked.boolean_value(values.get("resumable", True), "resumable")
+        n_seen = _checked.real_value(values.get("n_seen"), "n_seen", 0.0, _checked.MAX_COUNT)
+        if round(n_seen) != round(float(class_count.sum())):
+            raise ValueError(
+                f"n_seen={values['n_seen']!r} differs from the {class_count.sum():g} "
+                "examples the class counts hold"
+            )
+        estimator.feature_count_, estimator.class_count_ = feature_count, class_count
+        estimator._check_counts()
+        estimator._thaw()
+        estimator._publish()
+        if sparsified:
+            estimator.sparsify(threshold)
+
+    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
+        """The arrays :meth:`import_state` accepts: non-negative float64 counts of
+        shapes ``(n_classes, n_features_in_)`` and ``(n_classes,)``."""
+        estimator = self.estimator
+        n_classes = estimator.classes_.shape[0]
+        return {
+            "feature_count": _checked.floats(n_classes, estimator.n_features_in_, low=0.0),
+            "class_count": _checked.floats(n_classes, low=0.0),
+        }
 
 
 _SHARED_PARAMETERS = """

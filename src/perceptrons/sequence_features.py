@@ -725,35 +725,54 @@ class SequenceFeaturizer(BaseEstimator):
         return TokenFeatures(offsets, indptr, indices, self.n_features_out_)
 
     # ----------------------------------------------------------- persistence
-    def export_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def _engine(self) -> _SequenceCodec:
+        """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
+        return _SequenceCodec(self)
+
+
+class _SequenceCodec:
+    """A :class:`SequenceFeaturizer`'s fitted state
+    (:class:`perceptrons._engine.StateCodec`)."""
+
+    def __init__(self, featurizer: SequenceFeaturizer) -> None:
+        self.featurizer = featurizer
+
+    def check_params(self) -> None:
+        self.featurizer._validate_params()
+
+    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
         Values: ``templates`` (canonical), ``n_columns``, ``n_features_out``. Arrays:
         ``keys`` (uint64, the sorted fingerprints of the columns) with a vocabulary.
+        ``resumable`` is ignored: the state is all the featurizer holds.
         """
-        check_is_fitted(self, "n_features_out_")
-        arrays = {} if self.n_features is not None else {"keys": self._keys}
+        featurizer = self.featurizer
+        check_is_fitted(featurizer, "n_features_out_")
+        arrays = {} if featurizer.n_features is not None else {"keys": featurizer._keys}
         values = {
-            "templates": list(self.templates_),
-            "n_columns": int(self.n_columns_),
-            "n_features_out": int(self.n_features_out_),
+            "templates": list(featurizer.templates_),
+            "n_columns": int(featurizer.n_columns_),
+            "n_features_out": int(featurizer.n_features_out_),
         }
         return arrays, values
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """The arrays :meth:`import_state` accepts: with a vocabulary, ``keys`` of
         ``n_features_out`` uint64 fingerprints; with hashing, none."""
-        self._validate_params()
+        featurizer = self.featurizer
+        featurizer._validate_params()
         if not isinstance(values, dict):
             raise ValueError(f"the featurizer's values must be a dict, got {type(values).__name__}")
         n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
-        if self.n_features is not None:
+        if featurizer.n_features is not None:
             return {}
         return {"keys": _checked.Spec((np.dtype(np.uint64),), (n_out,))}
 
-    def import_state(self, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> None:
+    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
         """Rebuild the fitted state written by :meth:`export_state`, checking all of it
         (the arrays and values may come from an untrusted file)."""
+        featurizer = self.featurizer
         arrays = _checked.check_arrays(arrays, self.state_layout(values), "n_features_out")
         n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
         n_columns = _checked.integer_value(values.get("n_columns"), "n_columns", 1, 2**31)
@@ -765,20 +784,20 @@ class SequenceFeaturizer(BaseEstimator):
             raise ValueError("templates are not in their canonical text")
         if _columns_needed(templates) > n_columns:
             raise ValueError(f"the templates need more than the n_columns={n_columns} columns")
-        if self.n_features is None:
+        if featurizer.n_features is None:
             keys = arrays["keys"]
             if keys.shape[0] > 1 and not bool((keys[1:] > keys[:-1]).all()):
                 raise ValueError("keys must be strictly increasing (sorted, no repeats)")
-            self._set_vocabulary(keys)
+            featurizer._set_vocabulary(keys)
         else:
-            if n_out != self.n_features:
-                raise ValueError(f"{n_out} hashed features but n_features={self.n_features}")
-            self._table = _empty_table()
-            self.n_features_out_ = n_out
-        self.templates_ = templates
-        self.n_columns_ = n_columns
-        self._template_arrays = _template_arrays(templates)
-        self._cache = _empty_cache()
+            if n_out != featurizer.n_features:
+                raise ValueError(f"{n_out} hashed features but n_features={featurizer.n_features}")
+            featurizer._table = _empty_table()
+            featurizer.n_features_out_ = n_out
+        featurizer.templates_ = templates
+        featurizer.n_columns_ = n_columns
+        featurizer._template_arrays = _template_arrays(templates)
+        featurizer._cache = _empty_cache()
 
 
 def _empty_cache() -> _Cache:

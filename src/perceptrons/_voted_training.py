@@ -1,0 +1,418 @@
+"""The voted perceptron's training: the update sequence grown one block at a time.
+
+:class:`VotedTraining` is the base of :class:`~perceptrons.VotedPerceptron`: its fitted
+model (the support set, the dual coefficients, the update sequence with the votes) and
+the exact online dual perceptron that grows it -- one BLAS kernel product scores a
+block of examples under the model as it stood when the block began, then a compiled
+loop walks the block in order, adding the updates made inside it; the linear kernel
+trains in the primal instead, with the compiled epochs of the perceptron, logging its
+mistakes. :class:`VotedEpochs` is one training call's epochs as the one epoch loop
+(:func:`perceptrons._engine.run_epochs`) drives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from perceptrons import _validation
+from perceptrons._kernels import perceptron as _perceptron_kernels
+from perceptrons._kernels import voted as _voted
+from perceptrons._online import IncrementalClassifier
+from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
+
+__all__ = ["VotedEpochs", "VotedTraining", "describe"]
+
+
+class VotedTraining(IncrementalClassifier):
+    """The voted perceptron's model and its training (see the module)."""
+
+    # The parameters training reads (VotedPerceptron's).
+    kernel: str | Callable
+    degree: int
+    gamma: str | float
+    coef0: float
+    multiclass: str
+    max_epochs: int
+    shuffle: bool
+    fit_intercept: bool
+    delta: float
+    batch_size: int
+    cache_size: float
+
+    # The fitted model (set by training or its codec). _support is the first-call
+    # flag: None from the start of a fit until its data are checked.
+    _support: SupportStore | None
+    _alpha: Growable
+    _updates: Growable
+    _bias: np.ndarray
+    _weights: np.ndarray
+    _n_seen: int
+    _epoch_ends: list[int]
+    _native: bool
+    _primal: bool
+    _gamma: float
+    _kernel_name: str
+    # Sample weights (None until a weighted call): per update, the weight s of its
+    # example (its step) and the total weight of the examples before it in the stream;
+    # the total weight seen, and at each epoch end. Votes are differences of the totals.
+    _update_weights: Growable | None
+    _weight_seen: float
+    _weight_ends: list[float]
+
+    def _is_first_call(self) -> bool:
+        return getattr(self, "_support", None) is None
+
+    def _kernel_in_use(self) -> str:
+        return "callable" if callable(self.kernel) else self.kernel
+
+    def _start(self, X) -> None:
+        """Empty update sequence and support set for the labels in ``classes_``."""
+        labels = self.classes_
+        self._kernel_name = self._kernel_in_use()
+        self._native = labels.shape[0] > 2 and self.multiclass == "native"
+        n_columns = 1 if labels.shape[0] == 2 else labels.shape[0]
+        precomputed = self.kernel == "precomputed"
+        self._support = SupportStore(sp.issparse(X), X.shape[1], precomputed)
+        self._alpha = Growable(n_columns, np.float64)
+        self._bias = np.zeros(n_columns)
+        # One row per update: (global position, support id, column or gold, sign or predicted)
+        self._updates = Growable(4, np.int64)
+        self._n_seen = 0
+        self._epoch_ends: list[int] = []
+        self._update_weights = None
+        self._weight_seen = 0.0
+        self._weight_ends = []
+        # The linear kernel trains in the primal, O(nnz(x)) per example, with the same
+        # compiled epochs as Perceptron; they log the mistakes that make the sequence.
+        self._primal = self.kernel == "linear"
+        if self._primal:
+            shape = (X.shape[1] + 1, n_columns) if self._native else (n_columns, X.shape[1] + 1)
+            self._weights = np.zeros(shape)
+        self._gamma = self._resolve_gamma(X)
+
+    def _resolve_gamma(self, X) -> float:
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto" or self.kernel in ("linear", "precomputed"):
+            return 1.0 / X.shape[1]
+        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
+        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+
+    def _targets(self, y) -> np.ndarray:
+        """Kernel targets: class codes (native) or a ±1 column per binary problem."""
+        codes = _validation.encode(self.classes_, y, self)
+        if self._native:
+            return codes
+        if self.classes_.shape[0] == 2:
+            return np.where(codes == 1, 1.0, -1.0)[:, np.newaxis]
+        signs = -np.ones((len(codes), self.classes_.shape[0]))
+        signs[np.arange(len(codes)), codes] = 1.0
+        return signs
+
+    def _gram(self, A, B) -> np.ndarray:
+        """Kernel matrix between the rows of A and B (B: support vectors or indices)."""
+        if self.kernel == "precomputed":
+            return np.asarray(A[:, B].toarray() if sp.issparse(A) else A[:, B])
+        if callable(self.kernel):
+            gram = np.asarray(self.kernel(A, B), dtype=np.float64)
+            if gram.shape != (A.shape[0], B.shape[0]):
+                raise ValueError(
+                    f"the kernel callable returned shape {gram.shape} for inputs with "
+                    f"{A.shape[0]} and {B.shape[0]} rows; expected "
+                    f"{(A.shape[0], B.shape[0])}."
+                )
+            return gram
+        if self.kernel == "linear":
+            return linear_kernel(A, B, dense_output=True)
+        if self.kernel == "poly":
+            return polynomial_kernel(A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
+        if self.kernel == "rbf":
+            return rbf_kernel(A, B, gamma=self._gamma)
+        raise ValueError(f"VotedPerceptron: unknown kernel {self.kernel!r}.")
+
+    def _new_call(self, X, *, cache: bool) -> CallState:
+        n_columns = self._bias.shape[0]
+        n_rows = X.shape[0] if self.delta > 0 else 0
+        # The primal kernels read a binary column's slack as one contiguous row.
+        primal_binary = self._primal and not self._native
+        call = CallState(
+            example_support=np.full(X.shape[0], -1, dtype=np.int64),
+            slack=np.zeros((n_columns, n_rows) if primal_binary else (n_rows, n_columns)),
+        )
+        if cache and not self._primal and self.kernel != "precomputed" and self.cache_size > 0:
+            call.cache = np.zeros((X.shape[0], 0))
+            call.max_cached = int(self.cache_size * 2**20 / 8 / X.shape[0])
+        return call
+
+    def _fill_cache(self, X, call: CallState) -> None:
+        """Add the kernel columns of new support vectors, while the budget allows."""
+        if call.cache is None:
+            return
+        assert self._support is not None
+        have = call.cache.shape[1]
+        room = min(self._support.size, call.max_cached) - have
+        if room > 0:
+            new_support = self._support.matrix(have)[:room]
+            call.cache = np.hstack([call.cache, self._gram(X, new_support)])
+
+    def _base_scores(self, X, rows: np.ndarray, call: CallState) -> np.ndarray:
+        """Scores of the block's examples under the model as it stands (no bias)."""
+        assert self._support is not None
+        alpha = self._alpha.view
+        base = np.zeros((len(rows), alpha.shape[1]))
+        cached = 0 if call.cache is None else call.cache.shape[1]
+        if call.cache is not None and cached:
+            base += call.cache[rows] @ alpha[:cached]
+        if self._support.size > cached:
+            base += self._gram(X[rows], self._support.matrix(cached)) @ alpha[cached:]
+        return base
+
+    def _run_epoch(
+        self,
+        X: Any,
+        targets: np.ndarray,
+        order: np.ndarray,
+        call: CallState,
+        progress: Callable[[int], object] | None,
+        weights: np.ndarray | None = None,
+    ) -> dict[str, Any]:
+        """One epoch over ``X[order]``, extending the update sequence; its record
+        (without its number: the epoch loop adds it)."""
+        assert self._support is not None
+        if weights is not None and self._update_weights is None:
+            self._start_weighting()
+        if weights is None and self._update_weights is not None:
+            weights = np.ones(X.shape[0])  # a weighted model goes on weighing
+        if self._primal:
+            mistakes = self._primal_epoch(X, targets, order, call, weights)
+            if progress is not None:
+                progress(len(order))
+        else:
+            mistakes = self._dual_epoch(X, targets, order, call, progress, weights)
+        self._epoch_ends.append(self._n_seen)
+        if self._update_weights is not None:
+            self._weight_ends.append(self._weight_seen)
+        return {
+            "mistakes": int(mistakes),
+            "examples": len(order),
+            "support_vectors": self._support.size,
+        }
+
+    def _start_weighting(self) -> None:
+        """Keep the weights of the examples from now on; so far every weight was 1."""
+        updates = self._updates.view
+        self._update_weights = Growable(2, np.float64)
+        self._update_weights.append(
+            np.column_stack([np.ones(updates.shape[0]), updates[:, 0].astype(np.float64)])
+        )
+        self._weight_seen = float(self._n_seen)
+        self._weight_ends = [float(end) for end in self._epoch_ends]
+
+    def _is_finite(self) -> bool:
+        arrays = [self._alpha.view, self._bias]
+        if self._primal:
+            arrays.append(self._weights)
+        return all(np.isfinite(a).all() for a in arrays)
+
+    def _forget(self) -> None:
+        """Make the estimator unfitted (its model overflowed)."""
+        self._support = None
+        for name in ("classes_", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+
+    def _dual_epoch(self, X, targets, order: np.ndarray, call: CallState, progress, weights) -> int:
+        """One epoch of the dual perceptron, a block of examples at a time."""
+        n_columns = self._bias.shape[0]
+        bias_sq = 1.0 if self.fit_intercept else 0.0
+        delta_sq = float(self.delta) ** 2
+        kernel = _voted.dual_block_native if self._native else _voted.dual_block_binary
+        mistakes = 0
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            base = self._base_scores(X, rows, call)
+            block = X[rows]
+            # A copy, not the block itself: scikit-learn's distance code zeroes the
+            # diagonal when both arguments are one object, which would give a point's
+            # kernel with itself another rounding here than against the support set,
+            # and the model would depend on the batch size.
+            other = rows if self.kernel == "precomputed" else block.copy()
+            block_gram = self._gram(block, other)
+            if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
+                # Overflowing kernel values: every score would be inf or NaN.
+                epoch = len(self.history_) + 1
+                self._forget()
+                raise ValueError(
+                    f"{type(self).__name__}: kernel values became non-finite (inf/NaN) in "
+                    f"epoch {epoch}: the features are too large for the kernel; scale the "
+                    "features (e.g. StandardScaler/MaxAbsScaler). The estimator is left "
+                    "unfitted (no silently wrong model)."
+                )
+            coef = np.zeros((len(rows), n_columns))
+            log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
+            n_updates = kernel(
+                base=base,
+                block_gram=np.ascontiguousarray(block_gram),
+                examples=rows,
+                targets=targets[rows],
+                weights=NO_WEIGHTS if weights is None else weights[rows],
+                bias=self._bias,
+                bias_sq=bias_sq,
+                slack=call.slack,
+                delta_sq=delta_sq,
+                coef=coef,
+                log=log,
+            )
+            self._absorb(X, rows, coef, log[:n_updates], call.example_support, weights)
+            self._n_seen += len(rows)
+            mistakes += n_updates
+            if progress is not None:
+                progress(len(rows))
+        return mistakes
+
+    def _primal_epoch(self, X, targets, order: np.ndarray, call: CallState, weights) -> int:
+        """One epoch of the linear perceptron in the primal, logging its mistakes.
+
+        The log becomes the same (position, column, sign) or (position, gold, predicted)
+        rows as the dual kernels write, so the update sequence is stored the same way.
+        """
+        bias_feature = 1.0 if self.fit_intercept else 0.0
+        common = {
+            "rows": (X.data, X.indices, X.indptr) if sp.issparse(X) else X,
+            "order": np.ascontiguousarray(order, dtype=np.int64),
+            "aux": np.zeros((0, 0)) if self._native else np.zeros(0),
+            "count": 0,
+            "sample_weight": NO_WEIGHTS if weights is None else weights,
+            "rule": _perceptron_kernels.update_rule(
+                bias_feature=bias_feature, delta=float(self.delta)
+            ),
+        }
+        log = np.empty((len(order), 2), dtype=np.int64)
+        coef = np.zeros((len(order), self._bias.shape[0]))
+        if self._native:
+            n, _ = _perceptron_kernels.multiclass_epoch(
+                **common,
+                y=targets,
+                weights=self._weights,
+                slack=call.slack if self.delta > 0 else np.zeros((0, 0)),
+                mistake_log=log,
+            )
+            positions = log[:n, 0]
+            gold, predicted = targets[order[positions]], log[:n, 1]
+            steps = 1.0 if weights is None else weights[order[positions]]
+            coef[positions, gold] += steps
+            coef[positions, predicted] -= steps
+            entries = np.column_stack([positions, gold, predicted])
+            self._bias = self._weights[-1] * bias_feature
+        else:
+            parts = []
+            for column in range(self._bias.shape[0]):
+                signs = np.ascontiguousarray(targets[:, column])
+                n, _ = _perceptron_kernels.binary_epoch(
+                    **common,
+                    y=signs,
+                    weights=self._weights[column],
+                    slack=call.slack[column] if self.delta > 0 else np.zeros(0),
+                    mistake_log=log,
+                )
+                positions = log[:n, 0]
+                coef[positions, column] = signs[order[positions]] * (
+                    1.0 if weights is None else weights[order[positions]]
+                )
+                parts.append(
+                    np.column_stack(
+                        [positions, np.full(n, column), signs[order[positions]].astype(np.int64)]
+                    )
+                )
+            entries = np.concatenate(parts)
+            entries = entries[np.lexsort((entries[:, 1], entries[:, 0]))]
+            self._bias = self._weights[:, -1] * bias_feature
+        self._absorb(X, order, coef, entries, call.example_support, weights)
+        self._n_seen += len(order)
+        return entries.shape[0]
+
+    def _absorb(self, X, rows, coef, log, example_support, weights=None) -> None:
+        """Fold one block's updates into the support set, alphas and update sequence
+        (and, weighted, each update's step and the weight seen before it)."""
+        if weights is not None:
+            assert self._update_weights is not None
+            block = weights[rows]
+            before = self._weight_seen + np.concatenate([[0.0], np.cumsum(block)[:-1]])
+            self._update_weights.append(np.column_stack([block[log[:, 0]], before[log[:, 0]]]))
+            self._weight_seen += float(block.sum())
+        if log.shape[0] == 0:
+            return
+        assert self._support is not None
+        positions = np.unique(log[:, 0])
+        examples = rows[positions]
+        new = examples[example_support[examples] < 0]
+        if new.size:
+            example_support[new] = self._support.size + np.arange(new.size)
+            self._support.append(None if self._support.precomputed else X[new], new)
+            self._alpha.append(np.zeros((new.size, coef.shape[1])))
+        support = example_support[examples]
+        self._alpha.view[support] += coef[positions]
+        self._updates.append(
+            np.column_stack(
+                [
+                    self._n_seen + log[:, 0],
+                    example_support[rows[log[:, 0]]],
+                    log[:, 1],
+                    log[:, 2],
+                ]
+            )
+        )
+
+
+class VotedEpochs:
+    """One training call's epochs (:class:`perceptrons._engine.Epochs`): ``fit``'s
+    ``max_epochs`` passes, or ``partial_fit``'s one pass over its batch, each over the
+    rows in a fresh order drawn from ``random_state_`` (with ``shuffle``). Between
+    ``fit``'s epochs the kernel columns of the new support vectors join the cache."""
+
+    def __init__(
+        self,
+        estimator: VotedTraining,
+        X: Any,
+        targets: np.ndarray,
+        call: CallState,
+        weights: np.ndarray | None,
+        progress: Callable[[int], object] | None,
+    ) -> None:
+        self.estimator, self.X, self.targets = estimator, X, targets
+        self.call, self.weights, self.progress = call, weights, progress
+        self.rows = np.arange(X.shape[0])
+
+    def run_epoch(self, epoch: int) -> dict[str, Any]:
+        estimator = self.estimator
+        if epoch > 1:
+            estimator._fill_cache(self.X, self.call)
+        rows = self.rows
+        order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
+        return estimator._run_epoch(
+            self.X, self.targets, order, self.call, self.progress, self.weights
+        )
+
+    def is_finite(self) -> bool:
+        return self.estimator._is_finite()
+
+    def forget(self) -> None:
+        self.estimator._forget()
+
+    def publish(self, n_iter: int) -> None:
+        """Nothing to form: the update sequence is the model, current after every epoch."""
+
+    def score(self, validation: tuple[Any, ...]) -> float:
+        return float(self.estimator.score(*validation))
+
+
+def describe(record: dict[str, Any]) -> str:
+    """An epoch's verbose line."""
+    return (
+        f"{record['mistakes']} mistakes in {record['examples']} examples, "
+        f"{record['support_vectors']} support vectors"
+    )

@@ -1,0 +1,171 @@
+"""Writing a model file: an estimator (and a pipeline's featurizer) as the arrays and
+metadata of :mod:`perceptrons.io.persist`'s format, their state from their engine's
+``export_state`` (a :class:`~perceptrons._engine.StateCodec`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import Pipeline
+
+from perceptrons import _checked
+from perceptrons._engine import StateCodec
+from perceptrons._version import __version__
+from perceptrons.io._persist_format import (
+    FORMAT,
+    FORMAT_VERSION,
+    RESERVED,
+    Registry,
+    labels_to_array,
+    params_to_json,
+    to_json,
+)
+
+__all__ = ["encode_model"]
+
+
+def encode_model(
+    model: Any, resumable: bool, registry: Registry
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and the metadata (all but its checksum) of a file holding ``model``, an
+    estimator of ``registry`` or a Pipeline of one of its featurizers and an estimator."""
+    featurizer = None
+    estimator = model
+    if isinstance(model, Pipeline):
+        steps = model.steps
+        if (
+            len(steps) != 2
+            or registered(steps[0][1], registry.featurizers) is None
+            or registered(steps[1][1], registry.estimators) is None
+        ):
+            kinds = [type(step).__name__ for _, step in steps]
+            raise ValueError(
+                f"cannot save a Pipeline of {kinds}: only [TextFeaturizer, estimator] "
+                f"pipelines can be saved, with an estimator among {sorted(registry.estimators)}."
+            )
+        featurizer, estimator = steps[0][1], steps[1][1]
+    elif registered(model, registry.estimators) is None:
+        raise ValueError(
+            f"cannot save a {type(model).__name__}: only {sorted(registry.estimators)} and "
+            "Pipelines of [TextFeaturizer, estimator] can be saved."
+        )
+    arrays, meta = encode_estimator(estimator, resumable)
+    meta["pipeline"] = None if featurizer is None else {"steps": [name for name, _ in steps]}
+    meta["featurizer"] = None
+    if featurizer is not None:
+        feature_arrays, meta["featurizer"] = encode_featurizer(featurizer)
+        arrays.update(feature_arrays)
+    return arrays, meta
+
+
+def registered(instance: Any, classes: Mapping[str, type]) -> type | None:
+    """The class of ``classes`` for ``instance``'s exact type (subclasses are not saved)."""
+    cls = classes.get(type(instance).__name__)
+    return cls if cls is type(instance) else None
+
+
+def encode_estimator(
+    estimator: Any, resumable: bool
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    name = type(estimator).__name__
+    if callable(getattr(estimator, "kernel", None)):
+        raise ValueError(
+            "a callable kernel cannot be saved; refit with kernel='linear', 'poly', 'rbf' "
+            "or 'precomputed' to save the model, or keep it in memory."
+        )
+    if not hasattr(estimator, "classes_"):
+        raise NotFittedError(f"cannot save an unfitted {name}: call fit or partial_fit first.")
+    params = params_to_json(estimator)
+    codec: StateCodec = estimator._engine()
+    state_arrays, state_values = codec.export_state(resumable=resumable)
+    clash = sorted(set(state_arrays) & set(RESERVED))
+    if clash:  # a bug in an estimator's engine, not a user error
+        raise RuntimeError(f"{name}'s export_state uses reserved array names {clash}")
+
+    arrays, sparse = encode_state(state_arrays, codec.state_layout(state_values))
+    classes, classes_dtype = labels_to_array(estimator.classes_, "classes_")
+    arrays["estimator/classes"] = classes
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        arrays["estimator/feature_names_in"], _ = labels_to_array(names, "feature_names_in_")
+    rng = getattr(estimator, "random_state_", None)
+    rng_meta = None
+    if isinstance(rng, np.random.RandomState):
+        algorithm, key, pos, has_gauss, cached_gaussian = rng.get_state()
+        arrays["estimator/rng_key"] = np.asarray(key, dtype=np.uint32)
+        rng_meta = {
+            "array": "estimator/rng_key",
+            "algorithm": str(algorithm),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached_gaussian),
+        }
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "library_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "algorithm": name,
+        "params": params,
+        "classes": {"dtype": classes_dtype, "array": "estimator/classes"},
+        "n_features_in": int(estimator.n_features_in_),
+        "feature_names_in": names is not None,
+        "history": to_json(getattr(estimator, "history_", []), "history_"),
+        "rng": rng_meta,
+        "state": to_json(state_values, f"{name} state"),
+        "state_arrays": sorted(state_arrays),
+        "sparse_arrays": sparse,
+        "resumable": state_values.get("resumable", True) is not False,
+    }
+    return arrays, meta
+
+
+def encode_state(
+    state_arrays: dict[str, Any], layout: dict[str, _checked.Spec]
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The members of the estimator's state arrays, and ``{name: nnz}`` for those
+    stored as their nonzeros (``<name>.index``, ``<name>.values``: see the module
+    documentation): each float64 array of fixed shape whose nonzeros take fewer bytes
+    than the array."""
+    arrays: dict[str, np.ndarray] = {}
+    sparse: dict[str, int] = {}
+    for key, value in sorted(state_arrays.items()):
+        spec = layout.get(key)
+        storable = spec is not None and _checked.sparse_storable(spec)
+        if isinstance(value, _checked.SparseArray) or (
+            storable and isinstance(value, np.ndarray) and value.dtype == np.float64
+        ):
+            coordinates = (
+                value
+                if isinstance(value, _checked.SparseArray)
+                else _checked.SparseArray.from_dense(value)
+            )
+            if storable and coordinates.nbytes < coordinates.dense_nbytes:
+                arrays[f"estimator/{key}.index"] = coordinates.index
+                arrays[f"estimator/{key}.values"] = coordinates.values
+                sparse[key] = coordinates.nnz
+                continue
+            if isinstance(value, _checked.SparseArray):
+                value = value.to_dense()
+        arrays[f"estimator/{key}"] = np.asarray(value)
+    return arrays, sparse
+
+
+def encode_featurizer(featurizer: Any) -> tuple[dict[str, np.ndarray], dict]:
+    name = type(featurizer).__name__
+    if not hasattr(featurizer, "n_features_out_"):
+        raise NotFittedError(f"cannot save a pipeline whose {name} is not fitted.")
+    codec: StateCodec = featurizer._engine()
+    state_arrays, state_values = codec.export_state()
+    arrays = {f"featurizer/{key}": np.asarray(value) for key, value in state_arrays.items()}
+    meta = {
+        "algorithm": name,
+        "params": params_to_json(featurizer),
+        "state": to_json(state_values, f"{name} state"),
+        "state_arrays": sorted(state_arrays),
+    }
+    return arrays, meta

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
 from numpy.testing import assert_array_equal
+from sklearn.linear_model import SGDClassifier
 
 from perceptrons import AveragedPerceptron, Perceptron
 from perceptrons._kernels import parse
@@ -486,16 +487,26 @@ def test_a_bad_line_read_by_the_reader_thread_is_raised_with_its_line(tmp_path):
     assert threading.active_count() == before  # the reader thread is gone
 
 
-def test_the_reader_thread_stops_when_training_fails(tmp_path):
+class _FailingKernel(Perceptron):
+    """Our estimator, trained through its engine, whose compiled epoch fails."""
+
+    def _epoch_kernel(self, state, multiclass, slack):
+        raise RuntimeError("no more")
+
+
+class _FailingPartialFit(SGDClassifier):
+    """Another library's estimator, trained by its partial_fit, which fails."""
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        raise RuntimeError("no more")
+
+
+@pytest.mark.parametrize("make", [_FailingKernel, _FailingPartialFit])
+def test_the_reader_thread_stops_when_training_fails(tmp_path, make):
     path = _big_file(tmp_path / "big.svm")
     before = threading.active_count()
-
-    class Failing(Perceptron):
-        def partial_fit(self, X, y, classes=None, sample_weight=None):
-            raise RuntimeError("no more")
-
     with pytest.raises(RuntimeError, match="no more"):
-        fit_stream(Failing(), path, chunk_size=50, classes=[-1, 1, 2])
+        fit_stream(make(), path, chunk_size=50, classes=[-1, 1, 2])
     assert threading.active_count() == before
 
 

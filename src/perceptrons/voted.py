@@ -354,6 +354,13 @@ class VotedPerceptron(VotedTraining):
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return VotedCodec(self)
 
+    def _mixing_refusal(self) -> str | None:
+        """Parameter mixing averages weight vectors; this model is their sequence."""
+        return (
+            f"{type(self).__name__}: the voted perceptron keeps every intermediate weight "
+            "vector, so it cannot be mixed"
+        )
+
     # ---------------------------------------------------------------- prediction
     @property
     def support_vectors_(self) -> Any:

@@ -763,7 +763,9 @@ def fit_stream(
         publish_each_epoch=True,
     ):
         if isinstance(epochs_of, _EngineEpochs):
-            estimator.history_.append(record)  # a record per pass, as fit's history_
+            # A record per pass, as fit's history_, without the time it took: what a
+            # model file stores must not depend on the machine.
+            estimator.history_.append({k: v for k, v in record.items() if k != "seconds"})
         if on_epoch is not None:
             on_epoch(record)
     return report

@@ -115,12 +115,23 @@ class Engine(StateCodec, Protocol):
         ``sample_weight[i] * class_weight[y_i]`` (None when every weight is 1)."""
         ...
 
-    def begin_batch(
+    def train_batch(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> tuple[Any, Any, np.ndarray | None]:
-        """A batch of new examples checked as ``partial_fit`` checks it, ``(X, targets,
-        weights)``; the first batch starts the training state (streaming's chunks)."""
+    ) -> tuple[float, int]:
+        """One epoch over a batch of new examples as ``partial_fit`` runs it, without
+        forming the published model (streaming's chunks): the kernels' statistic and
+        the number of examples; the first batch starts the training state."""
         ...
+
+    def is_finite(self) -> bool:
+        """Whether the training state is made of finite numbers (True without one)."""
+        ...
+
+    def publish(self, n_iter: int) -> None:
+        """Form the published model from the training state, after ``n_iter`` epochs."""
+
+    def forget(self) -> None:
+        """Leave the estimator unfitted (its training state overflowed)."""
 
     def encode_targets(self, labels: Any) -> Any:
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""

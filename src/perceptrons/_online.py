@@ -234,6 +234,13 @@ class OnlineLearner(Trainable):
         """The training machinery over this estimator (see :mod:`perceptrons._engine`)."""
         raise NotImplementedError
 
+    @property
+    def resumable(self) -> bool:
+        """Whether the model holds the training state to continue exactly (after
+        ``densify()``, for a sparsified one)."""
+        check_is_fitted(self, "coef_")
+        return isinstance(self._lifecycle, TrainingState | CompactState)
+
     def _mixing_refusal(self) -> str | None:
         """Why parameter mixing cannot train this configuration (None: it can)."""
         return None
@@ -468,13 +475,6 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
 
     def _engine(self) -> LinearEngine:
         return LinearEngine(self)
-
-    @property
-    def resumable(self) -> bool:
-        """Whether the model holds the training state to continue exactly (after
-        :meth:`densify`, for a sparsified one)."""
-        check_is_fitted(self, "coef_")
-        return isinstance(self._lifecycle, TrainingState | CompactState)
 
     def _shed_state(self, pruned_at: float | None) -> None:
         lifecycle = self._lifecycle

@@ -129,21 +129,47 @@ class LinearEngine:
         estimator.classes_ = classes
         return data, labels, weights
 
-    def begin_batch(
+    def train_batch(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> tuple[Any, Any, np.ndarray | None]:
-        """A new batch of examples, checked as ``partial_fit`` checks it: ``(X,
-        targets, weights)``. The first batch fixes the labels and starts a fresh state,
+    ) -> tuple[float, int]:
+        """One epoch over a batch of new examples, as ``partial_fit`` runs it (checked
+        as it checks them, shuffled by the estimator's generator, the Δ weights from
+        zero) without forming the published model: the kernels' statistic and the
+        number of examples. The first batch fixes the labels and starts a fresh state,
         ``history_`` and shuffling generator; later ones continue them."""
         estimator = self.estimator
         X, y, first_call, weights = estimator._begin_call(
             X, y, classes, incremental=True, sample_weight=sample_weight
         )
+        targets = self.encode_targets(y)
         if first_call:
             estimator._lifecycle = self.new_state(X.shape[1])
             estimator.history_ = []
             estimator.random_state_ = check_random_state(estimator.random_state)
-        return X, self.encode_targets(y), weights
+        state = estimator._state
+        rows = np.arange(X.shape[0])
+        order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
+        record = self.run_epoch(
+            state,
+            X,
+            targets,
+            order,
+            slack=self.new_slack(state, X.shape[0]),
+            sample_weight=weights,
+            structure_checked=True,  # by _begin_call's validation
+            raw=True,
+        )
+        return float(record["statistic"]), int(record["examples"])
+
+    def is_finite(self) -> bool:
+        state = self.estimator._state
+        return state is None or state.is_finite()
+
+    def publish(self, n_iter: int) -> None:
+        self.publish_state(self.estimator._state, n_iter)
+
+    def forget(self) -> None:
+        self.estimator._forget()
 
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""

@@ -229,7 +229,13 @@ def _train_stream(args: argparse.Namespace) -> int:
 
     def on_epoch(record: dict) -> None:
         line = (
-            f"epoch {record['epoch']}: {record['mistakes']} mistakes in "
+            f"epoch {record['epoch']}: "
+            + (
+                f"{record['mistakes']} mistakes"
+                if "mistakes" in record
+                else f"mean log-loss {record['log_loss']:.4f}"
+            )
+            + " in "
             f"{record['examples']} examples ({record['examples'] / record['seconds']:,.0f} "
             "examples/s)"
         )

@@ -671,7 +671,8 @@ def fit_stream(
         Skip malformed lines instead of stopping.
     progress : callable, optional
         Called as ``progress(bytes, examples)`` with the bytes read and examples trained
-        since the last call.
+        since the last call, after each chunk; the model is then current (``predict``,
+        ``score``...), as after a ``partial_fit``.
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
@@ -736,7 +737,7 @@ def fit_stream(
     engine = getattr(estimator, "_engine", None)
     engine = engine() if engine is not None else None
     epochs_of: _ChunkEpochs
-    if engine is not None and hasattr(engine, "begin_batch"):
+    if engine is not None and hasattr(engine, "train_batch"):
         held_out = engine.validation_fraction is not None
         if held_out and shuffle_window > 0:
             raise ValueError(
@@ -848,6 +849,7 @@ class _EngineEpochs(_ChunkEpochs):
         self.key = check_random_state(random_state).randint(np.iinfo(np.int32).max)
         self.parts: list[tuple[Any, np.ndarray, np.ndarray | None]] | None = None
         self.chunk = 0
+        self.epoch = 1
 
     def _begin_epoch(self) -> float:
         self.chunk = 0
@@ -869,24 +871,14 @@ class _EngineEpochs(_ChunkEpochs):
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
                 return 0.0, 0
-        X, targets, weights = self.engine.begin_batch(X, y, self.labels, w)
-        state = self.estimator._state
-        n = X.shape[0]
-        rows = np.arange(n)
-        order = self.estimator.random_state_.permutation(rows) if self.estimator.shuffle else rows
-        record = self.engine.run_epoch(
-            state,
-            X,
-            targets,
-            order,
-            slack=self.engine.new_slack(state, n),
-            sample_weight=weights,
-            structure_checked=True,
-            raw=True,
-        )
-        return float(record["statistic"]), n
+        trained = self.engine.train_batch(X, y, self.labels, w)
+        if self.progress is not None:
+            # The model is current when progress is called, as after a partial_fit.
+            self.engine.publish(self.epoch - 1)
+        return trained
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
+        self.epoch = epoch
         record = super().run_epoch(epoch)
         if self.held_out and self.validation is None and self.parts is not None:
             self.validation = _held_out_set(self.parts)
@@ -897,14 +889,13 @@ class _EngineEpochs(_ChunkEpochs):
         return record
 
     def is_finite(self) -> bool:
-        state = self.estimator._state
-        return state is None or state.is_finite()
+        return self.engine.is_finite()
 
     def forget(self) -> None:
-        self.estimator._forget()
+        self.engine.forget()
 
     def publish(self, n_iter: int) -> None:
-        self.engine.publish_state(self.estimator._state, n_iter)
+        self.engine.publish(n_iter)
 
 
 def _held_out_set(parts) -> tuple[Any, ...]:

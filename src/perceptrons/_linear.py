@@ -107,7 +107,7 @@ class SparseCoefMixin:
     :meth:`_shed_state` (called by ``sparsify``) and :meth:`_restore_state` (by
     ``densify``). A model that cannot continue training exactly says why in
     its ``_lifecycle``, :class:`~perceptrons._states.Frozen` (see
-    :meth:`~perceptrons._online.Trainable._continuation_problem`).
+    :meth:`~perceptrons._base.Trainable._continuation_problem`).
     """
 
     coef_: Any

@@ -1,12 +1,4 @@
-"""The estimators' shared faces: the classifiers' bookkeeping and the online learners.
-
-:class:`Trainable` is what every estimator of the package shares: parameters checked on
-every call (``__init__`` only stores them) and the model's lifecycle, one typed field
-(``_lifecycle``): None before training, the :class:`~perceptrons._states.TrainingState`
-being trained, the :class:`~perceptrons._states.CompactState` of a model sparsified
-exactly, or :class:`~perceptrons._states.Frozen` for one that predicts but can only be
-trained afresh. :class:`IncrementalClassifier` adds the label bookkeeping of
-``partial_fit`` and prediction from ``decision_function``.
+"""The online learners: one training path behind every one of them.
 
 :class:`OnlineLearner` is the one training path of every online learner (the linear
 classifiers and :class:`~perceptrons.SequenceTagger`): ``fit`` resets the state (unless
@@ -19,7 +11,9 @@ over the engine's compiled epochs. :class:`OnlineLinearClassifier` is the base o
 is truly its own, its parameters, its state class, its compiled kernel
 (:meth:`OnlineLinearClassifier._epoch_kernel`) and how an epoch's statistic reads. What
 trains it from outside (parameter mixing, streaming, model files) goes through its
-engine, :meth:`OnlineLearner._engine` (see :mod:`perceptrons._engine`).
+engine, :meth:`OnlineLearner._engine` (see :mod:`perceptrons._engine`). The shared
+faces of every estimator (parameters checked on every call, the lifecycle) are in
+:mod:`perceptrons._base`.
 """
 
 from __future__ import annotations
@@ -28,159 +22,22 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
+from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._online_engine import LinearEngine
 from perceptrons._states import CompactState, Frozen, PerceptronState, TrainingState
 
-__all__ = ["IncrementalClassifier", "OnlineLearner", "OnlineLinearClassifier", "Trainable"]
+__all__ = ["OnlineLearner", "OnlineLinearClassifier"]
 
-# What scikit-learn's validate_data records about the input of a first call.
-_INPUT_RECORDS = ("n_features_in_", "feature_names_in_")
 # What a model that is refused after training started loses (see _forget).
-_FITTED_ATTRIBUTES = ("coef_", "intercept_", "classes_", "n_iter_", *_INPUT_RECORDS)
-
-
-class Trainable(BaseEstimator):
-    """Parameters checked on every call, and the model's lifecycle (see the module)."""
-
-    _rules: ClassVar[dict[str, rules.Rule]] = {}
-    #: None before training; a member's own state while it can train on; a
-    #: :class:`~perceptrons._states.Frozen` model once it cannot.
-    _lifecycle: Any = None
-
-    def _check_params(self) -> None:
-        """Each parameter's own rule (``__init__`` only stores; ``set_params`` may
-        change them between calls); members add the rules between parameters."""
-        rules.validate(self, self._rules)
-
-    def _continuation_problem(self) -> str | None:
-        """Why training cannot continue from the fitted model (``partial_fit``, a
-        warm-started ``fit``), or None: a sparse ``coef_`` must be densified first, and
-        a model without its training state (pruned, or saved with ``resumable=False``)
-        can only be trained afresh."""
-        if self._sparsified():
-            return (
-                "coef_ is sparse (sparsify() was called); call densify() before "
-                "partial_fit or a warm-started fit"
-            )
-        if isinstance(self._lifecycle, Frozen):
-            return (
-                f"{self._lifecycle.reason}, so it cannot continue training; call fit to "
-                "train afresh"
-            )
-        return None
-
-    def _sparsified(self) -> bool:
-        """Whether ``sparsify()`` made ``coef_`` sparse (its training state compact):
-        a member whose ``coef_`` is sparse by design says no."""
-        return sp.issparse(self.__dict__.get("coef_"))
-
-    def _thaw(self) -> None:
-        """Forget what kept the last model from training on: a new one starts."""
-        self._lifecycle = None
-
-
-class IncrementalClassifier(ClassifierMixin, Trainable):
-    """What every classifier of the package shares: parameters checked on every call,
-    the one first-call flag, the label bookkeeping of ``partial_fit``, sparse input and
-    prediction from ``decision_function``."""
-
-    # Fitted attributes (set by training, scikit-learn style; absent before).
-    classes_: np.ndarray
-    n_features_in_: int
-    history_: list[dict[str, Any]]
-    random_state_: np.random.RandomState
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-    def _is_first_call(self) -> bool:
-        """True until training has state to continue (``fit`` resets it)."""
-        return getattr(self, "_state", None) is None
-
-    def _begin_call(
-        self,
-        X: ArrayLike,
-        y: ArrayLike,
-        classes: ArrayLike | None,
-        *,
-        incremental: bool,
-        reset: bool = False,
-        sample_weight: ArrayLike | None = None,
-    ) -> tuple[Any, np.ndarray, bool, np.ndarray | None]:
-        """Check the parameters and the batch; fix the labels on the first call.
-
-        ``reset`` (``fit``) makes this a first call whatever came before. Nothing of
-        the trained model is touched until every check has passed: a refused call
-        leaves the model as it was. Returns the validated ``(X, y)``, whether this
-        is a first call (the caller then starts a fresh state), and each example's
-        weight ``sample_weight[i] * class_weight[y_i]`` (None when both are None: the
-        unweighted path).
-        """
-        self._check_params()
-        if not reset:
-            problem = self._continuation_problem()
-            if problem is not None:
-                raise ValueError(f"{type(self).__name__}: {problem}.")
-        first_call = reset or self._is_first_call()
-        # scikit-learn's validation records the input's width and feature names as it
-        # checks a first call's data: put them back if a later check refuses the call.
-        recorded = {k: v for k, v in vars(self).items() if k in _INPUT_RECORDS}
-        try:
-            data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
-            data = self._prepare(data)
-            if first_call:
-                known = _validation.label_set(labels, classes, self, incremental=incremental)
-            else:
-                _validation.check_same_classes(classes, self.classes_)
-                known = self.classes_
-            weights = _validation.example_weights(
-                self, sample_weight, known, labels, incremental=incremental
-            )
-        except Exception:
-            for name in _INPUT_RECORDS:
-                self.__dict__.pop(name, None)
-            self.__dict__.update(recorded)
-            raise
-        if first_call:
-            self.classes_ = known
-            self._thaw()
-        return data, labels, first_call, weights
-
-    def _prepare(self, X: Any) -> Any:
-        """A member's own checks or transformation of validated input (training and
-        prediction alike); none by default."""
-        return X
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Predict a label for each sample.
-
-        Binary models predict ``classes_[1]`` when the score is positive; multiclass
-        models predict the highest-scoring class, ties going to the lowest index.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Samples to classify.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels, drawn from ``classes_``.
-        """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)
+_FITTED_ATTRIBUTES = ("coef_", "intercept_", "classes_", "n_iter_", *INPUT_RECORDS)
 
 
 class OnlineLearner(Trainable):

@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from perceptrons import _validation
+from perceptrons._base import IncrementalClassifier
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
-from perceptrons._online import IncrementalClassifier
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
 
 __all__ = ["VotedEpochs", "VotedTraining", "describe"]

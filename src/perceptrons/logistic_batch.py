@@ -23,8 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
+from perceptrons._base import IncrementalClassifier
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
-from perceptrons._online import IncrementalClassifier
 
 __all__ = ["LogisticRegressionBatch"]
 

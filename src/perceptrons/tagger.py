@@ -8,14 +8,19 @@ from the predicted one's. The model is the average of the weights after every se
 of every epoch, kept exactly with the auxiliary-array trick of
 :class:`~perceptrons.AveragedPerceptron` (Daumé 2006), or the last weights.
 
-It is a member of the online family (:mod:`perceptrons._online`): the same epoch loop,
+It is an online learner (:class:`perceptrons._online.OnlineLearner`): the same epoch loop,
 ``fit_epochs``, ``history_``, early stopping (here on a development set), model files
 (:func:`perceptrons.save`) and parameter mixing (:mod:`perceptrons.parallel`, which
 McDonald, Hall & Mann (2010) designed for this very model). What is its own: sentences
 instead of a feature matrix (:class:`~perceptrons.sequence_features.SequenceFeaturizer`
 turns them into integer arrays once), its weight layout (one row per observation
 feature, then one per previous tag and one for the sentence start, one column per tag)
-and its compiled kernels (:mod:`perceptrons._kernels.sequence`).
+and its compiled kernels (:mod:`perceptrons._kernels.sequence`), run by its engine
+(:class:`TaggerEngine`, handed out by ``_engine()``).
+
+Why one module of about 700 lines: the engine reads what is the tagger's alone (its tag
+encoding, its featurizer, its weight layout), and is typed against the class itself,
+which a module of its own could only import in a circle.
 """
 
 from __future__ import annotations

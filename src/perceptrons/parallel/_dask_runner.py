@@ -23,12 +23,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons import _validation
-from perceptrons.parallel._mixing import (
+from perceptrons.parallel._mixing import check_partitions
+from perceptrons.parallel._shards import (
     Plan,
     ShardData,
     ShardResult,
     ShardTrainer,
-    check_partitions,
     engine_of,
     shard_epoch,
 )

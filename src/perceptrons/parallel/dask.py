@@ -31,15 +31,14 @@ from perceptrons.parallel._dask_runner import (
     _scatter_source,
 )
 from perceptrons.parallel._mixing import (
-    Plan,
     Training,
     array_shards,
     check_estimator,
     check_partitions,
-    engine_of,
     generators,
     resolve_mixing,
 )
+from perceptrons.parallel._shards import Plan, engine_of
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier

@@ -120,9 +120,14 @@ def test_no_module_imports_private_names_of_another(module):
     assert not private, f"{module} imports private names: {private}"
 
 
-def test_the_mixing_algorithm_imports_neither_dask_nor_an_estimator():
-    source = MODULES["perceptrons.parallel._mixing"].read_text(encoding="utf-8")
-    imported = {target for target, _, _ in _imports("perceptrons.parallel._mixing")} | {
+# The modules of the parameter-mixing algorithm: the client's side and a shard's side.
+MIXING_ALGORITHM = ["perceptrons.parallel._mixing", "perceptrons.parallel._shards"]
+
+
+@pytest.mark.parametrize("module", MIXING_ALGORITHM)
+def test_the_mixing_algorithm_imports_neither_dask_nor_an_estimator(module):
+    source = MODULES[module].read_text(encoding="utf-8")
+    imported = {target for target, _, _ in _imports(module)} | {
         n.names[0].name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import)
     }
     assert not any(name.split(".")[0] in ("dask", "distributed") for name in imported)

@@ -30,7 +30,8 @@ da = pytest.importorskip(
 )
 
 from perceptrons.parallel import ParameterMixing, mix_threads  # noqa: E402
-from perceptrons.parallel._mixing import ShardResult, mixing_weights  # noqa: E402
+from perceptrons.parallel._mixing import mixing_weights  # noqa: E402
+from perceptrons.parallel._shards import ShardResult  # noqa: E402
 
 # Several clusters in one process: the later ones serve HTTP on another local port.
 pytestmark = pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")

@@ -1,5 +1,5 @@
 """The compiled vw / counts reader with hashing (perceptrons._kernels.hashing and
-io.stream._PairsReader): equal, bit for bit, to read_data then
+io._chunks._PairsReader): equal, bit for bit, to read_data then
 TextFeaturizer(tokenizer="pairs", vocabulary="hashing"), names of hashed columns
 included, and the streamed models equal to the reference path's."""
 
@@ -13,7 +13,7 @@ from sklearn.utils import murmurhash3_32
 
 from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer
 from perceptrons._kernels import hashing
-from perceptrons.io import stream
+from perceptrons.io import _chunks, stream
 from perceptrons.io.formats import DataFormatError, read_data
 
 # ------------------------------------------------------------------ the hash
@@ -117,7 +117,7 @@ def test_block_equals_reference(fmt, text, n_features, lowercase, weighting):
     options = options or {"weighting": weighting}
     params = {"tokenizer": "pairs", "n_features": n_features, "lowercase": lowercase}
     ours, theirs = TextFeaturizer(**params, **options), TextFeaturizer(**params, **options)
-    reader = stream._PairsReader(ours, fmt)
+    reader = _chunks._PairsReader(ours, fmt)
     raw = text.encode()
     for block in (
         raw,
@@ -140,7 +140,7 @@ def test_many_names_grow_the_table_and_stay_equal():
     ]
     ours = TextFeaturizer(tokenizer="pairs", n_features=2**12)
     theirs = TextFeaturizer(tokenizer="pairs", n_features=2**12)
-    reader = stream._PairsReader(ours, "counts")
+    reader = _chunks._PairsReader(ours, "counts")
     for start in range(0, 8_000, 2_700):
         raw = "".join(lines[start : start + 2_700]).encode()
         _same(_compiled(raw, "counts", ours, reader), _reference(raw, "counts", theirs))
@@ -170,7 +170,7 @@ def test_many_names_grow_the_table_and_stay_equal():
     ],
 )
 def test_kernel_leaves_what_it_cannot_do_to_the_reference(fmt, line):
-    reader = stream._PairsReader(TextFeaturizer(tokenizer="pairs", n_features=16), fmt)
+    reader = _chunks._PairsReader(TextFeaturizer(tokenizer="pairs", n_features=16), fmt)
     good = "1 | g:1\n" if fmt == "vw" else "g:1 #label#:p\n"
     raw = (good + line).encode()
     assert reader._compiled(raw, 0) is None
@@ -257,7 +257,7 @@ def _counts_file(path, rng, n=600):
 
 def _fit(path, compiled, monkeypatch, estimator, **options):
     monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
-    read = stream._PairsReader._compiled
+    read = _chunks._PairsReader._compiled
     blocks = []
 
     def counted(self, raw, bytes_read):
@@ -265,7 +265,7 @@ def _fit(path, compiled, monkeypatch, estimator, **options):
         blocks.append(batch is not None)
         return batch
 
-    monkeypatch.setattr(stream._PairsReader, "_compiled", counted)
+    monkeypatch.setattr(_chunks._PairsReader, "_compiled", counted)
     chunk_size = options.pop("chunk_size")
     featurizer = TextFeaturizer(tokenizer="pairs", **options)
     report = stream.fit_stream(
@@ -430,7 +430,7 @@ def test_buffers_fit_every_block_after_smaller_and_larger_ones():
     """The arrays grow for each block's rows, values and longest name: a block of one
     long line after a block of the same value bound still fits."""
     featurizer = TextFeaturizer(tokenizer="pairs", n_features=16)
-    reader = stream._PairsReader(featurizer, "counts")
+    reader = _chunks._PairsReader(featurizer, "counts")
     blocks = [b"a:1 #label#:p\n" * 40, b"a:1 b:2 c:3 #label#:q\n", b"x" * 600 + b":1 #label#:p"]
     blocks.append(b"y" * 601 + b":1 #label#:p")  # one byte longer, the same value bound
     theirs = TextFeaturizer(tokenizer="pairs", n_features=16)

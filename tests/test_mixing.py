@@ -15,15 +15,9 @@ from sklearn.datasets import make_classification
 from perceptrons import AveragedPerceptron, Perceptron
 from perceptrons._kernels.mixing import rows_of_examples, sorted_rows_of_examples, union_rows
 from perceptrons.logistic import LogisticRegressionSGD
-from perceptrons.parallel import _mixing, mix_threads
-from perceptrons.parallel._mixing import (
-    ShardData,
-    ShardTrainer,
-    Start,
-    Training,
-    array_shards,
-    mixing_refusal,
-)
+from perceptrons.parallel import _shards, mix_threads
+from perceptrons.parallel._mixing import Training, array_shards, mixing_refusal
+from perceptrons.parallel._shards import ShardData, ShardTrainer, Start
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
 
@@ -125,7 +119,7 @@ def test_changed_rows_mix_like_whole_matrices(estimator, mixing, monkeypatch):
         return mix_threads(model, X, y, n_jobs=2, n_partitions=4, mixing=mixing)
 
     sparse_model = fit()
-    monkeypatch.setattr(_mixing, "DENSE_SHARE", -1.0)  # every shard sends every row
+    monkeypatch.setattr(_shards, "DENSE_SHARE", -1.0)  # every shard sends every row
     dense_model = fit()
     assert_allclose(sparse_model.coef_, dense_model.coef_, **TOL)
     assert_allclose(sparse_model.intercept_, dense_model.intercept_, **TOL)
@@ -140,7 +134,7 @@ def _run(estimator, X, y, n_shards, **options):
 
     def run_epoch(epoch, start, rng_states, slacks, whole_start):
         return [
-            _mixing.shard_epoch(t, s, start, rng_states[i], slacks[i])
+            _shards.shard_epoch(t, s, start, rng_states[i], slacks[i])
             for i, (t, s) in enumerate(zip(trainers, shards, strict=True))
         ]
 
@@ -279,16 +273,16 @@ def test_a_new_trainer_asks_for_the_whole_start():
     trainer = ShardTrainer(plan)
     rows = np.array([0, 3])
     assert (
-        _mixing.shard_epoch(trainer, shards[0], Start(2, rows, np.zeros((2, 3))), None, None)
+        _shards.shard_epoch(trainer, shards[0], Start(2, rows, np.zeros((2, 3))), None, None)
         is None
     )
     whole = Start(1, None, np.zeros((X.shape[1] + 1, 3)))
-    result = _mixing.shard_epoch(trainer, shards[0], whole, None, None)
+    result = _shards.shard_epoch(trainer, shards[0], whole, None, None)
     assert result is not None and result.examples == shards[0].n_samples
     # Epoch 2 from rows works now, epoch 4 (a skipped epoch) does not.
-    assert _mixing.shard_epoch(trainer, shards[0], Start(2, rows, np.zeros((2, 3))), None, None)
+    assert _shards.shard_epoch(trainer, shards[0], Start(2, rows, np.zeros((2, 3))), None, None)
     assert (
-        _mixing.shard_epoch(trainer, shards[0], Start(4, rows, np.zeros((2, 3))), None, None)
+        _shards.shard_epoch(trainer, shards[0], Start(4, rows, np.zeros((2, 3))), None, None)
         is None
     )
 

@@ -511,11 +511,11 @@ def test_the_reader_thread_stops_when_training_fails(tmp_path, make):
 
 
 def test_chunks_share_a_ring_of_buffers_or_own_their_arrays(tmp_path):
-    from perceptrons.io import stream
+    from perceptrons.io import _chunks
 
     path = _big_file(tmp_path / "big.svm", n=2000)
     options = {"labels": True, "n_features": 60, "zero_based": False, "skip_bad_lines": False}
-    ring = list(stream._svmlight_chunks(str(path), 100, ring=3, **options))
+    ring = list(_chunks._svmlight_chunks(str(path), 100, ring=3, **options))
     assert len(ring) == 21  # 2,000 rows and 4 blank lines
     assert np.shares_memory(ring[0].data.X.indices, ring[3].data.X.indices)
     assert not np.shares_memory(ring[0].data.X.indices, ring[1].data.X.indices)

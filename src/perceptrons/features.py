@@ -481,7 +481,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
 
         Exact when the known names are normalized (see :meth:`_hashed_names_normalized`;
         the union keeps them so) and no name holds ``|``: the caller
-        (:mod:`perceptrons.io.stream`) checks both; ``names[k]`` hashes to
+        (:mod:`perceptrons.io._chunks`) checks both; ``names[k]`` hashes to
         ``columns[k]``.
         """
         hashed_names = self._hashed_names

@@ -33,34 +33,35 @@ every example either way.
 
 from __future__ import annotations
 
-import gzip
-import io
 import itertools
 import os
-import queue
-import threading
 import time
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from perceptrons._engine import run_epochs
+from perceptrons.io._chunks import (
+    _QUEUE_DEPTH,
+    Chunk,
+    _features,
+    _line_chunks,
+    _pairs_batches,
+    _pairs_label_chunks,
+    _PairsReader,
+    _prefetched,
+    _stack,
+    _svmlight_chunks,
+    _weights,
+)
 from perceptrons.io.formats import (
     TEXT_FORMATS,
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
-    LabeledData,
-    SvmlightBuffers,
     detect_format,
-    numeric_labels,
-    parse_svmlight_block,
-    read_data,
-    svmlight_block_data,
 )
 
 if TYPE_CHECKING:
@@ -72,29 +73,7 @@ __all__ = ["STREAMABLE", "Chunk", "StreamReport", "StreamScan", "fit_stream", "i
 #: text formats (CSV needs its header, IDX is binary).
 STREAMABLE = ("svmlight", *TEXT_FORMATS)
 
-_READ_BYTES = 1 << 20  # svmlight: bytes read from the file at a time
-_UTF8_BOM = b"\xef\xbb\xbf"
-_QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
 _COMPILED_TEXT = True  # vw / counts with a hashing featurizer: the compiled reader (tests: off)
-
-
-@dataclass
-class Chunk:
-    """One parsed piece of a file.
-
-    Attributes
-    ----------
-    data : LabeledData
-        The chunk, as :func:`perceptrons.io.formats.read_data` gives it.
-    first_line : int
-        Line number (1-based) of the chunk's first line in the file.
-    bytes_read : int
-        Bytes of the file (compressed bytes for gzip) consumed once this chunk was read.
-    """
-
-    data: LabeledData
-    first_line: int
-    bytes_read: int
 
 
 @dataclass
@@ -114,23 +93,6 @@ class StreamReport:
     """Per-epoch counts of a :func:`fit_stream` run."""
 
     epochs: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _open(path: str):
-    """The file as binary lines, and a function giving the bytes consumed so far."""
-    try:
-        raw = open(path, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{path}: is a directory, not a data file") from None
-    except OSError as exc:  # one line, as read_data's
-        raise type(exc)(f"{path}: {exc.strerror or exc}") from None
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return gzip.GzipFile(fileobj=raw), raw
-    raw.seek(0)
-    return raw, raw
 
 
 def iter_chunks(
@@ -189,341 +151,6 @@ def iter_chunks(
         yield from _svmlight_chunks(name, chunk_size, ring=0, **options)
         return
     yield from _line_chunks(name, fmt, chunk_size, **options)
-
-
-def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Chunk]:
-    """Chunks of ``chunk_size`` lines, each through :func:`read_data`."""
-    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
-        parsed = _parse(raw, fmt, name, first_line, **options)
-        if parsed is not None:
-            yield Chunk(data=parsed, first_line=first_line, bytes_read=bytes_read)
-
-
-def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
-    """``(bytes, first line, bytes read)`` of each block of ``chunk_size`` lines."""
-    lines, counter = _open(name)
-    first_line = 1
-    with lines, counter:
-        while True:
-            try:
-                block = list(itertools.islice(lines, chunk_size))
-            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
-            if not block:
-                return
-            yield b"".join(block), first_line, counter.tell()
-            first_line += len(block)
-
-
-@dataclass
-class _PairsBatch:
-    """One block of a ``vw`` or ``counts`` file, read by :class:`_PairsReader`: either
-    the hashed counts (``X``, before the featurizer's weighting) with the names new to
-    the reader, or (``data``) what the reference reader gave, texts to featurize."""
-
-    bytes_read: int
-    X: sp.csr_matrix | None = None
-    y: np.ndarray | None = None
-    sample_weight: np.ndarray | None = None
-    new_columns: np.ndarray | None = None
-    new_names: list[str] | None = None
-    data: LabeledData | None = None
-
-
-class _PairsReader:
-    """``vw`` and ``counts`` blocks through the compiled hashing reader
-    (:mod:`perceptrons._kernels.hashing`), for a hashing ``tokenizer="pairs"``
-    featurizer: what ``read_data`` then the featurizer's ``transform`` give, bit for bit,
-    with the names of the hashed columns kept as its ``partial_fit`` keeps them.
-
-    A block the kernel cannot read exactly (a bad line, a number off its exact path,
-    a byte outside ASCII...) is read by the reference reader, which also words its
-    errors. The names table lives as long as the reader (one :func:`fit_stream` run,
-    every epoch): each block reports only the names it has not seen, which
-    :meth:`TextFeaturizer._add_new_hashed_names` merges exactly while the known names
-    are normalized; when they are not (a featurizer fitted elsewhere, or a ``counts``
-    name with ``|`` read by the reference reader) every later block takes the
-    reference path.
-    """
-
-    def __init__(self, featurizer: TextFeaturizer, fmt: str) -> None:
-        from perceptrons._kernels import hashing
-
-        self._hashing = hashing
-        self.fmt = fmt
-        if not 1 <= featurizer.n_features <= 2**31 - 2:  # the kernel takes h % n_features
-            raise ValueError(f"n_features must be in [1, 2**31 - 2], got {featurizer.n_features}")
-        if hasattr(featurizer, "n_features_out_"):
-            self.vectorizer = featurizer._vectorizer
-            self.compiled = featurizer._hashed_names_normalized()
-        else:
-            featurizer._validate_params()
-            self.vectorizer = featurizer._make_vectorizer()
-            self.compiled = True
-        # 2**18 slots hold 131,072 names (8 MB) before the first growth, which parses
-        # the block again.
-        self.slots = np.full((1 << 18, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
-        self.store = np.empty(1 << 21, dtype=np.uint8)
-        self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
-        self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
-        self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
-        self.out: tuple[np.ndarray, ...] = ()
-
-    def read(
-        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
-    ) -> _PairsBatch | None:
-        """One block of whole lines; ``None`` when it holds no example."""
-        if self.compiled:
-            batch = self._compiled(raw, bytes_read)
-            if batch is not None:
-                return batch
-        data = _parse(raw, self.fmt, name, first_line, **options)
-        if self.fmt == "counts" and b"|" in raw:
-            self.compiled = False  # a name may hold "|": the names stop being normalized
-        return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
-
-    def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
-        """Output arrays that hold any block of this size (grown, never shrunk)."""
-        needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
-        sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
-        if sizes != self._sizes:
-            self._sizes = sizes
-            rows, nnz, line_bytes = sizes
-            self.out = (
-                np.empty(nnz, dtype=np.float64),  # data
-                np.empty(nnz, dtype=np.int32),  # indices
-                np.zeros(rows + 1, dtype=np.int64),  # indptr
-                np.empty(rows, dtype=np.float64),  # labels
-                np.empty((rows, 2), dtype=np.int64),  # label spans
-                np.empty(rows, dtype=np.float64),  # weights
-                np.empty(nnz, dtype=np.int64),  # records
-                np.empty(line_bytes, dtype=np.uint8),  # scratch (one name)
-            )
-        return self.out
-
-    def _grow_table(self, n_bytes: int) -> None:
-        """Four times the slots and the store, for a block of ``n_bytes`` that did not
-        fit (the kernel's other arrays are sized to hold any such block)."""
-        hashing = self._hashing
-        entries, used = int(self.meta[hashing.ENTRIES]), int(self.meta[hashing.STORE_USED])
-        # A block of n bytes adds at most n // 2 + 1 names of at most n + 1 bytes each:
-        # past these sizes the kernel cannot be short of room.
-        if len(self.slots) > 2 * (entries + n_bytes + 2) and len(self.store) > used + (
-            n_bytes + 2
-        ) * (n_bytes // 2 + 2):
-            raise RuntimeError("the hashing reader asks for room it cannot need")
-        slots = np.full((4 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
-        self.meta[hashing.ENTRIES] = hashing.rehash(self.slots, slots)
-        self.slots = slots
-        store = np.empty(4 * len(self.store), dtype=np.uint8)
-        store[:used] = self.store[:used]
-        self.store = store
-
-    def _compiled(self, raw: bytes, bytes_read: int) -> _PairsBatch | None:
-        hashing = self._hashing
-        buf = np.frombuffer(raw, dtype=np.uint8)
-        vectorizer = self.vectorizer
-        out = self._buffers(len(buf), raw.count(b"\n") + 1)
-        data, indices, indptr, labels, spans, weights, records, _ = out
-        state = self.state
-        while True:
-            status = hashing.parse_pairs(
-                buf=buf,
-                vw=self.fmt == "vw",
-                lowercase=bool(vectorizer.lowercase),
-                n_features=int(vectorizer.n_features),
-                out=out,
-                table=(self.slots, self.store, self.meta),
-                state=state,
-            )
-            if status == hashing.OK:
-                break
-            hashing.remove_names(self.slots, records, state[hashing.RECORDS])
-            if status == hashing.FALLBACK:
-                return None
-            self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
-        rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
-        added = records[: state[hashing.RECORDS]]
-        columns = self.slots[added, hashing.COLUMN]
-        offsets = self.slots[added, hashing.OFFSET].tolist()
-        lengths = self.slots[added, hashing.LENGTH].tolist()
-        store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
-        names = [store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)]
-        X = vectorizer.hashed_matrix(
-            indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
-        )
-        if self.fmt == "vw":
-            y = numeric_labels(labels[:rows].tolist())
-        else:
-            y = np.asarray([raw[a:b].decode("ascii") for a, b in spans[:rows].tolist()])
-        w = weights[:rows].copy() if state[hashing.WEIGHTED] else None
-        return _PairsBatch(
-            bytes_read=bytes_read,
-            X=X,
-            y=y,
-            sample_weight=w,
-            new_columns=columns,
-            new_names=names,
-        )
-
-
-def _svmlight_chunks(
-    name: str,
-    chunk_size: int,
-    *,
-    ring: int,
-    labels: bool,
-    n_features: int | None,
-    zero_based: bool | str,
-    skip_bad_lines: bool,
-) -> Iterator[Chunk]:
-    """svmlight chunks through the compiled reader, the file read in blocks of bytes.
-
-    ``ring`` > 0: the chunks' arrays are views into ``ring`` sets of buffers used in
-    turn, so chunk ``k`` is overwritten by chunk ``k + ring`` (the consumer must be done
-    with it by then); 0: every chunk has its own arrays.
-    """
-    from perceptrons._kernels import parse
-
-    sets = [SvmlightBuffers(rows=chunk_size + 1, nnz=16 * chunk_size) for _ in range(max(ring, 1))]
-    buf = np.empty(2 * _READ_BYTES, dtype=np.uint8)
-    start = end = 0  # the unread bytes are buf[start:end]
-    eof = False
-    first_line, n_chunks = 1, 0
-    stream, counter = _open(name)
-
-    def read() -> int:
-        nonlocal buf
-        if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
-            buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
-        try:
-            return stream.readinto(buf[end : end + _READ_BYTES].data)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
-
-    with stream, counter:
-        while end < len(_UTF8_BOM) and not eof:
-            n_read = read()
-            eof = n_read == 0
-            end += n_read
-        if end >= len(_UTF8_BOM) and buf[: len(_UTF8_BOM)].tobytes() == _UTF8_BOM:
-            # Dropped, as read_data does (only bytes read count: buf is not cleared).
-            start = len(_UTF8_BOM)
-        while True:
-            if start:  # the unread bytes to the front, between chunks only
-                buf[: end - start] = buf[start:end]
-                end, start = end - start, 0
-            buffers = sets[n_chunks % len(sets)]
-            buffers.state[:] = 0
-            buffers.state[parse.POS] = start
-            buffers.indptr[0] = 0
-            while True:
-                status = parse_svmlight_block(
-                    buffers,
-                    buf,
-                    end,
-                    final=eof,
-                    max_lines=chunk_size,
-                    label_required=labels is not False,
-                    stop_at_bad=not skip_bad_lines,
-                )
-                if status != parse.DONE or eof or buffers.state[parse.LINE] >= chunk_size:
-                    break
-                n_read = read()
-                eof = n_read == 0
-                end += n_read
-            n_lines = int(buffers.state[parse.LINE])
-            if n_lines == 0:
-                return
-            chunk = None
-            if buffers.state[parse.ROWS] or buffers.state[parse.BAD]:
-                try:
-                    data = svmlight_block_data(
-                        buffers,
-                        buf,
-                        end,
-                        start,
-                        name,
-                        first_line=first_line,
-                        skip=skip_bad_lines,
-                        labels=labels,
-                        n_features=n_features,
-                        zero_based=zero_based,
-                        copy=ring == 0,
-                    )
-                except DataFormatError as error:
-                    if not (skip_bad_lines and error.reason.startswith("no valid lines")):
-                        raise
-                else:  # an all-bad chunk (skip_bad_lines) is no chunk, as in _parse
-                    chunk = Chunk(data=data, first_line=first_line, bytes_read=counter.tell())
-            start = int(buffers.state[parse.POS])
-            first_line += n_lines
-            if chunk is not None:
-                n_chunks += 1
-                yield chunk
-
-
-def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any]:
-    """``chunks()`` run by a reader thread, ``depth`` chunks ahead of the consumer.
-
-    The compiled parser and the training kernels release the GIL, so parsing the next
-    chunks overlaps training on this one. An exception of the reader (a bad line, an
-    unreadable file) is raised here, in the consumer, when its turn comes; a consumer
-    that stops early stops the reader.
-    """
-    handoff: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                handoff.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def work() -> None:
-        try:
-            for chunk in chunks():
-                if not put(("chunk", chunk)):
-                    return
-        except BaseException as exc:  # handed to the consumer, raised there
-            put(("error", exc))
-            return
-        put(("end", None))
-
-    reader = threading.Thread(target=work, name="perceptrons-stream-reader", daemon=True)
-    reader.start()
-    try:
-        while True:
-            kind, item = handoff.get()
-            if kind == "chunk":
-                yield item
-            elif kind == "error":
-                raise item
-            else:
-                return
-    finally:
-        stop.set()
-        reader.join()
-
-
-def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
-    """One chunk through the in-memory reader; line numbers shifted to the file's."""
-    if not raw.strip():
-        return None
-    offset = first_line - 1
-    try:
-        parsed = read_data("-", fmt, stdin=io.BytesIO(raw), **options)
-    except DataFormatError as error:
-        if error.reason.startswith("no valid lines") and options["skip_bad_lines"]:
-            return None  # every line of this chunk was bad: counted by the caller below
-        line = None if error.line is None else error.line + offset
-        raise DataFormatError(name, error.reason, line) from None
-    parsed.source = name
-    parsed.skipped = [(line + offset, reason) for line, reason in parsed.skipped]
-    return parsed
 
 
 def scan(
@@ -594,26 +221,6 @@ def scan(
         n_examples=n_examples,
         n_bytes=n_bytes,
     )
-
-
-def _pairs_label_chunks(
-    name: str, fmt: str, chunk_size: int, skip_bad_lines: bool
-) -> Iterator[Chunk]:
-    """The labels of a ``vw`` or ``counts`` file a block at a time, through the compiled
-    reader (the chunks' ``X`` and ``texts`` are left out), for :func:`scan`."""
-    from perceptrons.features import TextFeaturizer
-
-    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt)
-    reference = {"labels": True, "n_features": None, "zero_based": "auto"}
-    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
-        options = {**reference, "skip_bad_lines": skip_bad_lines}
-        batch = reader.read(raw, name, first_line, bytes_read, options)
-        if batch is None:
-            continue
-        y = batch.y if batch.data is None else batch.data.y
-        assert y is not None  # labels=True
-        data = LabeledData(X=None, texts=[""] * len(y), y=y, format=fmt, source=name)
-        yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
 
 def fit_stream(
@@ -967,54 +574,3 @@ def _batches(name, fmt, options, featurizer, window: int, rng):
         for start in range(0, len(y), size):
             rows = order[start : start + size]
             yield X[rows], y[rows], None if w is None else w[rows], group[-1].bytes_read
-
-
-def _pairs_batches(name, options, featurizer, reader: _PairsReader):
-    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
-    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
-    names here, in file order."""
-    size = options["chunk_size"]
-    # What iter_chunks gives read_data for a block the kernel leaves to it.
-    reference = {
-        "labels": True,
-        "n_features": None,
-        "zero_based": "auto",
-        "skip_bad_lines": options["skip_bad_lines"],
-    }
-
-    def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read in _line_blocks(name, size):
-            batch = reader.read(raw, name, first_line, bytes_read, reference)
-            if batch is not None:
-                yield batch
-
-    for batch in _prefetched(source, _QUEUE_DEPTH):
-        if batch.data is not None:  # the reference path
-            data = batch.data
-            yield _features(data, featurizer), data.y, data.sample_weight, batch.bytes_read
-            continue
-        if not hasattr(featurizer, "n_features_out_"):
-            featurizer.fit([""])  # the state fit_transform would give, without names
-        assert batch.new_columns is not None and batch.new_names is not None
-        featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
-        yield featurizer._weigh(batch.X), batch.y, batch.sample_weight, batch.bytes_read
-
-
-def _weights(data: LabeledData) -> np.ndarray:
-    """A chunk's sample weights, ones when it has none."""
-    if data.sample_weight is None:
-        return np.ones(data.n_samples)
-    return data.sample_weight
-
-
-def _features(chunk: LabeledData, featurizer):
-    if chunk.texts is None:
-        return chunk.X
-    if not hasattr(featurizer, "n_features_out_"):
-        return featurizer.fit_transform(chunk.texts)
-    featurizer.partial_fit(chunk.texts)
-    return featurizer.transform(chunk.texts)
-
-
-def _stack(parts):
-    return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)

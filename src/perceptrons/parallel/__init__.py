@@ -69,7 +69,7 @@ Data movement: changed rows, not weight matrices
 ------------------------------------------------
 An epoch changes only the weight rows of the features of the examples it updated on
 (Collins' perceptron touches ``d_Δw ≪ d`` features). So each shard keeps its own state
-from epoch to epoch (a :class:`~perceptrons.parallel._mixing.ShardTrainer`, in its
+from epoch to epoch (a :class:`~perceptrons.parallel._shards.ShardTrainer`, in its
 thread, or on the Dask worker that holds the shard's data) and the exchange is sparse:
 
 * after its epoch, a shard sends back the rows of its weights and of its averaging
@@ -107,9 +107,12 @@ task itself (bad data, say) is raised as it is, never retried.
 
 Layout
 ------
-:mod:`perceptrons.parallel._mixing` holds the algorithm (no Dask import);
-:func:`mix_threads` (module ``perceptrons.parallel.threads``) runs the shards in threads,
-:class:`ParameterMixing` (module ``perceptrons.parallel.dask``) on a Dask cluster.
+:mod:`perceptrons.parallel._mixing` (the mixing and the epoch loop) and
+:mod:`perceptrons.parallel._shards` (a shard's side: its data and epoch) hold the
+algorithm (no Dask import); :func:`mix_threads` (module ``perceptrons.parallel.threads``)
+runs the shards in threads, :class:`ParameterMixing` (module ``perceptrons.parallel.dask``,
+its workers' tasks and cluster plumbing in ``perceptrons.parallel._dask_runner``) on a
+Dask cluster.
 """
 
 from perceptrons.parallel._mixing import MIXINGS

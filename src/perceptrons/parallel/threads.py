@@ -10,16 +10,13 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _params as rules
 from perceptrons.parallel._mixing import (
-    ShardData,
-    ShardTrainer,
     Training,
     array_shards,
     check_estimator,
-    engine_of,
     resolve_mixing,
-    shard_epoch,
     split_rows,
 )
+from perceptrons.parallel._shards import ShardData, ShardTrainer, engine_of, shard_epoch
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier

@@ -1,5 +1,5 @@
 """svmlight through the compiled reader (:mod:`perceptrons._kernels.parse`): the
-buffers it fills, reused from chunk to chunk by :mod:`perceptrons.io.stream`, and the
+buffers it fills, reused from chunk to chunk by :mod:`perceptrons.io._chunks`, and the
 checked data of a block of lines.
 """
 

@@ -1,0 +1,534 @@
+"""The ``perceptrons`` command's argument parser: its subcommands and their options.
+
+:func:`build_parser` (exported by :mod:`perceptrons.cli`) builds it; the option groups
+several commands share (input files, training, text features, parameter mixing) and
+the argument types that check a value as it is parsed are here. An estimator option
+records that it was given (``given_options``), so that one of another algorithm is a
+usage error even at its default; :data:`~perceptrons.cli._common.ESTIMATOR_OPTIONS` says
+which option applies to which algorithm. :func:`perceptrons.cli.main` runs the parsed
+command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
+from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
+from perceptrons.cli.tag import add_tag_commands
+from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
+from perceptrons.cli.train import add_saving_options, cmd_train
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default (``None`` and flags left out)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help_text = action.help or ""
+        default = action.default
+        if default is None or default is False or default is argparse.SUPPRESS:
+            return help_text
+        if "%(default)" in help_text:
+            return help_text
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            return help_text
+        return f"{help_text} (default: %(default)s)"
+
+
+def _add_data_options(parser: argparse.ArgumentParser) -> None:
+    from perceptrons.io.formats import FORMATS
+
+    group = parser.add_argument_group("input files")
+    group.add_argument(
+        "--format",
+        choices=("auto", *FORMATS),
+        default="auto",
+        help="file format; auto: detected from the name and content",
+    )
+    group.add_argument(
+        "--skip-bad-lines",
+        action="store_true",
+        help="skip and count malformed lines instead of stopping",
+    )
+    group.add_argument(
+        "--label-column",
+        metavar="COLUMN",
+        default=None,
+        help="CSV: the label column's name or index (default: label/class/target/y, else the last)",
+    )
+
+
+def _mark_given(namespace: argparse.Namespace, dest: str) -> None:
+    namespace.given_options = frozenset({*getattr(namespace, "given_options", ()), dest})
+
+
+class _Given(argparse.Action):
+    """Store an estimator option's value, and record that it was given: an option of
+    another algorithm is refused even when its value is the default."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        _mark_given(namespace, self.dest)
+
+
+class _GivenFlag(argparse.Action):
+    """``store_true`` that records the flag was given."""
+
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, default: bool = False, **options: Any
+    ) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, **options)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, True)
+        _mark_given(namespace, self.dest)
+
+
+def _applies(dest: str) -> str:
+    algorithms = ESTIMATOR_OPTIONS[dest][1]
+    return "" if algorithms == ALGORITHMS else f" [{', '.join(algorithms)}]"
+
+
+def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -> None:
+    group = parser.add_argument_group(
+        "training", "an option in [brackets] applies to those algorithms only"
+    )
+    if algorithm:
+        group.add_argument(
+            "--algorithm", choices=ALGORITHMS, default="averaged", help="the classifier"
+        )
+    else:
+        group.add_argument(
+            "--algorithms",
+            type=_algorithm_list,
+            default="perceptron,averaged,voted",
+            metavar="LIST",
+            help="comma-separated, from: " + ", ".join(ALGORITHMS),
+        )
+
+    def add(*names: str, **options: Any) -> None:  # an estimator option: record it given
+        flag = options.get("action") == "store_true"
+        options["action"] = _GivenFlag if flag else _Given
+        group.add_argument(*names, **options)
+
+    add(
+        "--epochs",
+        metavar="N",
+        type=_positive_int,
+        default=10,
+        help="passes over the data" + _applies("epochs"),
+    )
+    add("--seed", metavar="N", type=int, default=0, help="seeds shuffling" + _applies("seed"))
+    add("--no-shuffle", action="store_true", help="keep the file's order" + _applies("no_shuffle"))
+    add("--delta", metavar="DELTA", type=float, default=0.0, help="the Δ trick" + _applies("delta"))
+    add(
+        "--update",
+        choices=("perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"),
+        default="perceptron",
+        help="update rule: the perceptron's, passive-aggressive (PA, PA-I, PA-II), MIRA "
+        "(1-best, the same as PA-I), or ROMMA and aggressive ROMMA (Li & Long 2002)"
+        + _applies("update"),
+    )
+    add(
+        "--margin",
+        metavar="MARGIN",
+        type=float,
+        default=0.0,
+        help="perceptron with margin: also update when y·score <= MARGIN" + _applies("margin"),
+    )
+    add("--C", type=float, default=1.0, help="PA-I/PA-II aggressiveness" + _applies("C"))
+    add(
+        "--kernel",
+        choices=("linear", "poly", "rbf"),
+        default="linear",
+        help="the voted perceptron's kernel" + _applies("kernel"),
+    )
+    add(
+        "--degree",
+        metavar="N",
+        type=_positive_int,
+        default=3,
+        help="poly kernel degree" + _applies("degree"),
+    )
+    add(
+        "--gamma",
+        metavar="GAMMA",
+        default="scale",
+        help="'scale', 'auto' or a number" + _applies("gamma"),
+    )
+    add(
+        "--coef0",
+        metavar="COEF0",
+        type=float,
+        default=1.0,
+        help="poly kernel constant" + _applies("coef0"),
+    )
+    add(
+        "--prediction",
+        choices=("vote", "average", "last", "random"),
+        default="vote",
+        help="how the voted perceptron predicts" + _applies("prediction"),
+    )
+    add(
+        "--multiclass",
+        choices=("native", "ovr"),
+        default="native",
+        help="multiclass voted perceptron, or one per class" + _applies("multiclass"),
+    )
+    add(
+        "--learning-rate",
+        metavar="RATE",
+        type=_positive_float,
+        default=0.1,
+        help="SGD step size" + _applies("learning_rate"),
+    )
+    add(
+        "--l2",
+        metavar="L2",
+        type=_non_negative_float,
+        default=None,
+        help="L2 penalty per example (default: 0 for logistic, 1e-4 for logistic-batch)"
+        + _applies("l2"),
+    )
+    add(
+        "--tol",
+        metavar="TOL",
+        type=_positive_float,
+        default=None,
+        help="stop when an iteration improves the objective by less than this, relatively "
+        "(default 1e-8)" + _applies("tol"),
+    )
+    add(
+        "--max-iter",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="most gradient iterations (default 1000)" + _applies("max_iter"),
+    )
+    add(
+        "--average",
+        action="store_true",
+        help="predict with the averaged weights" + _applies("average"),
+    )
+    add(
+        "--alpha",
+        metavar="ALPHA",
+        type=_non_negative_float,
+        default=1.0,
+        help="additive (Laplace/Lidstone) smoothing" + _applies("alpha"),
+    )
+    add(
+        "--no-fit-prior",
+        action="store_true",
+        help="uniform class priors instead of the class frequencies" + _applies("no_fit_prior"),
+    )
+    add(
+        "--binarize",
+        metavar="THRESHOLD",
+        type=float,
+        default=0.0,
+        help="features above this count as present" + _applies("binarize"),
+    )
+    add(
+        "--class-weight",
+        metavar="WEIGHTS",
+        help="'balanced' (inverse class frequencies) or LABEL:WEIGHT,... (others: 1)",
+    )
+    parser.set_defaults(given_options=frozenset())
+    _add_text_options(parser, features="hashing")
+
+
+def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None:
+    from perceptrons.features import MAX_N_FEATURES
+
+    text = parser.add_argument_group("text features (text formats only)")
+    text.add_argument(
+        "--features",
+        choices=("hashing", "vocabulary"),
+        default=features,
+        help="hashed words, or a vocabulary fitted on the training data",
+    )
+    text.add_argument(
+        "--n-features",
+        metavar="N",
+        type=_n_features,
+        default=2**20,
+        help=f"hashing: number of hashed features, at most {MAX_N_FEATURES:,}",
+    )
+    text.add_argument(
+        "--ngrams", metavar="N", type=_positive_int, default=1, help="word n-grams up to N"
+    )
+    text.add_argument(
+        "--weighting",
+        choices=("tf", "binary", "tfidf"),
+        default="tf",
+        help="term counts, presence, or tf-idf (sublinear tf)",
+    )
+    text.add_argument(
+        "--tokenizer",
+        choices=("regex", "whitespace"),
+        default="regex",
+        help="words: a regular expression, or split on whitespace "
+        "(name:value formats always read name:value pairs)",
+    )
+    text.add_argument(
+        "--min-df",
+        metavar="N",
+        type=_positive_int,
+        default=1,
+        help="vocabulary: keep words in at least N documents",
+    )
+
+
+def _n_features(text: str) -> int:
+    from perceptrons.features import MAX_N_FEATURES
+
+    value = _positive_int(text)
+    if value > MAX_N_FEATURES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_N_FEATURES}, got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    return value
+
+
+def _algorithm_list(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in ALGORITHMS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown algorithm {', '.join(unknown) or text!r} (choose from "
+            f"{', '.join(ALGORITHMS)})"
+        )
+    return names
+
+
+def _add_mixing_options(train: argparse.ArgumentParser) -> None:
+    from perceptrons.parallel import MIXINGS, ParameterMixing
+
+    defaults = inspect.signature(ParameterMixing).parameters
+    cluster = train.add_argument_group(
+        "parameter mixing (shards trained in parallel, their weights mixed every epoch)"
+    )
+    cluster.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="train N shards in parallel, one per thread or Dask worker; -1: one per CPU. "
+        "With several DATA files: N worker processes, one shard per file (-1: one worker "
+        "per file); with --scheduler: N shards (default: one per worker)",
+    )
+    cluster.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="join the Dask cluster of this scheduler, e.g. tcp://HOST:8786 "
+        "(shards: --workers, else one per worker)",
+    )
+    cluster.add_argument(
+        "--backend",
+        choices=("auto", "threads", "dask"),
+        default="auto",
+        help="auto: threads of this process for one file in memory, Dask with --scheduler, "
+        "--stream or several files; dask without --scheduler: a local cluster of N "
+        "single-threaded processes",
+    )
+    cluster.add_argument(
+        "--mixing",
+        choices=MIXINGS,
+        help="how the shards' weights are mixed: their mean, their mean weighted by "
+        "mistakes, or the start plus the sum of their changes "
+        f"(default: the library's, now {defaults['mixing'].default})",
+    )
+    cluster.add_argument(
+        "--local-epochs",
+        metavar="K",
+        type=_positive_int,
+        help="passes each shard makes between two mixes "
+        f"(default: the library's, now {defaults['local_epochs'].default})",
+    )
+    cluster.add_argument(
+        "--compare-serial",
+        action="store_true",
+        help="also train serially on the same data; print the accuracy cost and speed-up",
+    )
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for one per CPU, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="perceptrons",
+        description="Perceptrons, logistic regression and naive Bayes from the command line.",
+        formatter_class=_HelpFormatter,
+    )
+    from perceptrons._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"perceptrons {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name, help=help_text, description=help_text, formatter_class=_HelpFormatter
+        )
+
+    demo = command("demo", "compare the perceptrons on built-in data")
+    demo.add_argument("--output-dir", default=".", help="where the PNG goes")
+    demo.add_argument(
+        "--epochs", metavar="N", type=_positive_int, default=10, help="passes over the data"
+    )
+    demo.set_defaults(run=cmd_demo)
+
+    train = command("train", "train a model on a data file")
+    train.add_argument(
+        "data",
+        metavar="DATA",
+        nargs="+",
+        help="the training data; several files (numeric formats) with --workers or "
+        "--scheduler: one shard per file, read by the Dask workers themselves",
+    )
+    train.add_argument("-o", "--output", required=True, metavar="MODEL", help="the model file")
+    train.add_argument("--dev", metavar="FILE", help="development data, scored every epoch")
+    train.add_argument(
+        "--plot", metavar="PNG", help="write learning curves (and a confusion matrix)"
+    )
+    train.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    train.add_argument("--json", action="store_true", help="print metrics as JSON")
+    _add_mixing_options(train)
+    streaming = train.add_argument_group("streaming (files larger than memory)")
+    streaming.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the file in chunks; memory does not grow with its size (with --workers "
+        "or --scheduler: each Dask worker streams a DATA file of its own, svmlight)",
+    )
+    streaming.add_argument(
+        "--chunk-size", metavar="LINES", type=_positive_int, default=10_000, help="lines per chunk"
+    )
+    streaming.add_argument(
+        "--shuffle-window",
+        type=int,
+        default=0,
+        metavar="CHUNKS",
+        help="shuffle examples within windows of this many chunks",
+    )
+    streaming.add_argument(
+        "--classes",
+        metavar="LABELS",
+        help="every label, comma-separated (else a first pass finds them)",
+    )
+    _add_training_options(train, algorithm=True)
+    _add_data_options(train)
+    add_saving_options(train)
+    train.set_defaults(run=cmd_train)
+
+    evaluate = command("evaluate", "score a model on labelled data")
+    evaluate.add_argument("model", metavar="MODEL", help="a model file from train")
+    evaluate.add_argument("data", metavar="DATA", help="labelled data, or - for standard input")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    evaluate.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    _add_data_options(evaluate)
+    evaluate.set_defaults(run=cmd_evaluate)
+
+    predict = command("predict", "label new data, one label per line")
+    predict.add_argument("model", metavar="MODEL", help="a model file from train")
+    predict.add_argument("data", metavar="DATA", help="a file, or - for standard input")
+    predict.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    scores = predict.add_mutually_exclusive_group()
+    scores.add_argument("--scores", action="store_true", help="add the scores after each label")
+    scores.add_argument(
+        "--proba",
+        action="store_true",
+        help="add each class's probability after each label (probabilistic models)",
+    )
+    _add_data_options(predict)
+    predict.set_defaults(run=cmd_predict)
+
+    inspect = command("inspect", "describe a model file")
+    inspect.add_argument("model", metavar="MODEL", help="a model file from train")
+    inspect.add_argument(
+        "--top", metavar="K", type=_positive_int, default=10, help="features per class"
+    )
+    inspect.add_argument("--json", action="store_true", help="print the description as JSON")
+    inspect.set_defaults(run=cmd_inspect)
+
+    diagnose = command(
+        "diagnose", "the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
+    )
+    diagnose.add_argument("data", metavar="DATA", help="labelled data")
+    diagnose.add_argument("--positive", metavar="LABEL", help="multiclass: this class vs rest")
+    diagnose.add_argument(
+        "--epochs",
+        metavar="N",
+        type=_positive_int,
+        default=100,
+        help="most epochs the perceptron may take to converge",
+    )
+    diagnose.add_argument(
+        "--C", type=float, default=1e4, help="C of the LinearSVC that finds the separator"
+    )
+    diagnose.add_argument("--no-intercept", action="store_true", help="no bias feature")
+    diagnose.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_text_options(diagnose, features="vocabulary")
+    _add_data_options(diagnose)
+    diagnose.set_defaults(run=cmd_diagnose)
+
+    plot = command("plot", "learning curves of several algorithms, and a confusion matrix")
+    plot.add_argument("data", metavar="DATA", help="the training data")
+    plot.add_argument(
+        "-o", "--output", default="learning-curves.png", metavar="PNG", help="the curves"
+    )
+    plot.add_argument("--dev", metavar="FILE", help="development data (default: hold out 20%%)")
+    plot.add_argument(
+        "--confusion",
+        metavar="PNG",
+        help="the confusion matrix of the averaged perceptron, else of the first algorithm "
+        "(default: OUTPUT-confusion.png)",
+    )
+    plot.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_training_options(plot, algorithm=False)
+    _add_data_options(plot)
+    plot.set_defaults(run=cmd_plot)
+
+    tag = command("tag", "sequence labelling: train, evaluate and apply a tagger or chunker")
+    add_tag_commands(tag, _HelpFormatter)
+    return parser

@@ -13,8 +13,6 @@ features.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -23,7 +21,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import (
     CountVectorizer,
     HashingVectorizer,
@@ -32,8 +29,9 @@ from sklearn.feature_extraction.text import (
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _checked
 from perceptrons import _params as rules
+from perceptrons._text_codec import _TextCodec
+from perceptrons._text_pairs import _PairsVectorizer
 
 __all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
 
@@ -60,146 +58,6 @@ def _ngram_range(value: Any) -> bool:
         and all(isinstance(n, Integral) and not isinstance(n, bool) for n in value)
         and 1 <= value[0] <= value[1] <= MAX_NGRAM
     )
-
-
-def _pairs(text: str, lowercase: bool) -> list[tuple[str, float]]:
-    """The ``(name, value)`` of each whitespace token ``name:value`` (split at the last
-    colon; a bare ``name`` is worth 1)."""
-    if lowercase:
-        text = text.lower()
-    pairs = []
-    for token in text.split():
-        name, colon, value = token.rpartition(":")
-        if not colon:
-            pairs.append((token, 1.0))
-            continue
-        try:
-            number = float(value)
-        except ValueError:
-            number = math.nan
-        if not name or not math.isfinite(number):
-            raise ValueError(
-                f"TextFeaturizer(tokenizer='pairs'): token {token!r} is not name:value "
-                "with a finite number as the value"
-            )
-        pairs.append((name, number))
-    return pairs
-
-
-class _PairsVectorizer:
-    """``name:value`` documents to a sparse matrix: the part of scikit-learn's vectorizer
-    interface :class:`TextFeaturizer` uses, for ``tokenizer="pairs"``.
-
-    Hashing (``n_features`` given) puts ``name`` in column ``|murmurhash3(name)| %
-    n_features``, as :class:`~sklearn.feature_extraction.text.HashingVectorizer` does
-    (through the same :class:`~sklearn.feature_extraction.FeatureHasher`); otherwise
-    the columns are the sorted names of the training documents found in at least
-    ``min_df`` of them, or the given ``vocabulary``.  Values of a name repeated in a
-    document add up; ``binary`` sets every nonzero to 1.
-    """
-
-    def __init__(
-        self,
-        *,
-        lowercase: bool,
-        binary: bool,
-        n_features: int | None = None,
-        min_df: int | float = 1,
-        vocabulary: list[str] | None = None,
-    ) -> None:
-        self.lowercase, self.binary, self.n_features, self.min_df = (
-            lowercase,
-            binary,
-            n_features,
-            min_df,
-        )
-        self._columns = None if vocabulary is None else {t: i for i, t in enumerate(vocabulary)}
-
-    def build_analyzer(self):
-        lowercase = self.lowercase
-        return lambda text: [name for name, _ in _pairs(text, lowercase)]
-
-    def fit_transform(self, texts: Iterable[str]) -> sp.csr_matrix:
-        docs = [_pairs(text, self.lowercase) for text in texts]
-        if self.n_features is None:
-            df: Counter[str] = Counter()
-            for doc in docs:
-                df.update({name for name, _ in doc})
-            least = self.min_df if isinstance(self.min_df, Integral) else self.min_df * len(docs)
-            if not df:
-                raise ValueError("empty vocabulary: the documents hold no name:value token")
-            terms = sorted(name for name, count in df.items() if count >= least)
-            if not terms:
-                raise ValueError("After pruning, no terms remain. Try a lower min_df.")
-            self._columns = {term: i for i, term in enumerate(terms)}
-        return self._matrix(docs)
-
-    def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
-        return self._matrix([_pairs(text, self.lowercase) for text in texts])
-
-    def get_feature_names_out(self) -> np.ndarray:
-        assert self._columns is not None  # a vocabulary, learned or given
-        return np.asarray(list(self._columns), dtype=object)
-
-    def _matrix(self, docs: list[list[tuple[str, float]]]) -> sp.csr_matrix:
-        if self.n_features is not None:
-            hasher = FeatureHasher(
-                n_features=self.n_features,
-                input_type="pair",
-                alternate_sign=False,
-                dtype=np.float64,
-            )
-            X = sp.csr_matrix(hasher.transform(docs))
-            return self._finish(X)
-        else:
-            columns = self._columns
-            assert columns is not None
-            indices, values, indptr = [], [], [0]
-            for doc in docs:
-                for name, value in doc:
-                    column = columns.get(name)
-                    if column is not None:
-                        indices.append(column)
-                        values.append(value)
-                indptr.append(len(indices))
-            X = sp.csr_matrix(
-                (
-                    np.asarray(values, dtype=np.float64),
-                    np.asarray(indices, dtype=np.int64),
-                    np.asarray(indptr, dtype=np.int64),
-                ),
-                shape=(len(docs), len(columns)),
-            )
-        return self._finish(X)
-
-    def hashed_matrix(
-        self, indices: np.ndarray, indptr: np.ndarray, values: np.ndarray
-    ) -> sp.csr_matrix:
-        """What :meth:`transform` gives (hashing), from the arrays FeatureHasher's
-        kernel makes: each row's columns and nonzero values in token order.
-
-        The same steps as ``FeatureHasher.transform`` then :meth:`_finish`, so the sums
-        of repeated columns are those of the same scipy calls on the same arrays, bit
-        for bit. ``indices`` and ``values`` are the caller's (summed in place).
-        """
-        assert self.n_features is not None
-        if indptr[-1] > np.iinfo(np.int32).max:
-            indices = indices.astype(np.int64, copy=False)
-            indptr = indptr.astype(np.int64, copy=False)
-        else:
-            indptr = indptr.astype(np.int32, copy=False)
-        X = sp.csr_array(
-            (values, indices, indptr), dtype=np.float64, shape=(len(indptr) - 1, self.n_features)
-        )
-        X.sum_duplicates()  # FeatureHasher's
-        return self._finish(sp.csr_matrix(X))
-
-    def _finish(self, X: sp.csr_matrix) -> sp.csr_matrix:
-        X.sum_duplicates()
-        X.eliminate_zeros()
-        if self.binary:
-            X.data[:] = 1.0
-        return X
 
 
 def _min_df(value: Any) -> bool:
@@ -567,77 +425,6 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     def _engine(self) -> _TextCodec:
         """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return _TextCodec(self)
-
-
-class _TextCodec:
-    """A :class:`TextFeaturizer`'s fitted state (:class:`perceptrons._engine.StateCodec`)."""
-
-    def __init__(self, featurizer: TextFeaturizer) -> None:
-        self.featurizer = featurizer
-
-    def check_params(self) -> None:
-        self.featurizer._validate_params()
-
-    def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
-
-        Values: ``n_features_out`` and, for ``vocabulary="fit"``, ``vocabulary``, the
-        list of terms ordered by column. Arrays: ``idf`` (float64, one per column) for
-        ``"tfidf"``. ``resumable`` is ignored: the state is all the featurizer holds.
-        """
-        featurizer = self.featurizer
-        check_is_fitted(featurizer, "n_features_out_")
-        arrays: dict[str, np.ndarray] = {}
-        if featurizer.weighting == "tfidf":
-            assert featurizer._weighting is not None  # fitted with weighting="tfidf"
-            arrays["idf"] = np.asarray(featurizer._weighting.idf_, dtype=np.float64)
-        values: dict[str, Any] = {"n_features_out": int(featurizer.n_features_out_)}
-        if featurizer.vocabulary == "fit":
-            values["vocabulary"] = featurizer.feature_names()
-        else:
-            assert featurizer._hashed_names is not None  # fitted with vocabulary="hashing"
-            values["hashed_names"] = [[c, n] for c, n in sorted(featurizer._hashed_names.items())]
-        return arrays, values
-
-    def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
-        """Rebuild the fitted state written by :meth:`export_state`."""
-        featurizer = self.featurizer
-        featurizer._validate_params()
-        n_out = int(values["n_features_out"])
-        terms = None
-        if featurizer.vocabulary == "fit":
-            terms = [str(term) for term in values["vocabulary"]]
-            if len(terms) != n_out or len(set(terms)) != n_out:
-                raise ValueError(
-                    f"the vocabulary holds {len(terms)} terms ({len(set(terms))} distinct) "
-                    f"for {n_out} features"
-                )
-        elif n_out != featurizer.n_features:
-            raise ValueError(f"{n_out} hashed features but n_features={featurizer.n_features}")
-        vectorizer = featurizer._make_vectorizer(terms)
-        weighting = featurizer._make_weighting()
-        if weighting is not None:
-            # What TfidfTransformer.fit sets: the input width and, for tf-idf, the idf.
-            weighting.n_features_in_ = n_out
-            if featurizer.weighting == "tfidf":
-                idf = np.asarray(arrays["idf"], dtype=np.float64)
-                if idf.shape != (n_out,):
-                    raise ValueError(f"idf of shape {idf.shape} for {n_out} features")
-                weighting.idf_ = idf
-        featurizer._vectorizer, featurizer._weighting = vectorizer, weighting
-        featurizer.n_features_out_ = n_out
-        if featurizer._hashing:
-            featurizer._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
-            if any(not 0 <= c < n_out for c in featurizer._hashed_names):
-                raise ValueError("a hashed feature name points outside the hashed features")
-
-    def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
-        """The arrays :meth:`import_state` accepts: for ``weighting="tfidf"``, ``idf``,
-        finite float64, one per output feature (``n_features_out``); else none."""
-        if self.featurizer.weighting != "tfidf":
-            return {}
-        n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
-        return {"idf": _checked.floats(n_out)}
 
 
 def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:

@@ -18,6 +18,7 @@ from sklearn.datasets import dump_svmlight_file, make_classification
 from sklearn.model_selection import train_test_split
 
 from perceptrons import AveragedPerceptron, Perceptron, VotedPerceptron, load, save
+from perceptrons._engine import Stopping
 from perceptrons.io.formats import read_data
 from perceptrons.logistic import LogisticRegressionSGD
 
@@ -299,17 +300,10 @@ def test_early_stopping_after_an_epoch_without_mistakes():
 
 
 def _stopped_by_patience(history, patience):
-    """Whether training stopped at the first epoch after which the held-out score had
-    not improved for ``patience`` epochs (the serial fit's rule), and only there."""
-    best, without_gain = -np.inf, 0
-    for epoch, record in enumerate(history, start=1):
-        if record["validation_score"] > best:
-            best, without_gain = record["validation_score"], 0
-        else:
-            without_gain += 1
-        if without_gain >= patience:
-            return epoch == len(history)
-    return False
+    """Whether training stopped at the first epoch where the serial fit's rule (its
+    Stopping, whose scripted cases test_engine checks) says to, and only there."""
+    rule = Stopping(True, patience)
+    return [rule.stop(record) for record in history] == [False] * (len(history) - 1) + [True]
 
 
 def test_early_stopping_on_held_out_data_under_dask(client):

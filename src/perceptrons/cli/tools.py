@@ -58,7 +58,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     tagger = isinstance(estimator, SequenceTagger)
     coef = estimator.__dict__.get("coef_")
     sparse = sp.issparse(coef)
-    sparsified = sparse and estimator._sparsified()  # a tagger's is sparse by design
+    # What the model's state says (a tagger's coef_ is sparse by design, not sparsified).
+    sparsified = bool(meta.get("state", {}).get("sparsified", False))
     result = {
         "model": args.model,
         "algorithm": type(estimator).__name__,

@@ -347,7 +347,7 @@ class _MixedEpochs:
         return self.finite
 
     def forget(self) -> None:
-        self.training.estimator._forget()
+        self.engine.forget()
 
     def publish(self, n_iter: int) -> None:
         """Make the estimator a fitted model of the mixed state (with ``mixes``, the

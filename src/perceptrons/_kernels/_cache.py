@@ -59,6 +59,7 @@ package to check that an edit is seen and that an unedited run loads the cache.
 
 import ast
 import functools
+import gc
 import hashlib
 import inspect
 import os
@@ -177,15 +178,25 @@ def _imports(module: str, path: Path, mtime_ns: int, size: int) -> tuple[tuple[s
     ``path``), relative ones made absolute, and ``(module, "")`` for ``import module``."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: list[tuple[str, str]] = []
-    for node in _statements(ast.parse(path.read_bytes()).body):
-        if isinstance(node, ast.Import):
-            found += [(alias.name, "") for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{anchor}.{base}" if base else anchor
-            found += [(base, alias.name) for alias in node.names]
+    # The syntax tree is thousands of short-lived objects without a cycle among them:
+    # reference counting frees them all. With the cyclic collector paused meanwhile they
+    # do not push a process holding Numba's large object graph into one more full
+    # collection (measured: about 70 ms on the first kernel call of `train --stream`).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for node in _statements(ast.parse(path.read_bytes()).body):
+            if isinstance(node, ast.Import):
+                found += [(alias.name, "") for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{anchor}.{base}" if base else anchor
+                found += [(base, alias.name) for alias in node.names]
+    finally:
+        if collecting:
+            gc.enable()
     return tuple(found)
 
 

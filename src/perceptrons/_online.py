@@ -120,6 +120,8 @@ class OnlineLearner(Trainable):
         reset: bool = False,
         sample_weight: Any = None,
     ) -> tuple[Any, Any, bool, np.ndarray | None]:
+        """The call's input checked, ``(X, y, first_call, weights)`` (see
+        :meth:`perceptrons._base.IncrementalClassifier._begin_call`)."""
         raise NotImplementedError
 
     def _publish(self) -> None:

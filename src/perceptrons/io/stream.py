@@ -394,8 +394,8 @@ class _ChunkEpochs:
         self.labels, self.progress = labels, progress
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
-        started, examples, last_bytes = time.perf_counter(), 0, 0
-        statistic = self._begin_epoch()
+        started, examples, last_bytes, statistic = time.perf_counter(), 0, 0, 0.0
+        self._begin_epoch()
         for X, y, w, bytes_read in self.batches():
             self.labels = _as_label_type(self.labels, y, self.name)
             value, trained = self._train(X, y, w)
@@ -408,8 +408,8 @@ class _ChunkEpochs:
         record["seconds"] = round(time.perf_counter() - started, 3)
         return record
 
-    def _begin_epoch(self) -> float:
-        return 0.0
+    def _begin_epoch(self) -> None:
+        """What a new pass over the file resets (nothing here)."""
 
     def _train(self, X, y, w) -> tuple[float, int]:
         """Train on a chunk: the statistic of its epoch record, examples trained on."""
@@ -458,11 +458,10 @@ class _EngineEpochs(_ChunkEpochs):
         self.chunk = 0
         self.epoch = 1
 
-    def _begin_epoch(self) -> float:
+    def _begin_epoch(self) -> None:
         self.chunk = 0
         if self.held_out and self.parts is None:
             self.parts = []  # gathered during the first epoch
-        return 0.0
 
     def _train(self, X, y, w) -> tuple[float, int]:
         if self.held_out:
@@ -492,8 +491,7 @@ class _EngineEpochs(_ChunkEpochs):
         return record
 
     def _record(self, statistic: float, examples: int) -> dict[str, Any]:
-        record = self.engine.epoch_record(statistic, examples)
-        return record
+        return self.engine.epoch_record(statistic, examples)
 
     def is_finite(self) -> bool:
         return self.engine.is_finite()

@@ -1,0 +1,119 @@
+"""The memory a large allocation will take, estimated before it is made.
+
+Every allocation whose size follows from the user's data or options (weights for
+``n_features x n_classes``, the averaging state, a block of scores, a Viterbi table, a
+chunk of a stream, decompressed data) is checked here first, so that an input of a few
+bytes cannot make the library ask the operating system for gigabytes. A refusal is one
+:class:`MemoryBudgetError` line that names what would be allocated, its size, the limit and
+the option that lowers the cost.
+
+The limit is the environment variable ``PERCEPTRONS_MEMORY_LIMIT`` when it is set (bytes,
+or a number with a binary suffix ``K``, ``M``, ``G`` or ``T``: ``512M``, ``8G``), else the
+physical memory of the machine: a fixed figure for a machine, so that whether a run is
+refused does not depend on what else happens to be running.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+__all__ = [
+    "MEMORY_LIMIT_VARIABLE",
+    "MemoryBudgetError",
+    "array_bytes",
+    "check_allocation",
+    "format_bytes",
+    "memory_limit",
+]
+
+MEMORY_LIMIT_VARIABLE = "PERCEPTRONS_MEMORY_LIMIT"
+
+_SUFFIXES = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_LIMIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", re.IGNORECASE)
+
+
+class MemoryBudgetError(ValueError, MemoryError):
+    """An allocation refused before it was made: it would exceed the memory limit.
+
+    A :class:`ValueError` (a problem with the input or the options, reported by the CLI in
+    one line) and a :class:`MemoryError` (what a caller who guards allocations catches).
+    """
+
+
+def format_bytes(n_bytes: float) -> str:
+    """``n_bytes`` for people: ``'512 bytes'``, ``'3.0 MiB'``, ``'16.0 GiB'``."""
+    if n_bytes < 1024:
+        return f"{int(n_bytes)} bytes"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        n_bytes /= 1024
+        if n_bytes < 1024 or unit == "PiB":
+            return f"{n_bytes:,.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def array_bytes(*shape: int, itemsize: int = 8) -> int:
+    """The bytes of an array of ``shape`` and ``itemsize``, in Python integers (no overflow)."""
+    return math.prod(int(n) for n in shape) * int(itemsize)
+
+
+def _physical_memory() -> int | None:
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not POSIX (Windows) or not reported
+        return None
+    return pages * page_size if pages > 0 and page_size > 0 else None
+
+
+def memory_limit() -> tuple[int | None, str]:
+    """The limit in bytes (None: unknown, nothing is refused) and where it comes from."""
+    text = os.environ.get(MEMORY_LIMIT_VARIABLE, "").strip()
+    if text:
+        match = _LIMIT.fullmatch(text)
+        if match is None:
+            raise ValueError(
+                f"{MEMORY_LIMIT_VARIABLE}={text!r} is not a size: give bytes or a number "
+                "with K, M, G or T (binary units), such as 8G"
+            )
+        limit = int(float(match[1]) * _SUFFIXES[match[2].upper()])
+        return limit, f"the limit {MEMORY_LIMIT_VARIABLE}={text} sets"
+    physical = _physical_memory()
+    return physical, (f"the machine's physical memory ({MEMORY_LIMIT_VARIABLE} sets another limit)")
+
+
+def check_allocation(n_bytes: int, what: str, lower: str | None = None) -> None:
+    """Refuse, before it is made, an allocation of ``n_bytes`` beyond the memory limit.
+
+    Parameters
+    ----------
+    n_bytes : int
+        What the allocation (or the whole set of allocations of one step) will take.
+    what : str
+        What is allocated and why, with its dimensions: ``"the weights (2,147,483,646
+        features x 2 arrays x 8 bytes)"``.
+    lower : str, optional
+        What lowers the cost: ``"lower --n-features"``.
+
+    Raises
+    ------
+    MemoryBudgetError
+        ``n_bytes`` is above :func:`memory_limit`.
+
+    Examples
+    --------
+    >>> from perceptrons._memory import array_bytes, check_allocation
+    >>> check_allocation(array_bytes(10, 3), "the weights (10 features x 3 classes)")
+    >>> check_allocation(array_bytes(2**40, 8), "the weights", "lower n_features")
+    Traceback (most recent call last):
+    ...
+    perceptrons._memory.MemoryBudgetError: the weights would take 8.0 TiB, ...
+    """
+    limit, source = memory_limit()
+    if limit is None or n_bytes <= limit:
+        return
+    advice = f"; {lower}" if lower else ""
+    raise MemoryBudgetError(
+        f"{what} would take {format_bytes(n_bytes)}, more than {format_bytes(limit)}, "
+        f"{source}{advice}"
+    )

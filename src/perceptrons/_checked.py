@@ -22,11 +22,16 @@ from typing import Any
 
 import numpy as np
 
+from perceptrons._memory import check_allocation, format_bytes
+
 __all__ = [
     "Free",
     "SparseArray",
     "Spec",
     "boolean_value",
+    "pack_strings",
+    "strings",
+    "unpack_strings",
     "check_arrays",
     "check_layout",
     "count_value",
@@ -70,6 +75,7 @@ class Spec:
 
 FLOAT64 = (np.dtype(np.float64),)
 INT64 = (np.dtype(np.int64),)
+UINT8 = (np.dtype(np.uint8),)
 INDEX = (np.dtype(np.int32), np.dtype(np.int64))  # scipy's sparse index arrays
 
 
@@ -248,6 +254,69 @@ class SparseArray:
         """The sorted rows (first axis) holding a nonzero element."""
         width = math.prod(self.shape[1:])
         return np.unique(self.index // max(width, 1))
+
+
+# ---------------------------------------------------------------- string tables
+# Python's memory per string of a table, beyond its characters: the str object, the
+# list's pointer, and a vectorizer's dict entry for it (an estimate, for the check).
+STRING_OVERHEAD = 160
+
+
+def strings(text: str, ends: Dim) -> dict[str, Spec]:
+    """The two arrays of a table of ``ends`` strings stored as ``<text>_text`` (uint8:
+    the UTF-8 bytes of all the strings, one after another) and ``<text>_ends`` (int64:
+    where each string ends in them; see :func:`pack_strings`)."""
+    return {
+        f"{text}_text": Spec(UINT8, (Free(f"{text} bytes"),)),
+        f"{text}_ends": Spec(INT64, (ends,), low=0),
+    }
+
+
+def pack_strings(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(text, ends)``: the UTF-8 bytes of ``values`` one after another (uint8) and
+    where each ends in them (int64): string ``i`` is ``text[ends[i - 1]:ends[i]]``
+    (from 0 for the first). A few bytes a string, where a JSON list or a NumPy ``U``
+    array would take the longest string's size times four for each."""
+    encoded = [value.encode("utf-8", "surrogatepass") for value in values]
+    ends = np.cumsum([len(item) for item in encoded], dtype=np.int64)
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends.reshape(-1)
+
+
+def unpack_strings(text: np.ndarray, ends: np.ndarray, name: str) -> list[str]:
+    """The strings :func:`pack_strings` stored, checked first: ``text`` 1-D uint8,
+    ``ends`` 1-D int64, non-decreasing from 0 up to exactly the length of ``text``,
+    every piece valid UTF-8, and the strings' memory within the budget of
+    :mod:`perceptrons._memory`."""
+    if text.dtype != np.uint8 or text.ndim != 1:
+        raise ValueError(f"{name}_text must be a 1-D uint8 array")
+    if ends.dtype != np.int64 or ends.ndim != 1:
+        raise ValueError(f"{name}_ends must be a 1-D int64 array")
+    n_bytes, n_strings = int(text.shape[0]), int(ends.shape[0])
+    if n_strings == 0:
+        if n_bytes:
+            raise ValueError(f"{name}: {n_bytes} bytes of text for no strings")
+        return []
+    if ends[0] < 0 or ends[-1] != n_bytes:
+        raise ValueError(f"{name}_ends must run from 0 to the {n_bytes} bytes of {name}_text")
+    if n_strings > 1 and not bool((ends[1:] >= ends[:-1]).all()):
+        raise ValueError(f"{name}_ends must be non-decreasing")
+    check_allocation(
+        n_strings * STRING_OVERHEAD + 4 * n_bytes,
+        f"{name} ({n_strings:,} strings of {format_bytes(n_bytes)} of UTF-8)",
+    )
+    data = text.tobytes()
+    try:
+        whole = data.decode("utf-8", "surrogatepass")
+        if len(whole) == n_bytes:  # ASCII: bytes and characters line up
+            bounds = ends.tolist()
+            return [whole[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
+        bounds = ends.tolist()
+        return [
+            data[start:end].decode("utf-8", "surrogatepass")
+            for start, end in zip([0, *bounds[:-1]], bounds)
+        ]
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 # ------------------------------------------------------------------ JSON values

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,9 +27,13 @@ class _TextCodec:
     def export_state(self, resumable: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
         """The fitted state as arrays and JSON values (see :mod:`perceptrons.io.persist`).
 
-        Values: ``n_features_out`` and, for ``vocabulary="fit"``, ``vocabulary``, the
-        list of terms ordered by column. Arrays: ``idf`` (float64, one per column) for
-        ``"tfidf"``. ``resumable`` is ignored: the state is all the featurizer holds.
+        Values: ``n_features_out``. Arrays: ``idf`` (float64, one per column) for
+        ``"tfidf"``; for ``vocabulary="fit"`` the terms in column order as a string
+        table (``vocabulary_text``, ``vocabulary_ends``: :func:`perceptrons._checked.
+        pack_strings`); for hashing, the columns that have names (``hashed_columns``,
+        int64, increasing) and their names (``hashed_names_text``, ``hashed_names_ends``).
+        Arrays, not JSON: a vocabulary of trigrams or a stream's names run to millions of
+        terms. ``resumable`` is ignored: the state is all the featurizer holds.
         """
         featurizer = self.featurizer
         check_is_fitted(featurizer, "n_features_out_")
@@ -38,20 +43,34 @@ class _TextCodec:
             arrays["idf"] = np.asarray(featurizer._weighting.idf_, dtype=np.float64)
         values: dict[str, Any] = {"n_features_out": int(featurizer.n_features_out_)}
         if featurizer.vocabulary == "fit":
-            values["vocabulary"] = featurizer.feature_names()
+            terms = featurizer.feature_names()
+            arrays["vocabulary_text"], arrays["vocabulary_ends"] = _checked.pack_strings(terms)
         else:
             assert featurizer._hashed_names is not None  # fitted with vocabulary="hashing"
-            values["hashed_names"] = [[c, n] for c, n in sorted(featurizer._hashed_names.items())]
+            columns = sorted(featurizer._hashed_names)
+            arrays["hashed_columns"] = np.asarray(columns, dtype=np.int64).reshape(-1)
+            names = [featurizer._hashed_names[column] for column in columns]
+            arrays["hashed_names_text"], arrays["hashed_names_ends"] = _checked.pack_strings(
+                names
+            )
         return arrays, values
 
     def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:
-        """Rebuild the fitted state written by :meth:`export_state`."""
+        """Rebuild the fitted state written by :meth:`export_state`, every array checked
+        against :meth:`state_layout` first (also the ``vocabulary`` and ``hashed_names``
+        JSON values of files written before the string tables)."""
         featurizer = self.featurizer
         featurizer._validate_params()
         n_out = int(values["n_features_out"])
+        arrays = _checked.check_arrays(arrays, self.state_layout(values), f"{n_out} features")
         terms = None
         if featurizer.vocabulary == "fit":
-            terms = [str(term) for term in values["vocabulary"]]
+            if "vocabulary_ends" in arrays:
+                terms = _checked.unpack_strings(
+                    arrays["vocabulary_text"], arrays["vocabulary_ends"], "vocabulary"
+                )
+            else:
+                terms = [str(term) for term in values["vocabulary"]]
             if len(terms) != n_out or len(set(terms)) != n_out:
                 raise ValueError(
                     f"the vocabulary holds {len(terms)} terms ({len(set(terms))} distinct) "
@@ -59,27 +78,58 @@ class _TextCodec:
                 )
         elif n_out != featurizer.n_features:
             raise ValueError(f"{n_out} hashed features but n_features={featurizer.n_features}")
+        hashed_names = self._hashed_names(arrays, values, n_out) if featurizer._hashing else None
         vectorizer = featurizer._make_vectorizer(terms)
         weighting = featurizer._make_weighting()
         if weighting is not None:
             # What TfidfTransformer.fit sets: the input width and, for tf-idf, the idf.
             weighting.n_features_in_ = n_out
             if featurizer.weighting == "tfidf":
-                idf = np.asarray(arrays["idf"], dtype=np.float64)
-                if idf.shape != (n_out,):
-                    raise ValueError(f"idf of shape {idf.shape} for {n_out} features")
-                weighting.idf_ = idf
+                weighting.idf_ = arrays["idf"]
         featurizer._vectorizer, featurizer._weighting = vectorizer, weighting
         featurizer.n_features_out_ = n_out
-        if featurizer._hashing:
-            featurizer._hashed_names = {int(c): str(n) for c, n in values.get("hashed_names", [])}
-            if any(not 0 <= c < n_out for c in featurizer._hashed_names):
-                raise ValueError("a hashed feature name points outside the hashed features")
+        featurizer._hashed_names = hashed_names
+
+    @staticmethod
+    def _hashed_names(arrays: dict[str, Any], values: dict[str, Any], n_out: int) -> dict[int, str]:
+        """The names of the hashed columns: the string table, or the JSON pairs of older
+        files (none in files older still)."""
+        table = ("hashed_columns", "hashed_names_text", "hashed_names_ends")
+        present = [name for name in table if name in arrays]
+        if present and len(present) != len(table):
+            raise ValueError(f"the hashed names need all of {list(table)}, got {present}")
+        if present:
+            columns = arrays["hashed_columns"]
+            if columns.shape[0] > 1 and not bool((columns[1:] > columns[:-1]).all()):
+                raise ValueError("hashed_columns must be strictly increasing")
+            names = _checked.unpack_strings(
+                arrays["hashed_names_text"], arrays["hashed_names_ends"], "hashed_names"
+            )
+            return dict(zip(columns.tolist(), names, strict=True))
+        pairs = {int(c): str(n) for c, n in values.get("hashed_names", [])}
+        if any(not 0 <= c < n_out for c in pairs):
+            raise ValueError("a hashed feature name points outside the hashed features")
+        return pairs
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
-        """The arrays :meth:`import_state` accepts: for ``weighting="tfidf"``, ``idf``,
-        finite float64, one per output feature (``n_features_out``); else none."""
-        if self.featurizer.weighting != "tfidf":
-            return {}
+        """The arrays :meth:`import_state` accepts, for ``n_features_out`` output
+        features: ``idf`` (finite float64, one per feature) for ``weighting="tfidf"``; the
+        vocabulary's string table (one string per feature) for ``vocabulary="fit"``
+        unless the values hold the ``vocabulary`` (files written before the tables);
+        for hashing, the names of at most ``n_features_out`` columns, in ``[0,
+        n_features_out)`` (optional: files older than the names have none)."""
+        featurizer = self.featurizer
         n_out = _checked.integer_value(values.get("n_features_out"), "n_features_out", 1)
-        return {"idf": _checked.floats(n_out)}
+        specs: dict[str, _checked.Spec] = {}
+        if featurizer.weighting == "tfidf":
+            specs["idf"] = _checked.floats(n_out)
+        if featurizer.vocabulary == "fit" and "vocabulary" not in values:
+            specs.update(_checked.strings("vocabulary", n_out))
+        elif featurizer.vocabulary != "fit" and "hashed_names" not in values:
+            named = _checked.Free("named columns", at_most=n_out)
+            table = {
+                "hashed_columns": _checked.indices(named, high=n_out),
+                **_checked.strings("hashed_names", named),
+            }
+            specs.update({name: replace(spec, optional=True) for name, spec in table.items()})
+        return specs

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 FORMAT = "perceptrons-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 META = "__meta__"
 DICT_ITEMS = "__items__"  # a dict with non-string keys, stored as [key, value] pairs

@@ -276,11 +276,13 @@ def plan_featurizer(
         raise Invalid(
             f"the featurizer makes {n_out} features, the estimator takes {estimator.n_features_in_}"
         )
-    if featurizer.vocabulary == "fit":
+    # Format 2 files hold the vocabulary or the hashed names in the metadata, format 3
+    # files in arrays (see the featurizer's state_layout).
+    if featurizer.vocabulary == "fit" and "vocabulary" in state:
         terms = field(state, "vocabulary", list, "featurizer.state.")
         if not all(isinstance(term, str) for term in terms):
             raise Invalid("bad metadata: the vocabulary must be a list of strings")
-    else:
+    elif featurizer.vocabulary != "fit":
         pairs = state.get("hashed_names", [])  # absent from older files
         if not isinstance(pairs, list):
             raise Invalid("bad metadata: hashed_names must be a list of [column, name] pairs")

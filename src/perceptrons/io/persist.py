@@ -35,7 +35,7 @@ transit (anyone can recompute it). :func:`~perceptrons.load` and :func:`describe
   when there is none): an unexpected exception from a damaged file is reported the same
   way, never as a traceback.
 
-File format, version 2
+File format, version 3
 ----------------------
 A ZIP archive as written by ``numpy.savez_compressed`` (deflated members): one member
 ``<name>.npy`` per array, each in the NumPy ``.npy`` format (version 1.0 or 2.0, no
@@ -64,17 +64,32 @@ object or structured arrays). Array names:
     loading, the index is checked sorted, without repeats and within the array before
     anything scatters with it.
 ``featurizer/<name>``
-    For pipelines, each name in ``meta["featurizer"]["state_arrays"]`` (``idf`` for
-    tf-idf weighting).
+    For pipelines, each name in ``meta["featurizer"]["state_arrays"]``: ``idf`` for
+    tf-idf weighting (float64, one per output feature), and the featurizer's strings
+    as *string tables*: a fitted vocabulary's terms in column order
+    (``vocabulary_text``, ``vocabulary_ends``, one term per output feature), or the
+    names of a hashing featurizer's columns: ``hashed_columns`` (int64, the columns
+    that have names, strictly increasing, in ``[0, n_features_out)``) and their names
+    (``hashed_names_text``, ``hashed_names_ends``, one per named column). A string
+    table ``<t>_text``, ``<t>_ends`` holds the UTF-8 bytes of its strings one after
+    another (uint8, 1-D) and where each string ends in them (int64, 1-D): string ``i``
+    is ``text[ends[i-1]:ends[i]]`` (from 0 for the first), the ends non-decreasing and
+    the last equal to the length of the text; checked so, with each piece valid UTF-8
+    and the strings' memory within the budget (:mod:`perceptrons._memory`), before any
+    string is made.
 
 Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN):
 
 ``format``
     ``"perceptrons-model"``.
 ``format_version``
-    ``2`` (version 1, which this reader still reads, had no ``sparse_arrays`` and
-    ``resumable``: all arrays dense, the state resumable). Readers refuse versions
-    newer than theirs.
+    ``3``. Readers refuse versions newer than theirs; this one reads versions 1 to 3.
+    Version 2 kept the featurizer's strings in the metadata (``vocabulary``: the list
+    of terms; ``hashed_names``: ``[column, name]`` pairs, in ``featurizer.state``),
+    where a vocabulary of trigrams outgrew :data:`MAX_META_BYTES`; version 3 keeps them
+    in string tables (arrays, above), and a version 2 reader would refuse its arrays
+    with a misleading message rather than say that the file is newer. Version 1 had no
+    ``sparse_arrays`` and ``resumable``: all arrays dense, the state resumable.
 ``library_version``
     ``perceptrons.__version__`` of the writer.
 ``created``
@@ -119,8 +134,8 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
     ``null`` for a bare estimator, else ``{"steps": [featurizer_name, estimator_name]}``.
 ``featurizer``
     ``null``, or for pipelines ``{"algorithm": "TextFeaturizer", "params": {...},
-    "state": {...}, "state_arrays": [...]}``; ``state`` holds ``n_features_out`` and, for
-    a fitted vocabulary, ``vocabulary``: the list of terms in column order.
+    "state": {...}, "state_arrays": [...]}``; ``state`` holds ``n_features_out`` (the
+    vocabulary and the hashed names are arrays: see ``featurizer/<name>``).
 ``sha256``
     Always the last key. The hexadecimal SHA-256 of, for every array in sorted name order
     (``__meta__`` included): the name in UTF-8, a newline, the dtype string (e.g.
@@ -345,8 +360,7 @@ def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
     -------
     meta : dict
         The ``__meta__`` JSON object (see the module documentation): ``algorithm``,
-        ``params``, ``library_version``, ``created``, ``history``, ``featurizer`` (with
-        the vocabulary of a fitted-vocabulary pipeline)...
+        ``params``, ``library_version``, ``created``, ``history``, ``featurizer``...
 
     Raises
     ------

@@ -5,6 +5,8 @@ import io
 import json
 import os
 import pickle
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -348,16 +350,26 @@ def test_text_pipeline_predicts_identically_on_raw_text(tmp_path, featurizer, es
     assert loaded[-1].history_ == pipeline[-1].history_
 
 
-def test_pipeline_metadata_holds_the_vocabulary(tmp_path):
+def test_pipeline_file_holds_the_vocabulary_as_a_string_table(tmp_path):
     texts, y = _texts()
+    texts = [*texts, "naïve café ☕ déjà-vu"]  # multi-byte UTF-8 among the terms
+    y = np.append(y, "pos")
     pipeline = make_pipeline(TextFeaturizer(vocabulary="fit"), AveragedPerceptron())
     path = save(pipeline.fit(texts, y), tmp_path / "text.npz")
-    meta = _read(path)[1]
+    arrays, meta = _read(path)
     assert meta["algorithm"] == "AveragedPerceptron"
     assert meta["pipeline"] == {"steps": ["textfeaturizer", "averagedperceptron"]}
     assert meta["featurizer"]["algorithm"] == "TextFeaturizer"
     assert meta["featurizer"]["params"]["ngram_range"] == [1, 1]
-    assert meta["featurizer"]["state"]["vocabulary"] == pipeline[0].feature_names()
+    assert meta["featurizer"]["state"] == {"n_features_out": len(pipeline[0].feature_names())}
+    assert meta["featurizer"]["state_arrays"] == ["vocabulary_ends", "vocabulary_text"]
+    # As documented: the UTF-8 bytes one after another, and where each term ends.
+    text = arrays["featurizer/vocabulary_text"].tobytes()
+    ends = arrays["featurizer/vocabulary_ends"]
+    assert arrays["featurizer/vocabulary_text"].dtype == np.uint8 and ends.dtype == np.int64
+    starts = [0, *ends[:-1].tolist()]
+    terms = [text[a:b].decode("utf-8") for a, b in zip(starts, ends.tolist(), strict=True)]
+    assert terms == pipeline[0].feature_names() and "café" in terms
 
 
 def test_sentiment_pipeline_round_trip(tmp_path):
@@ -451,7 +463,7 @@ def test_the_file_is_a_documented_npz(model_file):
         "sha256",
     ]
     assert meta["format"] == "perceptrons-model"
-    assert meta["format_version"] == 2
+    assert meta["format_version"] == 3
     assert meta["library_version"] == perceptrons.__version__
     assert meta["algorithm"] == "AveragedPerceptron"
     assert meta["params"] == model.get_params()
@@ -1331,3 +1343,69 @@ def test_coordinates_round_trip_bit_for_bit(rows, rest, density, seed):
     assert coordinates.to_dense().tobytes() == array.tobytes()
     used = np.flatnonzero(((array != 0) | np.signbit(array)).reshape(rows, -1).any(axis=1))
     assert_array_equal(coordinates.nonzero_rows(), used)
+
+
+# ------------------------------------------------ sizes the loader materializes
+_LOAD_UNDER_RLIMIT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+from perceptrons import load
+try:
+    load(sys.argv[1])
+except ValueError as exc:
+    print(exc)
+    sys.exit(3)
+print("loaded")
+"""
+
+
+def _load_in_child(path, memory_limit=None):
+    """``load(path)`` in a child process limited to 1 GiB of address space: the exit
+    status (3: refused with a ValueError) and what it printed."""
+    env = {key: value for key, value in os.environ.items() if key != "PERCEPTRONS_MEMORY_LIMIT"}
+    if memory_limit is not None:
+        env["PERCEPTRONS_MEMORY_LIMIT"] = memory_limit
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_UNDER_RLIMIT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    return done.returncode, done.stdout.strip() + done.stderr.strip()
+
+
+def _sparse_bomb(tmp_path, n_features):
+    """A file of a few kilobytes whose weights, stored as their nonzeros, are of
+    ``n_features`` rows: the issue's crafted model (one nonzero, 2**27 features)."""
+    X, y = _hashed_problem(2, n=20)
+    model = AveragedPerceptron(max_epochs=1, random_state=0).fit(X, y)
+    path = save(model, tmp_path / "small.npz")
+    arrays, meta = _read(path)
+    assert set(meta["sparse_arrays"]) >= {"weights"}
+    for name in meta["sparse_arrays"]:  # keep one nonzero of each, far in the array
+        arrays[f"estimator/{name}.index"] = arrays[f"estimator/{name}.index"][-1:]
+        arrays[f"estimator/{name}.values"] = arrays[f"estimator/{name}.values"][-1:]
+        meta["sparse_arrays"][name] = 1
+    meta = {**meta, "n_features_in": n_features}
+    return _rewrite(tmp_path / "bomb.npz", arrays, meta)
+
+
+def test_sparse_stored_arrays_count_their_dense_size(tmp_path, monkeypatch):
+    bomb = _sparse_bomb(tmp_path, 2**27)
+    assert bomb.stat().st_size < 10_000
+    # Within MAX_ARRAY_BYTES (4 GiB) but not within a 256 MiB memory budget: one line
+    # naming the expansion, and nothing big allocated (the child has 1 GiB of address
+    # space, less than the 2 GiB the expanded weights and aux would take).
+    status, output = _load_in_child(bomb, memory_limit="256M")
+    assert status == 3, output
+    assert "cannot load" in output and "estimator/weights: 1 nonzeros of (134217729,)" in output
+    assert "more than 256.0 MiB" in output and len(output.splitlines()) == 1, output
+    # Beyond MAX_ARRAY_BYTES, whatever the memory budget.
+    monkeypatch.setattr(perceptrons.io.persist, "MAX_ARRAY_BYTES", 2**30)
+    _rejects(bomb, r"would take 2,147,4\d\d,\d\d\d bytes in memory, more than this reader's")
+
+
+def test_a_sparse_file_that_fits_the_budget_still_loads(tmp_path):
+    status, output = _load_in_child(_sparse_bomb(tmp_path, 2**16), memory_limit="256M")
+    assert (status, output) == (0, "loaded")

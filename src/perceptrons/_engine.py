@@ -39,10 +39,13 @@ if TYPE_CHECKING:
     from perceptrons._states import TrainingState
 
 __all__ = [
+    "MAX_HISTORY",
     "Engine",
     "Epochs",
     "StateCodec",
     "Stopping",
+    "add_record",
+    "epochs_recorded",
     "hold_out",
     "non_finite_message",
     "run_epochs",
@@ -245,6 +248,32 @@ def hold_out(
     return np.sort(train_rows), held_out
 
 
+#: The most records a ``history_`` keeps: the most recent ones (their ``epoch`` or
+#: ``iteration`` still counts from the first). One record per epoch would otherwise grow
+#: without bound over many ``partial_fit`` calls or epochs -- in memory and in a model
+#: file's metadata, which :data:`perceptrons.io.persist.MAX_META_BYTES` bounds.
+MAX_HISTORY = 10_000
+
+
+def add_record(history: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    """Append ``record`` to ``history``, dropping the oldest records beyond
+    :data:`MAX_HISTORY`."""
+    history.append(record)
+    if len(history) > MAX_HISTORY:
+        del history[: len(history) - MAX_HISTORY]
+
+
+def epochs_recorded(history: list[dict[str, Any]], key: str = "epoch") -> int:
+    """The number of the last record of ``history`` (its ``key``: a trimmed history
+    holds fewer records than that), or how many records it holds when that is not a
+    count (a history loaded from a file of an older version, or without the key)."""
+    if history:
+        last = history[-1].get(key)
+        if isinstance(last, int) and not isinstance(last, bool) and last >= len(history):
+            return last
+    return len(history)
+
+
 def non_finite_message(name: str, epoch: int) -> str:
     """Why training stopped on weights that overflowed, and what to do about it."""
     return (
@@ -272,7 +301,8 @@ def run_epochs(
     After every epoch the model must still be finite: weights that overflowed to inf or
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
     model that predicts garbage. Each record is appended to ``history`` numbered on from
-    its last (``partial_fit`` adds to the same history), with the held-out score
+    its last (``partial_fit`` adds to the same history; at most :data:`MAX_HISTORY`
+    records are kept, the most recent), with the held-out score
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out
@@ -283,7 +313,7 @@ def run_epochs(
     for n_iter in range(1, max_epochs + 1):
         record = epochs.run_epoch(n_iter)
         held_out = validation() if callable(validation) else validation
-        epoch = len(history) + 1
+        epoch = epochs_recorded(history) + 1
         if not epochs.is_finite():
             epochs.forget()
             raise ValueError(non_finite_message(name, epoch))
@@ -292,7 +322,7 @@ def run_epochs(
         if held_out is not None:
             record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
-        history.append(record)
+        add_record(history, record)
         if verbose:
             text = describe(record) if describe is not None else str(record)
             print(f"{heading or name} epoch {epoch}: {text}", flush=True)

@@ -21,6 +21,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
+from perceptrons._engine import epochs_recorded
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
@@ -244,7 +245,7 @@ class VotedTraining(IncrementalClassifier):
             block_gram = self._gram(block, other)
             if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
                 # Overflowing kernel values: every score would be inf or NaN.
-                epoch = len(self.history_) + 1
+                epoch = epochs_recorded(self.history_) + 1
                 self._forget()
                 raise ValueError(
                     f"{type(self).__name__}: kernel values became non-finite (inf/NaN) in "

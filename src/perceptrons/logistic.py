@@ -94,7 +94,8 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
     history_ : list of dict
         One record per epoch over all calls: ``epoch``, ``log_loss`` (the mean log-loss
         of the epoch's examples, each computed before its own update; weighted: the
-        weighted sum over the number of examples) and ``examples``.
+        weighted sum over the number of examples) and ``examples``. At most the 10,000
+        most recent records are kept (``epoch`` still counts from the first).
     n_iter_ : int
         Epochs run by the last ``fit`` (1 after ``partial_fit``).
     n_features_in_ : int

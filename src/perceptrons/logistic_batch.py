@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
+from perceptrons._engine import add_record
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
 
 __all__ = ["LogisticRegressionBatch"]
@@ -246,7 +247,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
     history_ : list of dict
         One record per iteration: ``iteration``, ``objective`` (``F`` after the step),
         ``step`` (the accepted ``ε``) and ``evaluations`` (objectives computed by its
-        line search).
+        line search). At most the 10,000 most recent records are kept.
     n_iter_ : int
         Iterations run by the last ``fit``.
     n_features_in_ : int
@@ -402,7 +403,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
                 "step": step,
                 "evaluations": evaluations,
             }
-            self.history_.append(record)
+            add_record(self.history_, record)
             if self.verbose:
                 print(
                     f"{type(self).__name__} iteration {self.n_iter_}: objective "

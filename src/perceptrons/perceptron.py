@@ -328,7 +328,8 @@ default="perceptron"
         The sorted labels; a binary model's positive score predicts ``classes_[1]``.
     history_ : list of dict
         One record per epoch over all calls: ``epoch``, ``mistakes``, ``examples``,
-        and ``validation_score`` when early stopping holds data out.
+        and ``validation_score`` when early stopping holds data out. At most the 10,000
+        most recent records are kept (``epoch`` still counts from the first).
     n_iter_ : int
         Epochs run by the last ``fit`` (1 after ``partial_fit``).
     n_features_in_ : int

@@ -208,7 +208,8 @@ class SequenceTagger(OnlineLearner):
         is for the first token of a sentence.
     history_ : list of dict
         One record per epoch: ``mistakes`` (wrongly tagged sentences), ``examples``
-        (sentences) and, with a development set, ``validation_score``.
+        (sentences) and, with a development set, ``validation_score``. At most the
+        10,000 most recent records are kept (``epoch`` still counts from the first).
     n_iter_ : int
         Epochs run by the last ``fit``.
 

@@ -131,7 +131,8 @@ class VotedPerceptron(VotedTraining):
         The final model's biases (one column for binary problems).
     history_ : list of dict
         One record per epoch: ``epoch``, ``mistakes`` (updates made), ``examples``,
-        ``support_vectors``.
+        ``support_vectors``. At most the 10,000 most recent records are kept
+        (``epoch`` still counts from the first).
     n_features_in_ : int
         Number of features seen in ``fit``.
 

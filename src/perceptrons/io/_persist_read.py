@@ -19,8 +19,9 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from perceptrons import _checked
-from perceptrons._engine import StateCodec
+from perceptrons._engine import MAX_HISTORY, StateCodec
 from perceptrons._linear import SparseCoefMixin
+from perceptrons._memory import MemoryBudgetError, array_bytes, check_allocation
 from perceptrons.io._persist_format import (
     FORMAT,
     FORMAT_VERSION,
@@ -39,6 +40,7 @@ from perceptrons.io._persist_format import (
 __all__ = [
     "Arrays",
     "build_model",
+    "check_memory",
     "open_archive",
     "plan_estimator",
     "plan_featurizer",
@@ -248,7 +250,7 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
         spec = _checked.Spec(label_dtypes(arrays, name, "object"), (n_features,))
         arrays.check(name, spec, sizes, f"{n_features} features")
         estimator.feature_names_in_ = labels_from_array(arrays[name], "object")
-    estimator.history_ = list(meta["history"])
+    estimator.history_ = list(meta["history"])[-MAX_HISTORY:]  # older files: unbounded
     if meta["rng"] is not None:
         arrays.check("estimator/rng_key", RNG_KEY, sizes, "MT19937")
     fits = f"{n_features} features and {classes.shape[0]} classes"
@@ -298,6 +300,42 @@ def plan_featurizer(
     layout = codec.state_layout(state)
     check_layouts(arrays, "featurizer/", info["state_arrays"], layout, f"{n_out} features")
     return featurizer
+
+
+def check_memory(
+    meta: dict[str, Any], arrays: Arrays, estimator: Any, max_array_bytes: int
+) -> None:
+    """The memory the arrays will take once read, before any is: every member's data
+    (their layouts checked) and, for each array stored as its nonzeros that the model
+    will expand, its dense size -- a file of a few kilobytes can name an array of
+    gigabytes that way. At most ``max_array_bytes`` in all, and within the memory budget
+    (:func:`perceptrons._memory.check_allocation`)."""
+    total = sum(math.prod(shape) * dtype.itemsize for shape, dtype in arrays.layouts.values())
+    expanded = []
+    if expands_sparse(meta, estimator):
+        codec: StateCodec = estimator._engine()
+        layout = codec.state_layout(meta["state"])
+        for name, nnz in sorted(sparse_arrays(meta).items()):
+            shape = tuple(int(d) for d in layout[name].shape)  # fixed: check_layouts
+            total += array_bytes(*shape)
+            expanded.append(f"estimator/{name}: {nnz:,} nonzeros of {shape}")
+    what = "the model's arrays" + (f" (expanding {'; '.join(expanded)})" if expanded else "")
+    if total > max_array_bytes:
+        raise Invalid(
+            f"{what} would take {total:,} bytes in memory, more than this reader's limit "
+            f"of {max_array_bytes:,} (perceptrons.io.persist.MAX_ARRAY_BYTES)"
+        )
+    try:
+        check_allocation(total, f"loading {what}")
+    except MemoryBudgetError as exc:
+        raise Invalid(str(exc)) from None
+
+
+def expands_sparse(meta: dict[str, Any], estimator: Any) -> bool:
+    """Whether the arrays stored as their nonzeros are expanded to dense ones on
+    loading: always, but for a sparsified model (``sparsify()``) of an estimator that
+    keeps them compact."""
+    return not (isinstance(estimator, SparseCoefMixin) and meta["state"].get("sparsified") is True)
 
 
 def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer: Any) -> Any:
@@ -350,7 +388,7 @@ def state_arrays(meta: dict[str, Any], arrays: Arrays, estimator: Any) -> dict[s
             arrays[f"estimator/{name}.values"],
         )
         coordinates.check(f"estimator/{name}")
-        keeps_sparse = isinstance(estimator, SparseCoefMixin)
+        keeps_sparse = isinstance(estimator, SparseCoefMixin)  # its engine decides
         state[name] = coordinates if keeps_sparse else coordinates.to_dense()
     return state
 

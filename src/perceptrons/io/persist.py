@@ -26,7 +26,9 @@ transit (anyone can recompute it). :func:`~perceptrons.load` and :func:`describe
   CSR indices) within range.
 * **Bounded memory.** The zip directory is read first: only ``.npy`` members the
   metadata names, stored or deflated, at most :data:`MAX_ARRAY_BYTES` uncompressed in
-  all; the metadata is at most :data:`MAX_META_BYTES` and nests at most
+  all, and at most that much in memory once the arrays stored as their nonzeros are
+  expanded (their dense size counts), also within the memory budget of
+  :func:`perceptrons._memory.check_allocation` (``PERCEPTRONS_MEMORY_LIMIT``); the metadata is at most :data:`MAX_META_BYTES` and nests at most
   :data:`MAX_META_DEPTH` levels; every member's uncompressed size must be exactly what
   its header declares, and that header what the metadata implies (sizes the metadata
   does not fix, such as the number of support vectors, are bounded by the examples
@@ -115,7 +117,9 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``feature_names_in``
     ``true`` when ``estimator/feature_names_in`` is present (restored as an object array).
 ``history``
-    ``history_``: a list of objects, one per epoch.
+    ``history_``: a list of objects, one per epoch (or iteration), at most the most
+    recent :data:`perceptrons._engine.MAX_HISTORY` (10,000) of them; a longer list (a
+    file written before the bound) is read, and its last 10,000 kept.
 ``rng``
     ``null`` or ``{"array": "estimator/rng_key", "algorithm": "MT19937", "pos": int,
     "has_gauss": int, "cached_gaussian": float}``: with the key, the rest of
@@ -151,6 +155,7 @@ disk, then renamed over the target, so an existing file is never left half-writt
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -174,6 +179,7 @@ from perceptrons.io._persist_format import (
 from perceptrons.io._persist_read import (
     Arrays,
     build_model,
+    check_memory,
     open_archive,
     plan_estimator,
     plan_featurizer,
@@ -285,7 +291,8 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     ------
     ValueError
         For a model that cannot be saved: another type, a callable kernel, a
-        hyperparameter or label type that has no JSON or array form.
+        hyperparameter or label type that has no JSON or array form, metadata larger
+        than :data:`MAX_META_BYTES` (which :func:`~perceptrons.load` would refuse).
     sklearn.exceptions.NotFittedError
         For an unfitted model (a subclass of ValueError).
 
@@ -306,7 +313,17 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     if not isinstance(resumable, bool):
         raise ValueError(f"resumable must be True or False, got {resumable!r}")
     arrays, meta = encode_model(model, resumable, _REGISTRY)
-    arrays[META] = np.frombuffer(sealed_meta(meta, arrays), dtype=np.uint8)
+    sealed = sealed_meta(meta, arrays)
+    if len(sealed) > MAX_META_BYTES:
+        # What this library writes, it must read: refused here, not by load.
+        sizes = {key: len(json.dumps(value, ensure_ascii=False)) for key, value in meta.items()}
+        largest = max(sizes, key=sizes.__getitem__)
+        raise ValueError(
+            f"cannot save {path}: the metadata would take {len(sealed):,} bytes, more than "
+            f"{MAX_META_BYTES:,} (perceptrons.io.persist.MAX_META_BYTES), {sizes[largest]:,} "
+            f"of them in {largest!r}"
+        )
+    arrays[META] = np.frombuffer(sealed, dtype=np.uint8)
     write_atomically(path, lambda file: _write_npz(file, arrays))
     return path
 
@@ -386,6 +403,7 @@ def _read_checked(path: str | os.PathLike[str], result: Callable[[dict, Any], An
             # reading only the labels; then the data, their checksum, and the values.
             estimator = plan_estimator(meta, arrays, _REGISTRY)
             featurizer = plan_featurizer(meta, arrays, estimator, _REGISTRY)
+            check_memory(meta, arrays, estimator, MAX_ARRAY_BYTES)
             problem = check_digest(raw, meta, arrays.read_all())
             if problem is not None:
                 raise Invalid(problem)

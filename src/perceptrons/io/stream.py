@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from perceptrons._engine import run_epochs
+from perceptrons._engine import add_record, run_epochs
 from perceptrons.io._chunks import (
     _QUEUE_DEPTH,
     Chunk,
@@ -357,6 +357,9 @@ def fit_stream(
         stopping = engine.stopping()
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
         epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
+        # An estimator of this package (the voted perceptron) records each partial_fit;
+        # its history_ gets one record per pass instead, as with an engine.
+        epochs_of.per_pass = engine is not None
         stopping = None
     report = StreamReport()
     for record in run_epochs(
@@ -370,10 +373,10 @@ def fit_stream(
         validation=epochs_of.held_out_set,
         publish_each_epoch=True,
     ):
-        if isinstance(epochs_of, _EngineEpochs):
-            # A record per pass, as fit's history_, without the time it took: what a
+        if epochs_of.per_pass and isinstance(getattr(estimator, "history_", None), list):
+            # A record per pass (naive Bayes keeps no history), as fit's history_, without the time it took: what a
             # model file stores must not depend on the machine.
-            estimator.history_.append({k: v for k, v in record.items() if k != "seconds"})
+            add_record(estimator.history_, {k: v for k, v in record.items() if k != "seconds"})
         if on_epoch is not None:
             on_epoch(record)
     return report
@@ -388,10 +391,14 @@ class _ChunkEpochs:
     classifier: one ``partial_fit`` per chunk."""
 
     validation: tuple[Any, ...] | None = None
+    # Whether the estimator's history_ gets one record per pass (fit_stream appends it)
+    # rather than one per partial_fit (a chunk's record is then taken back out).
+    per_pass = False
 
     def __init__(self, estimator, batches, name: str, labels, progress) -> None:
         self.estimator, self.batches, self.name = estimator, batches, name
         self.labels, self.progress = labels, progress
+        self.chunk_record: dict[str, Any] = {}
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         started, examples, last_bytes, statistic = time.perf_counter(), 0, 0, 0.0
@@ -405,6 +412,9 @@ class _ChunkEpochs:
                 self.progress(bytes_read - last_bytes, len(y))
             last_bytes = bytes_read
         record = self._record(statistic, examples)
+        if self.per_pass:  # what else the last chunk's record says (support_vectors...)
+            record.update({k: v for k, v in self.chunk_record.items() if k not in record})
+            record.pop("epoch", None)
         record["seconds"] = round(time.perf_counter() - started, 3)
         return record
 
@@ -416,7 +426,12 @@ class _ChunkEpochs:
         weights = {} if w is None else {"sample_weight": w}
         self.estimator.partial_fit(X, y, classes=self.labels, **weights)
         history = getattr(self.estimator, "history_", None)
-        return (float(history[-1].get("mistakes", 0)) if history else 0.0), len(y)
+        if not history:
+            return 0.0, len(y)
+        if self.per_pass:
+            self.chunk_record = history.pop()
+            return float(self.chunk_record.get("mistakes", 0)), len(y)
+        return float(history[-1].get("mistakes", 0)), len(y)
 
     def held_out_set(self) -> tuple[Any, ...] | None:
         """The held-out examples early stopping scores (None: none)."""
@@ -452,6 +467,7 @@ class _EngineEpochs(_ChunkEpochs):
     ) -> None:
         super().__init__(estimator, batches, name, labels, progress)
         self.engine = engine
+        self.per_pass = True
         self.held_out = held_out
         self.key = check_random_state(random_state).randint(np.iinfo(np.int32).max)
         self.parts: list[tuple[Any, np.ndarray, np.ndarray | None]] | None = None

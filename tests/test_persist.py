@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 import numpy as np
@@ -1409,3 +1410,314 @@ def test_sparse_stored_arrays_count_their_dense_size(tmp_path, monkeypatch):
 def test_a_sparse_file_that_fits_the_budget_still_loads(tmp_path):
     status, output = _load_in_child(_sparse_bomb(tmp_path, 2**16), memory_limit="256M")
     assert (status, output) == (0, "loaded")
+
+
+# ------------------------------------------------------------- string tables
+def _hashed_pipeline_file(tmp_path):
+    texts, y = _texts()
+    pipeline = make_pipeline(TextFeaturizer(n_features=64, ngram_range=(1, 2)), Perceptron())
+    path = save(pipeline.fit(texts, y), tmp_path / "hashed.npz")
+    return path, pipeline, texts
+
+
+def _as_version_2(arrays, meta):
+    """The file format 2 wrote: the featurizer's strings in the metadata."""
+    arrays = dict(arrays)
+    featurizer = json.loads(json.dumps(meta["featurizer"]))
+    state, names = featurizer["state"], featurizer["state_arrays"]
+
+    def take(table):
+        text = arrays.pop(f"featurizer/{table}_text").tobytes()
+        ends = arrays.pop(f"featurizer/{table}_ends").tolist()
+        names.remove(f"{table}_text")
+        names.remove(f"{table}_ends")
+        return [text[a:b].decode() for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+    if "vocabulary_text" in names:
+        state["vocabulary"] = take("vocabulary")
+    else:
+        columns = arrays.pop("featurizer/hashed_columns").tolist()
+        names.remove("hashed_columns")
+        state["hashed_names"] = [
+            list(pair) for pair in zip(columns, take("hashed_names"), strict=True)
+        ]
+    return arrays, {**meta, "format_version": 2, "featurizer": featurizer}
+
+
+@pytest.mark.parametrize("vocabulary", ["fit", "hashing"])
+def test_version_2_files_with_strings_in_the_metadata_still_load(tmp_path, vocabulary):
+    texts, y = _texts()
+    featurizer = TextFeaturizer(vocabulary=vocabulary, n_features=64, ngram_range=(1, 2))
+    pipeline = make_pipeline(featurizer, Perceptron()).fit(texts, y)
+    arrays, meta = _read(save(pipeline, tmp_path / "new.npz"))
+    old = _rewrite(tmp_path / "v2.npz", *_as_version_2(arrays, meta))
+    loaded = load(old)
+    assert loaded[0].feature_names() == pipeline[0].feature_names()
+    assert_array_equal(loaded.decision_function(texts), pipeline.decision_function(texts))
+
+
+def _set(name, value):
+    def change(arrays):
+        arrays[name] = value(arrays[name]) if callable(value) else value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (_set("featurizer/hashed_names_ends", lambda e: e[[1, 0, *range(2, len(e))]]), "non-de"),
+        (_set("featurizer/hashed_names_ends", lambda e: e - 1), "run from 0 to"),
+        (_set("featurizer/hashed_names_ends", lambda e: e.astype(np.int32)), "dtype"),
+        (_set("featurizer/hashed_names_ends", lambda e: e[:-1].copy()), "named columns"),
+        (_set("featurizer/hashed_names_text", lambda t: t.astype(np.int64)), "dtype"),
+        (_set("featurizer/hashed_names_text", lambda t: np.full_like(t, 0xFF)), "not UTF-8"),
+        (_set("featurizer/hashed_columns", lambda c: c[::-1].copy()), "strictly increasing"),
+        (_set("featurizer/hashed_columns", lambda c: c + 64), "values of 64 or more"),
+        (lambda arrays: arrays.pop("featurizer/hashed_columns"), "arrays missing"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_tampered_string_tables_are_refused(tmp_path, change, match):
+    path, _, _ = _hashed_pipeline_file(tmp_path)
+    arrays, meta = _read(path)
+    change(arrays)
+    _rejects(_rewrite(tmp_path / "bad.npz", arrays, meta), match)
+
+
+def test_a_string_table_beyond_the_memory_budget_is_refused_before_decoding(tmp_path, monkeypatch):
+    path, _, _ = _hashed_pipeline_file(tmp_path)
+    # Above the arrays (5.4 KiB), below the strings made of them (64 x 160 bytes and more).
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "7K")
+    message = _rejects(path, "hashed_names")
+    assert "would take" in message and "PERCEPTRONS_MEMORY_LIMIT=7K" in message
+
+
+def test_a_huge_vocabulary_stays_out_of_the_metadata(tmp_path):
+    """The issue's ``--ngrams 3`` case in small: a vocabulary (and hashed names) of
+    hundreds of thousands of trigrams, once more than MAX_META_BYTES of JSON."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}é" for i in range(5000)])
+    texts = [" ".join(rng.choice(words, 60)) for _ in range(2000)]
+    y = np.arange(len(texts)) % 2
+    for featurizer in (
+        TextFeaturizer(vocabulary="fit", ngram_range=(1, 3)),
+        TextFeaturizer(ngram_range=(1, 3)),
+    ):
+        pipeline = make_pipeline(featurizer, Perceptron(max_epochs=1)).fit(texts, y)
+        assert len(featurizer.feature_names()) > 200_000
+        path = save(pipeline, tmp_path / "big.npz")
+        with zipfile.ZipFile(path) as archive:
+            assert archive.getinfo("__meta__.npy").file_size < 10_000
+        loaded = load(path)
+        assert loaded[0].feature_names() == featurizer.feature_names()
+        assert_array_equal(loaded.predict(texts[:50]), pipeline.predict(texts[:50]))
+
+
+# ------------------------------------------ what save writes, load accepts
+def _saveable_classes():
+    """Every class of ``perceptrons.__all__`` that ``save`` takes on its own: those
+    that predict (the featurizers are saved in pipelines)."""
+    classes = {getattr(perceptrons, name) for name in perceptrons.__all__}
+    return sorted(
+        (cls for cls in classes if isinstance(cls, type) and hasattr(cls, "predict")),
+        key=lambda cls: cls.__name__,
+    )
+
+
+SAVEABLE = _saveable_classes()
+
+
+def test_the_round_trip_property_covers_every_saveable_estimator():
+    names = {cls.__name__ for cls in SAVEABLE}
+    assert names == set(perceptrons.io.persist._ESTIMATORS)
+
+
+def _history_record(epoch):
+    return {"epoch": epoch, "mistakes": 12345, "examples": 1000000, "validation_score": 0.123}
+
+
+@st.composite
+def _fitted_models(draw):
+    """``(model, inputs)``: a fitted estimator of any saveable class or a text pipeline,
+    of any size the strategy reaches, and inputs it predicts on."""
+    from perceptrons import SequenceTagger
+    from perceptrons._engine import MAX_HISTORY
+
+    cls = draw(st.sampled_from([*SAVEABLE, Pipeline]))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    n_classes = draw(st.sampled_from([2, 3, 7, 40]))
+    epochs = draw(st.integers(1, 3))
+    if cls is SequenceTagger:
+        words = [f"w{i}" for i in range(draw(st.integers(3, 300)))]
+        X = [list(rng.choice(words, rng.integers(1, 6))) for _ in range(100)]
+        y = [[f"T{int(w[1:]) % n_classes}" for w in sentence] for sentence in X]
+        model = SequenceTagger(max_epochs=epochs, random_state=seed).fit(X, y)
+        return model, X, draw(st.booleans())
+    labels = np.array([f"c{i}" for i in range(n_classes)])
+    if cls is Pipeline:
+        n_words = draw(st.sampled_from([5, 100, 3000]))
+        words = np.array([f"t{i}é"[: 2 + i % 5] + str(i) for i in range(n_words)])
+        texts = [" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(100)]
+        y = labels[rng.integers(0, n_classes, len(texts))]
+        y[:n_classes] = labels
+        featurizer = TextFeaturizer(
+            vocabulary=draw(st.sampled_from(["fit", "hashing"])),
+            ngram_range=(1, draw(st.integers(1, 3))),
+            n_features=draw(st.sampled_from([16, 2**18])),
+            weighting=draw(st.sampled_from(["tf", "binary", "tfidf"])),
+        )
+        estimator = draw(st.sampled_from([Perceptron, AveragedPerceptron, VotedPerceptron]))
+        model = make_pipeline(featurizer, estimator(max_epochs=epochs, random_state=seed))
+        return model.fit(texts, y), texts, draw(st.booleans())
+    n_features = draw(st.sampled_from([1, 5, 200, 5000]))
+    # 100 examples: scikit-learn warns of "regression" at 40 classes for fewer.
+    X = sp.random(100, n_features, density=min(1.0, 6 / n_features), random_state=seed)
+    X = X.tocsr()
+    X.data[:] = np.ceil(X.data * 3)  # counts, for naive Bayes too
+    y = labels[rng.integers(0, n_classes, 100)]
+    y[:n_classes] = labels
+    params = {"random_state": seed} if "random_state" in cls().get_params() else {}
+    if "max_epochs" in cls().get_params():
+        params["max_epochs"] = epochs
+    if "max_iter" in cls().get_params():  # the batch solver: a record per iteration
+        params["max_iter"] = draw(st.sampled_from([5, 300]))
+    model = cls(**params).fit(X, y)
+    if draw(st.booleans()) and hasattr(model, "sparsify"):
+        model.sparsify()
+    if draw(st.booleans()) and hasattr(model, "history_"):
+        # The longest history a model keeps, of records as large as they get.
+        model.history_ = [_history_record(e) for e in range(1, MAX_HISTORY + 1)]
+    return model, X, draw(st.booleans())
+
+
+def _outputs(model, X):
+    outputs = [model.predict(X)]
+    for method in ("decision_function", "predict_proba"):
+        if hasattr(model, method) and not isinstance(
+            model[-1] if isinstance(model, Pipeline) else model, perceptrons.SequenceTagger
+        ):
+            try:
+                outputs.append(getattr(model, method)(X))
+            except (AttributeError, NotImplementedError):
+                pass
+    return outputs
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(_fitted_models())
+def test_whatever_save_writes_load_accepts_and_predicts_the_same(case):
+    model, X, resumable = case
+    with tempfile.TemporaryDirectory() as directory:
+        path = save(model, os.path.join(directory, "model.npz"), resumable=resumable)
+        with zipfile.ZipFile(path) as archive:
+            meta_bytes = archive.getinfo("__meta__.npy").file_size
+        loaded = load(path)
+    assert meta_bytes < perceptrons.io.persist.MAX_META_BYTES / 8
+    for got, expected in zip(_outputs(loaded, X), _outputs(model, X), strict=True):
+        assert_array_equal(np.asarray(got, dtype=object), np.asarray(expected, dtype=object))
+    estimator = model[-1] if isinstance(model, Pipeline) else model
+    again = loaded[-1] if isinstance(loaded, Pipeline) else loaded
+    assert getattr(again, "history_", []) == getattr(estimator, "history_", [])
+    if isinstance(model, Pipeline):
+        assert loaded[0].feature_names() == model[0].feature_names()
+
+
+# ------------------------------------------------------------------ history_
+def test_history_keeps_the_most_recent_records_and_numbers_on(tmp_path):
+    from perceptrons._engine import MAX_HISTORY
+
+    X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 1])  # the issue's two lines
+    model = Perceptron(max_epochs=MAX_HISTORY + 20, shuffle=False).fit(X, y)
+    assert len(model.history_) == MAX_HISTORY
+    assert [r["epoch"] for r in model.history_[:2]] == [21, 22]
+    assert model.history_[-1]["epoch"] == MAX_HISTORY + 20
+    loaded = _round_trip(model, tmp_path)
+    assert loaded.history_ == model.history_
+    loaded.partial_fit(X, y)  # numbering goes on from the last record, not the count
+    assert len(loaded.history_) == MAX_HISTORY
+    assert loaded.history_[-1]["epoch"] == MAX_HISTORY + 21
+    with zipfile.ZipFile(tmp_path / "model.npz") as archive:
+        size = archive.getinfo("__meta__.npy").file_size
+    assert size < perceptrons.io.persist.MAX_META_BYTES / 16
+
+
+def test_partial_fit_history_is_bounded(monkeypatch):
+    import perceptrons._engine
+
+    monkeypatch.setattr(perceptrons._engine, "MAX_HISTORY", 5)
+    X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 1])
+    model = AveragedPerceptron()
+    for _ in range(12):
+        model.partial_fit(X, y, classes=[0, 1])
+    assert [r["epoch"] for r in model.history_] == [8, 9, 10, 11, 12]
+
+
+def test_a_file_with_an_older_unbounded_history_loads_its_last_records(model_file, tmp_path):
+    from perceptrons._engine import MAX_HISTORY
+
+    arrays, meta = _read(model_file[0])
+    history = [{"epoch": e, "mistakes": 1, "examples": 60} for e in range(1, MAX_HISTORY + 11)]
+    loaded = load(_rewrite(tmp_path / "long.npz", arrays, {**meta, "history": history}))
+    assert loaded.history_ == history[-MAX_HISTORY:]
+
+
+def test_save_refuses_metadata_that_load_would_refuse(model_file, tmp_path, monkeypatch):
+    model = model_file[1]
+    model.history_ = [{"epoch": 1, "note": "x" * 5000}]
+    monkeypatch.setattr(perceptrons.io.persist, "MAX_META_BYTES", 4000)
+    with pytest.raises(ValueError, match="MAX_META_BYTES") as info:
+        save(model, tmp_path / "new.npz")
+    assert "'history'" in str(info.value) and "\n" not in str(info.value)
+    assert not (tmp_path / "new.npz").exists()
+
+
+# --------------------------------------------------- the command line's files
+def test_cli_trigram_and_long_training_models_are_read_back(tmp_path, capsys):
+    """``train --ngrams 3`` (hashed names of every trigram) and ``--epochs`` beyond
+    the history's bound write files that ``inspect`` reads, with a small metadata."""
+    from perceptrons._engine import MAX_HISTORY
+    from perceptrons.cli import main
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(3000)]
+    data = tmp_path / "reviews.txt"
+    lines = [
+        f"books {'pos' if i % 2 else 'neg'} {i}.txt " + " ".join(rng.choice(words, 40))
+        for i in range(400)
+    ]
+    data.write_text("\n".join(lines) + "\n")
+    two_lines = tmp_path / "two.svm"
+    two_lines.write_text("1 1:1\n-1 2:1\n")
+    runs = [
+        ([str(data), "--ngrams", "3"], None),
+        ([str(data), "--ngrams", "3", "--features", "vocabulary"], None),
+        ([str(two_lines), "--epochs", str(MAX_HISTORY + 5), "--no-shuffle"], MAX_HISTORY),
+    ]
+    for index, (args, n_records) in enumerate(runs):
+        model = tmp_path / f"m{index}.npz"
+        assert main(["train", *args, "-o", str(model), "--quiet"]) == 0
+        capsys.readouterr()
+        assert main(["inspect", str(model)]) == 0, capsys.readouterr().err
+        with zipfile.ZipFile(model) as archive:
+            assert archive.getinfo("__meta__.npy").file_size < 1_000_000
+        if n_records is not None:
+            assert len(load(model).history_) == n_records
+
+
+def test_cli_sentiment_trigrams_round_trip(tmp_path, capsys):
+    """The issue's command on the real file: 10 MB of hashed trigram names."""
+    root = shared_data_dir()
+    if root is None or not (root / "sentiment").is_dir():
+        pytest.skip("the shared sentiment data is absent (set PERCEPTRONS_DATA)")
+    from perceptrons.cli import main
+
+    data = root / "sentiment" / "all_sentiment_shuffled.first5000.txt"
+    model = tmp_path / "s.npz"
+    assert main(["train", str(data), "-o", str(model), "--ngrams", "3", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["inspect", str(model)]) == 0, capsys.readouterr().err
+    with zipfile.ZipFile(model) as archive:
+        assert archive.getinfo("__meta__.npy").file_size < 100_000

@@ -331,3 +331,17 @@ def test_streaming_stops_early_on_held_out_examples(tmp_path):
     assert np.array_equal(again.coef_, model.coef_)  # deterministic
     with pytest.raises(ValueError, match="shuffle_window=0"):
         fit_stream(model, path, epochs=2, chunk_size=200, shuffle_window=2)
+
+
+@pytest.mark.parametrize("cls", [Perceptron, VotedPerceptron])
+def test_streamed_history_has_one_record_per_pass(tmp_path, cls):
+    """Not one per chunk labelled "epoch": the voted perceptron streams through its
+    partial_fit, each call of which records an epoch of its own."""
+    path = _svmlight_file(tmp_path / "train.svm", n=300)
+    model = cls(random_state=0)
+    report = fit_stream(model, path, epochs=3, chunk_size=50, random_state=0)
+    assert [record["epoch"] for record in model.history_] == [1, 2, 3]
+    assert [record["examples"] for record in model.history_] == [300, 300, 300]
+    assert [r["mistakes"] for r in model.history_] == [r["mistakes"] for r in report.epochs]
+    if cls is VotedPerceptron:  # what the last chunk's record said, kept
+        assert model.history_[-1]["support_vectors"] == model.support_vectors_.shape[0]

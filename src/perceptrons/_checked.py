@@ -29,14 +29,14 @@ __all__ = [
     "SparseArray",
     "Spec",
     "boolean_value",
-    "pack_strings",
-    "strings",
-    "unpack_strings",
     "check_arrays",
     "check_layout",
     "count_value",
     "integer_value",
+    "pack_strings",
     "real_value",
+    "strings",
+    "unpack_strings",
 ]
 
 # Sizes and counters above this are refused (exact in float64, far from int64 overflow).
@@ -305,16 +305,13 @@ def unpack_strings(text: np.ndarray, ends: np.ndarray, name: str) -> list[str]:
         f"{name} ({n_strings:,} strings of {format_bytes(n_bytes)} of UTF-8)",
     )
     data = text.tobytes()
+    stops = ends.tolist()
+    pieces = list(zip([0, *stops[:-1]], stops, strict=True))
     try:
         whole = data.decode("utf-8", "surrogatepass")
         if len(whole) == n_bytes:  # ASCII: bytes and characters line up
-            bounds = ends.tolist()
-            return [whole[start:end] for start, end in zip([0, *bounds[:-1]], bounds)]
-        bounds = ends.tolist()
-        return [
-            data[start:end].decode("utf-8", "surrogatepass")
-            for start, end in zip([0, *bounds[:-1]], bounds)
-        ]
+            return [whole[start:stop] for start, stop in pieces]
+        return [data[start:stop].decode("utf-8", "surrogatepass") for start, stop in pieces]
     except UnicodeDecodeError as exc:
         raise ValueError(f"{name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 

@@ -50,9 +50,7 @@ class _TextCodec:
             columns = sorted(featurizer._hashed_names)
             arrays["hashed_columns"] = np.asarray(columns, dtype=np.int64).reshape(-1)
             names = [featurizer._hashed_names[column] for column in columns]
-            arrays["hashed_names_text"], arrays["hashed_names_ends"] = _checked.pack_strings(
-                names
-            )
+            arrays["hashed_names_text"], arrays["hashed_names_ends"] = _checked.pack_strings(names)
         return arrays, values
 
     def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:

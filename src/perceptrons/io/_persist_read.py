@@ -316,7 +316,8 @@ def check_memory(
         codec: StateCodec = estimator._engine()
         layout = codec.state_layout(meta["state"])
         for name, nnz in sorted(sparse_arrays(meta).items()):
-            shape = tuple(int(d) for d in layout[name].shape)  # fixed: check_layouts
+            # Fixed sizes only: check_layouts refused any other array stored sparse.
+            shape = tuple(d for d in layout[name].shape if isinstance(d, int))
             total += array_bytes(*shape)
             expanded.append(f"estimator/{name}: {nnz:,} nonzeros of {shape}")
     what = "the model's arrays" + (f" (expanding {'; '.join(expanded)})" if expanded else "")

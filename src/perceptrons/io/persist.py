@@ -28,7 +28,8 @@ transit (anyone can recompute it). :func:`~perceptrons.load` and :func:`describe
   metadata names, stored or deflated, at most :data:`MAX_ARRAY_BYTES` uncompressed in
   all, and at most that much in memory once the arrays stored as their nonzeros are
   expanded (their dense size counts), also within the memory budget of
-  :func:`perceptrons._memory.check_allocation` (``PERCEPTRONS_MEMORY_LIMIT``); the metadata is at most :data:`MAX_META_BYTES` and nests at most
+  :func:`perceptrons._memory.check_allocation` (``PERCEPTRONS_MEMORY_LIMIT``); the
+  metadata is at most :data:`MAX_META_BYTES` and nests at most
   :data:`MAX_META_DEPTH` levels; every member's uncompressed size must be exactly what
   its header declares, and that header what the metadata implies (sizes the metadata
   does not fix, such as the number of support vectors, are bounded by the examples

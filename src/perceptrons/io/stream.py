@@ -374,8 +374,9 @@ def fit_stream(
         publish_each_epoch=True,
     ):
         if epochs_of.per_pass and isinstance(getattr(estimator, "history_", None), list):
-            # A record per pass (naive Bayes keeps no history), as fit's history_, without the time it took: what a
-            # model file stores must not depend on the machine.
+            # A record per pass (naive Bayes keeps no history), as fit's history_,
+            # without the time it took: what a model file stores must not depend on the
+            # machine.
             add_record(estimator.history_, {k: v for k, v in record.items() if k != "seconds"})
         if on_epoch is not None:
             on_epoch(record)

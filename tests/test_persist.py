@@ -232,6 +232,28 @@ def test_feature_names_in_round_trip(tmp_path):
         loaded.predict(frame.rename(columns={"f0": "other"}))
 
 
+def test_feature_names_are_a_string_table_and_format_2_arrays_still_load(tmp_path):
+    """One long name among many short ones: a ``U`` array would give every name its
+    size (20,000 x 1,000 x 4 bytes, beyond the label limit); the table its own."""
+    pandas = pytest.importorskip("pandas")
+    X, y = _problem(2, "int", d=20_000, n=12)
+    columns = ["x" * 1000, *(f"f{i}" for i in range(1, X.shape[1]))]
+    model = Perceptron(max_epochs=1).fit(pandas.DataFrame(X, columns=columns), y)
+    path = save(model, tmp_path / "names.npz")
+    arrays, meta = _read(path)
+    assert arrays["estimator/feature_names_in_text"].nbytes < 200_000
+    loaded = load(path)
+    assert loaded.feature_names_in_.tolist() == columns
+    # Format 2: the names as one unicode array.
+    frame_columns = [*columns[1:5], "é"]
+    small = Perceptron(max_epochs=1).fit(pandas.DataFrame(X[:, :5], columns=frame_columns), y)
+    arrays, meta = _read(save(small, tmp_path / "small.npz"))
+    old = {k: v for k, v in arrays.items() if not k.startswith("estimator/feature_names_in")}
+    old["estimator/feature_names_in"] = np.array(frame_columns)
+    loaded = load(_rewrite(tmp_path / "v2.npz", old, {**meta, "format_version": 2}))
+    assert loaded.feature_names_in_.tolist() == frame_columns
+
+
 # ------------------------------------------------------------ continued training
 @pytest.mark.parametrize("cls", LINEAR)
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -602,7 +624,7 @@ def test_newer_format_version(model_file, tmp_path):
     arrays, meta = _read(model_file[0])
     newer = _rewrite(tmp_path / "newer.npz", arrays, {**meta, "format_version": 999})
     message = _rejects(newer, "written by a newer perceptrons")
-    assert message.endswith("written by a newer perceptrons (format 999 > 2); upgrade")
+    assert message.endswith("written by a newer perceptrons (format 999 > 3); upgrade")
     _rejects(_rewrite(tmp_path / "zero.npz", arrays, {**meta, "format_version": 0}), "format")
 
 
@@ -1456,7 +1478,7 @@ def test_version_2_files_with_strings_in_the_metadata_still_load(tmp_path, vocab
     assert_array_equal(loaded.decision_function(texts), pipeline.decision_function(texts))
 
 
-def _set(name, value):
+def _changed(name, value):
     def change(arrays):
         arrays[name] = value(arrays[name]) if callable(value) else value
 
@@ -1466,14 +1488,17 @@ def _set(name, value):
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        (_set("featurizer/hashed_names_ends", lambda e: e[[1, 0, *range(2, len(e))]]), "non-de"),
-        (_set("featurizer/hashed_names_ends", lambda e: e - 1), "run from 0 to"),
-        (_set("featurizer/hashed_names_ends", lambda e: e.astype(np.int32)), "dtype"),
-        (_set("featurizer/hashed_names_ends", lambda e: e[:-1].copy()), "named columns"),
-        (_set("featurizer/hashed_names_text", lambda t: t.astype(np.int64)), "dtype"),
-        (_set("featurizer/hashed_names_text", lambda t: np.full_like(t, 0xFF)), "not UTF-8"),
-        (_set("featurizer/hashed_columns", lambda c: c[::-1].copy()), "strictly increasing"),
-        (_set("featurizer/hashed_columns", lambda c: c + 64), "values of 64 or more"),
+        (
+            _changed("featurizer/hashed_names_ends", lambda e: e[[1, 0, *range(2, len(e))]]),
+            "non-de",
+        ),
+        (_changed("featurizer/hashed_names_ends", lambda e: e - 1), "run from 0 to"),
+        (_changed("featurizer/hashed_names_ends", lambda e: e.astype(np.int32)), "dtype"),
+        (_changed("featurizer/hashed_names_ends", lambda e: e[:-1].copy()), "named columns"),
+        (_changed("featurizer/hashed_names_text", lambda t: t.astype(np.int64)), "dtype"),
+        (_changed("featurizer/hashed_names_text", lambda t: np.full_like(t, 0xFF)), "not UTF-8"),
+        (_changed("featurizer/hashed_columns", lambda c: c[::-1].copy()), "strictly increasing"),
+        (_changed("featurizer/hashed_columns", lambda c: c + 64), "values of 64 or more"),
         (lambda arrays: arrays.pop("featurizer/hashed_columns"), "arrays missing"),
     ],
     ids=lambda value: value if isinstance(value, str) else "",

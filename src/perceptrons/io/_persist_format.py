@@ -37,6 +37,7 @@ __all__ = [
     "field",
     "labels_from_array",
     "labels_to_array",
+    "names_as_table",
     "one_line",
     "params_from_json",
     "params_to_json",
@@ -55,7 +56,13 @@ DIGEST_LENGTH = 64
 MAX_FEATURES = 2**31
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 # Array names under "estimator/" that persist.py itself writes.
-RESERVED = ("classes", "feature_names_in", "rng_key")
+RESERVED = (
+    "classes",
+    "feature_names_in",
+    "feature_names_in_ends",
+    "feature_names_in_text",
+    "rng_key",
+)
 # dtype kinds of labels: bool, ints, floats, bytes, unicode.
 LABEL_KINDS = "biufSU"
 
@@ -331,6 +338,12 @@ def sparse_arrays(meta: dict[str, Any]) -> dict[str, int]:
     return sparse
 
 
+def names_as_table(meta: dict[str, Any]) -> bool:
+    """Whether the file keeps ``feature_names_in_`` as a string table (format 3), not a
+    unicode array (format 2 and older: the longest name's size for each)."""
+    return bool(meta["format_version"] >= 3)
+
+
 def expected_members(meta: dict[str, Any]) -> set[str]:
     """The arrays the (checked) metadata announces, ``__meta__`` included."""
     expected = {META, "estimator/classes"}
@@ -340,7 +353,9 @@ def expected_members(meta: dict[str, Any]) -> set[str]:
             expected |= {f"estimator/{name}.index", f"estimator/{name}.values"}
         else:
             expected.add(f"estimator/{name}")
-    if meta["feature_names_in"]:
+    if meta["feature_names_in"] and names_as_table(meta):
+        expected |= {"estimator/feature_names_in_text", "estimator/feature_names_in_ends"}
+    elif meta["feature_names_in"]:
         expected.add("estimator/feature_names_in")
     if meta["rng"] is not None:
         expected.add("estimator/rng_key")

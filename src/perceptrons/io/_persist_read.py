@@ -31,6 +31,7 @@ from perceptrons.io._persist_format import (
     depth,
     field,
     labels_from_array,
+    names_as_table,
     one_line,
     params_from_json,
     short,
@@ -245,7 +246,16 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     check_classes(classes)
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
-    if meta["feature_names_in"]:
+    if meta["feature_names_in"] and names_as_table(meta):
+        table = {
+            f"estimator/{k}": s for k, s in _checked.strings("feature_names_in", n_features).items()
+        }
+        for name, spec in table.items():
+            arrays.check(name, spec, sizes, f"{n_features} features")
+        text, ends = (arrays[name] for name in table)
+        names = _checked.unpack_strings(text, ends, "estimator/feature_names_in")
+        estimator.feature_names_in_ = np.array(names, dtype=object)
+    elif meta["feature_names_in"]:
         name = "estimator/feature_names_in"
         spec = _checked.Spec(label_dtypes(arrays, name, "object"), (n_features,))
         arrays.check(name, spec, sizes, f"{n_features} features")

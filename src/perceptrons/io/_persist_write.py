@@ -91,7 +91,12 @@ def encode_estimator(
     arrays["estimator/classes"] = classes
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:
-        arrays["estimator/feature_names_in"], _ = labels_to_array(names, "feature_names_in_")
+        # A string table: a unicode array would take the longest name's size for each.
+        stored, _ = labels_to_array(names, "feature_names_in_")
+        if stored.dtype.kind != "U":
+            raise ValueError("cannot save feature_names_in_: the names must be strings.")
+        table = _checked.pack_strings([str(name) for name in names])
+        arrays["estimator/feature_names_in_text"], arrays["estimator/feature_names_in_ends"] = table
     rng = getattr(estimator, "random_state_", None)
     rng_meta = None
     if isinstance(rng, np.random.RandomState):

@@ -49,8 +49,10 @@ object or structured arrays). Array names:
 ``estimator/classes``
     The sorted labels (``classes_``): bool, integer, float, bytes (``S``) or unicode
     (``U``) dtype. Labels held in an object array of str are stored as ``U``.
-``estimator/feature_names_in``
-    ``U`` array of the column names seen in ``fit`` (only when the model has them).
+``estimator/feature_names_in_text`` and ``estimator/feature_names_in_ends``
+    The column names seen in ``fit`` (only when the model has them), one per input
+    feature, as a string table (see ``featurizer/<name>``). Format 2 files hold them as
+    one ``U`` array, ``estimator/feature_names_in``, which this reader still reads.
 ``estimator/rng_key``
     uint32, shape (624,): the key of the Mersenne Twister that shuffles the examples
     (``numpy.random.RandomState.get_state()[1]``), when the model has one.
@@ -90,8 +92,10 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
     Version 2 kept the featurizer's strings in the metadata (``vocabulary``: the list
     of terms; ``hashed_names``: ``[column, name]`` pairs, in ``featurizer.state``),
     where a vocabulary of trigrams outgrew :data:`MAX_META_BYTES`; version 3 keeps them
-    in string tables (arrays, above), and a version 2 reader would refuse its arrays
-    with a misleading message rather than say that the file is newer. Version 1 had no
+    in string tables (arrays, above), as it does ``feature_names_in_`` (a ``U`` array
+    in version 2: the longest name's size for every name); a version 2 reader would
+    refuse its arrays with a misleading message rather than say that the file is newer,
+    hence the new version. Version 1 had no
     ``sparse_arrays`` and ``resumable``: all arrays dense, the state resumable.
 ``library_version``
     ``perceptrons.__version__`` of the writer.
@@ -116,7 +120,7 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``n_features_in``
     Number of input features (int).
 ``feature_names_in``
-    ``true`` when ``estimator/feature_names_in`` is present (restored as an object array).
+    ``true`` when the model has ``feature_names_in_`` (restored as an object array).
 ``history``
     ``history_``: a list of objects, one per epoch (or iteration), at most the most
     recent :data:`perceptrons._engine.MAX_HISTORY` (10,000) of them; a longer list (a

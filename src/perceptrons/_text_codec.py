@@ -59,8 +59,9 @@ class _TextCodec:
         JSON values of files written before the string tables)."""
         featurizer = self.featurizer
         featurizer._validate_params()
+        layout = self.state_layout(values)  # n_features_out checked first
         n_out = int(values["n_features_out"])
-        arrays = _checked.check_arrays(arrays, self.state_layout(values), f"{n_out} features")
+        arrays = _checked.check_arrays(arrays, layout, f"{n_out} features")
         terms = None
         if featurizer.vocabulary == "fit":
             if "vocabulary_ends" in arrays:

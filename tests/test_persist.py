@@ -1435,6 +1435,16 @@ def test_a_sparse_file_that_fits_the_budget_still_loads(tmp_path):
 
 
 # ------------------------------------------------------------- string tables
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.text(alphabet=st.characters(exclude_categories=()), max_size=8), max_size=20))
+def test_string_tables_give_back_any_strings(values):
+    from perceptrons import _checked
+
+    text, ends = _checked.pack_strings(values)  # empty strings, NUL, surrogates...
+    assert text.dtype == np.uint8 and ends.dtype == np.int64 and ends.shape == (len(values),)
+    assert _checked.unpack_strings(text, ends, "names") == values
+
+
 def _hashed_pipeline_file(tmp_path):
     texts, y = _texts()
     pipeline = make_pipeline(TextFeaturizer(n_features=64, ngram_range=(1, 2)), Perceptron())

@@ -1014,6 +1014,90 @@ def test_every_writing_command_refuses_its_inputs_as_output(tmp_path):
     assert "accuracy" in (tmp_path / "report.txt").read_text()
 
 
+# Every file a command reads, given as its output: (command line, the input named).
+# {data}, {dev}, {model}: classifier files; {sentences}, {tagger}, {templates}: tagging.
+_INPUT_AS_OUTPUT = [
+    (("train", "{data}", "-o", "{data}"), "data"),
+    (("train", "{data}", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("train", "{data}", "{dev}", "--workers", "2", "-o", "{dev}"), "dev"),
+    (("train", "{data}", "--stream", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("predict", "{model}", "{data}", "-o", "{model}"), "model"),
+    (("evaluate", "{model}", "{data}", "-o", "{data}"), "data"),
+    (("plot", "{data}", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("tag", "train", "{sentences}", "-o", "{sentences}"), "sentences"),
+    (
+        ("tag", "train", "{sentences}", "--dev", "{dev_sentences}", "-o", "{dev_sentences}"),
+        "dev_sentences",
+    ),
+    (
+        ("tag", "train", "{sentences}", "--templates", "{templates}", "-o", "{templates}"),
+        "templates",
+    ),
+    (("tag", "predict", "{tagger}", "{sentences}", "-o", "{tagger}"), "tagger"),
+    (("tag", "predict", "{tagger}", "{sentences}", "-o", "{sentences}"), "sentences"),
+]
+
+
+@pytest.fixture(scope="module")
+def input_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    files = {
+        "data": _counts_file(folder / "data.svm"),
+        "dev": _counts_file(folder / "dev.svm", seed=1),
+        "sentences": folder / "train.txt",
+        "dev_sentences": folder / "dev.txt",
+        "templates": folder / "templates.txt",
+        "model": folder / "m.npz",
+        "tagger": folder / "tagger.npz",
+    }
+    for name in ("sentences", "dev_sentences"):
+        files[name].write_text("The DT\ndog NN\n\nA DT\ncat NN\n")
+    files["templates"].write_text("w[0]\nw[-1]\n")
+    assert run("train", files["data"], "-o", files["model"], "--quiet")[0] == 0
+    status, _, err = run("tag", "train", files["sentences"], "-o", files["tagger"], "--quiet")
+    assert status == 0, err
+    return files
+
+
+@pytest.mark.parametrize(("args", "input_name"), _INPUT_AS_OUTPUT)
+def test_no_command_writes_over_a_file_it_reads(input_files, args, input_name):
+    """Every file a command reads (DATA, MODEL, --dev, --templates) is checked against
+    its outputs: refused in one line, before anything is read or written."""
+    if args[0] == "plot":
+        pytest.importorskip("matplotlib")
+    saved = {name: path.read_bytes() for name, path in input_files.items()}
+    argv = [arg.format(**{k: str(v) for k, v in input_files.items()}) for arg in args]
+    assert_user_error(run(*argv), 1, "is the input file", str(input_files[input_name]))
+    assert {name: path.read_bytes() for name, path in input_files.items()} == saved
+
+
+def test_every_option_naming_a_file_to_read_is_an_input_of_the_output_check():
+    """The parser's file arguments that are read, in every command, are the options
+    :func:`check_outputs` takes its inputs from (an option added later must be too)."""
+    import argparse
+
+    from perceptrons.cli import build_parser
+    from perceptrons.cli._common import INPUT_FILE_OPTIONS
+
+    outputs = {"output", "plot", "confusion", "output_dir"}
+    read_metavars = {"DATA", "MODEL", "FILE", "TRAIN", "TEST", "NAME|FILE"}
+
+    def parsers(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    yield from parsers(child)
+
+    seen = set()
+    for parser in parsers(build_parser()):
+        for action in parser._actions:
+            if action.metavar in read_metavars and action.dest not in outputs:
+                assert action.dest in INPUT_FILE_OPTIONS, (parser.prog, action.dest)
+                seen.add(action.dest)
+    assert seen == set(INPUT_FILE_OPTIONS)
+
+
 def test_a_missing_or_unusable_output_place_is_reported_before_training(tmp_path, monkeypatch):
     def trained(*args, **kwargs):
         raise AssertionError("training started before the output place was checked")

@@ -512,6 +512,124 @@ def test_stream_with_workers_streams_each_file_on_a_worker(dask_scheduler, tmp_p
     assert "dev accuracy" in err and "streamed)" in err
 
 
+@pytest.mark.parametrize(
+    ("service", "message"),
+    [
+        ("http", "answered b'HTTP/1.1', not the handshake of a Dask scheduler"),
+        ("silent", "no answer of a Dask scheduler within 1 s (is it one? --connect-timeout"),
+    ],
+    ids=["http", "silent"],
+)
+def test_a_scheduler_address_that_is_not_dask_is_one_line(
+    tmp_path, not_dask_service, service, message
+):
+    """An HTTP reply was read as a 3 EiB Dask message (a MemoryError traceback); a
+    service that never answers held the client forever: both are one line now, within
+    the --connect-timeout (the run is in a thread, so that a hang fails the test)."""
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    import threading
+
+    data = _counts_file(tmp_path / "data.svm")
+    address = not_dask_service(service)
+    done = []
+    thread = threading.Thread(
+        target=lambda: done.append(
+            run("train", data, "-o", tmp_path / "m.npz", "--scheduler", address,
+                "--connect-timeout", "1")
+        ),
+        daemon=True,
+    )  # fmt: skip
+    thread.start()
+    thread.join(120)
+    assert done, "the run did not end"
+    assert_user_error(done[0], 1, f"--scheduler {address}: ", message)
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_connect_timeout_is_a_positive_number_for_a_scheduler(tmp_path):
+    for options, fragment in (
+        (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "0"), "positive number"),
+        (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "inf"), "positive number"),
+        (("--workers", "2", "--connect-timeout", "1"), "applies to --scheduler"),
+        (
+            (
+                "--connect-timeout",
+                "1",
+            ),
+            "applies to parameter mixing",
+        ),
+    ):
+        status, _, err = run("train", "a.svm", "-o", tmp_path / "m.npz", *options)
+        assert status == 2 and fragment in err, (options, err)
+
+
+# A failing parameter-mixing run on a local Dask cluster, in a process of its own (its
+# stderr is everything printed, the workers' logs included). Its workers are threads of
+# that process (processes=False, else each test would start worker processes): the
+# cluster is otherwise the command's own (its logging level included).
+_LOCAL_CLUSTER_RUN = """
+import sys
+import distributed
+from perceptrons.cli import main
+
+Local = distributed.LocalCluster
+distributed.LocalCluster = lambda **options: Local(
+    **{**options, "processes": False, "protocol": "tcp://"}
+)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_failing_mixing_run_on_a_local_cluster_prints_one_line(tmp_path):
+    """A worker's task failed: the workers logged 'Compute Failed' and the task's
+    traceback before the command's own one-line error; only that line is left."""
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    good = _counts_file(tmp_path / "a.svm")
+    bad = tmp_path / "b.svm"
+    bad.write_text("1 1:1\n1 x:oops\n")
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    done = subprocess.run(
+        [sys.executable, "-c", _LOCAL_CLUSTER_RUN, "train", str(good), str(bad), "--workers",
+         "2", "-o", str(tmp_path / "m.npz")],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        f'perceptrons: error: {bad}:2: feature index "x" is not an integer'
+    ], done.stderr
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups and SIGINT")
+def test_ctrl_c_during_a_mixing_run_on_a_local_cluster_prints_one_line(tmp_path):
+    """Ctrl-C reaches every process of the terminal's foreground group: the local
+    cluster's worker processes each printed a KeyboardInterrupt traceback (72 lines in
+    all). They ignore it now, and the command closes them: 'interrupted', exit 130.
+    The signal is sent to the run's process group once its first epoch is printed
+    (the workers are up, and a run of 10^6 epochs is far from done)."""
+    import signal
+
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    parts = [_linear_svmlight(tmp_path / f"part{i}.svm", seed=i, n=200) for i in range(2)]
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    command = [sys.executable, "-m", "perceptrons", "train", *map(str, parts), "--workers",
+               "2", "-o", str(tmp_path / "m.npz"), "--epochs", "1000000"]  # fmt: skip
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    ) as process:  # fmt: skip
+        try:
+            first = process.stdout.readline()
+            assert first.startswith("epoch 1: "), (first, process.stderr.read())
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err) == (130, "perceptrons: error: interrupted\n")
+    assert not (tmp_path / "m.npz").exists()
+
+
 def test_backend_auto_picks_threads_for_one_file_in_memory_else_dask(tmp_path):
     from perceptrons.cli import build_parser
     from perceptrons.cli.mixing import backend

@@ -338,6 +338,7 @@ def _algorithm_list(text: str) -> tuple[str, ...]:
 
 def _add_mixing_options(train: argparse.ArgumentParser) -> None:
     from perceptrons.parallel import MIXINGS, ParameterMixing
+    from perceptrons.parallel._dask_cluster import CONNECT_TIMEOUT
 
     defaults = inspect.signature(ParameterMixing).parameters
     cluster = train.add_argument_group(
@@ -356,6 +357,13 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="join the Dask cluster of this scheduler, e.g. tcp://HOST:8786 "
         "(shards: --workers, else one per worker)",
+    )
+    cluster.add_argument(
+        "--connect-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="seconds the --scheduler has to accept the connection and answer as a Dask "
+        f"scheduler (default: {CONNECT_TIMEOUT:g})",
     )
     cluster.add_argument(
         "--backend",

@@ -14,13 +14,24 @@ from __future__ import annotations
 import argparse
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
 from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
 from perceptrons.cli.train import add_saving_options, cmd_train
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line, as every error of the command
+    is: the problem and where the options are listed, without the usage synopsis
+    (several lines for ``train``) before it. Subcommands' parsers are of this class too
+    (``add_subparsers`` makes them of their parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -402,7 +413,7 @@ def _workers(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="perceptrons",
         description="Perceptrons, logistic regression and naive Bayes from the command line.",
         formatter_class=_HelpFormatter,

@@ -237,3 +237,31 @@ def test_a_read_only_installation_with_an_unwritable_home_runs(tmp_path):
     finally:
         for folder, _, _ in os.walk(root):
             os.chmod(folder, 0o755)
+
+
+def test_the_temporary_cache_is_used_only_when_private(tmp_path, monkeypatch):
+    """A cache is unpickled when loaded: a directory someone else can write (or owns)
+    in the shared temporary directory is never used."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = _cache._private_temporary_directory()
+    assert made == str(tmp_path / f"perceptrons-numba-{os.getuid()}")
+    assert stat.S_IMODE(os.stat(made).st_mode) == 0o700
+    os.chmod(made, 0o777)  # others may write there
+    assert _cache._private_temporary_directory() is None
+    os.rmdir(made)
+    Path(made).write_bytes(b"")  # not a directory
+    assert _cache._private_temporary_directory() is None
+
+
+def test_a_kernel_without_any_cache_directory_compiles_uncached(monkeypatch):
+    """No locator at all (Numba's RuntimeError): the kernel is made anyway, uncached."""
+    monkeypatch.setattr(_cache._KernelCacheImpl, "_locator_classes", [])
+
+    @_cache.cached_njit()
+    def twice(x):
+        return 2 * x
+
+    assert twice(21) == 42
+    assert not isinstance(twice._cache, _cache._KernelCache)

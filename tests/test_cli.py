@@ -63,8 +63,9 @@ def assert_user_error(result, code, *fragments):
     status, _, err = result
     assert status == code, err
     lines = err.strip().splitlines()
-    assert code == 2 or (len(lines) == 1 and lines[0].startswith("perceptrons: error:")), err
-    assert "Traceback" not in err
+    # perceptrons: error: ... (usage errors of argparse: perceptrons COMMAND: error: ...)
+    assert len(lines) == 1 and lines[0].startswith("perceptrons"), err
+    assert (": error: " in lines[0]) and "Traceback" not in err, err
     for fragment in fragments:
         assert fragment in err, err
 
@@ -510,6 +511,124 @@ def test_stream_with_workers_streams_each_file_on_a_worker(dask_scheduler, tmp_p
     dev_accuracy = _accuracy(model, dev)  # what evaluate says of the saved model
     assert result["epochs"][-1]["dev_accuracy"] == report["accuracy"] == dev_accuracy
     assert "dev accuracy" in err and "streamed)" in err
+
+
+@pytest.mark.parametrize(
+    ("service", "message"),
+    [
+        ("http", "answered b'HTTP/1.1', not the handshake of a Dask scheduler"),
+        ("silent", "no answer of a Dask scheduler within 1 s (is it one? --connect-timeout"),
+    ],
+    ids=["http", "silent"],
+)
+def test_a_scheduler_address_that_is_not_dask_is_one_line(
+    tmp_path, not_dask_service, service, message
+):
+    """An HTTP reply was read as a 3 EiB Dask message (a MemoryError traceback); a
+    service that never answers held the client forever: both are one line now, within
+    the --connect-timeout (the run is in a thread, so that a hang fails the test)."""
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    import threading
+
+    data = _counts_file(tmp_path / "data.svm")
+    address = not_dask_service(service)
+    done = []
+    thread = threading.Thread(
+        target=lambda: done.append(
+            run("train", data, "-o", tmp_path / "m.npz", "--scheduler", address,
+                "--connect-timeout", "1")
+        ),
+        daemon=True,
+    )  # fmt: skip
+    thread.start()
+    thread.join(120)
+    assert done, "the run did not end"
+    assert_user_error(done[0], 1, f"--scheduler {address}: ", message)
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_connect_timeout_is_a_positive_number_for_a_scheduler(tmp_path):
+    for options, fragment in (
+        (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "0"), "positive number"),
+        (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "inf"), "positive number"),
+        (("--workers", "2", "--connect-timeout", "1"), "applies to --scheduler"),
+        (
+            (
+                "--connect-timeout",
+                "1",
+            ),
+            "applies to parameter mixing",
+        ),
+    ):
+        status, _, err = run("train", "a.svm", "-o", tmp_path / "m.npz", *options)
+        assert status == 2 and fragment in err, (options, err)
+
+
+# A failing parameter-mixing run on a local Dask cluster, in a process of its own (its
+# stderr is everything printed, the workers' logs included). Its workers are threads of
+# that process (processes=False, else each test would start worker processes): the
+# cluster is otherwise the command's own (its logging level included).
+_LOCAL_CLUSTER_RUN = """
+import sys
+import distributed
+from perceptrons.cli import main
+
+Local = distributed.LocalCluster
+distributed.LocalCluster = lambda **options: Local(
+    **{**options, "processes": False, "protocol": "tcp://"}
+)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_failing_mixing_run_on_a_local_cluster_prints_one_line(tmp_path):
+    """A worker's task failed: the workers logged 'Compute Failed' and the task's
+    traceback before the command's own one-line error; only that line is left."""
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    good = _counts_file(tmp_path / "a.svm")
+    bad = tmp_path / "b.svm"
+    bad.write_text("1 1:1\n1 x:oops\n")
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    done = subprocess.run(
+        [sys.executable, "-c", _LOCAL_CLUSTER_RUN, "train", str(good), str(bad), "--workers",
+         "2", "-o", str(tmp_path / "m.npz")],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        f'perceptrons: error: {bad}:2: feature index "x" is not an integer'
+    ], done.stderr
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups and SIGINT")
+def test_ctrl_c_during_a_mixing_run_on_a_local_cluster_prints_one_line(tmp_path):
+    """Ctrl-C reaches every process of the terminal's foreground group: the local
+    cluster's worker processes each printed a KeyboardInterrupt traceback (72 lines in
+    all). They ignore it now, and the command closes them: 'interrupted', exit 130.
+    The signal is sent to the run's process group once its first epoch is printed
+    (the workers are up, and a run of 10^6 epochs is far from done)."""
+    import signal
+
+    pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
+    parts = [_linear_svmlight(tmp_path / f"part{i}.svm", seed=i, n=200) for i in range(2)]
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    command = [sys.executable, "-m", "perceptrons", "train", *map(str, parts), "--workers",
+               "2", "-o", str(tmp_path / "m.npz"), "--epochs", "1000000"]  # fmt: skip
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    ) as process:  # fmt: skip
+        try:
+            first = process.stdout.readline()
+            assert first.startswith("epoch 1: "), (first, process.stderr.read())
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err) == (130, "perceptrons: error: interrupted\n")
+    assert not (tmp_path / "m.npz").exists()
 
 
 def test_backend_auto_picks_threads_for_one_file_in_memory_else_dask(tmp_path):
@@ -1012,6 +1131,195 @@ def test_every_writing_command_refuses_its_inputs_as_output(tmp_path):
     status, _, err = run("evaluate", model, data, "-o", tmp_path / "report.txt")
     assert status == 0, err
     assert "accuracy" in (tmp_path / "report.txt").read_text()
+
+
+# Every file a command reads, given as its output: (command line, the input named).
+# {data}, {dev}, {model}: classifier files; {sentences}, {tagger}, {templates}: tagging.
+_INPUT_AS_OUTPUT = [
+    (("train", "{data}", "-o", "{data}"), "data"),
+    (("train", "{data}", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("train", "{data}", "{dev}", "--workers", "2", "-o", "{dev}"), "dev"),
+    (("train", "{data}", "--stream", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("predict", "{model}", "{data}", "-o", "{model}"), "model"),
+    (("evaluate", "{model}", "{data}", "-o", "{data}"), "data"),
+    (("plot", "{data}", "--dev", "{dev}", "-o", "{dev}"), "dev"),
+    (("tag", "train", "{sentences}", "-o", "{sentences}"), "sentences"),
+    (
+        ("tag", "train", "{sentences}", "--dev", "{dev_sentences}", "-o", "{dev_sentences}"),
+        "dev_sentences",
+    ),
+    (
+        ("tag", "train", "{sentences}", "--templates", "{templates}", "-o", "{templates}"),
+        "templates",
+    ),
+    (("tag", "predict", "{tagger}", "{sentences}", "-o", "{tagger}"), "tagger"),
+    (("tag", "predict", "{tagger}", "{sentences}", "-o", "{sentences}"), "sentences"),
+]
+
+
+@pytest.fixture(scope="module")
+def input_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    files = {
+        "data": _counts_file(folder / "data.svm"),
+        "dev": _counts_file(folder / "dev.svm", seed=1),
+        "sentences": folder / "train.txt",
+        "dev_sentences": folder / "dev.txt",
+        "templates": folder / "templates.txt",
+        "model": folder / "m.npz",
+        "tagger": folder / "tagger.npz",
+    }
+    for name in ("sentences", "dev_sentences"):
+        files[name].write_text("The DT\ndog NN\n\nA DT\ncat NN\n")
+    files["templates"].write_text("w[0]\nw[-1]\n")
+    assert run("train", files["data"], "-o", files["model"], "--quiet")[0] == 0
+    status, _, err = run("tag", "train", files["sentences"], "-o", files["tagger"], "--quiet")
+    assert status == 0, err
+    return files
+
+
+@pytest.mark.parametrize(("args", "input_name"), _INPUT_AS_OUTPUT)
+def test_no_command_writes_over_a_file_it_reads(input_files, args, input_name):
+    """Every file a command reads (DATA, MODEL, --dev, --templates) is checked against
+    its outputs: refused in one line, before anything is read or written."""
+    if args[0] == "plot":
+        pytest.importorskip("matplotlib")
+    saved = {name: path.read_bytes() for name, path in input_files.items()}
+    argv = [arg.format(**{k: str(v) for k, v in input_files.items()}) for arg in args]
+    assert_user_error(run(*argv), 1, "is the input file", str(input_files[input_name]))
+    assert {name: path.read_bytes() for name, path in input_files.items()} == saved
+
+
+def test_every_option_naming_a_file_to_read_is_an_input_of_the_output_check():
+    """The parser's file arguments that are read, in every command, are the options
+    :func:`check_outputs` takes its inputs from (an option added later must be too)."""
+    import argparse
+
+    from perceptrons.cli import build_parser
+    from perceptrons.cli._common import INPUT_FILE_OPTIONS
+
+    outputs = {"output", "plot", "confusion", "output_dir"}
+    read_metavars = {"DATA", "MODEL", "FILE", "TRAIN", "TEST", "NAME|FILE"}
+
+    def parsers(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    yield from parsers(child)
+
+    seen = set()
+    for parser in parsers(build_parser()):
+        for action in parser._actions:
+            if action.metavar in read_metavars and action.dest not in outputs:
+                assert action.dest in INPUT_FILE_OPTIONS, (parser.prog, action.dest)
+                seen.add(action.dest)
+    assert seen == set(INPUT_FILE_OPTIONS)
+
+
+# Bad invocations, each a user's mistake: (exit code, command line). {out} is a fresh
+# name in a fresh folder; the files are those of the input_files fixture, and {random}
+# (random bytes), {missing} (no such file), {folder} (a directory).
+_BAD_INVOCATIONS = [
+    (2, ()),
+    (2, ("frob",)),
+    (2, ("train", "{data}")),
+    (1, ("train", "{missing}", "-o", "{out}")),
+    (1, ("train", "{random}", "-o", "{out}")),
+    (1, ("train", "{folder}", "-o", "{out}")),
+    (1, ("train", "{data}", "-o", "{out}", "--dev", "{missing}")),
+    (1, ("train", "{data}", "-o", "{out}", "--format", "idx")),
+    (1, ("train", "{model}", "-o", "{out}")),
+    (2, ("train", "{data}", "-o", "{out}", "--epochs", "0")),
+    (2, ("train", "{data}", "-o", "{out}", "--epochs", "x")),
+    (2, ("train", "{data}", "-o", "{out}", "--n-features", "2147483648")),
+    (2, ("train", "{data}", "-o", "{out}", "--algorithm", "nope")),
+    (2, ("train", "{data}", "-o", "{out}", "--kernel", "rbf")),
+    (2, ("train", "{data}", "-o", "{out}", "--class-weight", "9:1")),
+    (2, ("train", "{data}", "-o", "{out}", "--stream", "--chunk-size", "0")),
+    (2, ("train", "{data}", "-o", "{out}", "--stream", "--workers", "3")),
+    (2, ("train", "{data}", "-o", "{out}", "--connect-timeout", "1")),
+    (
+        2,
+        (
+            "train",
+            "{data}",
+            "-o",
+            "{out}",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+            "--connect-timeout",
+            "0",
+        ),
+    ),
+    (
+        1,
+        (
+            "train",
+            "{data}",
+            "-o",
+            "{out}",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+            "--connect-timeout",
+            "1",
+        ),
+    ),
+    (1, ("train", "{data}", "-o", "{data}")),
+    (1, ("train", "{data}", "-o", "{folder}")),
+    (1, ("train", "{data}", "-o", "{missing}/m.npz")),
+    (1, ("predict", "{model}", "{missing}")),
+    (1, ("predict", "{missing}", "{data}")),
+    (1, ("predict", "{data}", "{data}")),
+    (1, ("predict", "{model}", "{random}")),
+    (2, ("predict", "{model}", "{data}", "--scores", "--proba")),
+    (1, ("evaluate", "{model}", "{missing}")),
+    (1, ("evaluate", "{tagger}", "{data}")),
+    (1, ("inspect", "{random}")),
+    (2, ("inspect", "{model}", "--top", "0")),
+    (1, ("diagnose", "{missing}")),
+    (1, ("plot", "{data}", "-o", "{data}")),
+    (2, ("tag", "train", "{sentences}", "-o", "{out}", "--templates", "nope")),
+    (1, ("tag", "train", "{sentences}", "-o", "{templates}", "--templates", "{templates}")),
+    (1, ("tag", "train", "{random}", "-o", "{out}")),
+    (1, ("tag", "predict", "{model}", "{sentences}")),
+    (1, ("tag", "evaluate", "{tagger}", "{missing}")),
+    (2, ("tag", "train", "{sentences}", "-o", "{out}", "--epochs", "0")),
+]
+
+
+@pytest.mark.parametrize(("code", "args"), _BAD_INVOCATIONS)
+def test_every_error_of_the_command_is_one_line(input_files, tmp_path, code, args):
+    """Whatever the mistake (a file, a format, an option's value, an output), the
+    command says it in one line, exits 1 (the data or files) or 2 (the usage), and
+    writes nothing. argparse's usage errors too: without the usage synopsis."""
+    pytest.importorskip("matplotlib")  # plot
+    random = tmp_path / "random.bin"
+    random.write_bytes(np.random.default_rng(3).integers(0, 256, 4096, np.uint8).tobytes())
+    (tmp_path / "folder").mkdir()
+    names = {k: str(v) for k, v in input_files.items()}
+    names.update(
+        out=str(tmp_path / "out" / "m.npz"),
+        random=str(random),
+        missing=str(tmp_path / "missing.svm"),
+        folder=str(tmp_path / "folder"),
+    )
+    (tmp_path / "out").mkdir()
+    saved = {name: path.read_bytes() for name, path in input_files.items()}
+    assert_user_error(run(*[arg.format(**names) for arg in args]), code)
+    assert os.listdir(tmp_path / "out") == [] and os.listdir(tmp_path / "folder") == []
+    assert {name: path.read_bytes() for name, path in input_files.items()} == saved
+
+
+def test_an_output_name_as_long_as_the_system_allows_is_written(tmp_path):
+    """A legal 250-character -o name failed with 'File name too long': the temporary
+    file beside it had a longer name."""
+    data = _counts_file(tmp_path / "data.svm")
+    model = tmp_path / ("m" * 246 + ".npz")
+    status, _, err = run("train", data, "-o", model, "--quiet")
+    assert status == 0, err
+    assert sorted(os.listdir(tmp_path)) == sorted(["data.svm", model.name])
+    assert run("evaluate", model, data)[0] == 0
 
 
 def test_a_missing_or_unusable_output_place_is_reported_before_training(tmp_path, monkeypatch):

@@ -612,6 +612,34 @@ def test_input_errors(client, tmp_path):
         ParameterMixing(Perceptron(), client=client).fit([path], classes=[0, 7])
 
 
+@pytest.mark.parametrize(
+    ("service", "message"),
+    [
+        ("http", "answered b'HTTP/1.1', not the handshake of a Dask scheduler"),
+        ("silent", "no answer of a Dask scheduler within 0.5 s (is it one? connect_timeout"),
+    ],
+    ids=["http", "silent"],
+)
+def test_a_client_address_that_is_not_a_dask_scheduler(not_dask_service, service, message):
+    """One line (a ConnectionError) within connect_timeout, before any work: an HTTP
+    answer was read as a 3 EiB message, and a silent service held the fit forever."""
+    X, y = _problem(2)
+    address = not_dask_service(service)
+    mixer = ParameterMixing(Perceptron(), client=address, connect_timeout=0.5)
+    with pytest.raises(ConnectionError) as raised:
+        mixer.fit(X, y)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert str(raised.value).startswith(f"{address}: ")
+    assert not hasattr(mixer, "estimator_") or not hasattr(mixer.estimator_, "coef_")
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), "10", True])
+def test_connect_timeout_is_a_finite_positive_number(timeout):
+    X, y = _problem(2)
+    with pytest.raises(ValueError, match="connect_timeout must be a finite number > 0"):
+        ParameterMixing(Perceptron(), client="tcp://127.0.0.1:1", connect_timeout=timeout).fit(X, y)
+
+
 @pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
 def test_n_jobs_fits_by_parameter_mixing_over_threads(cls):
     rng = np.random.default_rng(11)

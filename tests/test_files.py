@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from perceptrons.io import files as files_module
 from perceptrons.io.files import (
     STALE_SECONDS,
     OutputPathError,
@@ -316,3 +317,32 @@ def test_a_temporary_left_by_a_killed_save_is_removed_by_the_next_run(tmp_path):
 
     assert main(["train", str(data), "-o", str(model), "--quiet"]) == 0
     assert names(tmp_path) == ["d.svm", "m.npz"]
+
+
+@pytest.mark.parametrize("length", [230, 250, 255])
+def test_a_name_as_long_as_the_directory_allows_is_written(tmp_path, length):
+    """The temporary name beside the target is longer than the target's: it is cut to
+    the directory's limit (a digest keeps the targets apart), and stale ones of a long
+    name are still found."""
+    if os.pathconf(tmp_path, "PC_NAME_MAX") < length:
+        pytest.skip("a file system with shorter names")
+    target = tmp_path / ("m" * (length - 4) + ".npz")
+    check_output_path(target)
+    write_text_atomically(target, "model")
+    assert target.read_text() == "model"
+    assert os.listdir(tmp_path) == [target.name]
+    # Two long names that differ only at their end have different temporary names.
+    other = tmp_path / ("m" * (length - 4) + ".npy")
+    assert files_module._temporary_stem(target) != files_module._temporary_stem(other)
+    # A temporary file a dead process left for the long name is found and removed.
+    done = subprocess.run(
+        [sys.executable, "-c", "print(__import__('os').getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    stale = tmp_path / f".{files_module._temporary_stem(target)}.{int(done.stdout)}.abcd1234.tmp"
+    stale.write_text("partial")
+    assert remove_stale_temporaries(target) == [stale]
+    write_text_atomically(target, "again")
+    assert os.listdir(tmp_path) == [target.name]

@@ -13,6 +13,7 @@ import ast
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,87 @@ def test_every_cached_function_uses_the_dependency_aware_cache():
                 offenders.append(where)
     assert not offenders
     assert seen > 10  # the scan sees the kernels
+
+
+def _read_only_copy(root: Path) -> None:
+    """A copy of the package as a read-only installation: nothing can be written in its
+    directories, whoever runs it (for root, whom permissions do not stop, a regular file
+    named ``__pycache__`` in each directory keeps Numba and Python from caching there)."""
+    shutil.copytree(PACKAGE, root / "perceptrons", ignore=shutil.ignore_patterns("__pycache__"))
+    folders = [Path(d) for d, _, _ in os.walk(root / "perceptrons")]
+    for folder in folders:
+        (folder / "__pycache__").write_bytes(b"")
+    for folder in folders:
+        for entry in folder.iterdir():
+            entry.chmod(0o444)
+        folder.chmod(0o555)
+
+
+def test_a_read_only_installation_with_an_unwritable_home_runs(tmp_path):
+    """Numba's ``cache=True`` fails at import when no cache directory can be written
+    ("no locator available"): the kernels then cache in a private temporary directory,
+    or compile uncached, silently."""
+    root = tmp_path / "tree"
+    _read_only_copy(root)
+    home = tmp_path / "home"  # a file: no ~/.cache beneath it, whoever runs this
+    home.write_bytes(b"")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    data = tmp_path / "tiny.svm"  # read by a compiled parser
+    data.write_text("1 1:1\n2 2:1\n")
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_", "PERCEPTRONS_"))
+    }
+    env.update(PYTHONPATH=str(root), HOME=str(home), TMPDIR=str(temporary))
+    try:
+        for args in (
+            ["--version"],
+            ["train", str(data), "-o", str(tmp_path / "m.npz"), "--algorithm", "multinomial-nb"],
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "perceptrons", *args],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert (done.returncode, done.stderr) == (0, ""), args
+        assert (tmp_path / "m.npz").is_file()
+        # The kernels cached in the private temporary directory, and only there.
+        (cache,) = temporary.iterdir()
+        assert cache.name == f"perceptrons-numba-{os.getuid()}"
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+        assert any(name.endswith(".nbi") for _, _, names in os.walk(cache) for name in names)
+        assert not list((root / "perceptrons").rglob("*.nbi"))
+    finally:
+        for folder, _, _ in os.walk(root):
+            os.chmod(folder, 0o755)
+
+
+def test_the_temporary_cache_is_used_only_when_private(tmp_path, monkeypatch):
+    """A cache is unpickled when loaded: a directory someone else can write (or owns)
+    in the shared temporary directory is never used."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = _cache._private_temporary_directory()
+    assert made == str(tmp_path / f"perceptrons-numba-{os.getuid()}")
+    assert stat.S_IMODE(os.stat(made).st_mode) == 0o700
+    os.chmod(made, 0o777)  # others may write there
+    assert _cache._private_temporary_directory() is None
+    os.rmdir(made)
+    Path(made).write_bytes(b"")  # not a directory
+    assert _cache._private_temporary_directory() is None
+
+
+def test_a_kernel_without_any_cache_directory_compiles_uncached(monkeypatch):
+    """No locator at all (Numba's RuntimeError): the kernel is made anyway, uncached."""
+    monkeypatch.setattr(_cache._KernelCacheImpl, "_locator_classes", [])
+
+    @_cache.cached_njit()
+    def twice(x):
+        return 2 * x
+
+    assert twice(21) == 42
+    assert not isinstance(twice._cache, _cache._KernelCache)

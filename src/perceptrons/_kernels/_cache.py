@@ -55,6 +55,13 @@ pieces ``numba.core.caching`` is built from (a ``FunctionCache`` subclass whose
 implementation wraps the locator Numba chose), set on the dispatcher as
 ``Dispatcher.enable_caching`` does; ``tests/test_kernel_cache.py`` edits a copy of the
 package to check that an edit is seen and that an unedited run loads the cache.
+
+Where the cache lives: where Numba's own locators put it (``NUMBA_CACHE_DIR``, the
+package's ``__pycache__``, the user's cache directory), else, for a read-only
+installation run with an unwritable ``HOME``, a directory of the user's own in the
+temporary directory (:class:`_TemporaryCacheLocator`), else nowhere: the kernels are
+then compiled in every process, silently, rather than failing with Numba's "no locator
+available" at import.
 """
 
 import ast
@@ -63,12 +70,14 @@ import gc
 import hashlib
 import inspect
 import os
+import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numba
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, UserProvidedCacheLocator
 
 
 def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
@@ -80,7 +89,12 @@ def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     def decorate(function: Callable[..., Any]) -> Any:
         dispatcher = numba.njit(**options)(function)
         # What Dispatcher.enable_caching does, with the dependency-aware cache.
-        dispatcher._cache = _KernelCache(dispatcher.py_func)
+        try:
+            dispatcher._cache = _KernelCache(dispatcher.py_func)
+        except RuntimeError:
+            # Numba's "cannot cache function ...: no locator available": no directory
+            # to cache in could be written. Compiled in each process instead.
+            pass
         return dispatcher
 
     return decorate
@@ -103,7 +117,49 @@ class _StampedLocator:
         return getattr(self._locator, name)
 
 
+class _TemporaryCacheLocator(UserProvidedCacheLocator):
+    """The last resort of the locators: ``perceptrons-numba-UID`` in the temporary
+    directory (``TMPDIR``), used only when it is a directory of this user's that no one
+    else may write (a cache is unpickled when loaded: a file planted there by someone
+    else would run their code)."""
+
+    @classmethod
+    def from_function(cls, py_func: Callable[..., Any], py_file: str) -> Any:
+        directory = _private_temporary_directory()
+        if directory is None or not os.path.exists(py_file):
+            return None
+        locator = cls(py_func, py_file)
+        locator._cache_path = os.path.join(directory, cls.get_suitable_cache_subpath(py_file))
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+def _private_temporary_directory() -> str | None:
+    """``TMPDIR/perceptrons-numba-UID``, made if missing; None when it is not a
+    directory owned by this user and closed to others (or cannot be made)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # not POSIX: no ownership to check
+        return None
+    path = os.path.join(tempfile.gettempdir(), f"perceptrons-numba-{getuid()}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        found = os.lstat(path)
+    except OSError:
+        return None
+    private = found.st_uid == getuid() and not found.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return path if stat.S_ISDIR(found.st_mode) and private else None
+
+
 class _KernelCacheImpl(CompileResultCacheImpl):
+    # Numba's locators, then the last resort.
+    _locator_classes = [  # noqa: RUF012 (Numba reads it as a class attribute)
+        *CompileResultCacheImpl._locator_classes,
+        _TemporaryCacheLocator,
+    ]
+
     def __init__(self, py_func: Callable[..., Any]) -> None:
         super().__init__(py_func)
         self._locator = _StampedLocator(self._locator, py_func)

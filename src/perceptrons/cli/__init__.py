@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit code: 0 success (also ``--help`` and ``--version``), 1 a problem with
         the user's data or files, 2 a usage error, 130 interrupted. Errors are printed
-        to stderr in one line (argparse's usage message for usage errors); ``main``
+        to stderr in one line (usage errors too, without argparse's usage synopsis); ``main``
         never calls :func:`sys.exit`.
     """
     parser = build_parser()

@@ -195,17 +195,38 @@ def _class_weight(text: str, labels: Any, numeric: bool = False) -> Any:
     return weights
 
 
+#: The options (their ``dest``) by which a command names a file it reads: positional
+#: DATA and MODEL, ``--dev``, ``tag train --templates``. Every one is an input of the
+#: output check, whatever the command: no run overwrites a file it reads.
+INPUT_FILE_OPTIONS = ("model", "data", "dev", "templates")
+
+
+def input_files(args: argparse.Namespace) -> list[str]:
+    """The files the command of ``args`` reads (see :data:`INPUT_FILE_OPTIONS`); names
+    that are no file (``-``, a template preset) are skipped by the output check."""
+    found: list[str] = []
+    for dest in INPUT_FILE_OPTIONS:
+        value = getattr(args, dest, None)
+        if isinstance(value, list | tuple):
+            found.extend(os.fspath(path) for path in value)
+        elif value is not None:
+            found.append(os.fspath(value))
+    return found
+
+
 def check_outputs(
+    args: argparse.Namespace,
     files: Sequence[str | os.PathLike[str] | None],
-    inputs: Sequence[str | os.PathLike[str] | None] = (),
     *,
     plots: Sequence[str | os.PathLike[str] | None] = (),
 ) -> None:
     """Every command that writes checks its outputs here, before reading or training:
-    none is an input or another output, a directory or the like; each directory exists
-    (plots: is created if missing) and is writable. See :mod:`perceptrons.io.files`."""
+    none is a file the command reads (:func:`input_files`) or another output, a
+    directory or the like; each directory exists (plots: is created if missing) and is
+    writable. See :mod:`perceptrons.io.files`."""
     from perceptrons.io.files import check_output_paths
 
+    inputs = input_files(args)
     check_output_paths(files, inputs)
     check_output_paths([*files, *plots], inputs, make_parents=True)
 

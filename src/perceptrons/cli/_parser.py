@@ -14,13 +14,24 @@ from __future__ import annotations
 import argparse
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
 from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
 from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
 from perceptrons.cli.train import add_saving_options, cmd_train
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line, as every error of the command
+    is: the problem and where the options are listed, without the usage synopsis
+    (several lines for ``train``) before it. Subcommands' parsers are of this class too
+    (``add_subparsers`` makes them of their parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -338,6 +349,7 @@ def _algorithm_list(text: str) -> tuple[str, ...]:
 
 def _add_mixing_options(train: argparse.ArgumentParser) -> None:
     from perceptrons.parallel import MIXINGS, ParameterMixing
+    from perceptrons.parallel._dask_cluster import CONNECT_TIMEOUT
 
     defaults = inspect.signature(ParameterMixing).parameters
     cluster = train.add_argument_group(
@@ -356,6 +368,13 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="join the Dask cluster of this scheduler, e.g. tcp://HOST:8786 "
         "(shards: --workers, else one per worker)",
+    )
+    cluster.add_argument(
+        "--connect-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="seconds the --scheduler has to accept the connection and answer as a Dask "
+        f"scheduler (default: {CONNECT_TIMEOUT:g})",
     )
     cluster.add_argument(
         "--backend",
@@ -394,7 +413,7 @@ def _workers(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="perceptrons",
         description="Perceptrons, logistic regression and naive Bayes from the command line.",
         formatter_class=_HelpFormatter,

@@ -21,7 +21,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from perceptrons.io.persist import load
     from perceptrons.io.prepare import model_inputs, model_labels, split_model
 
-    check_outputs([args.output], [args.model, args.data])
+    check_outputs(args, [args.output])
     model = load(args.model)
     refuse_tagger(args.model, model, "evaluate")
     _, estimator = split_model(model)
@@ -103,7 +103,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from perceptrons.io.persist import load
     from perceptrons.io.prepare import model_inputs, split_model
 
-    check_outputs([args.output], [args.model, args.data])
+    check_outputs(args, [args.output])
     model = load(args.model)
     refuse_tagger(args.model, model, "predict")
     _, estimator = split_model(model)

@@ -33,7 +33,7 @@ import numpy as np
 from perceptrons.cli._common import EXIT_USAGE, UserError, make_estimator, read, say
 
 #: Options of parameter mixing only: given without --workers/--scheduler, a usage error.
-MIXING_ONLY = ("backend", "mixing", "local_epochs", "compare_serial")
+MIXING_ONLY = ("backend", "mixing", "local_epochs", "compare_serial", "connect_timeout")
 
 
 def mixing_requested(args: argparse.Namespace) -> bool:
@@ -59,6 +59,11 @@ def check_usage(args: argparse.Namespace) -> None:
                     EXIT_USAGE,
                 )
         return
+    if args.connect_timeout is not None and args.scheduler is None:
+        raise UserError(
+            "--connect-timeout applies to --scheduler: the local cluster is started here",
+            EXIT_USAGE,
+        )
     if args.mixing is not None:
         _check_mixing(args)
     on_workers = len(files) > 1 or args.stream
@@ -203,21 +208,25 @@ def _dask_client(args: argparse.Namespace, n_workers: int | None) -> Iterator[An
         import distributed
     except ImportError as missing:
         raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
+    from perceptrons.parallel._dask_cluster import (
+        CONNECT_TIMEOUT,
+        SchedulerConnectionError,
+        connect_scheduler,
+        start_local_cluster,
+    )
+
     cluster = None
     try:
         if args.scheduler is not None:
+            timeout = CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
             try:
-                client = distributed.Client(args.scheduler)
-            except (OSError, ValueError, TypeError) as error:  # unreachable, malformed
-                raise UserError(f"--scheduler {args.scheduler}: {error}") from None
+                client = connect_scheduler(
+                    distributed, args.scheduler, timeout, option="--connect-timeout"
+                )
+            except SchedulerConnectionError as error:
+                raise UserError(f"--scheduler {error}") from None
         else:
-            cluster = distributed.LocalCluster(
-                n_workers=n_workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-            )
+            cluster = start_local_cluster(distributed, n_workers)
             client = distributed.Client(cluster)
         try:
             if not client.scheduler_info(n_workers=-1)["workers"]:

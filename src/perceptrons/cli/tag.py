@@ -307,7 +307,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     from perceptrons.io.persist import save
     from perceptrons.tagger import SequenceTagger
 
-    check_outputs([args.output], [args.data, args.dev])
+    check_outputs(args, [args.output])
     templates = _templates(args.templates)
     started = time.perf_counter()
     train = _read(args, args.data, tags=True)
@@ -461,7 +461,7 @@ def cmd_tag_predict(args: argparse.Namespace) -> int:
     """Each token's columns plus its predicted tag, CoNLL layout, to a file or stdout."""
     from perceptrons.io.sequences import write_conll
 
-    check_outputs([args.output], [args.model, args.data])
+    check_outputs(args, [args.output])
     tagger = _load_tagger(args.model)
     corpus = _read(args, args.data, tags=False)
     predicted = tagger.predict(_inputs(corpus, tagger))

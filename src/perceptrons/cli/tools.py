@@ -153,7 +153,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     check_options(args, args.algorithms, exempt=("seed",))  # --seed also splits the data
     confusion = args.confusion or confusion_path(args.output)
-    check_outputs([], [args.data, args.dev], plots=[args.output, confusion])
+    check_outputs(args, [], plots=[args.output, confusion])
     plots.require_matplotlib()  # fail early, before training, when matplotlib is missing
     train = read(args, args.data, labels=True)
     dev = read(args, args.dev, labels=True) if args.dev else None
@@ -228,5 +228,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """The bundled comparison: accuracy table and learning-curve PNG."""
     from perceptrons import demo
 
-    check_outputs([], plots=[Path(args.output_dir) / "perceptrons-demo.png"])
+    check_outputs(args, [], plots=[Path(args.output_dir) / "perceptrons-demo.png"])
     return demo.run(output_dir=Path(args.output_dir), epochs=args.epochs, say=print)

@@ -40,7 +40,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_options(args, [args.algorithm])
     _check_training_mode(args)
     confusion = confusion_path(args.plot) if args.plot and args.dev else None
-    check_outputs([args.output], [*args.data, args.dev], plots=[args.plot, confusion])
+    check_outputs(args, [args.output], plots=[args.plot, confusion])
     if len(args.data) > 1 or (args.stream and mixing.mixing_requested(args)):
         return _train_files(args)
     if args.stream:

@@ -22,7 +22,10 @@ What an output path may be
 
 Temporary files
 ---------------
-They are named ``.{name}.{pid}.{random}.tmp`` beside the target. An error, Ctrl-C
+They are named ``.{name}.{pid}.{random}.tmp`` beside the target; where that would be
+longer than the directory's limit on a name (255 bytes on most file systems), ``{name}``
+is cut and ends in ``~`` and a digest of the whole name, so that any name the directory
+accepts can be written. An error, Ctrl-C
 (``SIGINT``), ``SIGTERM`` or ``SIGHUP`` during the write removes the temporary file (for
 the signals, then the process ends as the signal would have ended it, when their
 handling was the default one); a ``SIGKILL`` or a power cut cannot, so the next write to
@@ -33,6 +36,7 @@ no longer running, or older than :data:`STALE_SECONDS`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import re
@@ -157,7 +161,7 @@ def check_output_path(
     else:  # os.access does not know every reason (read-only mounts for root, quotas...)
         try:
             fd, probe = tempfile.mkstemp(
-                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory
+                prefix=_temporary_prefix(target), suffix=".tmp", dir=directory
             )
             os.close(fd)
             os.unlink(probe)
@@ -218,10 +222,41 @@ def check_output_paths(
 
 
 # ---------------------------------------------------------------- temporary files
-def _temporary_pattern(name: str) -> re.Pattern[str]:
-    """Temporary files of a target ``name``: ``.name.PID.RANDOM.tmp`` (and, from older
-    versions, ``.name.RANDOM.tmp``)."""
-    return re.compile(rf"\.{re.escape(name)}\.(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
+# What a temporary name adds to its stem: ".", "." the process id (up to 10 digits),
+# "." mkstemp's 8 random characters, ".tmp".
+_TEMPORARY_OVERHEAD = 1 + 1 + 10 + 1 + 8 + 4
+_DEFAULT_NAME_MAX = 255
+
+
+def _temporary_stem(target: Path) -> str:
+    """What names the temporary files of ``target``: its name, or, where the temporary
+    name would not fit the directory's limit on names, the name cut short, ``~`` and a
+    digest of the whole name (the same for every process, so that stale ones are found)."""
+    name = target.name
+    try:
+        name_max = os.pathconf(target.parent if str(target.parent) else ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such directory, not POSIX
+        name_max = _DEFAULT_NAME_MAX
+    room = (name_max if name_max and name_max > 0 else _DEFAULT_NAME_MAX) - _TEMPORARY_OVERHEAD
+    if len(os.fsencode(name)) <= room:
+        return name
+    digest = "~" + hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    cut = name[:room]  # characters take one byte or more
+    while cut and len(os.fsencode(cut + digest)) > room:
+        cut = cut[:-1]
+    return cut + digest
+
+
+def _temporary_prefix(target: Path) -> str:
+    """``.{stem}.{pid}.``: what :func:`tempfile.mkstemp` starts a temporary name with."""
+    return f".{_temporary_stem(target)}.{os.getpid()}."
+
+
+def _temporary_pattern(target: Path) -> re.Pattern[str]:
+    """Temporary files of ``target``: ``.STEM.PID.RANDOM.tmp`` (and, from older
+    versions, ``.STEM.RANDOM.tmp``)."""
+    stem = re.escape(_temporary_stem(target))
+    return re.compile(rf"\.{stem}\.(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
 
 
 def _process_gone(pid: int) -> bool:
@@ -261,7 +296,7 @@ def remove_stale_temporaries(
         The files removed.
     """
     path = Path(path)
-    pattern = _temporary_pattern(path.name)
+    pattern = _temporary_pattern(path)
     removed = []
     now = time.time()
     try:
@@ -378,7 +413,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
     with _signals_clean_up():
         try:
             fd, temporary = tempfile.mkstemp(
-                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory
+                prefix=_temporary_prefix(target), suffix=".tmp", dir=directory
             )
             with os.fdopen(fd, "wb") as file:
                 write(file)

@@ -111,8 +111,8 @@ Layout
 :mod:`perceptrons.parallel._shards` (a shard's side: its data and epoch) hold the
 algorithm (no Dask import); :func:`mix_threads` (module ``perceptrons.parallel.threads``)
 runs the shards in threads, :class:`ParameterMixing` (module ``perceptrons.parallel.dask``,
-its workers' tasks and cluster plumbing in ``perceptrons.parallel._dask_runner``) on a
-Dask cluster.
+its workers' tasks and cluster plumbing in ``perceptrons.parallel._dask_runner`` and
+``perceptrons.parallel._dask_cluster``) on a Dask cluster.
 """
 
 from perceptrons.parallel._mixing import MIXINGS

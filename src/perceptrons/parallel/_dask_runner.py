@@ -5,8 +5,9 @@ On the workers: reading a file or computing a Dask array's block, validating it 
 shard, streaming a file a chunk at a time, and each shard's epoch with its trainer kept
 there between epochs. On the client: where the shards are put and how a lost one is
 rebuilt, the runner of each epoch's tasks with its recovery from lost workers, sending
-data that outlives a dying worker, and the connection to the cluster. Dask is imported
-only when called for (``_import_distributed``), so the package imports without it.
+data that outlives a dying worker (the connection to the cluster is ``_dask_cluster``'s).
+Dask is imported only when called for (``_import_distributed``), so the package imports
+without it.
 """
 
 from __future__ import annotations
@@ -422,40 +423,3 @@ def _dask_sources(client, X, y, n_partitions: int | None) -> list[Callable[[str]
         return make
 
     return [source(i) for i in range(len(x_blocks))]
-
-
-class _connect:
-    """The client to use: the one given, one to an address, or a new LocalCluster's."""
-
-    def __init__(self, distributed, client, n_workers: int):
-        self.distributed, self.given, self.n_workers = distributed, client, n_workers
-        self.cluster = self.client = None
-
-    def __enter__(self):
-        distributed = self.distributed
-        if isinstance(self.given, distributed.Client):
-            return self.given
-        if isinstance(self.given, str):
-            self.client = distributed.Client(self.given)
-            return self.client
-        if self.given is not None:
-            raise ValueError(
-                f"client must be a distributed.Client, a scheduler address or None, "
-                f"got {self.given!r}."
-            )
-        self.cluster = distributed.LocalCluster(
-            n_workers=self.n_workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
-        self.client = distributed.Client(self.cluster)
-        return self.client
-
-    def __exit__(self, *exc_info):
-        if self.client is not None:
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-        return False

@@ -14,8 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
+from perceptrons.parallel._dask_cluster import CONNECT_TIMEOUT, connect_cluster
 from perceptrons.parallel._dask_runner import (
-    _connect,
     _dask_sources,
     _DaskRunner,
     _DaskShards,
@@ -87,6 +87,10 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     max_retries : int, default=3
         Recoveries from lost workers allowed within one epoch before the fit fails with
         a ``RuntimeError`` naming them.
+    connect_timeout : float, default=10.0
+        Seconds the scheduler at a ``client`` address has to accept the connection and
+        answer as a Dask scheduler; past them, or when something else answers, the fit
+        fails with a one-line ``ConnectionError`` before any work.
 
     Attributes
     ----------
@@ -126,6 +130,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         local_epochs: int = 1,
         average: str = "examples",
         max_retries: int = 3,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         self.estimator = estimator
         self.n_partitions = n_partitions
@@ -134,6 +139,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         self.local_epochs = local_epochs
         self.average = average
         self.max_retries = max_retries
+        self.connect_timeout = connect_timeout
 
     def fit(
         self,
@@ -235,6 +241,10 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             check_partitions(self.n_partitions)
         if not rules.integer(0).accepts(self.max_retries):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}.")
+        if not rules.real(0, inclusive=False).accepts(self.connect_timeout):
+            raise ValueError(
+                f"connect_timeout must be a finite number > 0, got {self.connect_timeout!r}."
+            )
         if options["stream"]:
             if not _is_path_list(X):
                 raise ValueError("stream=True reads files: X must be a list of paths.")
@@ -266,7 +276,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         self.estimator_ = clone(self.estimator)
         self.history_: list[dict[str, Any]] = []
         with (
-            _connect(distributed, self.client, self._cluster_size(X)) as client,
+            connect_cluster(
+                distributed, self.client, self._cluster_size(X), self.connect_timeout
+            ) as client,
             # The waits and gathers use this client, even one not set as the default.
             client.as_current(),
         ):

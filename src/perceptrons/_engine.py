@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from perceptrons._kernels._rows import NON_FINITE_SCORE
+
 if TYPE_CHECKING:
     from perceptrons._checked import Spec
     from perceptrons._states import TrainingState
@@ -41,8 +43,10 @@ if TYPE_CHECKING:
 __all__ = [
     "Engine",
     "Epochs",
+    "NonFiniteScores",
     "StateCodec",
     "Stopping",
+    "check_statistic",
     "hold_out",
     "non_finite_message",
     "run_epochs",
@@ -245,10 +249,25 @@ def hold_out(
     return np.sort(train_rows), held_out
 
 
-def non_finite_message(name: str, epoch: int) -> str:
-    """Why training stopped on weights that overflowed, and what to do about it."""
+class NonFiniteScores(ValueError):
+    """A training kernel met a non-finite score (finite weights and features whose
+    products or sums overflow): raised where the kernel returns, turned by
+    :func:`run_epochs` into its one-line error, the estimator left unfitted."""
+
+
+def check_statistic(statistic: Any) -> Any:
+    """A training kernel's statistic, or :class:`NonFiniteScores` when the kernel
+    stopped at a non-finite score (see :mod:`perceptrons._kernels._rows`)."""
+    if statistic == NON_FINITE_SCORE:
+        raise NonFiniteScores("a training score became non-finite")
+    return statistic
+
+
+def non_finite_message(name: str, epoch: int, what: str = "weights") -> str:
+    """Why training stopped on ``what`` (weights, scores) that overflowed, and what to
+    do about it."""
     return (
-        f"{name}: weights became non-finite (inf/NaN) in epoch {epoch}: the features are "
+        f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: the features are "
         "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
         "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
     )
@@ -271,7 +290,8 @@ def run_epochs(
 
     After every epoch the model must still be finite: weights that overflowed to inf or
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
-    model that predicts garbage. Each record is appended to ``history`` numbered on from
+    model that predicts garbage; so does a score that overflowed during the epoch (the
+    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite. Each record is appended to ``history`` numbered on from
     its last (``partial_fit`` adds to the same history), with the held-out score
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
@@ -281,9 +301,13 @@ def run_epochs(
     """
     stopping = Stopping(False) if stopping is None else stopping
     for n_iter in range(1, max_epochs + 1):
-        record = epochs.run_epoch(n_iter)
-        held_out = validation() if callable(validation) else validation
         epoch = len(history) + 1
+        try:
+            record = epochs.run_epoch(n_iter)
+        except NonFiniteScores:
+            epochs.forget()
+            raise ValueError(non_finite_message(name, epoch, "scores")) from None
+        held_out = validation() if callable(validation) else validation
         if not epochs.is_finite():
             epochs.forget()
             raise ValueError(non_finite_message(name, epoch))

@@ -26,9 +26,10 @@ def validate_training_data(
 ) -> tuple[Any, np.ndarray]:
     """Check X (any float array or CSR, converted once) and classification labels y."""
     check_sparse_structure(X)
-    data, labels = validate_data(
-        estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
-    )
+    with np.errstate(over="ignore", invalid="ignore"):  # scikit-learn's sum of X
+        data, labels = validate_data(
+            estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
+        )
     labels = column_or_1d(labels, warn=True)
     check_labels(labels)
     return data, labels
@@ -39,7 +40,11 @@ def validate_prediction_data(
 ) -> Any:
     """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
     check_sparse_structure(X)
-    return validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES)
+    # scikit-learn's finiteness check sums X first: huge finite values overflow the sum.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return validate_data(
+            estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES
+        )
 
 
 def check_sparse_structure(X: Any) -> None:

@@ -21,6 +21,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
+from perceptrons._engine import check_statistic
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
@@ -254,18 +255,20 @@ class VotedTraining(IncrementalClassifier):
                 )
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
-            n_updates = kernel(
-                base=base,
-                block_gram=np.ascontiguousarray(block_gram),
-                examples=rows,
-                targets=targets[rows],
-                weights=NO_WEIGHTS if weights is None else weights[rows],
-                bias=self._bias,
-                bias_sq=bias_sq,
-                slack=call.slack,
-                delta_sq=delta_sq,
-                coef=coef,
-                log=log,
+            n_updates = check_statistic(
+                kernel(
+                    base=base,
+                    block_gram=np.ascontiguousarray(block_gram),
+                    examples=rows,
+                    targets=targets[rows],
+                    weights=NO_WEIGHTS if weights is None else weights[rows],
+                    bias=self._bias,
+                    bias_sq=bias_sq,
+                    slack=call.slack,
+                    delta_sq=delta_sq,
+                    coef=coef,
+                    log=log,
+                )
             )
             self._absorb(X, rows, coef, log[:n_updates], call.example_support, weights)
             self._n_seen += len(rows)
@@ -294,13 +297,14 @@ class VotedTraining(IncrementalClassifier):
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))
         if self._native:
-            n, _ = _perceptron_kernels.multiclass_epoch(
+            statistic, _ = _perceptron_kernels.multiclass_epoch(
                 **common,
                 y=targets,
                 weights=self._weights,
                 slack=call.slack if self.delta > 0 else np.zeros((0, 0)),
                 mistake_log=log,
             )
+            n = check_statistic(statistic)
             positions = log[:n, 0]
             gold, predicted = targets[order[positions]], log[:n, 1]
             steps = 1.0 if weights is None else weights[order[positions]]
@@ -312,13 +316,14 @@ class VotedTraining(IncrementalClassifier):
             parts = []
             for column in range(self._bias.shape[0]):
                 signs = np.ascontiguousarray(targets[:, column])
-                n, _ = _perceptron_kernels.binary_epoch(
+                statistic, _ = _perceptron_kernels.binary_epoch(
                     **common,
                     y=signs,
                     weights=self._weights[column],
                     slack=call.slack[column] if self.delta > 0 else np.zeros(0),
                     mistake_log=log,
                 )
+                n = check_statistic(statistic)
                 positions = log[:n, 0]
                 coef[positions, column] = signs[order[positions]] * (
                     1.0 if weights is None else weights[order[positions]]

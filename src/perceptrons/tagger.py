@@ -36,6 +36,7 @@ from perceptrons import _checked
 from perceptrons import _params as rules
 from perceptrons._kernels import sequence as _kernels
 from perceptrons._online import OnlineLearner
+from perceptrons._engine import check_statistic
 from perceptrons._online_engine import LinearEngine
 from perceptrons._sequences import TagCodes, TokenFeatures
 from perceptrons._states import TrainingState, as_count
@@ -641,7 +642,7 @@ class TaggerEngine(LinearEngine):
                 log,
             )
             state.count = as_count(count)
-            mistakes += int(wrong)
+            mistakes += int(check_statistic(wrong))
             if progress is not None:
                 progress(len(part))
         if raw:

@@ -257,6 +257,21 @@ def encode(known: np.ndarray, y: np.ndarray, estimator: Any) -> np.ndarray:
     return codes.astype(np.int64)
 
 
+def check_scores(scores: np.ndarray, estimator: Any) -> np.ndarray:
+    """``scores``, the prediction scores of ``estimator``, unless one is inf or NaN:
+    finite weights give them only for features too large for the model (their products
+    or sums overflow), and a NaN score predicts nothing. Compute them under
+    ``np.errstate(over="ignore", invalid="ignore")``: this is the one report."""
+    if not np.isfinite(scores).all():
+        rows = np.flatnonzero(~np.isfinite(scores.reshape(scores.shape[0], -1)).all(axis=1))
+        raise ValueError(
+            f"{type(estimator).__name__}: non-finite scores (inf/NaN) for {rows.shape[0]} "
+            f"row(s) of X (the first: row {int(rows[0])}): their features are too large "
+            "for the model; scale them as the training data were scaled."
+        )
+    return scores
+
+
 def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Binary: a positive score predicts ``classes[1]``; else the argmax, ties lowest."""
     if scores.ndim == 1:

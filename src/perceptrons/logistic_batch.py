@@ -485,7 +485,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         """
         check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
-        scores = linear_scores(X, self.coef_, self.intercept_)
+        scores = linear_scores(X, self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

@@ -282,7 +282,7 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             With two classes, their difference ``log P(classes_[1], x) - log
             P(classes_[0], x)``, the log odds: positive scores predict ``classes_[1]``.
         """
-        scores = linear_scores(self._validate_predict(X), self.coef_, self.intercept_)
+        scores = linear_scores(self._validate_predict(X), self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict_joint_log_proba(self, X: ArrayLike) -> np.ndarray:

@@ -502,7 +502,7 @@ class VotedPerceptron(VotedTraining):
             in [-1, 1]). Multiclass: ``"vote"`` gives each class's share of the votes.
         """
         check_is_fitted(self, "classes_")
-        return self._staged_scores(X, [self._n_seen])[0]
+        return _validation.check_scores(self._staged_scores(X, [self._n_seen])[0], self)
 
     def staged_decision_function(self, X: ArrayLike) -> Iterator[np.ndarray]:
         """Decision values of the model as it stood after each epoch.
@@ -523,7 +523,8 @@ class VotedPerceptron(VotedTraining):
             As :meth:`decision_function`, one array per epoch.
         """
         check_is_fitted(self, "classes_")
-        yield from self._staged_scores(X, list(self._epoch_ends))
+        for scores in self._staged_scores(X, list(self._epoch_ends)):
+            yield _validation.check_scores(scores, self)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[np.ndarray]:
         """Predicted labels after each epoch (see :meth:`staged_decision_function`).

@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from perceptrons._kernels._rows import NON_FINITE_SCORE
+from perceptrons._validation import NonFiniteScores
 
 if TYPE_CHECKING:
     from perceptrons._checked import Spec
@@ -249,12 +250,6 @@ def hold_out(
     return np.sort(train_rows), held_out
 
 
-class NonFiniteScores(ValueError):
-    """A training kernel met a non-finite score (finite weights and features whose
-    products or sums overflow): raised where the kernel returns, turned by
-    :func:`run_epochs` into its one-line error, the estimator left unfitted."""
-
-
 def check_statistic(statistic: Any) -> Any:
     """A training kernel's statistic, or :class:`NonFiniteScores` when the kernel
     stopped at a non-finite score (see :mod:`perceptrons._kernels._rows`)."""
@@ -291,8 +286,9 @@ def run_epochs(
     After every epoch the model must still be finite: weights that overflowed to inf or
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
     model that predicts garbage; so does a score that overflowed during the epoch (the
-    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite. Each record is appended to ``history`` numbered on from
-    its last (``partial_fit`` adds to the same history), with the held-out score
+    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
+    and a published model whose weights give non-finite scores to inputs in [-1, 1].
+    Each record is appended to ``history`` numbered on from its last (``partial_fit`` adds to the same history), with the held-out score
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out
@@ -312,7 +308,7 @@ def run_epochs(
             epochs.forget()
             raise ValueError(non_finite_message(name, epoch))
         if held_out is not None or publish_each_epoch:
-            epochs.publish(n_iter)
+            _publish(epochs, n_iter, name, epoch)
         if held_out is not None:
             record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
@@ -322,7 +318,18 @@ def run_epochs(
             print(f"{heading or name} epoch {epoch}: {text}", flush=True)
         stop = stopping.stop(record)
         if not publish_each_epoch and held_out is None and (stop or n_iter == max_epochs):
-            epochs.publish(n_iter)
+            _publish(epochs, n_iter, name, epoch)
         yield record
         if stop:
             break
+
+
+def _publish(epochs: Epochs, n_iter: int, name: str, epoch: int) -> None:
+    """Publish the model; one whose weights give non-finite scores to moderate inputs
+    (:func:`~perceptrons._validation.check_linear_model`) stops training as a
+    non-finite score does."""
+    try:
+        epochs.publish(n_iter)
+    except NonFiniteScores:
+        epochs.forget()
+        raise ValueError(non_finite_message(name, epoch, "scores")) from None

@@ -375,7 +375,10 @@ class LinearEngine:
             estimator._publish()
         else:
             estimator._lifecycle = compact
-            estimator.coef_, estimator.intercept_ = compact.published()
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                coef, intercept = compact.published()
+            _validation.check_linear_model(coef, intercept, estimator)
+            estimator.coef_, estimator.intercept_ = coef, intercept
         if not resumable:
             estimator._lifecycle = Frozen(state.count, pruned_at)
 

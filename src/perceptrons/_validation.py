@@ -16,6 +16,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from perceptrons import _params as rules
+
 # Dense input is used as given when it already has one of these dtypes (C or F order):
 # the kernels are compiled for both, so no copy is made.
 FLOAT_DTYPES = (np.float64, np.float32)
@@ -32,6 +34,8 @@ def validate_training_data(
         )
     labels = column_or_1d(labels, warn=True)
     check_labels(labels)
+    if reset and hasattr(estimator, "feature_names_in_"):
+        check_feature_names(estimator.feature_names_in_, type(estimator).__name__)
     return data, labels
 
 
@@ -149,17 +153,12 @@ def class_weight_per_class(
             "y=y) on enough of the labels and pass the resulting dict as class_weight."
         )
     if isinstance(class_weight, dict):
-        unknown = [label for label in class_weight if label not in set(classes.tolist())]
-        if unknown:
-            raise ValueError(
-                f"{name}: class_weight names labels that are not classes: {unknown!r}; "
-                f"the classes are {classes.tolist()!r}."
-            )
-        bad = {k: v for k, v in class_weight.items() if not _non_negative_number(v)}
+        bad = {k: v for k, v in class_weight.items() if not rules.class_weight_value(v)}
         if bad:
             raise ValueError(
                 f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
             )
+    check_class_weight(class_weight, classes, name)
     present = np.isin(classes, y)
     if isinstance(class_weight, str) and class_weight == "balanced" and not present.all():
         # compute_class_weight needs every class in y; absent classes get no weight.
@@ -167,15 +166,6 @@ def class_weight_per_class(
         weights[present] = compute_class_weight("balanced", classes=classes[present], y=y)
         return weights
     return np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
-
-
-def _non_negative_number(value: Any) -> bool:
-    return (
-        isinstance(value, Real)
-        and not isinstance(value, bool | np.bool_)
-        and bool(np.isfinite(float(value)))
-        and float(value) >= 0
-    )
 
 
 def example_weights(
@@ -255,6 +245,58 @@ def encode(known: np.ndarray, y: np.ndarray, estimator: Any) -> np.ndarray:
             f"{known.tolist()!r} (pass classes= to the first partial_fit call)."
         )
     return codes.astype(np.int64)
+
+
+class NonFiniteScores(ValueError):
+    """Scores that are, or can be, inf or NaN: a training kernel met one (finite weights
+    and features whose products or sums overflow), or a model's weights are so large
+    that inputs of moderate size overflow (:func:`check_linear_model`). The epoch loop
+    (:func:`perceptrons._engine.run_epochs`) turns it into its one-line error and leaves
+    the estimator unfitted."""
+
+
+def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None:
+    """Raise :class:`NonFiniteScores` unless every input whose features lie in
+    ``[-1, 1]`` gets finite scores from ``coef`` (dense or sparse, one row per class)
+    and ``intercept``.
+
+    The largest score of such an input is exactly ``Σ_j |coef[k, j]| + |intercept[k]|``
+    (at ``x = sign(coef[k])``), so the criterion is that this sum is finite for every
+    class ``k``: one pass over the model, the cost of forming it. It implies that
+    ``coef`` and ``intercept`` are finite. A model fitted on moderate data meets it;
+    the check is the same for a model just trained and one read from a file.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        magnitude = np.asarray(abs(coef).sum(axis=1)).ravel() + np.abs(intercept)
+    if not np.isfinite(magnitude).all():
+        raise NonFiniteScores(
+            f"{type(estimator).__name__}: the model gives non-finite scores (inf/NaN) to "
+            "inputs whose features lie in [-1, 1]: a class's weights and intercept add up "
+            "(in absolute value) beyond the largest float."
+        )
+
+
+def check_class_weight(class_weight: Any, classes: np.ndarray, name: str) -> None:
+    """``class_weight`` (a parameter rule already accepted it: None, ``"balanced"`` or
+    a dict of finite weights >= 0) against the classes: a dict names only classes."""
+    if isinstance(class_weight, dict):
+        unknown = [label for label in class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ValueError(
+                f"{name}: class_weight names labels that are not classes: {unknown!r}; "
+                f"the classes are {classes.tolist()!r}."
+            )
+
+
+def check_feature_names(names: Any, name: str) -> None:
+    """``feature_names_in_`` as scikit-learn records them: distinct strings."""
+    values = np.asarray(names, dtype=object).tolist()
+    if not all(isinstance(value, str) for value in values):
+        raise ValueError(f"{name}: feature names must be strings.")
+    if len(set(values)) != len(values):
+        seen: set[str] = set()
+        repeated = next(value for value in values if value in seen or seen.add(value))
+        raise ValueError(f"{name}: feature names must be distinct; {repeated!r} repeats.")
 
 
 def check_scores(scores: np.ndarray, estimator: Any) -> np.ndarray:

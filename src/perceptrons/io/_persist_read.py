@@ -18,7 +18,7 @@ from typing import IO, Any
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons._engine import StateCodec
 from perceptrons._linear import SparseCoefMixin
 from perceptrons.io._persist_format import (
@@ -241,13 +241,17 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     arrays.check(name, spec, sizes, "the metadata")
     classes = labels_from_array(arrays[name], classes_dtype)
     check_classes(classes)
+    # The rules fit applies to what it is given, applied to what the file gives.
+    _validation.check_class_weight(getattr(estimator, "class_weight", None), classes, cls.__name__)
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
     if meta["feature_names_in"]:
         name = "estimator/feature_names_in"
         spec = _checked.Spec(label_dtypes(arrays, name, "object"), (n_features,))
         arrays.check(name, spec, sizes, f"{n_features} features")
-        estimator.feature_names_in_ = labels_from_array(arrays[name], "object")
+        names = labels_from_array(arrays[name], "object")
+        _validation.check_feature_names(names, cls.__name__)
+        estimator.feature_names_in_ = names
     estimator.history_ = list(meta["history"])
     if meta["rng"] is not None:
         arrays.check("estimator/rng_key", RNG_KEY, sizes, "MT19937")

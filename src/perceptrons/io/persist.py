@@ -383,7 +383,7 @@ def _read_checked(path: str | os.PathLike[str], result: Callable[[dict, Any], An
     except Exception as exc:
         # The engines' own checks (import_state, check_params) raise ValueError; any
         # other exception is a check missing here, but still a refused file, in one line.
-        kind = "" if type(exc) is ValueError else f"{type(exc).__name__}: "
+        kind = "" if isinstance(exc, ValueError) else f"{type(exc).__name__}: "
         raise ValueError(
             f"cannot load {path}: invalid model data ({kind}{one_line(exc)})"
         ) from None

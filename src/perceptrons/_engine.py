@@ -288,7 +288,8 @@ def run_epochs(
     model that predicts garbage; so does a score that overflowed during the epoch (the
     kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
     and a published model whose weights give non-finite scores to inputs in [-1, 1].
-    Each record is appended to ``history`` numbered on from its last (``partial_fit`` adds to the same history), with the held-out score
+    Each record is appended to ``history`` numbered on from its last (``partial_fit``
+    adds to the same history), with the held-out score
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out

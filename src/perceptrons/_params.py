@@ -102,7 +102,9 @@ def class_weight() -> Rule:
     training, and when a model file is read)."""
     return Rule(
         "None, 'balanced' or a dict {label: finite weight >= 0}",
-        lambda v: v is None
-        or (isinstance(v, str) and v == "balanced")
-        or (isinstance(v, dict) and all(class_weight_value(w) for w in v.values())),
+        lambda v: (
+            v is None
+            or (isinstance(v, str) and v == "balanced")
+            or (isinstance(v, dict) and all(class_weight_value(w) for w in v.values()))
+        ),
     )

@@ -19,13 +19,14 @@ averaged: every change ``c`` written to ``weights`` is written as ``aux_factor *
 Non-finite scores
 -----------------
 Every training kernel checks each score it computes (``finite_scores``, O(classes) per
-example: the cost of reading the scores once). Finite weights and finite features can
-still give an infinite or NaN score (``1e308 * 2``, ``inf - inf``), and then every
-comparison the update rules make is meaningless (a NaN score is never a mistake). So on
-the first non-finite score a kernel stops and returns :data:`NON_FINITE_SCORE` as its
-statistic (mistakes, updates or loss, otherwise never negative), leaving the state
-unfinished (a lazy scale not written back): the caller raises
-(:func:`perceptrons._engine.check_statistic`) and discards the model.
+example: the cost of reading the scores once), and the rules that step by ``||x||²``
+(passive-aggressive, ROMMA) that squared norm, ``x``'s score against itself. Finite
+weights and finite features can still give an infinite or NaN score (``1e308 * 2``,
+``inf - inf``), and then every comparison the update rules make is meaningless (a NaN
+score is never a mistake). So on the first non-finite score a kernel stops and returns
+:data:`NON_FINITE_SCORE` as its statistic (mistakes, updates or loss, otherwise never
+negative), leaving the state unfinished (a lazy scale not written back): the caller
+raises (:func:`perceptrons._engine.check_statistic`) and discards the model.
 """
 
 import numpy as np

@@ -134,6 +134,8 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
+            if not np.isfinite(sq_norm):
+                return _rows.NON_FINITE_SCORE, count
         eta = _step(y[i] * score, sq_norm, rule)
         if eta != 0.0:
             if log:
@@ -211,6 +213,8 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
+            if not np.isfinite(sq_norm):
+                return _rows.NON_FINITE_SCORE, count
         gold = y[i]
         predicted, eta = _multiclass_decision(scores, gold, sq_norm, rule)
         if eta != 0.0:

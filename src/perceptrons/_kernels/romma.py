@@ -143,6 +143,8 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
         if not np.isfinite(z):
             return _rows.NON_FINITE_SCORE, count
         q = _rows.sq_norm(rows, i, bias_feature * bias_feature)
+        if not np.isfinite(q):
+            return _rows.NON_FINITE_SCORE, count
         update, restart, c, d = _coefficients(y[i] * z, z, y[i], w_sq, q, aggressive)
         if update:
             if log:
@@ -205,6 +207,8 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
             return _rows.NON_FINITE_SCORE, count
         # The joint example Φ(x, gold) - Φ(x, other) has label +1 and norm² 2 ||x||².
         q = 2.0 * _rows.sq_norm(rows, i, bias_feature * bias_feature)
+        if not np.isfinite(q):
+            return _rows.NON_FINITE_SCORE, count
         update, restart, c, d = _coefficients(z, z, 1.0, w_sq, q, aggressive)
         if update:
             if log:

@@ -293,10 +293,11 @@ def check_feature_names(names: Any, name: str) -> None:
     values = np.asarray(names, dtype=object).tolist()
     if not all(isinstance(value, str) for value in values):
         raise ValueError(f"{name}: feature names must be strings.")
-    if len(set(values)) != len(values):
-        seen: set[str] = set()
-        repeated = next(value for value in values if value in seen or seen.add(value))
-        raise ValueError(f"{name}: feature names must be distinct; {repeated!r} repeats.")
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{name}: feature names must be distinct; {value!r} repeats.")
+        seen.add(value)
 
 
 def check_scores(scores: np.ndarray, estimator: Any) -> np.ndarray:

@@ -16,8 +16,6 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from perceptrons import _params as rules
-
 # Dense input is used as given when it already has one of these dtypes (C or F order):
 # the kernels are compiled for both, so no copy is made.
 FLOAT_DTYPES = (np.float64, np.float32)
@@ -152,12 +150,6 @@ def class_weight_per_class(
             "sklearn.utils.class_weight.compute_class_weight('balanced', classes=classes, "
             "y=y) on enough of the labels and pass the resulting dict as class_weight."
         )
-    if isinstance(class_weight, dict):
-        bad = {k: v for k, v in class_weight.items() if not rules.class_weight_value(v)}
-        if bad:
-            raise ValueError(
-                f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
-            )
     check_class_weight(class_weight, classes, name)
     present = np.isin(classes, y)
     if isinstance(class_weight, str) and class_weight == "balanced" and not present.all():
@@ -277,8 +269,9 @@ def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None
 
 
 def check_class_weight(class_weight: Any, classes: np.ndarray, name: str) -> None:
-    """``class_weight`` (a parameter rule already accepted it: None, ``"balanced"`` or
-    a dict of finite weights >= 0) against the classes: a dict names only classes."""
+    """``class_weight`` (its parameter rule already accepted it: None, ``"balanced"``
+    or a dict) against the classes: a dict names only classes, each weight a finite
+    number >= 0. The one check of ``fit`` and of a model file's parameters."""
     if isinstance(class_weight, dict):
         unknown = [label for label in class_weight if label not in set(classes.tolist())]
         if unknown:
@@ -286,6 +279,20 @@ def check_class_weight(class_weight: Any, classes: np.ndarray, name: str) -> Non
                 f"{name}: class_weight names labels that are not classes: {unknown!r}; "
                 f"the classes are {classes.tolist()!r}."
             )
+        bad = {k: v for k, v in class_weight.items() if not _non_negative_number(v)}
+        if bad:
+            raise ValueError(
+                f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
+            )
+
+
+def _non_negative_number(value: Any) -> bool:
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool | np.bool_)
+        and bool(np.isfinite(float(value)))
+        and float(value) >= 0
+    )
 
 
 def check_feature_names(names: Any, name: str) -> None:

@@ -410,7 +410,8 @@ class SequenceTagger(OnlineLearner):
         # cost 0.35 s of a 4.5 s fit on CoNLL-2000): the mistakes touched about 2% of
         # the (feature, tag) pairs.
         touched = state.touched(n_features * n_tags)
-        values = state.model_entries(touched)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            values = state.model_entries(touched)
         nonzero = values != 0
         rows, tags = np.divmod(touched[nonzero], n_tags)
         indptr = np.zeros(n_features + 1, dtype=np.int64)
@@ -419,7 +420,8 @@ class SequenceTagger(OnlineLearner):
             (values[nonzero], tags, indptr), shape=(n_features, n_tags), dtype=np.float64
         )
         start = n_features * n_tags
-        transitions = state.model_entries(np.arange(start, start + (n_tags + 1) * n_tags))
+        with np.errstate(over="ignore", invalid="ignore"):
+            transitions = state.model_entries(np.arange(start, start + (n_tags + 1) * n_tags))
         # A token's score under a tag adds at most every feature's weight and one
         # transition: bounded as a linear model's with that transition as intercept.
         _validation.check_linear_model(

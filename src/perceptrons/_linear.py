@@ -56,7 +56,7 @@ def linear_scores(X: Any, coef: Any, intercept: np.ndarray, estimator: Any = Non
         else:
             scores = X @ np.ascontiguousarray(coef.T.toarray()) + intercept
     if estimator is not None:
-        _validation.check_scores(scores, estimator)
+        _validation.check_scores(scores, estimator, intercept)
     return scores
 
 

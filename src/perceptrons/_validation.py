@@ -307,13 +307,24 @@ def check_feature_names(names: Any, name: str) -> None:
         seen.add(value)
 
 
-def check_scores(scores: np.ndarray, estimator: Any) -> np.ndarray:
+def check_scores(
+    scores: np.ndarray, estimator: Any, intercept: np.ndarray | None = None
+) -> np.ndarray:
     """``scores``, the prediction scores of ``estimator``, unless one is inf or NaN:
     finite weights give them only for features too large for the model (their products
-    or sums overflow), and a NaN score predicts nothing. Compute them under
+    or sums overflow), and a NaN score predicts nothing. An infinite ``intercept`` (naive
+    Bayes' prior of a class declared but not seen yet) is the model's own certainty: the
+    scores equal to it in its column are kept. Compute the scores under
     ``np.errstate(over="ignore", invalid="ignore")``: this is the one report."""
     if not np.isfinite(scores).all():
-        rows = np.flatnonzero(~np.isfinite(scores.reshape(scores.shape[0], -1)).all(axis=1))
+        table = scores.reshape(scores.shape[0], -1)
+        wrong = ~np.isfinite(table)
+        if intercept is not None:
+            certain = np.isinf(intercept)
+            wrong &= ~(certain & (table == np.where(certain, intercept, 0.0)))
+        rows = np.flatnonzero(wrong.any(axis=1))
+        if rows.shape[0] == 0:
+            return scores
         raise ValueError(
             f"{type(estimator).__name__}: non-finite scores (inf/NaN) for {rows.shape[0]} "
             f"row(s) of X (the first: row {int(rows[0])}): their features are too large "

@@ -266,3 +266,38 @@ def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path):
     assert len(lines) == 1 and "non-finite" in lines[0], done.stderr
     assert "Warning" not in done.stderr
     assert not model.exists()
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_voted_prediction_refuses_kernel_values_that_overflow_in_one_line(tmp_path, kernel):
+    """The voted perceptron's support vectors of 1e308 load (no exact cheap criterion
+    bounds its dual scores), but predicting with them is one line, not NaN votes."""
+    path = tmp_path / "voted.npz"
+    P.save(P.VotedPerceptron(kernel=kernel, random_state=0).fit(SMALL, [0, 1, 0, 1]), path)
+
+    def huge_support(meta, arrays):
+        arrays["estimator/support"] = np.full_like(arrays["estimator/support"], 1e308)
+
+    _tamper(path, huge_support)
+    model = P.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as error:
+            model.predict(SMALL)
+    assert "non-finite scores" in _one_line(error)
+
+
+def test_tagger_weights_that_overflow_are_refused_by_load(tmp_path):
+    sentences = [["the", "dog"], ["a", "cat"]]
+    path = tmp_path / "tagger.npz"
+    P.save(P.SequenceTagger(max_epochs=1).fit(sentences, [["D", "N"], ["D", "N"]]), path)
+
+    def huge_weights(meta, arrays):
+        # The (averaged) model is weights - aux / count: about 1e308 wherever a
+        # weight is, each finite, a token's sum of them not.
+        for name in ("estimator/weights", "estimator/weights.values"):
+            if name in arrays:
+                arrays[name] = np.where(arrays[name] != 0, 1e308, 0.0)
+
+    _tamper(path, huge_weights)
+    _refused(path, "non-finite scores")

@@ -308,14 +308,18 @@ def check_feature_names(names: Any, name: str) -> None:
 
 
 def check_scores(
-    scores: np.ndarray, estimator: Any, intercept: np.ndarray | None = None
+    scores: np.ndarray,
+    estimator: Any,
+    intercept: np.ndarray | None = None,
+    first_row: int = 0,
 ) -> np.ndarray:
     """``scores``, the prediction scores of ``estimator``, unless one is inf or NaN:
     finite weights give them only for features too large for the model (their products
     or sums overflow), and a NaN score predicts nothing. An infinite ``intercept`` (naive
     Bayes' prior of a class declared but not seen yet) is the model's own certainty: the
     scores equal to it in its column are kept. Compute the scores under
-    ``np.errstate(over="ignore", invalid="ignore")``: this is the one report."""
+    ``np.errstate(over="ignore", invalid="ignore")``: this is the one report.
+    ``first_row``: the row of X that ``scores[0]`` belongs to (scores by blocks)."""
     if not np.isfinite(scores).all():
         table = scores.reshape(scores.shape[0], -1)
         wrong = ~np.isfinite(table)
@@ -327,8 +331,8 @@ def check_scores(
             return scores
         raise ValueError(
             f"{type(estimator).__name__}: non-finite scores (inf/NaN) for {rows.shape[0]} "
-            f"row(s) of X (the first: row {int(rows[0])}): their features are too large "
-            "for the model; scale them as the training data were scaled."
+            f"row(s) of X (the first: row {first_row + int(rows[0])}): their features are "
+            "too large for the model; scale them as the training data were scaled."
         )
     return scores
 

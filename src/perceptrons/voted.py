@@ -458,7 +458,11 @@ class VotedPerceptron(VotedTraining):
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
         for start in range(0, X.shape[0], rows_per_block):
             stop = min(start + rows_per_block, X.shape[0])
-            gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            # Every rule reads these kernel values: one that overflowed makes each score
+            # of its row inf or NaN (and "vote" would turn NaN into a silent -1).
+            _validation.check_scores(gram, self, first_row=start)
             shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
             for sequences, out in staged:
                 if self._native:

@@ -249,13 +249,26 @@ def test_prediction_refuses_scores_that_overflow_in_one_line():
             assert "non-finite scores" in _one_line(error)
 
 
-def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path):
+def test_parameter_mixing_stops_on_scores_that_overflow():
+    from perceptrons.parallel import mix_threads
+
+    model = P.LogisticRegressionSGD(random_state=0)
+    with pytest.raises(ValueError) as error:
+        mix_threads(model, np.vstack([HUGE] * 4), np.tile(HUGE_Y, 4), n_jobs=2)
+    assert "scores became non-finite" in _one_line(error)
+    with pytest.raises(NotFittedError):
+        model.predict(SMALL)
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]], ids=["in-memory", "stream"])
+def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path, extra):
     data = tmp_path / "huge.svm"
     data.write_text("1 1:1e308 2:1e308\n-1 1:-1e308 2:-1e308\n1 1:1e308 2:-1e308\n")
     model = tmp_path / "model.npz"
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-m", "perceptrons", "train"]
     done = subprocess.run(
-        [sys.executable, "-m", "perceptrons", "train", str(data), "-o", str(model)],
+        [*command, str(data), "-o", str(model), *extra],
         capture_output=True,
         text=True,
         env=env,

@@ -314,3 +314,17 @@ def test_tagger_weights_that_overflow_are_refused_by_load(tmp_path):
 
     _tamper(path, huge_weights)
     _refused(path, "non-finite scores")
+
+
+def test_the_tagger_stops_training_on_scores_that_overflow():
+    """Its features are indicators, so only weights of about 1e308 (no file gives them:
+    loading refuses them) make a sentence's score overflow; the kernel then stops."""
+    sentences, tags = [["the", "dog"], ["a", "cat"]], [["D", "N"], ["D", "N"]]
+    model = P.SequenceTagger(max_epochs=1, random_state=0).fit(sentences, tags)
+    state = model._state
+    state.weights[state.weights != 0] = 1e308
+    with pytest.raises(ValueError) as error:
+        model.partial_fit(sentences, [["N", "D"], ["N", "D"]])
+    assert "scores became non-finite" in _one_line(error)
+    with pytest.raises(NotFittedError):
+        model.predict(sentences)

@@ -159,7 +159,9 @@ class VotedTraining(IncrementalClassifier):
         room = min(self._support.size, call.max_cached) - have
         if room > 0:
             new_support = self._support.matrix(have)[:room]
-            call.cache = np.hstack([call.cache, self._gram(X, new_support)])
+            # Overflowing kernel values are refused where the epoch reads them.
+            with np.errstate(over="ignore", invalid="ignore"):
+                call.cache = np.hstack([call.cache, self._gram(X, new_support)])
 
     def _base_scores(self, X, rows: np.ndarray, call: CallState) -> np.ndarray:
         """Scores of the block's examples under the model as it stands (no bias)."""
@@ -235,14 +237,15 @@ class VotedTraining(IncrementalClassifier):
         mistakes = 0
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            base = self._base_scores(X, rows, call)
             block = X[rows]
             # A copy, not the block itself: scikit-learn's distance code zeroes the
             # diagonal when both arguments are one object, which would give a point's
             # kernel with itself another rounding here than against the support set,
             # and the model would depend on the batch size.
             other = rows if self.kernel == "precomputed" else block.copy()
-            block_gram = self._gram(block, other)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                base = self._base_scores(X, rows, call)
+                block_gram = self._gram(block, other)
             if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
                 # Overflowing kernel values: every score would be inf or NaN.
                 epoch = len(self.history_) + 1

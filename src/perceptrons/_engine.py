@@ -34,6 +34,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from perceptrons._kernels._rows import NON_FINITE_SCORE
+from perceptrons._validation import NonFiniteScores
+
 if TYPE_CHECKING:
     from perceptrons._checked import Spec
     from perceptrons._states import TrainingState
@@ -42,10 +45,12 @@ __all__ = [
     "MAX_HISTORY",
     "Engine",
     "Epochs",
+    "NonFiniteScores",
     "StateCodec",
     "Stopping",
     "add_record",
     "epochs_recorded",
+    "check_statistic",
     "hold_out",
     "non_finite_message",
     "run_epochs",
@@ -274,10 +279,19 @@ def epochs_recorded(history: list[dict[str, Any]], key: str = "epoch") -> int:
     return len(history)
 
 
-def non_finite_message(name: str, epoch: int) -> str:
-    """Why training stopped on weights that overflowed, and what to do about it."""
+def check_statistic(statistic: Any) -> Any:
+    """A training kernel's statistic, or :class:`NonFiniteScores` when the kernel
+    stopped at a non-finite score (see :mod:`perceptrons._kernels._rows`)."""
+    if statistic == NON_FINITE_SCORE:
+        raise NonFiniteScores("a training score became non-finite")
+    return statistic
+
+
+def non_finite_message(name: str, epoch: int, what: str = "weights") -> str:
+    """Why training stopped on ``what`` (weights, scores) that overflowed, and what to
+    do about it."""
     return (
-        f"{name}: weights became non-finite (inf/NaN) in epoch {epoch}: the features are "
+        f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: the features are "
         "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
         "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
     )
@@ -300,9 +314,12 @@ def run_epochs(
 
     After every epoch the model must still be finite: weights that overflowed to inf or
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
-    model that predicts garbage. Each record is appended to ``history`` numbered on from
-    its last (``partial_fit`` adds to the same history; at most :data:`MAX_HISTORY`
-    records are kept, the most recent), with the held-out score
+    model that predicts garbage; so does a score that overflowed during the epoch (the
+    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
+    and a published model whose weights give non-finite scores to inputs in [-1, 1].
+    Each record is appended to ``history`` numbered on from its last (``partial_fit``
+    adds to the same history; at most :data:`MAX_HISTORY` records are kept, the most
+    recent), with the held-out score
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out
@@ -311,14 +328,18 @@ def run_epochs(
     """
     stopping = Stopping(False) if stopping is None else stopping
     for n_iter in range(1, max_epochs + 1):
-        record = epochs.run_epoch(n_iter)
-        held_out = validation() if callable(validation) else validation
         epoch = epochs_recorded(history) + 1
+        try:
+            record = epochs.run_epoch(n_iter)
+        except NonFiniteScores:
+            epochs.forget()
+            raise ValueError(non_finite_message(name, epoch, "scores")) from None
+        held_out = validation() if callable(validation) else validation
         if not epochs.is_finite():
             epochs.forget()
             raise ValueError(non_finite_message(name, epoch))
         if held_out is not None or publish_each_epoch:
-            epochs.publish(n_iter)
+            _publish(epochs, n_iter, name, epoch)
         if held_out is not None:
             record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
@@ -328,7 +349,18 @@ def run_epochs(
             print(f"{heading or name} epoch {epoch}: {text}", flush=True)
         stop = stopping.stop(record)
         if not publish_each_epoch and held_out is None and (stop or n_iter == max_epochs):
-            epochs.publish(n_iter)
+            _publish(epochs, n_iter, name, epoch)
         yield record
         if stop:
             break
+
+
+def _publish(epochs: Epochs, n_iter: int, name: str, epoch: int) -> None:
+    """Publish the model; one whose weights give non-finite scores to moderate inputs
+    (:func:`~perceptrons._validation.check_linear_model`) stops training as a
+    non-finite score does."""
+    try:
+        epochs.publish(n_iter)
+    except NonFiniteScores:
+        epochs.forget()
+        raise ValueError(non_finite_message(name, epoch, "scores")) from None

@@ -26,14 +26,14 @@ from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons._kernels import scoring as _scoring
 from perceptrons._states import Frozen
 
 __all__ = ["LogLinearProbabilities", "SparseCoefMixin", "dense_coef", "linear_scores"]
 
 
-def linear_scores(X: Any, coef: Any, intercept: np.ndarray) -> np.ndarray:
+def linear_scores(X: Any, coef: Any, intercept: np.ndarray, estimator: Any = None) -> np.ndarray:
     """``X @ coef.T + intercept``, bit for bit the same for a dense ``coef`` and for its
     ``scipy.sparse`` form.
 
@@ -43,12 +43,21 @@ def linear_scores(X: Any, coef: Any, intercept: np.ndarray) -> np.ndarray:
     sparse ``X`` goes through scipy's sparse products, which add the same nonzero terms
     in the same column order whether the zero weights are stored or not (a stored zero
     only adds ``+-0.0``).
+
+    With ``estimator``, a non-finite score (features too large for the model) is one
+    ValueError naming it (:func:`~perceptrons._validation.check_scores`), not NumPy's
+    warnings and scores that predict nothing.
     """
-    if not sp.issparse(coef):
-        return X @ coef.T + intercept
-    if sp.issparse(X):
-        return _sparse_scores(sp.csr_matrix(X), coef) + intercept
-    return X @ np.ascontiguousarray(coef.T.toarray()) + intercept
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not sp.issparse(coef):
+            scores = X @ coef.T + intercept
+        elif sp.issparse(X):
+            scores = _sparse_scores(sp.csr_matrix(X), coef) + intercept
+        else:
+            scores = X @ np.ascontiguousarray(coef.T.toarray()) + intercept
+    if estimator is not None:
+        _validation.check_scores(scores, estimator, intercept)
+    return scores
 
 
 def _csr_fits(matrix: sp.csr_matrix, width: int) -> bool:

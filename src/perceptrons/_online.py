@@ -474,11 +474,13 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
     def _publish(self) -> None:
         """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
         assert self._state is not None  # called once training has a state
-        model = self._state.model()
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            model = self._state.model()
         if model.ndim == 1:
             model = model[:, np.newaxis]
         # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
         # is C-contiguous: scipy's sparse product then needs no copy.
+        _validation.check_linear_model(model[:-1].T, model[-1], self)
         self.coef_ = model[:-1].T
         self.intercept_ = model[-1].copy()
 
@@ -498,5 +500,5 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """
         check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
-        scores = linear_scores(X, self.coef_, self.intercept_)
+        scores = linear_scores(X, self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores

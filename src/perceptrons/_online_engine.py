@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
-from perceptrons._engine import Stopping
+from perceptrons._engine import Stopping, check_statistic
 from perceptrons._states import CompactState, Frozen, TrainingState, as_count
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
@@ -255,7 +255,7 @@ class LinearEngine:
                 **arguments,
             )
             state.count = as_count(state.count)
-            statistic += value
+            statistic += check_statistic(value)
             if progress is not None:
                 progress(len(part))
         if raw:
@@ -375,7 +375,10 @@ class LinearEngine:
             estimator._publish()
         else:
             estimator._lifecycle = compact
-            estimator.coef_, estimator.intercept_ = compact.published()
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                coef, intercept = compact.published()
+            _validation.check_linear_model(coef, intercept, estimator)
+            estimator.coef_, estimator.intercept_ = coef, intercept
         if not resumable:
             estimator._lifecycle = Frozen(state.count, pruned_at)
 

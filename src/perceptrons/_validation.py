@@ -26,11 +26,14 @@ def validate_training_data(
 ) -> tuple[Any, np.ndarray]:
     """Check X (any float array or CSR, converted once) and classification labels y."""
     check_sparse_structure(X)
-    data, labels = validate_data(
-        estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
-    )
+    with np.errstate(over="ignore", invalid="ignore"):  # scikit-learn's sum of X
+        data, labels = validate_data(
+            estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
+        )
     labels = column_or_1d(labels, warn=True)
     check_labels(labels)
+    if reset and hasattr(estimator, "feature_names_in_"):
+        check_feature_names(estimator.feature_names_in_, type(estimator).__name__)
     return data, labels
 
 
@@ -39,7 +42,11 @@ def validate_prediction_data(
 ) -> Any:
     """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
     check_sparse_structure(X)
-    return validate_data(estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES)
+    # scikit-learn's finiteness check sums X first: huge finite values overflow the sum.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return validate_data(
+            estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES
+        )
 
 
 def check_sparse_structure(X: Any) -> None:
@@ -143,18 +150,7 @@ def class_weight_per_class(
             "sklearn.utils.class_weight.compute_class_weight('balanced', classes=classes, "
             "y=y) on enough of the labels and pass the resulting dict as class_weight."
         )
-    if isinstance(class_weight, dict):
-        unknown = [label for label in class_weight if label not in set(classes.tolist())]
-        if unknown:
-            raise ValueError(
-                f"{name}: class_weight names labels that are not classes: {unknown!r}; "
-                f"the classes are {classes.tolist()!r}."
-            )
-        bad = {k: v for k, v in class_weight.items() if not _non_negative_number(v)}
-        if bad:
-            raise ValueError(
-                f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
-            )
+    check_class_weight(class_weight, classes, name)
     present = np.isin(classes, y)
     if isinstance(class_weight, str) and class_weight == "balanced" and not present.all():
         # compute_class_weight needs every class in y; absent classes get no weight.
@@ -162,15 +158,6 @@ def class_weight_per_class(
         weights[present] = compute_class_weight("balanced", classes=classes[present], y=y)
         return weights
     return np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
-
-
-def _non_negative_number(value: Any) -> bool:
-    return (
-        isinstance(value, Real)
-        and not isinstance(value, bool | np.bool_)
-        and bool(np.isfinite(float(value)))
-        and float(value) >= 0
-    )
 
 
 def example_weights(
@@ -250,6 +237,104 @@ def encode(known: np.ndarray, y: np.ndarray, estimator: Any) -> np.ndarray:
             f"{known.tolist()!r} (pass classes= to the first partial_fit call)."
         )
     return codes.astype(np.int64)
+
+
+class NonFiniteScores(ValueError):
+    """Scores that are, or can be, inf or NaN: a training kernel met one (finite weights
+    and features whose products or sums overflow), or a model's weights are so large
+    that inputs of moderate size overflow (:func:`check_linear_model`). The epoch loop
+    (:func:`perceptrons._engine.run_epochs`) turns it into its one-line error and leaves
+    the estimator unfitted."""
+
+
+def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None:
+    """Raise :class:`NonFiniteScores` unless every input whose features lie in
+    ``[-1, 1]`` gets finite scores from ``coef`` (dense or sparse, one row per class)
+    and ``intercept``.
+
+    The largest score of such an input is exactly ``Σ_j |coef[k, j]| + |intercept[k]|``
+    (at ``x = sign(coef[k])``), so the criterion is that this sum is finite for every
+    class ``k``: one pass over the model, the cost of forming it. It implies that
+    ``coef`` and ``intercept`` are finite. A model fitted on moderate data meets it;
+    the check is the same for a model just trained and one read from a file.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        magnitude = np.asarray(abs(coef).sum(axis=1)).ravel() + np.abs(intercept)
+    if not np.isfinite(magnitude).all():
+        raise NonFiniteScores(
+            f"{type(estimator).__name__}: the model gives non-finite scores (inf/NaN) to "
+            "inputs whose features lie in [-1, 1]: a class's weights and intercept add up "
+            "(in absolute value) beyond the largest float."
+        )
+
+
+def check_class_weight(class_weight: Any, classes: np.ndarray, name: str) -> None:
+    """``class_weight`` (its parameter rule already accepted it: None, ``"balanced"``
+    or a dict) against the classes: a dict names only classes, each weight a finite
+    number >= 0. The one check of ``fit`` and of a model file's parameters."""
+    if isinstance(class_weight, dict):
+        unknown = [label for label in class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ValueError(
+                f"{name}: class_weight names labels that are not classes: {unknown!r}; "
+                f"the classes are {classes.tolist()!r}."
+            )
+        bad = {k: v for k, v in class_weight.items() if not _non_negative_number(v)}
+        if bad:
+            raise ValueError(
+                f"{name}: class_weight values must be finite numbers >= 0, got {bad!r}."
+            )
+
+
+def _non_negative_number(value: Any) -> bool:
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool | np.bool_)
+        and bool(np.isfinite(float(value)))
+        and float(value) >= 0
+    )
+
+
+def check_feature_names(names: Any, name: str) -> None:
+    """``feature_names_in_`` as scikit-learn records them: distinct strings."""
+    values = np.asarray(names, dtype=object).tolist()
+    if not all(isinstance(value, str) for value in values):
+        raise ValueError(f"{name}: feature names must be strings.")
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{name}: feature names must be distinct; {value!r} repeats.")
+        seen.add(value)
+
+
+def check_scores(
+    scores: np.ndarray,
+    estimator: Any,
+    intercept: np.ndarray | None = None,
+    first_row: int = 0,
+) -> np.ndarray:
+    """``scores``, the prediction scores of ``estimator``, unless one is inf or NaN:
+    finite weights give them only for features too large for the model (their products
+    or sums overflow), and a NaN score predicts nothing. An infinite ``intercept`` (naive
+    Bayes' prior of a class declared but not seen yet) is the model's own certainty: the
+    scores equal to it in its column are kept. Compute the scores under
+    ``np.errstate(over="ignore", invalid="ignore")``: this is the one report.
+    ``first_row``: the row of X that ``scores[0]`` belongs to (scores by blocks)."""
+    if not np.isfinite(scores).all():
+        table = scores.reshape(scores.shape[0], -1)
+        wrong = ~np.isfinite(table)
+        if intercept is not None:
+            certain = np.isinf(intercept)
+            wrong &= ~(certain & (table == np.where(certain, intercept, 0.0)))
+        rows = np.flatnonzero(wrong.any(axis=1))
+        if rows.shape[0] == 0:
+            return scores
+        raise ValueError(
+            f"{type(estimator).__name__}: non-finite scores (inf/NaN) for {rows.shape[0]} "
+            f"row(s) of X (the first: row {first_row + int(rows[0])}): their features are "
+            "too large for the model; scale them as the training data were scaled."
+        )
+    return scores
 
 
 def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
-from perceptrons._engine import epochs_recorded
+from perceptrons._engine import check_statistic, epochs_recorded
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
@@ -159,7 +159,9 @@ class VotedTraining(IncrementalClassifier):
         room = min(self._support.size, call.max_cached) - have
         if room > 0:
             new_support = self._support.matrix(have)[:room]
-            call.cache = np.hstack([call.cache, self._gram(X, new_support)])
+            # Overflowing kernel values are refused where the epoch reads them.
+            with np.errstate(over="ignore", invalid="ignore"):
+                call.cache = np.hstack([call.cache, self._gram(X, new_support)])
 
     def _base_scores(self, X, rows: np.ndarray, call: CallState) -> np.ndarray:
         """Scores of the block's examples under the model as it stands (no bias)."""
@@ -235,14 +237,15 @@ class VotedTraining(IncrementalClassifier):
         mistakes = 0
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            base = self._base_scores(X, rows, call)
             block = X[rows]
             # A copy, not the block itself: scikit-learn's distance code zeroes the
             # diagonal when both arguments are one object, which would give a point's
             # kernel with itself another rounding here than against the support set,
             # and the model would depend on the batch size.
             other = rows if self.kernel == "precomputed" else block.copy()
-            block_gram = self._gram(block, other)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                base = self._base_scores(X, rows, call)
+                block_gram = self._gram(block, other)
             if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
                 # Overflowing kernel values: every score would be inf or NaN.
                 epoch = epochs_recorded(self.history_) + 1
@@ -255,18 +258,20 @@ class VotedTraining(IncrementalClassifier):
                 )
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
-            n_updates = kernel(
-                base=base,
-                block_gram=np.ascontiguousarray(block_gram),
-                examples=rows,
-                targets=targets[rows],
-                weights=NO_WEIGHTS if weights is None else weights[rows],
-                bias=self._bias,
-                bias_sq=bias_sq,
-                slack=call.slack,
-                delta_sq=delta_sq,
-                coef=coef,
-                log=log,
+            n_updates = check_statistic(
+                kernel(
+                    base=base,
+                    block_gram=np.ascontiguousarray(block_gram),
+                    examples=rows,
+                    targets=targets[rows],
+                    weights=NO_WEIGHTS if weights is None else weights[rows],
+                    bias=self._bias,
+                    bias_sq=bias_sq,
+                    slack=call.slack,
+                    delta_sq=delta_sq,
+                    coef=coef,
+                    log=log,
+                )
             )
             self._absorb(X, rows, coef, log[:n_updates], call.example_support, weights)
             self._n_seen += len(rows)
@@ -295,13 +300,14 @@ class VotedTraining(IncrementalClassifier):
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))
         if self._native:
-            n, _ = _perceptron_kernels.multiclass_epoch(
+            statistic, _ = _perceptron_kernels.multiclass_epoch(
                 **common,
                 y=targets,
                 weights=self._weights,
                 slack=call.slack if self.delta > 0 else np.zeros((0, 0)),
                 mistake_log=log,
             )
+            n = check_statistic(statistic)
             positions = log[:n, 0]
             gold, predicted = targets[order[positions]], log[:n, 1]
             steps = 1.0 if weights is None else weights[order[positions]]
@@ -313,13 +319,14 @@ class VotedTraining(IncrementalClassifier):
             parts = []
             for column in range(self._bias.shape[0]):
                 signs = np.ascontiguousarray(targets[:, column])
-                n, _ = _perceptron_kernels.binary_epoch(
+                statistic, _ = _perceptron_kernels.binary_epoch(
                     **common,
                     y=signs,
                     weights=self._weights[column],
                     slack=call.slack[column] if self.delta > 0 else np.zeros(0),
                     mistake_log=log,
                 )
+                n = check_statistic(statistic)
                 positions = log[:n, 0]
                 coef[positions, column] = signs[order[positions]] * (
                     1.0 if weights is None else weights[order[positions]]

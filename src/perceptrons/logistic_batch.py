@@ -456,6 +456,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         # multiplies by, is C-contiguous (no copy for scipy's sparse product, and the
         # operand a sparsified coef_ is expanded to). The state is never written in
         # place: every iteration makes a new array.
+        _validation.check_linear_model(model[:-1].T, model[-1], self)
         self.coef_ = model[:-1].T
         self.intercept_ = model[-1].copy()
 
@@ -486,7 +487,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         """
         check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
-        scores = linear_scores(X, self.coef_, self.intercept_)
+        scores = linear_scores(X, self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
@@ -529,6 +530,7 @@ class _BatchCodec:
         weights = arrays["weights"]
         if sparsified and isinstance(weights, _checked.SparseArray):
             coef, intercept = estimator._published_from(weights)
+            _validation.check_linear_model(coef, intercept, estimator)
             if not estimator.fit_intercept and np.any(intercept):
                 raise ValueError("fit_intercept is False but the intercept row is not zero")
             estimator.n_iter_, estimator._state = n_iter, None

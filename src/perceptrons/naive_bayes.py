@@ -182,8 +182,17 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
         else:
             feature_count, class_count = self.feature_count_, self.class_count_
         feature_count, class_count = self._count(X, y, weights, feature_count, class_count)
+        before = {k: self.__dict__.get(k) for k in ("feature_count_", "class_count_")}
         self.feature_count_, self.class_count_ = feature_count, class_count
-        self._publish()
+        try:
+            self._publish()
+        except ValueError:
+            for key, value in before.items():  # the model as it was
+                if value is None:
+                    self.__dict__.pop(key, None)
+                else:
+                    setattr(self, key, value)
+            raise
         return self
 
     def _is_first_call(self) -> bool:
@@ -221,6 +230,21 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             )
         return feature_count, class_count
 
+    def _check_derived(self, weights: np.ndarray, intercept: np.ndarray) -> None:
+        """The one check of the model derived from the counts, whether they were just
+        counted or read from a file: some example counted (else every prior is
+        ``log 0 - log 0``), and the per-class weights and intercepts meet
+        :func:`~perceptrons._validation.check_linear_model`, except the ``-inf`` prior
+        of a class declared but not seen yet (it is never predicted)."""
+        name = type(self).__name__
+        if not self.class_count_.sum() > 0:
+            raise ValueError(
+                f"{name}: the class counts are all 0 (no example counted, or every one "
+                "weighted 0): there is no model."
+            )
+        unseen = (self.class_count_ == 0) & (intercept == -np.inf)
+        _validation.check_linear_model(weights, np.where(unseen, 0.0, intercept), self)
+
     def _class_log_prior(self) -> np.ndarray:
         n_classes = self.classes_.shape[0]
         if self.class_prior is not None:
@@ -232,11 +256,25 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
         return np.full(n_classes, -np.log(n_classes))
 
     def _publish(self) -> None:
-        """Turn the counts into the per-class weights and the public linear model."""
-        self.class_log_prior_ = self._class_log_prior()
-        weights, feature_bias = self._class_weights()
+        """Turn the counts into the per-class weights and the public linear model,
+        refusing counts whose model gives NaN or overflowing scores
+        (:meth:`_check_derived`); nothing is published then."""
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # checked next
+            log_prior = self._class_log_prior()
+            feature_log_prob = getattr(self, "feature_log_prob_", None)
+            weights, feature_bias = self._class_weights()
+            intercept = log_prior + feature_bias
+        try:
+            self._check_derived(weights, intercept)
+        except ValueError:
+            if feature_log_prob is None:
+                self.__dict__.pop("feature_log_prob_", None)
+            else:
+                self.feature_log_prob_ = feature_log_prob
+            raise
+        self.class_log_prior_ = log_prior
         self._joint_coef = weights
-        self._joint_intercept = self.class_log_prior_ + feature_bias
+        self._joint_intercept = intercept
         if self.classes_.shape[0] == 2:
             # One row, like the binary perceptrons: positive scores predict classes_[1].
             self.coef_ = (weights[1] - weights[0])[np.newaxis, :]
@@ -282,7 +320,7 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             With two classes, their difference ``log P(classes_[1], x) - log
             P(classes_[0], x)``, the log odds: positive scores predict ``classes_[1]``.
         """
-        scores = linear_scores(self._validate_predict(X), self.coef_, self.intercept_)
+        scores = linear_scores(self._validate_predict(X), self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict_joint_log_proba(self, X: ArrayLike) -> np.ndarray:

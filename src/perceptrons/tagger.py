@@ -32,8 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons import _params as rules
+from perceptrons._engine import check_statistic
 from perceptrons._kernels import sequence as _kernels
 from perceptrons._online import OnlineLearner
 from perceptrons._online_engine import LinearEngine
@@ -126,10 +127,15 @@ def _tag_lists(y: Any, sentences: list, name: str = "y") -> list:
             raise ValueError(
                 f"{name}[{i}] has {len(sequence)} tags for a sentence of {len(sentence)} tokens."
             )
-        for tag in sequence:
-            if not isinstance(tag, str):
-                raise ValueError(f"{name}[{i}] holds a tag that is not a str: {tag!r}.")
+        _check_tags(sequence, f"{name}[{i}]")
     return tags
+
+
+def _check_tags(tags: Any, where: str) -> None:
+    """Tags are strings: those of ``fit`` and those a model file declares alike."""
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise ValueError(f"{where} holds a tag that is not a str: {tag!r}.")
 
 
 def _flat_tags(tags: list) -> tuple[np.ndarray, np.ndarray]:
@@ -405,7 +411,8 @@ class SequenceTagger(OnlineLearner):
         # cost 0.35 s of a 4.5 s fit on CoNLL-2000): the mistakes touched about 2% of
         # the (feature, tag) pairs.
         touched = state.touched(n_features * n_tags)
-        values = state.model_entries(touched)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            values = state.model_entries(touched)
         nonzero = values != 0
         rows, tags = np.divmod(touched[nonzero], n_tags)
         indptr = np.zeros(n_features + 1, dtype=np.int64)
@@ -413,10 +420,16 @@ class SequenceTagger(OnlineLearner):
         by_feature = sp.csr_matrix(
             (values[nonzero], tags, indptr), shape=(n_features, n_tags), dtype=np.float64
         )
+        start = n_features * n_tags
+        with np.errstate(over="ignore", invalid="ignore"):
+            transitions = state.model_entries(np.arange(start, start + (n_tags + 1) * n_tags))
+        # A token's score under a tag adds at most every feature's weight and one
+        # transition: bounded as a linear model's with that transition as intercept.
+        _validation.check_linear_model(
+            by_feature.T, np.abs(transitions).reshape(n_tags + 1, n_tags).max(axis=0), self
+        )
         self._decoding = _decoding_tables(by_feature)
         self.coef_ = by_feature.T
-        start = n_features * n_tags
-        transitions = state.model_entries(np.arange(start, start + (n_tags + 1) * n_tags))
         self.transitions_ = transitions.reshape(n_tags + 1, n_tags)
         self.intercept_ = np.zeros(n_tags)
 
@@ -642,7 +655,7 @@ class TaggerEngine(LinearEngine):
                 log,
             )
             state.count = as_count(count)
-            mistakes += int(wrong)
+            mistakes += int(check_statistic(wrong))
             if progress is not None:
                 progress(len(part))
         if raw:
@@ -681,6 +694,7 @@ class TaggerEngine(LinearEngine):
         against ``n_features_in_`` and ``classes_`` (it may come from an untrusted
         file). Without the featurizer's part (parameter mixing publishing its mixed
         weights) the fitted featurizer is kept."""
+        _check_tags(self.estimator.classes_.tolist(), "classes_")
         own = {k: v for k, v in arrays.items() if not k.startswith(_FEATURIZER_PREFIX)}
         featurizer = None
         if "featurizer" in values:

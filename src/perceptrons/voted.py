@@ -459,7 +459,11 @@ class VotedPerceptron(VotedTraining):
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
         for start in range(0, X.shape[0], rows_per_block):
             stop = min(start + rows_per_block, X.shape[0])
-            gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+            # Every rule reads these kernel values: one that overflowed makes each score
+            # of its row inf or NaN (and "vote" would turn NaN into a silent -1).
+            _validation.check_scores(gram, self, first_row=start)
             shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
             for sequences, out in staged:
                 if self._native:
@@ -503,7 +507,7 @@ class VotedPerceptron(VotedTraining):
             in [-1, 1]). Multiclass: ``"vote"`` gives each class's share of the votes.
         """
         check_is_fitted(self, "classes_")
-        return self._staged_scores(X, [self._n_seen])[0]
+        return _validation.check_scores(self._staged_scores(X, [self._n_seen])[0], self)
 
     def staged_decision_function(self, X: ArrayLike) -> Iterator[np.ndarray]:
         """Decision values of the model as it stood after each epoch.
@@ -524,7 +528,8 @@ class VotedPerceptron(VotedTraining):
             As :meth:`decision_function`, one array per epoch.
         """
         check_is_fitted(self, "classes_")
-        yield from self._staged_scores(X, list(self._epoch_ends))
+        for scores in self._staged_scores(X, list(self._epoch_ends)):
+            yield _validation.check_scores(scores, self)
 
     def staged_predict(self, X: ArrayLike) -> Iterator[np.ndarray]:
         """Predicted labels after each epoch (see :meth:`staged_decision_function`).

@@ -15,8 +15,21 @@ last, see :mod:`perceptrons._kernels.perceptron`); the pieces touch feature rows
 ``aux`` is the averaging trick's auxiliary array, or empty for a model that is not
 averaged: every change ``c`` written to ``weights`` is written as ``aux_factor * c`` to
 ``aux``. Nothing here allocates.
+
+Non-finite scores
+-----------------
+Every training kernel checks each score it computes (``finite_scores``, O(classes) per
+example: the cost of reading the scores once), and the rules that step by ``||x||²``
+(passive-aggressive, ROMMA) that squared norm, ``x``'s score against itself. Finite
+weights and finite features can still give an infinite or NaN score (``1e308 * 2``,
+``inf - inf``), and then every comparison the update rules make is meaningless (a NaN
+score is never a mistake). So on the first non-finite score a kernel stops and returns
+:data:`NON_FINITE_SCORE` as its statistic (mistakes, updates or loss, otherwise never
+negative), leaving the state unfinished (a lazy scale not written back): the caller
+raises (:func:`perceptrons._engine.check_statistic`) and discards the model.
 """
 
+import numpy as np
 from numba.extending import register_jitable
 
 # The pieces are compiled into each kernel that calls them (no dispatcher or cache files
@@ -24,6 +37,18 @@ from numba.extending import register_jitable
 # not notice an edit here; the kernels' cache (perceptrons._kernels._cache) is stamped
 # with this module too, so an edit recompiles the kernels of every module importing it.
 _jit = register_jitable
+
+#: The statistic a training kernel returns when it met a non-finite score (see above).
+NON_FINITE_SCORE = -1
+
+
+@_jit
+def finite_scores(scores):
+    """Whether every element of the 1-D ``scores`` is finite."""
+    for k in range(scores.shape[0]):
+        if not np.isfinite(scores[k]):
+            return False
+    return True
 
 
 @_jit

@@ -51,7 +51,9 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
 
 The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
 call (each computed before its update, weighted by ``s_i``) and ``count`` advanced by
-``len(order)`` (by the examples' total weight when weighted).
+``len(order)`` (by the examples' total weight when weighted); or
+``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
+:mod:`perceptrons._kernels._rows`).
 """
 
 import numpy as np
@@ -131,8 +133,10 @@ def binary_epoch(rows, y, order, weights, aux, scales, count, rule, sample_weigh
         s = _weight_of(sample_weight, i)
         if s == 0.0:
             continue  # as if the example were absent
-        dot = _rows.dot(rows, i, weights, 0.0)
-        residual, loss = _logistic(scale * dot + weights[n_features] * bias_feature, y[i])
+        z = scale * _rows.dot(rows, i, weights, 0.0) + weights[n_features] * bias_feature
+        if not np.isfinite(z):
+            return _rows.NON_FINITE_SCORE, count
+        residual, loss = _logistic(z, y[i])
         if weighted:
             loss_sum += s * loss
             scale *= decay if s == 1.0 else decay**s
@@ -178,6 +182,8 @@ def multinomial_epoch(rows, y, order, weights, aux, scales, count, rule, sample_
         _rows.add_scores(rows, i, weights, scores)
         for k in range(n_classes):
             scores[k] = scale * scores[k] + weights[n_features, k] * bias_feature
+        if not _rows.finite_scores(scores):
+            return _rows.NON_FINITE_SCORE, count
         loss = _softmax_residual(scores, y[i], residual)
         if weighted:
             loss_sum += s * loss

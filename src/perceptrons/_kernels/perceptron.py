@@ -62,7 +62,8 @@ passing them empty, which skips all their work.
     entirely: no update, no mistake, no count, exactly as if it were absent.
 
 The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)`` (by
-the examples' total weight when weighted).
+the examples' total weight when weighted), or ``(NON_FINITE_SCORE, count)`` at the first
+non-finite score (see :mod:`perceptrons._kernels._rows`).
 They hold no Python objects and allocate only one score buffer per call (multiclass);
 nothing is allocated per example.
 """
@@ -127,10 +128,14 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if use_slack:
             score += delta * slack[i]
+        if not np.isfinite(score):
+            return _rows.NON_FINITE_SCORE, count
         sq_norm = 0.0
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
+            if not np.isfinite(sq_norm):
+                return _rows.NON_FINITE_SCORE, count
         eta = _step(y[i] * score, sq_norm, rule)
         if eta != 0.0:
             if log:
@@ -202,10 +207,14 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
         if use_slack:
             for k in range(n_classes):
                 scores[k] += delta * slack[i, k]
+        if not _rows.finite_scores(scores):
+            return _rows.NON_FINITE_SCORE, count
         sq_norm = 0.0
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
+            if not np.isfinite(sq_norm):
+                return _rows.NON_FINITE_SCORE, count
         gold = y[i]
         predicted, eta = _multiclass_decision(scores, gold, sq_norm, rule)
         if eta != 0.0:

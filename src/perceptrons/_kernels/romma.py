@@ -60,7 +60,9 @@ it is ``< 1``.
 ``sample_weight``
     Must be empty: ROMMA has no weighted form (the estimators refuse weights first).
 
-The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)``.
+The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)``, or
+``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
+:mod:`perceptrons._kernels._rows`).
 Nothing is allocated per example (one score buffer per multiclass call).
 """
 
@@ -138,7 +140,11 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
     for position in range(order.shape[0]):
         i = order[position]
         z = scale * _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        if not np.isfinite(z):
+            return _rows.NON_FINITE_SCORE, count
         q = _rows.sq_norm(rows, i, bias_feature * bias_feature)
+        if not np.isfinite(q):
+            return _rows.NON_FINITE_SCORE, count
         update, restart, c, d = _coefficients(y[i] * z, z, y[i], w_sq, q, aggressive)
         if update:
             if log:
@@ -192,11 +198,17 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
+        if not _rows.finite_scores(scores):
+            return _rows.NON_FINITE_SCORE, count
         gold = y[i]
         other = _best_other(scores, gold)
         z = scale * (scores[gold] - scores[other])
+        if not np.isfinite(z):
+            return _rows.NON_FINITE_SCORE, count
         # The joint example Φ(x, gold) - Φ(x, other) has label +1 and norm² 2 ||x||².
         q = 2.0 * _rows.sq_norm(rows, i, bias_feature * bias_feature)
+        if not np.isfinite(q):
+            return _rows.NON_FINITE_SCORE, count
         update, restart, c, d = _coefficients(z, z, 1.0, w_sq, q, aggressive)
         if update:
             if log:

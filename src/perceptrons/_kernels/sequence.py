@@ -38,6 +38,7 @@ sentence.
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels._rows import NON_FINITE_SCORE, finite_scores
 
 _jit = cached_njit(nogil=True)
 
@@ -221,7 +222,9 @@ def epoch(
     ``min(C, (loss - margin) / ||Δ||²)``, with the Hamming loss and ``Δ`` the
     difference of the two feature vectors, aggregated by weight entry).
 
-    Returns ``(n_wrong_sentences, count)``, ``count`` advanced by ``len(order)``.
+    Returns ``(n_wrong_sentences, count)``, ``count`` advanced by ``len(order)``; or
+    ``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
+    :mod:`perceptrons._kernels._rows`).
     """
     n_tags = weights.shape[1]
     n_features = weights.shape[0] - n_tags - 1
@@ -250,6 +253,13 @@ def epoch(
             continue
         emissions(indptr, indices, weights, first, last, emit)
         predicted_score = viterbi(emit, n, transitions, delta, back, path)
+        # The best path's score finite and every emission finite: then no comparison
+        # Viterbi made read a NaN or an infinity.
+        if not np.isfinite(predicted_score):
+            return NON_FINITE_SCORE, count
+        for t in range(n):
+            if not finite_scores(emit[t]):
+                return NON_FINITE_SCORE, count
         wrong = 0
         for t in range(n):
             if path[t] != codes[first + t]:
@@ -283,6 +293,8 @@ def epoch(
                         aux[guess_before, guess] -= factor
         else:
             gold_score = path_score(emit, n, transitions, codes, first)
+            if not np.isfinite(gold_score):
+                return NON_FINITE_SCORE, count
             m = 0
             for t in range(n):
                 gold, guess = codes[first + t], path[t]

@@ -19,7 +19,8 @@ weight ``s`` updates by ``s`` times the step (its dual coefficient, the intercep
 Δ feature), and one of weight 0 is skipped, as if absent.
 
 The update log rows are ``(position in block, column, sign)`` (binary) or
-``(position in block, gold, predicted)`` (native). Kernels return the number of updates.
+``(position in block, gold, predicted)`` (native). Kernels return the number of updates,
+or ``NON_FINITE_SCORE`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
 
 Prediction (:func:`sequence_scores_binary`, :func:`sequence_scores_native`) computes, per
 row of ``gram`` (kernel values between the rows to predict and the support vectors),
@@ -33,6 +34,7 @@ example's weight: ``signs`` holds ``±s``, the native ``steps`` holds ``s``).
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels._rows import NON_FINITE_SCORE, finite_scores
 from perceptrons._kernels.perceptron import argmax_lowest
 
 _jit = cached_njit(nogil=True)
@@ -60,6 +62,8 @@ def dual_block_binary(
                 score += coef[p, c] * block_gram[p, t]
             if slack.size > 0:
                 score += slack[examples[t], c]
+            if not np.isfinite(score):
+                return NON_FINITE_SCORE
             sign = targets[t, c]
             if sign * score <= 0.0:
                 step = sign * weights[t] if weighted else sign
@@ -101,6 +105,8 @@ def dual_block_native(
         if slack.size > 0:
             for c in range(n_classes):
                 scores[c] += slack[examples[t], c]
+        if not finite_scores(scores):
+            return NON_FINITE_SCORE
         predicted = 0
         for c in range(1, n_classes):
             if scores[c] > scores[predicted]:

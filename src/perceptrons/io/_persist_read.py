@@ -18,7 +18,7 @@ from typing import IO, Any
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons._engine import MAX_HISTORY, StateCodec
 from perceptrons._linear import SparseCoefMixin
 from perceptrons._memory import MemoryBudgetError, array_bytes, check_allocation
@@ -244,6 +244,8 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     arrays.check(name, spec, sizes, "the metadata")
     classes = labels_from_array(arrays[name], classes_dtype)
     check_classes(classes)
+    # The rules fit applies to what it is given, applied to what the file gives.
+    _validation.check_class_weight(getattr(estimator, "class_weight", None), classes, cls.__name__)
     estimator.classes_ = classes
     estimator.n_features_in_ = n_features
     if meta["feature_names_in"] and names_as_table(meta):
@@ -253,13 +255,18 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
         for name, spec in table.items():
             arrays.check(name, spec, sizes, f"{n_features} features")
         text, ends = (arrays[name] for name in table)
-        names = _checked.unpack_strings(text, ends, "estimator/feature_names_in")
-        estimator.feature_names_in_ = np.array(names, dtype=object)
+        names = np.array(
+            _checked.unpack_strings(text, ends, "estimator/feature_names_in"), dtype=object
+        )
+        _validation.check_feature_names(names, cls.__name__)
+        estimator.feature_names_in_ = names
     elif meta["feature_names_in"]:
         name = "estimator/feature_names_in"
         spec = _checked.Spec(label_dtypes(arrays, name, "object"), (n_features,))
         arrays.check(name, spec, sizes, f"{n_features} features")
-        estimator.feature_names_in_ = labels_from_array(arrays[name], "object")
+        names = labels_from_array(arrays[name], "object")
+        _validation.check_feature_names(names, cls.__name__)
+        estimator.feature_names_in_ = names
     estimator.history_ = list(meta["history"])[-MAX_HISTORY:]  # older files: unbounded
     if meta["rng"] is not None:
         arrays.check("estimator/rng_key", RNG_KEY, sizes, "MT19937")

@@ -24,6 +24,18 @@ transit (anyone can recompute it). :func:`~perceptrons.load` and :func:`describe
   from its ``.npy`` header, before its data are read; then its values: finite floats, and every
   index a compiled loop follows (the voted perceptron's support ids, classes, columns,
   CSR indices) within range.
+* **What ``fit`` refuses, loading refuses.** The checks are the estimators' own, the
+  ones ``fit`` runs, not a copy: ``class_weight`` holds finite weights >= 0 and names
+  only classes, ``feature_names_in`` are distinct strings, a ``SequenceTagger``'s tags
+  are strings; and the model derived from the state is checked as a trained one is when
+  it is published. Scores must be finite for every input whose features lie in
+  ``[-1, 1]``: the largest such score of class ``k`` is exactly ``Σ_j |coef_[k, j]| +
+  |intercept_[k]|`` (at ``x = sign(coef_[k])``), so that sum must be finite, computed
+  from the derived model (an averaged model's mean ``weights - aux / count``, naive
+  Bayes' log-probabilities from the counts; the tagger's weights with its largest
+  transition as intercept); a naive Bayes model must have counted some example (a
+  class declared but not seen keeps its ``-inf`` prior). One pass over the model: no
+  finite state that passes gives NaN or infinite scores to inputs of that size.
 * **Bounded memory.** The zip directory is read first: only ``.npy`` members the
   metadata names, stored or deflated, at most :data:`MAX_ARRAY_BYTES` uncompressed in
   all, and at most that much in memory once the arrays stored as their nonzeros are
@@ -420,7 +432,7 @@ def _read_checked(path: str | os.PathLike[str], result: Callable[[dict, Any], An
     except Exception as exc:
         # The engines' own checks (import_state, check_params) raise ValueError; any
         # other exception is a check missing here, but still a refused file, in one line.
-        kind = "" if type(exc) is ValueError else f"{type(exc).__name__}: "
+        kind = "" if isinstance(exc, ValueError) else f"{type(exc).__name__}: "
         raise ValueError(
             f"cannot load {path}: invalid model data ({kind}{one_line(exc)})"
         ) from None

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 import perceptrons as P
+from perceptrons._checked import pack_strings
 from perceptrons.io._persist_format import META, checksum
 
 HUGE = np.array([[1e308, 1e308], [-1e308, -1e308], [1e308, -1e308], [-1e308, 1e308]])
@@ -98,7 +99,9 @@ def test_duplicate_feature_names_are_refused_by_fit_and_by_load(tmp_path):
     P.save(P.Perceptron().fit(pd.DataFrame(SMALL, columns=["a", "b"]), [0, 1, 0, 1]), path)
 
     def duplicate(meta, arrays):
-        arrays["estimator/feature_names_in"] = np.array(["a", "a"])
+        text, ends = pack_strings(["a", "a"])
+        arrays["estimator/feature_names_in_text"] = text
+        arrays["estimator/feature_names_in_ends"] = ends
 
     _tamper(path, duplicate)
     _refused(path, "feature names must be distinct", "'a'")

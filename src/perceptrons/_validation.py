@@ -247,6 +247,9 @@ class NonFiniteScores(ValueError):
     the estimator unfitted."""
 
 
+_MAGNITUDE_BLOCK = 1 << 16
+
+
 def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None:
     """Raise :class:`NonFiniteScores` unless every input whose features lie in
     ``[-1, 1]`` gets finite scores from ``coef`` (dense or sparse, one row per class)
@@ -259,7 +262,14 @@ def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None
     the check is the same for a model just trained and one read from a file.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        magnitude = np.asarray(abs(coef).sum(axis=1)).ravel() + np.abs(intercept)
+        if sp.issparse(coef):
+            magnitude = np.asarray(abs(coef).sum(axis=1)).ravel()
+        else:  # by blocks of columns: a hashed model's |coef| would double its memory
+            coef = np.asarray(coef)
+            magnitude = np.zeros(coef.shape[0])
+            for start in range(0, coef.shape[1], _MAGNITUDE_BLOCK):
+                magnitude += np.abs(coef[:, start : start + _MAGNITUDE_BLOCK]).sum(axis=1)
+        magnitude = magnitude + np.abs(intercept)
     if not np.isfinite(magnitude).all():
         raise NonFiniteScores(
             f"{type(estimator).__name__}: the model gives non-finite scores (inf/NaN) to "

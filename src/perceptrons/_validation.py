@@ -76,19 +76,36 @@ def check_sparse_structure(X: Any) -> None:
         )
 
 
+# A float label is a class when scikit-learn can compare it as a 64-bit integer: a whole
+# number at or beyond 2**63 (1e300, 2.0**63) cannot be cast, so scikit-learn's
+# ``type_of_target`` calls it continuous (its metrics too), with a cast warning.
+_INTEGER_CLASS_BOUND = 2.0**63
+
+
 def check_labels(labels: np.ndarray) -> None:
-    """Classification labels: refuse a regression target with a message saying so."""
-    if type_of_target(labels) == "continuous":
+    """Classification labels: refuse a regression target, or numbers that cannot be
+    classes (non-finite, fractional, whole but beyond the 64-bit integers), with a
+    message naming one of them."""
+    if labels.dtype.kind == "f":
         values = np.asarray(labels, dtype=np.float64)
         finite = values[np.isfinite(values)]
-        fractional = finite[finite != np.round(finite)]
-        example = fractional[0] if fractional.size else values[~np.isfinite(values)][0]
-        # "Unknown label type: continuous" is scikit-learn's phrase (its checks match it).
-        raise ValueError(
-            "Unknown label type: continuous. Labels must be classes (integers or strings); "
-            f"got non-integer numbers such as {float(example)!r}: this looks like a "
-            "regression target."
+        problems = (
+            (finite[finite != np.round(finite)], "non-integer numbers", "a regression target"),
+            (values[~np.isfinite(values)], "non-finite numbers", "a regression target"),
+            (
+                finite[(finite >= _INTEGER_CLASS_BOUND) | (finite < -_INTEGER_CLASS_BOUND)],
+                "whole numbers beyond the 64-bit integers",
+                "identifiers: renumber them within +-2**63",
+            ),
         )
+        for found, kind, looks_like in problems:
+            if found.size:
+                # "Unknown label type: continuous" is scikit-learn's phrase (its checks match it).
+                raise ValueError(
+                    "Unknown label type: continuous. Labels must be classes (integers or "
+                    f"strings); got {kind} such as {float(found[0])!r}: this looks like "
+                    f"{looks_like}."
+                )
     check_classification_targets(labels)
 
 

@@ -25,6 +25,7 @@ from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
+from perceptrons._memory import check_training_state
 
 __all__ = ["LogisticRegressionBatch"]
 
@@ -433,6 +434,14 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
             data = np.asarray(data, dtype=np.float64)
         codes = _validation.encode(self.classes_, labels, self)
         n_classes = self.classes_.shape[0]
+        # Three iterates (the current, the previous, the line search's), each with its
+        # gradient, and the published model.
+        check_training_state(
+            type(self).__name__,
+            data.shape[1] + 1,
+            1 if n_classes == 2 else n_classes,
+            arrays=7,
+        )
         if n_classes == 2:
             targets = codes.astype(np.float64)
         else:

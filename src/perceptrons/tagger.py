@@ -552,13 +552,11 @@ class TaggerEngine(LinearEngine):
             return y
         return self.estimator._encode(_tag_lists(y, list(y)), self.estimator.classes_)
 
-    def new_state(self, n_features: int) -> TrainingState:
-        """Zero weights: ``n_features`` observation rows, a row per previous tag and
-        one for the sentence start; a column per tag."""
+    def state_size(self, n_features: int) -> tuple[int, int]:
+        """``n_features`` observation rows and a row per previous tag (the sentence
+        start's is the intercept's); a column per tag."""
         n_tags = self.estimator._n_tags
-        return self.estimator._state_class.zeros(
-            n_features + n_tags, n_tags, self.estimator._averaged
-        )
+        return n_features + n_tags, n_tags
 
     def training_data(
         self, X: Any, y: Any, sample_weight: Any = None

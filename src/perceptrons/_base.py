@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
@@ -157,5 +158,5 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)
+        check_is_fitted(self, "classes_")
+        return _validation.predict_in_batches(self.decision_function, self.classes_, X)

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons._kernels import scoring as _scoring
 from perceptrons._states import Frozen
 
@@ -44,6 +44,7 @@ def linear_scores(X: Any, coef: Any, intercept: np.ndarray) -> np.ndarray:
     in the same column order whether the zero weights are stored or not (a stored zero
     only adds ``+-0.0``).
     """
+    _validation.check_scores_memory(X.shape[0], coef.shape[0])
     if not sp.issparse(coef):
         return X @ coef.T + intercept
     if sp.issparse(X):

@@ -6,15 +6,19 @@ Labels of any type are mapped once to integer codes (indices into the sorted
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from sklearn.utils import _safe_indexing
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
+
+from perceptrons._memory import array_bytes, check_allocation
 
 # Dense input is used as given when it already has one of these dtypes (C or F order):
 # the kernels are compiled for both, so no copy is made.
@@ -274,3 +278,52 @@ def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
+
+
+#: The most memory one block of scores takes when :func:`predict_in_batches` scores the
+#: rows a block at a time (64 MiB: 8,192 rows of 1,024 classes).
+SCORE_BATCH_BYTES = 2**26
+
+
+def n_score_columns(classes: np.ndarray) -> int:
+    """The columns of a model's scores: one for two classes, else one per class."""
+    return 1 if classes.shape[0] == 2 else classes.shape[0]
+
+
+def check_scores_memory(n_samples: int, n_columns: int) -> None:
+    """Refuse, before it is allocated, a matrix of scores that would not fit in memory
+    (``decision_function``, ``predict_proba``: their results are the whole matrix)."""
+    check_allocation(
+        array_bytes(n_samples, n_columns),
+        f"the scores ({n_samples:,} rows x {n_columns:,} columns)",
+        "score fewer rows at a time (predict and score do: they work in blocks)",
+    )
+
+
+def predict_in_batches(
+    decision_function: Callable[[Any], np.ndarray], classes: np.ndarray, X: Any
+) -> np.ndarray:
+    """The labels :func:`labels_from_scores` gives for ``decision_function(X)``, scored
+    a block of rows at a time when the whole matrix of scores (``n_samples x
+    n_classes``) would take more than :data:`SCORE_BATCH_BYTES`: predicting (and
+    ``score``, the CLI's accuracies) then needs memory for one block, whatever the
+    number of rows and classes."""
+    rows_per_batch = max(1, SCORE_BATCH_BYTES // array_bytes(n_score_columns(classes)))
+    try:
+        n_samples = _num_samples(X)
+    except TypeError:  # not an array: decision_function says what is wrong with it
+        n_samples = 0
+    if n_samples <= rows_per_batch:
+        return labels_from_scores(classes, decision_function(X))
+    if sp.issparse(X):
+        X = X if X.format in ("csr", "csc") else sp.csr_matrix(X)
+    elif not hasattr(X, "iloc") and not hasattr(X, "shape"):
+        X = np.asarray(X)  # a list of rows: sliceable
+    return np.concatenate(
+        [
+            labels_from_scores(
+                classes, decision_function(_safe_indexing(X, slice(start, start + rows_per_batch)))
+            )
+            for start in range(0, n_samples, rows_per_batch)
+        ]
+    )

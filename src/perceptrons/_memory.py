@@ -134,6 +134,7 @@ def check_training_state(
     arrays: int,
     copies: int = 1,
     lower: str | None = None,
+    classes: str = "classes",
 ) -> None:
     """Refuse, before any of it is allocated, a training state that will not fit.
 
@@ -155,6 +156,8 @@ def check_training_state(
         How many copies exist at once.
     lower : str, optional
         What else lowers the cost, added to the advice on features, classes and jobs.
+    classes : str, default="classes"
+        What the columns are called (a tagger's are its ``"tags"``).
 
     Raises
     ------
@@ -167,7 +170,7 @@ def check_training_state(
         f"{who}'s training state ({n_rows:,} weight rows x {n_columns:,} columns "
         f"x {arrays} arrays{held})"
     )
-    remedies = [FEWER_FEATURES, "fewer classes"]
+    remedies = [FEWER_FEATURES, f"fewer {classes}"]
     if copies > 1:
         remedies.append("fewer jobs (n_jobs / --n-jobs)")
     if lower:

@@ -72,6 +72,9 @@ def check_epoch_inputs(
 class LinearEngine:
     """The training machinery of one online linear estimator (see the module)."""
 
+    #: What the columns of the weights stand for, as messages name them.
+    COLUMNS = "classes"
+
     def __init__(self, estimator: Any) -> None:
         # An OnlineLinearClassifier (or the tagger): typed loosely, as that module
         # imports this one; what the engine reads of it is its family's hooks.
@@ -188,9 +191,15 @@ class LinearEngine:
         features that would not fit in memory ``copies`` times (parameter mixing holds
         one per job): the weights, the averaging state and the model :meth:`publish`
         forms from them."""
-        rows, columns = self.state_size(n_features)
+        self.check_state_shape(*self.state_size(n_features), copies=copies)
+
+    def check_state_shape(self, rows: int, columns: int, copies: int = 1) -> None:
+        """:meth:`check_state_memory` for weights of ``rows`` rows (and the intercept's)
+        and ``columns`` columns."""
         arrays = (2 if self.averaged else 1) + 1
-        check_training_state(self.name, rows + 1, columns, arrays=arrays, copies=copies)
+        check_training_state(
+            self.name, rows + 1, columns, arrays=arrays, copies=copies, classes=self.COLUMNS
+        )
 
     def new_state(self, n_features: int) -> TrainingState:
         self.check_state_memory(n_features)

@@ -165,14 +165,14 @@ def check_training_state(
         The whole state is above :func:`memory_limit`.
     """
     n_bytes = array_bytes(n_rows, n_columns) * arrays * copies
-    held = f" x {copies:,} copies (one per job, and the mixed one)" if copies > 1 else ""
+    held = f" x {copies:,} copies (one per shard, and the mixed one)" if copies > 1 else ""
     what = (
         f"{who}'s training state ({n_rows:,} weight rows x {n_columns:,} columns "
         f"x {arrays} arrays{held})"
     )
     remedies = [FEWER_FEATURES, f"fewer {classes}"]
     if copies > 1:
-        remedies.append("fewer jobs (n_jobs / --n-jobs)")
+        remedies.append("fewer shards (n_jobs, --workers)")
     if lower:
         remedies.append(lower)
     check_allocation(

@@ -18,7 +18,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
 
-from perceptrons._memory import array_bytes, check_allocation
+from perceptrons._memory import array_bytes, check_allocation, memory_limit
 
 # Dense input is used as given when it already has one of these dtypes (C or F order):
 # the kernels are compiled for both, so no copy is made.
@@ -281,7 +281,8 @@ def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 
 #: The most memory one block of scores takes when :func:`predict_in_batches` scores the
-#: rows a block at a time (64 MiB: 8,192 rows of 1,024 classes).
+#: rows a block at a time (64 MiB: 8,192 rows of 1,024 classes; less under a lower
+#: memory limit).
 SCORE_BATCH_BYTES = 2**26
 
 
@@ -308,7 +309,10 @@ def predict_in_batches(
     n_classes``) would take more than :data:`SCORE_BATCH_BYTES`: predicting (and
     ``score``, the CLI's accuracies) then needs memory for one block, whatever the
     number of rows and classes."""
-    rows_per_batch = max(1, SCORE_BATCH_BYTES // array_bytes(n_score_columns(classes)))
+    # A block within the memory budget too, however low it is set.
+    limit = memory_limit()[0]
+    block_bytes = SCORE_BATCH_BYTES if limit is None else min(SCORE_BATCH_BYTES, limit // 8)
+    rows_per_batch = max(1, block_bytes // array_bytes(n_score_columns(classes)))
     try:
         n_samples = _num_samples(X)
     except TypeError:  # not an array: decision_function says what is wrong with it

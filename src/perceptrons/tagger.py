@@ -42,7 +42,7 @@ from perceptrons._sequences import TagCodes, TokenFeatures
 from perceptrons._states import TrainingState, as_count
 from perceptrons.sequence_features import SequenceFeaturizer
 
-__all__ = ["SequenceTagger", "viterbi_steps"]
+__all__ = ["SequenceTagger"]
 
 _UPDATES = {"perceptron": _kernels.PERCEPTRON, "mira": _kernels.MIRA}
 _PRESETS = ("auto", "pos", "chunk")

@@ -276,3 +276,15 @@ def test_many_classes_are_predicted_within_the_address_space():
     result = _child(["-c", textwrap.dedent(_TRAIN_ACCURACY)], budget="1G")
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[0] == "60000"
+
+
+def test_the_random_voting_rule_is_never_scored_in_blocks(monkeypatch):
+    """Its draws restart with each call: blocks would change the predictions."""
+    from perceptrons import VotedPerceptron
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 2, 60)
+    model = VotedPerceptron(prediction="random", random_state=0, max_epochs=3).fit(X, y)
+    whole = model.predict(X)
+    monkeypatch.setattr(_validation, "SCORE_BATCH_BYTES", 8 * 4)  # 4 rows a block
+    assert np.array_equal(model.predict(X), whole)

@@ -89,7 +89,10 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     n_features : int, default=2**20
         Number of columns with ``vocabulary="hashing"``, at most
         :data:`~perceptrons.features.MAX_N_FEATURES`;
-        ignored with ``"fit"``.
+        ignored with ``"fit"``. A model's weights take 8 bytes per column and class
+        (three such arrays while an averaged model trains), and ``"tfidf"`` an idf of
+        24 bytes per column: each is refused beyond the memory limit
+        (a ``MemoryError``) before it is allocated.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
         Word n-grams of every length from ``min_n`` to ``max_n``, ``max_n`` at most
         :data:`~perceptrons.features.MAX_NGRAM`.  Only ``(1, 1)`` with ``tokenizer="pairs"``.

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
@@ -141,6 +142,12 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         prediction alike); none by default."""
         return X
 
+    def _scores_rows_alone(self) -> bool:
+        """Whether a row's score depends on that row alone, so that :meth:`predict` may
+        score a large input a block of rows at a time (a member whose prediction draws
+        random numbers row after row says no)."""
+        return True
+
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predict a label for each sample.
 
@@ -157,5 +164,7 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        scores = self.decision_function(X)  # raises NotFittedError first
-        return _validation.labels_from_scores(self.classes_, scores)
+        check_is_fitted(self, "classes_")
+        if not self._scores_rows_alone():
+            return _validation.labels_from_scores(self.classes_, self.decision_function(X))
+        return _validation.predict_in_batches(self.decision_function, self.classes_, X)

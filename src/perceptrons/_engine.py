@@ -145,8 +145,14 @@ class Engine(StateCodec, Protocol):
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
         ...
 
+    def check_state_memory(self, n_features: int, copies: int = 1) -> None:
+        """Raise a :class:`~perceptrons._memory.MemoryBudgetError` unless ``copies``
+        training states for ``n_features`` features (and everything formed from them)
+        fit in memory; before any is allocated."""
+
     def new_state(self, n_features: int) -> TrainingState:
-        """Zero weights for ``n_features`` features and the classes of ``classes_``."""
+        """Zero weights for ``n_features`` features and the classes of ``classes_``
+        (their memory checked first: :meth:`check_state_memory`)."""
         ...
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:

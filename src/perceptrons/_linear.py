@@ -48,6 +48,7 @@ def linear_scores(X: Any, coef: Any, intercept: np.ndarray, estimator: Any = Non
     ValueError naming it (:func:`~perceptrons._validation.check_scores`), not NumPy's
     warnings and scores that predict nothing.
     """
+    _validation.check_scores_memory(X.shape[0], coef.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):
         if not sp.issparse(coef):
             scores = X @ coef.T + intercept

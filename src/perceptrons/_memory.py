@@ -24,6 +24,7 @@ __all__ = [
     "MemoryBudgetError",
     "array_bytes",
     "check_allocation",
+    "check_training_state",
     "format_bytes",
     "memory_limit",
 ]
@@ -116,4 +117,64 @@ def check_allocation(n_bytes: int, what: str, lower: str | None = None) -> None:
     raise MemoryBudgetError(
         f"{what} would take {format_bytes(n_bytes)}, more than {format_bytes(limit)}, "
         f"{source}{advice}"
+    )
+
+
+#: What lowers a training state's size, the same advice wherever it is checked.
+FEWER_FEATURES = (
+    "use fewer features (n_features / --n-features when hashing; smaller feature indices otherwise)"
+)
+
+
+def check_training_state(
+    who: str,
+    n_rows: int,
+    n_columns: int,
+    *,
+    arrays: int,
+    copies: int = 1,
+    lower: str | None = None,
+    classes: str = "classes",
+) -> None:
+    """Refuse, before any of it is allocated, a training state that will not fit.
+
+    The one estimate of a model's training memory: ``arrays`` float64 arrays of
+    ``n_rows x n_columns`` (the weights, the averaging state, the published model...)
+    held ``copies`` times at once (parameter mixing's shards, one per job, and the mixed
+    state).
+
+    Parameters
+    ----------
+    who : str
+        The estimator, as the message names it.
+    n_rows, n_columns : int
+        The shape of one array: weight rows (features, the intercept, a tagger's
+        transitions) and columns (one per class, one for a binary model).
+    arrays : int
+        How many such arrays one copy of the state holds, all told.
+    copies : int, default=1
+        How many copies exist at once.
+    lower : str, optional
+        What else lowers the cost, added to the advice on features, classes and jobs.
+    classes : str, default="classes"
+        What the columns are called (a tagger's are its ``"tags"``).
+
+    Raises
+    ------
+    MemoryBudgetError
+        The whole state is above :func:`memory_limit`.
+    """
+    n_bytes = array_bytes(n_rows, n_columns) * arrays * copies
+    held = f" x {copies:,} copies (one per shard, and the mixed one)" if copies > 1 else ""
+    what = (
+        f"{who}'s training state ({n_rows:,} weight rows x {n_columns:,} columns "
+        f"x {arrays} arrays{held})"
+    )
+    remedies = [FEWER_FEATURES, f"fewer {classes}"]
+    if copies > 1:
+        remedies.append("fewer shards (n_jobs, --workers)")
+    if lower:
+        remedies.append(lower)
+    check_allocation(
+        n_bytes, what, "to lower it, " + ", ".join(remedies[:-1]) + " or " + remedies[-1]
     )

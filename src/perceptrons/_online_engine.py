@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping, check_statistic
+from perceptrons._memory import check_training_state
 from perceptrons._states import CompactState, Frozen, TrainingState, as_count
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
@@ -70,6 +71,9 @@ def check_epoch_inputs(
 
 class LinearEngine:
     """The training machinery of one online linear estimator (see the module)."""
+
+    #: What the columns of the weights stand for, as messages name them.
+    COLUMNS = "classes"
 
     def __init__(self, estimator: Any) -> None:
         # An OnlineLinearClassifier (or the tagger): typed loosely, as that module
@@ -176,10 +180,31 @@ class LinearEngine:
         estimator = self.estimator
         return estimator._targets(_validation.encode(estimator.classes_, labels, estimator))
 
-    def new_state(self, n_features: int) -> TrainingState:
+    def state_size(self, n_features: int) -> tuple[int, int]:
+        """The rows (besides the intercept's) and columns of the weights of a state for
+        ``n_features`` features and the classes of ``classes_``."""
         classes = self.estimator.classes_
-        n_columns = 1 if classes.shape[0] == 2 else classes.shape[0]
-        return self.estimator._state_class.zeros(n_features, n_columns, self.averaged)
+        return n_features, 1 if classes.shape[0] == 2 else classes.shape[0]
+
+    def check_state_memory(self, n_features: int, copies: int = 1) -> None:
+        """Refuse, before allocating any of it, a training state for ``n_features``
+        features that would not fit in memory ``copies`` times (parameter mixing holds
+        one per job): the weights, the averaging state and the model :meth:`publish`
+        forms from them."""
+        self.check_state_shape(*self.state_size(n_features), copies=copies)
+
+    def check_state_shape(self, rows: int, columns: int, copies: int = 1) -> None:
+        """:meth:`check_state_memory` for weights of ``rows`` rows (and the intercept's)
+        and ``columns`` columns."""
+        arrays = (2 if self.averaged else 1) + 1
+        check_training_state(
+            self.name, rows + 1, columns, arrays=arrays, copies=copies, classes=self.COLUMNS
+        )
+
+    def new_state(self, n_features: int) -> TrainingState:
+        self.check_state_memory(n_features)
+        rows, columns = self.state_size(n_features)
+        return self.estimator._state_class.zeros(rows, columns, self.averaged)
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))

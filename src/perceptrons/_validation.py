@@ -6,15 +6,19 @@ Labels of any type are mapped once to integer codes (indices into the sorted
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from sklearn.utils import _safe_indexing
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
+
+from perceptrons._memory import array_bytes, check_allocation, memory_limit
 
 # Dense input is used as given when it already has one of these dtypes (C or F order):
 # the kernels are compiled for both, so no copy is made.
@@ -83,19 +87,36 @@ def check_sparse_structure(X: Any) -> None:
         )
 
 
+# A float label is a class when scikit-learn can compare it as a 64-bit integer: a whole
+# number at or beyond 2**63 (1e300, 2.0**63) cannot be cast, so scikit-learn's
+# ``type_of_target`` calls it continuous (its metrics too), with a cast warning.
+_INTEGER_CLASS_BOUND = 2.0**63
+
+
 def check_labels(labels: np.ndarray) -> None:
-    """Classification labels: refuse a regression target with a message saying so."""
-    if type_of_target(labels) == "continuous":
+    """Classification labels: refuse a regression target, or numbers that cannot be
+    classes (non-finite, fractional, whole but beyond the 64-bit integers), with a
+    message naming one of them."""
+    if labels.dtype.kind == "f":
         values = np.asarray(labels, dtype=np.float64)
         finite = values[np.isfinite(values)]
-        fractional = finite[finite != np.round(finite)]
-        example = fractional[0] if fractional.size else values[~np.isfinite(values)][0]
-        # "Unknown label type: continuous" is scikit-learn's phrase (its checks match it).
-        raise ValueError(
-            "Unknown label type: continuous. Labels must be classes (integers or strings); "
-            f"got non-integer numbers such as {float(example)!r}: this looks like a "
-            "regression target."
+        problems = (
+            (finite[finite != np.round(finite)], "non-integer numbers", "a regression target"),
+            (values[~np.isfinite(values)], "non-finite numbers", "a regression target"),
+            (
+                finite[(finite >= _INTEGER_CLASS_BOUND) | (finite < -_INTEGER_CLASS_BOUND)],
+                "whole numbers beyond the 64-bit integers",
+                "identifiers: renumber them within +-2**63",
+            ),
         )
+        for found, kind, looks_like in problems:
+            if found.size:
+                # "Unknown label type: continuous" is scikit-learn's phrase (its checks match it).
+                raise ValueError(
+                    "Unknown label type: continuous. Labels must be classes (integers or "
+                    f"strings); got {kind} such as {float(found[0])!r}: this looks like "
+                    f"{looks_like}."
+                )
     check_classification_targets(labels)
 
 
@@ -352,3 +373,56 @@ def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
+
+
+#: The most memory one block of scores takes when :func:`predict_in_batches` scores the
+#: rows a block at a time (64 MiB: 8,192 rows of 1,024 classes; less under a lower
+#: memory limit).
+SCORE_BATCH_BYTES = 2**26
+
+
+def n_score_columns(classes: np.ndarray) -> int:
+    """The columns of a model's scores: one for two classes, else one per class."""
+    return 1 if classes.shape[0] == 2 else classes.shape[0]
+
+
+def check_scores_memory(n_samples: int, n_columns: int) -> None:
+    """Refuse, before it is allocated, a matrix of scores that would not fit in memory
+    (``decision_function``, ``predict_proba``: their results are the whole matrix)."""
+    check_allocation(
+        array_bytes(n_samples, n_columns),
+        f"the scores ({n_samples:,} rows x {n_columns:,} columns)",
+        "score fewer rows at a time (predict and score do: they work in blocks)",
+    )
+
+
+def predict_in_batches(
+    decision_function: Callable[[Any], np.ndarray], classes: np.ndarray, X: Any
+) -> np.ndarray:
+    """The labels :func:`labels_from_scores` gives for ``decision_function(X)``, scored
+    a block of rows at a time when the whole matrix of scores (``n_samples x
+    n_classes``) would take more than :data:`SCORE_BATCH_BYTES`: predicting (and
+    ``score``, the CLI's accuracies) then needs memory for one block, whatever the
+    number of rows and classes."""
+    # A block within the memory budget too, however low it is set.
+    limit = memory_limit()[0]
+    block_bytes = SCORE_BATCH_BYTES if limit is None else min(SCORE_BATCH_BYTES, limit // 8)
+    rows_per_batch = max(1, block_bytes // array_bytes(n_score_columns(classes)))
+    try:
+        n_samples = _num_samples(X)
+    except TypeError:  # not an array: decision_function says what is wrong with it
+        n_samples = 0
+    if n_samples <= rows_per_batch:
+        return labels_from_scores(classes, decision_function(X))
+    if sp.issparse(X):
+        X = X if X.format in ("csr", "csc") else sp.csr_matrix(X)
+    elif not hasattr(X, "iloc") and not hasattr(X, "shape"):
+        X = np.asarray(X)  # a list of rows: sliceable
+    return np.concatenate(
+        [
+            labels_from_scores(
+                classes, decision_function(_safe_indexing(X, slice(start, start + rows_per_batch)))
+            )
+            for start in range(0, n_samples, rows_per_batch)
+        ]
+    )

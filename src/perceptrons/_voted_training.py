@@ -24,6 +24,7 @@ from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
+from perceptrons._memory import check_training_state
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
 
 __all__ = ["VotedEpochs", "VotedTraining", "describe"]
@@ -92,6 +93,9 @@ class VotedTraining(IncrementalClassifier):
         # compiled epochs as Perceptron; they log the mistakes that make the sequence.
         self._primal = self.kernel == "linear"
         if self._primal:
+            # The weights and the model published from them (the dual's support grows
+            # with the data, as the data itself).
+            check_training_state(type(self).__name__, X.shape[1] + 1, n_columns, arrays=2)
             shape = (X.shape[1] + 1, n_columns) if self._native else (n_columns, X.shape[1] + 1)
             self._weights = np.zeros(shape)
         self._gamma = self._resolve_gamma(X)

@@ -212,7 +212,7 @@ class StrategyResult:
             Binary: ``classes_[1]`` for a positive :meth:`decision_function`, else
             ``classes_[0]``; multiclass: its argmax, ties to the lowest class.
         """
-        return _validation.labels_from_scores(self.classes_, self.decision_function(X))
+        return _validation.predict_in_batches(self.decision_function, self.classes_, X)
 
 
 def _vote(models: np.ndarray, votes: np.ndarray, X: Any) -> np.ndarray:

@@ -30,6 +30,7 @@ from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
+from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._text_codec import _TextCodec
 from perceptrons._text_pairs import _PairsVectorizer
 
@@ -88,7 +89,10 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     n_features : int, default=2**20
         Number of columns with ``vocabulary="hashing"``, at most
         :data:`~perceptrons.features.MAX_N_FEATURES`;
-        ignored with ``"fit"``.
+        ignored with ``"fit"``. A model's weights take 8 bytes per column and class
+        (three such arrays while an averaged model trains), and ``"tfidf"`` an idf of
+        24 bytes per column: each is refused beyond the memory limit
+        (a ``MemoryError``) before it is allocated.
     ngram_range : tuple (min_n, max_n), default=(1, 1)
         Word n-grams of every length from ``min_n`` to ``max_n``, ``max_n`` at most
         :data:`~perceptrons.features.MAX_NGRAM`.  Only ``(1, 1)`` with ``tokenizer="pairs"``.
@@ -270,6 +274,14 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         vectorizer = self._make_vectorizer()
         counts = vectorizer.fit_transform(texts)
         weighting = self._make_weighting()
+        if weighting is not None and weighting.use_idf:
+            # scikit-learn's idf is dense, as wide as the hashing space: the document
+            # frequencies, the idf and a temporary of their arithmetic.
+            check_allocation(
+                array_bytes(counts.shape[1], 3),
+                f"the idf ({counts.shape[1]:,} features x 3 arrays)",
+                "lower n_features (--n-features)",
+            )
         X = counts if weighting is None else weighting.fit_transform(counts)
         self._vectorizer, self._weighting = vectorizer, weighting
         self.n_features_out_ = int(counts.shape[1])

@@ -26,6 +26,7 @@ from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import add_record
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
+from perceptrons._memory import array_bytes, check_allocation, check_training_state
 
 __all__ = ["LogisticRegressionBatch"]
 
@@ -434,6 +435,24 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
             data = np.asarray(data, dtype=np.float64)
         codes = _validation.encode(self.classes_, labels, self)
         n_classes = self.classes_.shape[0]
+        # Three iterates (the current, the previous, the line search's), each with its
+        # gradient, and the published model.
+        check_training_state(
+            type(self).__name__,
+            data.shape[1] + 1,
+            1 if n_classes == 2 else n_classes,
+            arrays=7,
+        )
+        if n_classes > 2:
+            # A batch method scores every example at once: the one-hot targets, the
+            # three iterates' scores and the gradient's temporaries, n x K each.
+            check_allocation(
+                array_bytes(codes.shape[0], n_classes) * 8,
+                f"{type(self).__name__}'s scores of every example ({codes.shape[0]:,} "
+                f"rows x {n_classes:,} classes x 8 arrays)",
+                "train on fewer examples or classes, or use LogisticRegressionSGD (it "
+                "scores one example at a time)",
+            )
         if n_classes == 2:
             targets = codes.astype(np.float64)
         else:

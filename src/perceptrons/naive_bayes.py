@@ -40,6 +40,7 @@ from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
+from perceptrons._memory import check_training_state
 from perceptrons._states import Frozen
 
 __all__ = ["BernoulliNaiveBayes", "MultinomialNaiveBayes"]
@@ -178,6 +179,9 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
         self._check_class_prior()
         n_classes = self.classes_.shape[0]
         if first_call:
+            # The counts, the log-probabilities published from them, and the
+            # temporary of their smoothing.
+            check_training_state(type(self).__name__, X.shape[1], n_classes, arrays=3)
             feature_count, class_count = np.zeros((n_classes, X.shape[1])), np.zeros(n_classes)
         else:
             feature_count, class_count = self.feature_count_, self.class_count_

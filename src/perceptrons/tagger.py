@@ -36,6 +36,7 @@ from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._engine import check_statistic
 from perceptrons._kernels import sequence as _kernels
+from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._online import OnlineLearner
 from perceptrons._online_engine import LinearEngine
 from perceptrons._sequences import TagCodes, TokenFeatures
@@ -48,6 +49,33 @@ _UPDATES = {"perceptron": _kernels.PERCEPTRON, "mira": _kernels.MIRA}
 _PRESETS = ("auto", "pos", "chunk")
 # Sentences per kernel call when the caller follows progress.
 _PROGRESS_SENTENCES = 2**11
+
+
+def viterbi_steps(n_tokens: int, n_tags: int) -> int:
+    """The inner steps of one Viterbi pass over ``n_tokens`` tokens with ``n_tags`` tags
+    (a previous tag times a tag, per token): an epoch's time grows as ``n_tags**2``.
+
+    Examples
+    --------
+    >>> viterbi_steps(3_000, 3_000)
+    27000000000
+    """
+    return int(n_tokens) * int(n_tags) ** 2
+
+
+def _check_viterbi_memory(offsets: np.ndarray, n_tags: int) -> None:
+    """Refuse, before the kernel allocates them, Viterbi tables for the longest
+    sentence that would not fit: the emissions, the best scores and the back
+    pointers, ``longest x n_tags`` each (and MIRA's update log, smaller)."""
+    longest = int(np.diff(offsets).max()) if offsets.shape[0] > 1 else 0
+    check_allocation(
+        array_bytes(longest, n_tags, 4),
+        f"the Viterbi tables (the longest sentence's {longest:,} tokens x {n_tags:,} tags "
+        "x 4 arrays)",
+        "split long sentences, or use fewer tags",
+    )
+
+
 # Names of the featurizer's arrays among the tagger's state arrays.
 _FEATURIZER_PREFIX = "featurizer_"
 # Decoding keeps a feature's weights as a dense row when more than
@@ -514,6 +542,7 @@ class SequenceTagger(OnlineLearner):
         codes = np.empty(data.n_tokens, dtype=np.int64)
         if self.transitions_.shape != (self._n_tags + 1, self._n_tags):
             raise ValueError("transitions_ was replaced by an array of another shape.")
+        _check_viterbi_memory(data.offsets, self._n_tags)
         _kernels.decode(
             data.indptr, data.indices, data.offsets, self._decoding, self.transitions_, codes
         )
@@ -558,6 +587,7 @@ class TaggerEngine(LinearEngine):
     structured perceptron -- plus the featurizer in the model's state."""
 
     estimator: SequenceTagger
+    COLUMNS = "tags"
 
     def encode_targets(self, y: Any) -> TagCodes:
         """Tag lists (of ``classes_``) to their codes; an unknown tag is an error.
@@ -566,13 +596,15 @@ class TaggerEngine(LinearEngine):
             return y
         return self.estimator._encode(_tag_lists(y, list(y)), self.estimator.classes_)
 
-    def new_state(self, n_features: int) -> TrainingState:
-        """Zero weights: ``n_features`` observation rows, a row per previous tag and
-        one for the sentence start; a column per tag."""
-        n_tags = self.estimator._n_tags
-        return self.estimator._state_class.zeros(
-            n_features + n_tags, n_tags, self.estimator._averaged
-        )
+    def state_size(self, n_features: int) -> tuple[int, int]:
+        """``n_features`` observation rows and a row per previous tag (the sentence
+        start's is the intercept's); a column per tag."""
+        return self.size_for_tags(n_features, self.estimator._n_tags)
+
+    @staticmethod
+    def size_for_tags(n_features: int, n_tags: int) -> tuple[int, int]:
+        """:meth:`state_size` for ``n_tags`` tags, before the tagger knows them."""
+        return n_features + n_tags, n_tags
 
     def training_data(
         self, X: Any, y: Any, sample_weight: Any = None
@@ -630,6 +662,7 @@ class TaggerEngine(LinearEngine):
             targets.check(n_tags)
         if not np.array_equal(X.offsets, targets.offsets):
             raise ValueError("run_epoch: the tags do not match the sentences' lengths.")
+        _check_viterbi_memory(X.offsets, n_tags)
         order = np.ascontiguousarray(order, dtype=np.int64)
         if order.ndim != 1 or (order.shape[0] and (order.min() < 0 or order.max() >= len(X))):
             raise ValueError(f"run_epoch: order must index the {len(X)} sentences.")

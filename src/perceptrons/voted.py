@@ -492,6 +492,11 @@ class VotedPerceptron(VotedTraining):
                     out[start:stop, column] = column_out
         return [out[:, 0] if n_columns == 1 else out for _, out in staged]
 
+    def _scores_rows_alone(self) -> bool:
+        # "random" draws a model per row, in row order, from random_state on each call:
+        # blocks would each start the draws afresh.
+        return self.prediction != "random"
+
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values under the ``prediction`` rule.
 

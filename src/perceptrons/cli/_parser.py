@@ -279,7 +279,9 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
         metavar="N",
         type=_n_features,
         default=2**20,
-        help=f"hashing: number of hashed features, at most {MAX_N_FEATURES:,}",
+        help=f"hashing: number of hashed features, at most {MAX_N_FEATURES:,}; the "
+        "weights take 8 bytes per feature and class, times 3 when averaged (refused "
+        "beyond the memory limit)",
     )
     text.add_argument(
         "--ngrams", metavar="N", type=_positive_int, default=1, help="word n-grams up to N"

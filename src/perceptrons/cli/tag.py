@@ -337,6 +337,11 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
         early_stopping=args.early_stopping,
         n_iter_no_change=args.patience,
     )
+    # The weights' memory for these tags (at least: a vocabulary adds its features),
+    # refused before the cost of the epochs is announced: one line either way.
+    engine = tagger._engine()
+    engine.check_state_shape(*engine.size_for_tags(args.n_features or 0, len(tag_set)))
+    _announce_cost(train.n_tokens + (dev.n_tokens if dev is not None else 0), len(tag_set))
     chunked = looks_like_chunks(tag_set)
     dev_pair = (dev.sentences, dev.tags) if dev is not None else None
     with progress_bar(args, args.epochs * len(train), "training") as bar:
@@ -369,6 +374,29 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     )
     say(args, f"model written to {path}")
     return 0
+
+
+#: Viterbi steps per epoch above which ``tag train`` says what an epoch will cost: about
+#: ten seconds at the compiled kernel's 10**9 steps a second.
+ANNOUNCED_STEPS = 10**10
+
+
+def _announce_cost(n_tokens: int, n_tags: int) -> None:
+    """Say on stderr, in one line, what each epoch will cost when that is long: the
+    Viterbi's time grows as the square of the number of tags, and a user with thousands
+    of tags would otherwise wait minutes without a word (the run goes on: large tag
+    sets are legitimate)."""
+    from perceptrons.tagger import viterbi_steps
+
+    steps = viterbi_steps(n_tokens, n_tags)
+    if steps > ANNOUNCED_STEPS:
+        print(
+            f"perceptrons: note: {n_tags:,} tags over {n_tokens:,} tokens make each epoch "
+            f"{steps:.2g} Viterbi steps (tokens x tags^2), about {steps / 1e9:,.0f} s on one "
+            "core; fewer tags (or --epochs) shorten the run",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _describe_templates(tagger: Any) -> str:

@@ -113,6 +113,9 @@ def mix_threads(
         average=average,
     )
     shards, plan, dealer = dealt.shards, dealt.plan, dealt.dealer
+    # Every shard's state lives in this process, besides the mixed one: all checked at
+    # once, before any is allocated.
+    engine_of(estimator).check_state_memory(plan.n_features, copies=len(shards) + 1)
     # Each shard keeps its own state from epoch to epoch: the threads read and write
     # only the rows the mix and their epochs change.
     trainers = [ShardTrainer(plan) for _ in shards]

@@ -1588,3 +1588,17 @@ def test_sparsify_option_errors_are_usage_errors(tmp_path):
     assert_user_error(
         run("train", data, "-o", model, "--sparsify", "-1"), 2, "--sparsify", "threshold"
     )
+
+
+def test_a_library_warning_is_one_line_on_stderr(tmp_path):
+    """scikit-learn's warning of a label per example (two lines with its source line)
+    reaches the user as one line, as errors do."""
+    data = tmp_path / "many.svm"
+    data.write_text("".join(f"{i} 1:{i % 3} 2:1\n" for i in range(50)))
+    status, _, err = run_subprocess("train", data, "-o", tmp_path / "m.npz", "--epochs", "1")
+    assert status == 0, err
+    assert err.splitlines() == [
+        "perceptrons: warning: The number of unique classes is greater than 50% of the "
+        "number of samples. `y` could represent a regression problem, not a classification "
+        "problem."
+    ], err

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from perceptrons.cli._common import EXIT_DATA, UserError
@@ -50,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:  # argparse: --help, --version, or a usage error
         return _exit_code(done)
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.run(args))
     except UserError as error:
         return _fail(str(error), error.code)
     except KeyboardInterrupt:
@@ -81,6 +84,19 @@ def _one_line(error: BaseException) -> str:
     if isinstance(error, FileNotFoundError) and error.filename and str(error.filename) not in text:
         text = f"{error.filename}: no such file"
     return " ".join(text.split())
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    """A warning as one line on stderr, as errors are (not Python's two lines with the
+    library's source line): ``perceptrons: warning: ...``."""
+    print(f"perceptrons: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _fail(message: str, code: int) -> int:

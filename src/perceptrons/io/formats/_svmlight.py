@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from perceptrons._decimal import decimal_number
 from perceptrons.io.formats._common import (
     MAX_SVMLIGHT_WIDTH,
     DataFormatError,
@@ -175,9 +176,10 @@ def svmlight_block_data(
 ) -> LabeledData:
     """The rows :func:`parse_svmlight_block` left in ``buffers``, checked, as data.
 
-    Converts the pending tokens with ``float()``, words the bad lines' reasons
-    (``PATH:LINE`` with lines counted from ``first_line``, the line of ``first_pos``),
-    applies the width and base rules of :func:`read_data` and returns a
+    Converts the pending tokens (:func:`perceptrons._decimal.decimal_number`), words
+    the bad lines' reasons (``PATH:LINE`` with lines counted from ``first_line``, the
+    line of ``first_pos``), applies the width and base rules of :func:`read_data` and
+    returns a
     :class:`LabeledData` whose arrays are views into ``buffers`` (``copy=False``) or
     their own.
 
@@ -244,7 +246,7 @@ def _block_data(
     if n_pending:
         for start, stop, slot in buffers.pending[:n_pending].tolist():
             try:
-                value = float(buf[start:stop].tobytes())
+                value = decimal_number(buf[start:stop].tobytes())
             except ValueError:
                 value = math.nan
             if slot < 0:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import itertools
 import queue
 import threading
 import zlib
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons._memory import array_bytes, check_allocation, format_bytes
 from perceptrons.io.formats import (
     DataFormatError,
     LabeledData,
@@ -34,12 +34,16 @@ from perceptrons.io.formats import (
     read_data,
     svmlight_block_data,
 )
+from perceptrons.io.formats._common import check_in_memory, open_binary
 
 if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
 
-_READ_BYTES = 1 << 20  # svmlight: bytes read from the file at a time
+_READ_BYTES = 1 << 20  # bytes read from the file (decompressed) at a time
+_FIRST_ROWS = 1 << 16  # rows the svmlight buffers hold at first, grown as rows arrive
+_CHUNK_REMEDY = "lower --chunk-size (chunk_size)"
 _UTF8_BOM = b"\xef\xbb\xbf"
+_NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
 
 
@@ -62,23 +66,6 @@ class Chunk:
     bytes_read: int
 
 
-def _open(path: str):
-    """The file as binary lines, and a function giving the bytes consumed so far."""
-    try:
-        raw = open(path, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{path}: is a directory, not a data file") from None
-    except OSError as exc:  # one line, as read_data's
-        raise type(exc)(f"{path}: {exc.strerror or exc}") from None
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return gzip.GzipFile(fileobj=raw), raw
-    raw.seek(0)
-    return raw, raw
-
-
 def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Chunk]:
     """Chunks of ``chunk_size`` lines, each through :func:`read_data`."""
     for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
@@ -89,18 +76,50 @@ def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Ch
 
 def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
     """``(bytes, first line, bytes read)`` of each block of ``chunk_size`` lines."""
-    lines, counter = _open(name)
+    stream, counter = open_binary(name)
     first_line = 1
-    with lines, counter:
+    with stream, counter:
         while True:
-            try:
-                block = list(itertools.islice(lines, chunk_size))
-            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+            block, n_lines = _read_lines(stream, name, chunk_size, first_line)
             if not block:
                 return
-            yield b"".join(block), first_line, counter.tell()
-            first_line += len(block)
+            yield block, first_line, counter.tell()
+            first_line += n_lines
+
+
+def _chunk_cost(name: str, first_line: int, whole_lines: bool) -> tuple[str, str]:
+    """What a chunk too large for memory is, and what lowers its cost: a smaller chunk
+    size, unless its first line alone is too long."""
+    if whole_lines:
+        return f"{name}: the chunk of lines from line {first_line:,}", _CHUNK_REMEDY
+    return f"{name}:{first_line}: this one line", "a line must fit in memory"
+
+
+def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
+    """The next ``chunk_size`` lines of ``stream`` and their number, read in pieces of
+    at most ``_READ_BYTES``: the memory they will take is checked as they arrive
+    (:func:`~perceptrons.io.formats._common.check_in_memory`), so a chunk size past
+    what memory holds, or one line of gigabytes, is refused in one line."""
+    pieces: list[bytes] = []
+    n_bytes = n_lines = 0
+    next_check = _READ_BYTES
+    while n_lines < chunk_size:
+        try:
+            piece = stream.readline(_READ_BYTES)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+        if not piece:
+            break
+        pieces.append(piece)
+        n_bytes += len(piece)
+        n_lines += piece.endswith(b"\n")
+        if n_bytes >= next_check:
+            next_check = n_bytes + _READ_BYTES
+            what, lower = _chunk_cost(name, first_line, n_lines > 0)
+            check_in_memory(what, n_bytes, n_lines, lower)
+    if pieces and not pieces[-1].endswith(b"\n"):
+        n_lines += 1  # the last line of the file, without its newline
+    return b"".join(pieces), n_lines
 
 
 @dataclass
@@ -175,8 +194,16 @@ class _PairsReader:
         needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
         sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
         if sizes != self._sizes:
-            self._sizes = sizes
             rows, nnz, line_bytes = sizes
+            check_allocation(
+                array_bytes(nnz, itemsize=8 + 4 + 8)
+                + array_bytes(rows, itemsize=8 * 5 + 8)
+                + line_bytes,
+                f"the hashing reader's arrays for a block of {n_bytes:,} bytes in "
+                f"{n_lines:,} lines",
+                _CHUNK_REMEDY,
+            )
+            self._sizes = sizes
             self.out = (
                 np.empty(nnz, dtype=np.float64),  # data
                 np.empty(nnz, dtype=np.int32),  # indices
@@ -200,6 +227,11 @@ class _PairsReader:
             n_bytes + 2
         ) * (n_bytes // 2 + 2):
             raise RuntimeError("the hashing reader asks for room it cannot need")
+        check_allocation(
+            array_bytes(5 * len(self.slots), hashing.SLOT_WIDTH) + 5 * len(self.store),
+            f"the hashing reader's table of names ({entries:,} names so far)",
+            _CHUNK_REMEDY,
+        )
         slots = np.full((4 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
         self.meta[hashing.ENTRIES] = hashing.rehash(self.slots, slots)
         self.slots = slots
@@ -273,16 +305,29 @@ def _svmlight_chunks(
     """
     from perceptrons._kernels import parse
 
-    sets = [SvmlightBuffers(rows=chunk_size + 1, nnz=16 * chunk_size) for _ in range(max(ring, 1))]
+    # Sized for the chunk size up to _FIRST_ROWS rows, then grown as rows arrive (the
+    # growth checked against the memory limit): a chunk size of 10**12 allocates only
+    # what the chunk actually holds.
+    first_rows = min(chunk_size, _FIRST_ROWS)
+    sets = [
+        SvmlightBuffers(rows=first_rows + 1, nnz=16 * first_rows, source=name, lower=_CHUNK_REMEDY)
+        for _ in range(max(ring, 1))
+    ]
     buf = np.empty(2 * _READ_BYTES, dtype=np.uint8)
     start = end = 0  # the unread bytes are buf[start:end]
     eof = False
     first_line, n_chunks = 1, 0
-    stream, counter = _open(name)
+    stream, counter = open_binary(name)
 
     def read() -> int:
         nonlocal buf
         if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
+            # The chunk's bytes stay in buf until it is parsed: a chunk of many lines,
+            # or one very long line, grows it; the old and the new buf are both held.
+            what, lower = _chunk_cost(name, first_line, bool((buf[start:end] == _NEWLINE).any()))
+            check_allocation(
+                3 * len(buf), f"{what} ({format_bytes(end - start)} of data so far)", lower
+            )
             buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
         try:
             return stream.readinto(buf[end : end + _READ_BYTES].data)
@@ -317,9 +362,15 @@ def _svmlight_chunks(
                 )
                 if status != parse.DONE or eof or buffers.state[parse.LINE] >= chunk_size:
                     break
-                n_read = read()
-                eof = n_read == 0
-                end += n_read
+                # More bytes, up to a newline: the kernel scans an unfinished line from
+                # its start, so calling it for each block of a long line would take
+                # time quadratic in the line's length.
+                while True:
+                    n_read = read()
+                    eof = n_read == 0
+                    end += n_read
+                    if eof or (buf[end - n_read : end] == _NEWLINE).any():
+                        break
             n_lines = int(buffers.state[parse.LINE])
             if n_lines == 0:
                 return

@@ -7,13 +7,16 @@ for detection, decoded).
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
 
 import numpy as np
+
+from perceptrons._memory import MemoryBudgetError, check_allocation, format_bytes
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -39,6 +42,9 @@ _EXTENSIONS = {
 }
 _SAMPLE_BYTES = 1 << 16  # this much of the file is read for detection...
 _LONG_LINE_BYTES = 1 << 20  # ...or up to this much, to see a whole first line
+_READ_BLOCK = 1 << 20  # bytes read (decompressed) at a time, the memory checked between
+_LINE_COST = 100  # bytes a line read whole takes besides its text (see in_memory_cost)
+_READ_WHOLE_REMEDY = "stream it (--stream, fit_stream) or set a higher limit"
 
 
 class DataFormatError(ValueError):
@@ -181,28 +187,119 @@ def _open_error(name: str, exc: OSError) -> OSError:
     return type(exc)(f"{name}: {reason[:1].lower()}{reason[1:]}")
 
 
-def _gunzip(raw: bytes, source: str) -> bytes:
-    if raw[:2] != _GZIP_MAGIC:
-        return raw
+class Readable(Protocol):
+    """What the readers read from: a file, standard input, a gzip stream."""
+
+    def read(self, size: int = ..., /) -> bytes | str: ...
+
+
+class _Replayed:
+    """A binary stream whose first bytes, already read (to see the gzip magic of a
+    stream that cannot seek), are given again first."""
+
+    def __init__(self, head: bytes, rest: IO) -> None:
+        self._head, self._rest = head, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._head:
+            return self._rest.read(size)
+        if size < 0:
+            data, self._head = self._head + self._rest.read(), b""
+            return data
+        data, self._head = self._head[:size], self._head[size:]
+        return data
+
+
+def open_binary(name: str) -> tuple[io.BufferedIOBase, io.BufferedIOBase]:
+    """The file ``name`` as a binary stream, gunzipped when it starts with the gzip
+    magic, and the file itself (whose ``tell()`` counts the bytes consumed).
+
+    Decompression happens as the stream is read, so a reader that reads in bounded
+    blocks holds a bounded part of the data, however much the file inflates to.
+    """
     try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
+        raw = open(name, "rb")
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    try:
+        magic = raw.read(2)
+        raw.seek(0)
+    except OSError as exc:
+        raw.close()
+        raise _open_error(name, exc) from None
+    if magic == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw), raw
+    return raw, raw
+
+
+def read_block(stream: Readable, source: str, size: int = _READ_BLOCK) -> bytes | str:
+    """``stream.read(size)``; corrupt gzip data is a one-line :class:`DataFormatError`."""
+    try:
+        return stream.read(size)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DataFormatError(source, f"corrupt gzip data ({exc})") from None
 
 
-def _read_raw(name: str, stdin) -> bytes | str:
-    """The whole input, gunzipped: bytes, or str for a text-mode stream without buffer."""
-    if name == "-":
-        stream = sys.stdin if stdin is None else stdin
-        buffer = getattr(stream, "buffer", None)
-        data = buffer.read() if buffer is not None else stream.read()
-        return data if isinstance(data, str) else _gunzip(data, _STDIN)
+def in_memory_cost(n_bytes: int, n_lines: int) -> int:
+    """The memory a reader takes to hold ``n_bytes`` of ``n_lines`` lines whole: the
+    bytes, their decoded text, and a Python object per line (a row's place in lists, a
+    string's header)."""
+    return 2 * n_bytes + _LINE_COST * n_lines
+
+
+def check_in_memory(what: str, n_bytes: int, n_lines: int, lower: str) -> None:
+    """Refuse, before reading further, input whose :func:`in_memory_cost` is past the
+    memory limit (:func:`perceptrons._memory.check_allocation`): ``what`` is read (it
+    names the file), ``n_bytes`` of data (decompressed) in ``n_lines`` lines so far."""
+    check_allocation(
+        in_memory_cost(n_bytes, n_lines),
+        f"{what} ({format_bytes(n_bytes)} of data, {n_lines:,} lines, so far)",
+        lower,
+    )
+
+
+def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+    """All of ``stream``, a block at a time, checked by :func:`check_in_memory` as it
+    grows: a small gzip file that inflates past the memory limit is refused when the
+    limit is reached, not after it is all in memory."""
+    blocks: list = []
+    n_bytes = n_lines = 0
+    what = f"{source}: reading it whole"
     try:
-        with open(name, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise _open_error(name, exc) from None
-    return _gunzip(raw, name)
+        while block := read_block(stream, source):
+            n_bytes += len(block)
+            n_lines += block.count("\n") if isinstance(block, str) else block.count(b"\n")
+            check_in_memory(what, n_bytes, n_lines, lower)
+            blocks.append(block)
+        if not blocks:
+            return b""
+        return "".join(blocks) if isinstance(blocks[0], str) else b"".join(blocks)
+    except MemoryError as exc:
+        if isinstance(exc, MemoryBudgetError):
+            raise
+        # Memory ran out below the limit (a ulimit, a container): still one line.
+        raise MemoryBudgetError(
+            f"{what}: out of memory after {format_bytes(n_bytes)} of data; {lower}"
+        ) from None
+
+
+def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+    """The whole input, gunzipped, read by :func:`read_checked`: the file ``name``, or
+    standard input (``stdin``, else ``sys.stdin``) for ``"-"``; bytes, or str for a
+    text-mode stream without a binary buffer."""
+    if name != "-":
+        stream, raw = open_binary(name)
+        with stream, raw:
+            return read_checked(stream, name, lower)
+    given = sys.stdin if stdin is None else stdin
+    binary = getattr(given, "buffer", given)
+    head = read_block(binary, _STDIN, 2)
+    if isinstance(head, str):  # a text-mode stream without a buffer
+        return head + cast(str, read_checked(binary, _STDIN, lower))
+    if head == _GZIP_MAGIC:
+        gunzipped = gzip.GzipFile(fileobj=cast(BinaryIO, _Replayed(head, binary)))
+        return read_checked(gunzipped, _STDIN, lower)
+    return head + cast(bytes, read_checked(binary, _STDIN, lower))
 
 
 def _read_head(name: str) -> tuple[bytes, bool]:

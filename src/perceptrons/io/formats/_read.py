@@ -16,8 +16,8 @@ from perceptrons.io.formats._common import (
     _format_from_name,
     _head_end,
     _looks_like_idx,
-    _read_raw,
     _sample_lines,
+    read_input,
 )
 from perceptrons.io.formats._csv import _read_csv
 from perceptrons.io.formats._detect import _format_from_content
@@ -174,7 +174,7 @@ def read_data(
             raise DataFormatError(source, "idx data cannot be read from standard input")
         return _read_idx_data(name, labels=labels, n_features=n_features)
 
-    raw = _read_raw(name, stdin)
+    raw = read_input(name, stdin)
     if isinstance(raw, bytes) and raw.startswith(_UTF8_BOM):
         raw = raw[len(_UTF8_BOM) :]  # svmlight too; text is decoded without it anyway
     elif isinstance(raw, str) and raw.startswith("\ufeff"):

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
 
 _READ_BYTES = 1 << 20  # bytes read from the file (decompressed) at a time
-_FIRST_ROWS = 1 << 16  # rows the svmlight buffers hold at first, grown as rows arrive
+_FIRST_ROWS = 1 << 12  # rows the svmlight buffers hold at first, grown as rows arrive
 _CHUNK_REMEDY = "lower --chunk-size (chunk_size)"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _NEWLINE = ord("\n")
@@ -87,12 +87,28 @@ def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]
             first_line += n_lines
 
 
-def _chunk_cost(name: str, first_line: int, whole_lines: bool) -> tuple[str, str]:
+def _chunk_cost(
+    name: str, first_line: int, n_lines: int, n_bytes: int, line_bytes: int
+) -> tuple[str, str]:
     """What a chunk too large for memory is, and what lowers its cost: a smaller chunk
-    size, unless its first line alone is too long."""
-    if whole_lines:
+    size, unless the line being read (``line_bytes`` of the chunk's ``n_bytes``, after
+    ``n_lines`` whole lines) is most of it: then that line is too long."""
+    if 2 * line_bytes <= n_bytes:
         return f"{name}: the chunk of lines from line {first_line:,}", _CHUNK_REMEDY
-    return f"{name}:{first_line}: this one line", "a line must fit in memory"
+    return f"{name}:{first_line + n_lines}: this one line", "a line must fit in memory"
+
+
+def _lines_in(buf: np.ndarray, start: int, end: int) -> tuple[int, int]:
+    """The whole lines of ``buf[start:end]`` and the bytes after the last one, counted
+    a block at a time (no temporary array the size of the data)."""
+    n_lines, last = 0, -1
+    for low in range(start, end, _READ_BYTES):
+        newlines = buf[low : min(low + _READ_BYTES, end)] == _NEWLINE
+        count = int(np.count_nonzero(newlines))
+        if count:
+            n_lines += count
+            last = low + len(newlines) - 1 - int(np.argmax(newlines[::-1]))
+    return n_lines, end - (last + 1 if last >= 0 else start)
 
 
 def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
@@ -101,7 +117,7 @@ def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[by
     (:func:`~perceptrons.io.formats._common.check_in_memory`), so a chunk size past
     what memory holds, or one line of gigabytes, is refused in one line."""
     pieces: list[bytes] = []
-    n_bytes = n_lines = 0
+    n_bytes = n_lines = line_bytes = 0
     next_check = _READ_BYTES
     while n_lines < chunk_size:
         try:
@@ -112,10 +128,13 @@ def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[by
             break
         pieces.append(piece)
         n_bytes += len(piece)
-        n_lines += piece.endswith(b"\n")
+        line_bytes += len(piece)
+        if piece.endswith(b"\n"):
+            n_lines += 1
+            line_bytes = 0
         if n_bytes >= next_check:
             next_check = n_bytes + _READ_BYTES
-            what, lower = _chunk_cost(name, first_line, n_lines > 0)
+            what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
             check_in_memory(what, n_bytes, n_lines, lower)
     if pieces and not pieces[-1].endswith(b"\n"):
         n_lines += 1  # the last line of the file, without its newline
@@ -324,7 +343,8 @@ def _svmlight_chunks(
         if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
             # The chunk's bytes stay in buf until it is parsed: a chunk of many lines,
             # or one very long line, grows it; the old and the new buf are both held.
-            what, lower = _chunk_cost(name, first_line, bool((buf[start:end] == _NEWLINE).any()))
+            n_lines, line_bytes = _lines_in(buf, start, end)
+            what, lower = _chunk_cost(name, first_line, n_lines, end - start, line_bytes)
             check_allocation(
                 3 * len(buf), f"{what} ({format_bytes(end - start)} of data so far)", lower
             )

@@ -78,9 +78,14 @@ class SvmlightBuffers:
         self.bad = np.empty(16, dtype=np.int64)
         self.state = np.zeros(parse.STATE_SIZE, dtype=np.int64)
 
-    def _check(self, rows: int, nnz: int) -> None:
-        """Refuse buffers of ``rows`` and ``nnz`` past the memory limit."""
-        n_bytes = array_bytes(rows, itemsize=8 * 3 + 8) + array_bytes(nnz, itemsize=8 + 4 + 24)
+    def _check(self, rows: int, nnz: int, pending: int = 64) -> None:
+        """Refuse buffers of ``rows``, ``nnz`` values and ``pending`` tokens past the
+        memory limit."""
+        n_bytes = (
+            array_bytes(rows, itemsize=8 * 3)  # indptr, labels, row_lines
+            + array_bytes(nnz, itemsize=8 + 4)  # data, indices
+            + array_bytes(pending, 3)
+        )
         check_allocation(
             n_bytes,
             f"{self.source}: the parsed rows ({rows:,} rows, {nnz:,} values)",
@@ -116,7 +121,11 @@ class SvmlightBuffers:
             grown[:used] = array[:used]
             return grown
 
-        self._check(new_size(self.labels, rows, 1), new_size(self.data, nnz, need))
+        self._check(
+            new_size(self.labels, rows, 1),
+            new_size(self.data, nnz, need),
+            new_size(self.pending, int(self.state[parse.PENDING]), need),
+        )
 
         self.data = bigger(self.data, nnz, need)
         self.indices = bigger(self.indices, nnz, need)

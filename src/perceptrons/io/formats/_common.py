@@ -294,12 +294,11 @@ def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REME
     given = sys.stdin if stdin is None else stdin
     binary = getattr(given, "buffer", given)
     head = read_block(binary, _STDIN, 2)
-    if isinstance(head, str):  # a text-mode stream without a buffer
-        return head + cast(str, read_checked(binary, _STDIN, lower))
     if head == _GZIP_MAGIC:
         gunzipped = gzip.GzipFile(fileobj=cast(BinaryIO, _Replayed(head, binary)))
         return read_checked(gunzipped, _STDIN, lower)
-    return head + cast(bytes, read_checked(binary, _STDIN, lower))
+    rest = read_checked(binary, _STDIN, lower)  # str from a text-mode stream, else bytes
+    return head + rest if rest else head  # type: ignore[operator]
 
 
 def _read_head(name: str) -> tuple[bytes, bool]:

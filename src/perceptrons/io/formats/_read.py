@@ -88,7 +88,14 @@ def read_data(
     Blank lines are ignored everywhere.  A leading UTF-8 byte order mark is dropped
     in every format.  Text is decoded strictly (``encoding``, UTF-8 by default): a bad
     byte is an error naming its line, there is no silent latin-1 fallback.  Gzipped
-    input (any format) is decompressed.
+    input (any format) is decompressed a block at a time, the memory the whole input
+    will take checked as it grows (:mod:`perceptrons._memory`): input past the limit
+    is refused in one :class:`~perceptrons._memory.MemoryBudgetError` line, however
+    small the gzip file.  The numbers of ``svmlight``, ``vw`` and ``counts`` (labels,
+    values, importances, scales) are ASCII decimal, as C's ``strtod`` reads them (a
+    sign, digits with one ``.``, an exponent; ``inf`` and ``nan`` are refused as not
+    finite): ``1_000`` or the digit ``١``, which Python's ``float()`` takes, make a
+    bad line; svmlight indices are ASCII digits.
 
     Parameters
     ----------

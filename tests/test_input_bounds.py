@@ -305,3 +305,27 @@ def test_gzip_sequence_and_idx_files_read_as_their_uncompressed_forms(tmp_path):
     (tmp_path / "g-images-idx3-ubyte.gz").write_bytes(gzip.compress(raw))
     np.testing.assert_array_equal(read_idx(tmp_path / "i-images-idx3-ubyte"), pixels)
     np.testing.assert_array_equal(read_idx(tmp_path / "g-images-idx3-ubyte.gz"), pixels)
+
+
+def test_idx_pixels_as_floats_are_checked_before_the_conversion(tmp_path, monkeypatch):
+    """The payload fits (47 MB, read once and copied once), its float64 pixels (376 MB)
+    do not: refused before they are made, by read_data and by load_mnist."""
+    from perceptrons._memory import MemoryBudgetError
+    from perceptrons.datasets import load_mnist
+
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "200M")
+    mnist = tmp_path / "mnist"
+    mnist.mkdir()
+    n = 60_000
+    for split in ("train", "t10k"):
+        with gzip.open(mnist / f"{split}-images-idx3-ubyte.gz", "wb", compresslevel=1) as out:
+            out.write(_idx_header(n, 28, 28))
+            for _ in range(28):
+                out.write(bytes(n * 28))
+        labels = bytes([0, 0, 0x08, 1]) + struct.pack(">I", n) + bytes(n)
+        (mnist / f"{split}-labels-idx1-ubyte.gz").write_bytes(gzip.compress(labels))
+    images = mnist / "train-images-idx3-ubyte.gz"
+    with pytest.raises(MemoryBudgetError, match=r"60,000 images of 784 pixels .* 358\.9 MiB"):
+        read_data(images)
+    with pytest.raises(MemoryBudgetError, match=r"60,000 images of 784 pixels as float64"):
+        load_mnist(tmp_path)

@@ -329,3 +329,25 @@ def test_idx_pixels_as_floats_are_checked_before_the_conversion(tmp_path, monkey
         read_data(images)
     with pytest.raises(MemoryBudgetError, match=r"60,000 images of 784 pixels as float64"):
         load_mnist(tmp_path)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_memory_running_out_below_the_limit_is_one_line(tmp_path, stream):
+    """A limit above what the process may take (a ulimit, a container): the reader's
+    MemoryError is still one line naming the file, not a traceback."""
+    path = _bomb(tmp_path / "d.svm.gz", b"", b"1")  # one line of 2 GiB
+    args = ["-m", "perceptrons", "train", str(path), "-o", str(tmp_path / "m.npz")]
+    if stream:
+        args += ["--stream"]
+    env = {**os.environ, "PERCEPTRONS_MEMORY_LIMIT": "1T"}
+    done = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        preexec_fn=_limit_address_space,
+    )
+    assert done.returncode == 1, done.stderr[-3000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"perceptrons: error: {path}") and "out of memory" in line

@@ -34,7 +34,11 @@ from perceptrons.io.formats import (
     read_data,
     svmlight_block_data,
 )
-from perceptrons.io.formats._common import check_in_memory, open_binary
+from perceptrons.io.formats._common import (
+    check_in_memory,
+    open_binary,
+    out_of_memory_in_one_line,
+)
 
 if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
@@ -116,6 +120,11 @@ def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[by
     at most ``_READ_BYTES``: the memory they will take is checked as they arrive
     (:func:`~perceptrons.io.formats._common.check_in_memory`), so a chunk size past
     what memory holds, or one line of gigabytes, is refused in one line."""
+    with out_of_memory_in_one_line(f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY):
+        return _read_lines_checked(stream, name, chunk_size, first_line)
+
+
+def _read_lines_checked(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
     pieces: list[bytes] = []
     n_bytes = n_lines = line_bytes = 0
     next_check = _READ_BYTES
@@ -345,10 +354,10 @@ def _svmlight_chunks(
             # or one very long line, grows it; the old and the new buf are both held.
             n_lines, line_bytes = _lines_in(buf, start, end)
             what, lower = _chunk_cost(name, first_line, n_lines, end - start, line_bytes)
-            check_allocation(
-                3 * len(buf), f"{what} ({format_bytes(end - start)} of data so far)", lower
-            )
-            buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
+            what = f"{what} ({format_bytes(end - start)} of data so far)"
+            check_allocation(3 * len(buf), what, lower)
+            with out_of_memory_in_one_line(what, lower):
+                buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
         try:
             return stream.readinto(buf[end : end + _READ_BYTES].data)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:

@@ -11,6 +11,8 @@ import io
 import os
 import sys
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
 
@@ -258,6 +260,19 @@ def check_in_memory(what: str, n_bytes: int, n_lines: int, lower: str) -> None:
     )
 
 
+@contextmanager
+def out_of_memory_in_one_line(what: str, lower: str) -> Iterator[None]:
+    """A :class:`MemoryError` raised inside, when memory runs out below the limit (a
+    ``ulimit``, a container), becomes a one-line :class:`MemoryBudgetError` naming
+    ``what`` was being read and ``lower``, as a refusal by the limit would."""
+    try:
+        yield
+    except MemoryBudgetError:
+        raise
+    except MemoryError:
+        raise MemoryBudgetError(f"{what}: out of memory; {lower}") from None
+
+
 def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
     """All of ``stream``, a block at a time, checked by :func:`check_in_memory` as it
     grows: a small gzip file that inflates past the memory limit is refused when the
@@ -265,7 +280,7 @@ def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY)
     blocks: list = []
     n_bytes = n_lines = 0
     what = f"{source}: reading it whole"
-    try:
+    with out_of_memory_in_one_line(what, lower):
         while block := read_block(stream, source):
             n_bytes += len(block)
             n_lines += block.count("\n") if isinstance(block, str) else block.count(b"\n")
@@ -274,13 +289,6 @@ def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY)
         if not blocks:
             return b""
         return "".join(blocks) if isinstance(blocks[0], str) else b"".join(blocks)
-    except MemoryError as exc:
-        if isinstance(exc, MemoryBudgetError):
-            raise
-        # Memory ran out below the limit (a ulimit, a container): still one line.
-        raise MemoryBudgetError(
-            f"{what}: out of memory after {format_bytes(n_bytes)} of data; {lower}"
-        ) from None
 
 
 def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:

@@ -202,6 +202,7 @@ class _PairsReader:
         self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
         self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
+        self.source = "<data>"  # the file read, named when an allocation is refused
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -209,6 +210,7 @@ class _PairsReader:
     ) -> _PairsBatch | None:
         """One block of whole lines; ``None`` when it holds no example."""
         if self.compiled:
+            self.source = name  # for the message of an allocation refused
             batch = self._compiled(raw, bytes_read)
             if batch is not None:
                 return batch
@@ -227,8 +229,8 @@ class _PairsReader:
                 array_bytes(nnz, itemsize=8 + 4 + 8)
                 + array_bytes(rows, itemsize=8 * 5 + 8)
                 + line_bytes,
-                f"the hashing reader's arrays for a block of {n_bytes:,} bytes in "
-                f"{n_lines:,} lines",
+                f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
+                f"bytes in {n_lines:,} lines",
                 _CHUNK_REMEDY,
             )
             self._sizes = sizes
@@ -257,7 +259,7 @@ class _PairsReader:
             raise RuntimeError("the hashing reader asks for room it cannot need")
         check_allocation(
             array_bytes(5 * len(self.slots), hashing.SLOT_WIDTH) + 5 * len(self.store),
-            f"the hashing reader's table of names ({entries:,} names so far)",
+            f"{self.source}: the hashing reader's table of names ({entries:,} names so far)",
             _CHUNK_REMEDY,
         )
         slots = np.full((4 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)

@@ -351,3 +351,22 @@ def test_memory_running_out_below_the_limit_is_one_line(tmp_path, stream):
     assert done.returncode == 1, done.stderr[-3000:]
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"perceptrons: error: {path}") and "out of memory" in line
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_pipe_is_read_as_a_file(tmp_path, packed):
+    """A file that cannot seek (a named pipe, ``<(zcat ...)``): its first bytes, read to
+    see the gzip magic, are given again."""
+    import threading
+
+    content = _FILES["d.svm"].encode()
+    (tmp_path / "d.svm").write_bytes(content)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    payload = gzip.compress(content) if packed else content
+    writer = threading.Thread(target=fifo.write_bytes, args=(payload,), daemon=True)
+    writer.start()
+    got = read_data(fifo, "svmlight")
+    writer.join(timeout=10)
+    _same(got, read_data(tmp_path / "d.svm"))

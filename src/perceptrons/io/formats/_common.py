@@ -14,11 +14,11 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from perceptrons._memory import MemoryBudgetError, check_allocation, format_bytes
+from perceptrons._memory import MemoryBudgetError, check_allocation, format_bytes, memory_limit
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -195,43 +195,60 @@ class Readable(Protocol):
     def read(self, size: int = ..., /) -> bytes | str: ...
 
 
-class _Replayed:
+class _Replayed(io.RawIOBase):
     """A binary stream whose first bytes, already read (to see the gzip magic of a
-    stream that cannot seek), are given again first."""
+    stream that cannot seek: a pipe, standard input), are given again first."""
 
-    def __init__(self, head: bytes, rest: IO) -> None:
+    def __init__(self, head: bytes, rest: Any) -> None:
+        super().__init__()
         self._head, self._rest = head, rest
 
-    def read(self, size: int = -1) -> bytes:
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
         if not self._head:
-            return self._rest.read(size)
-        if size < 0:
-            data, self._head = self._head + self._rest.read(), b""
-            return data
-        data, self._head = self._head[:size], self._head[size:]
-        return data
+            return self._rest.readinto(buffer)
+        n_bytes = min(len(buffer), len(self._head))
+        buffer[:n_bytes] = self._head[:n_bytes]
+        self._head = self._head[n_bytes:]
+        return n_bytes
 
 
-def open_binary(name: str) -> tuple[io.BufferedIOBase, io.BufferedIOBase]:
+def _first_bytes(stream: IO[bytes], n_bytes: int) -> bytes:
+    """Up to ``n_bytes`` from the start of ``stream`` (a pipe may give fewer at once)."""
+    head = b""
+    while len(head) < n_bytes and (more := stream.read(n_bytes - len(head))):
+        head += more
+    return head
+
+
+def open_binary(name: str) -> tuple[io.BufferedIOBase, IO[bytes]]:
     """The file ``name`` as a binary stream, gunzipped when it starts with the gzip
-    magic, and the file itself (whose ``tell()`` counts the bytes consumed).
+    magic, and the stream whose ``tell()`` counts the bytes of the file consumed.
 
     Decompression happens as the stream is read, so a reader that reads in bounded
-    blocks holds a bounded part of the data, however much the file inflates to.
+    blocks holds a bounded part of the data, however much the file inflates to. A
+    file that cannot seek (a pipe) is read too, its first bytes given again.
     """
     try:
-        raw = open(name, "rb")
+        file = open(name, "rb", buffering=0)
     except OSError as exc:
         raise _open_error(name, exc) from None
     try:
-        magic = raw.read(2)
-        raw.seek(0)
+        head = _first_bytes(file, len(_GZIP_MAGIC))
+        if file.seekable():
+            file.seek(0)
+            source: io.RawIOBase = file
+        else:
+            source = _Replayed(head, file)
     except OSError as exc:
-        raw.close()
+        file.close()
         raise _open_error(name, exc) from None
-    if magic == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw), raw
-    return raw, raw
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=source), file
+    buffered = io.BufferedReader(source)
+    return buffered, buffered
 
 
 def read_block(stream: Readable, source: str, size: int = _READ_BLOCK) -> bytes | str:
@@ -291,19 +308,39 @@ def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY)
         return "".join(blocks) if isinstance(blocks[0], str) else b"".join(blocks)
 
 
+def _read_plain(raw: io.FileIO, name: str, lower: str) -> bytes:
+    """An uncompressed file whole, its size checked (:func:`check_in_memory`) before it
+    is read and its lines after, before anything is made of them."""
+    what = f"{name}: reading it whole"
+    check_in_memory(what, os.fstat(raw.fileno()).st_size, 0, lower)
+    with out_of_memory_in_one_line(what, lower):
+        data = raw.readall()  # one allocation, of the size fstat gives
+    limit = memory_limit()[0]
+    if limit is not None and in_memory_cost(len(data), len(data)) > limit:
+        # Only a file this large could have lines enough to pass the limit: counting
+        # them costs a pass over the bytes, spared to the others.
+        check_in_memory(what, len(data), data.count(b"\n"), lower)
+    return data
+
+
 def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
     """The whole input, gunzipped, read by :func:`read_checked`: the file ``name``, or
     standard input (``stdin``, else ``sys.stdin``) for ``"-"``; bytes, or str for a
     text-mode stream without a binary buffer."""
     if name != "-":
-        stream, raw = open_binary(name)
-        with stream, raw:
+        stream, counter = open_binary(name)
+        with stream, counter:
+            raw = getattr(stream, "raw", None)
+            if isinstance(raw, io.FileIO) and raw.seekable():
+                # Not compressed and a regular file: its size is known, and it is read
+                # at once (nothing was read through the buffer yet).
+                return _read_plain(raw, name, lower)
             return read_checked(stream, name, lower)
     given = sys.stdin if stdin is None else stdin
     binary = getattr(given, "buffer", given)
     head = read_block(binary, _STDIN, 2)
     if head == _GZIP_MAGIC:
-        gunzipped = gzip.GzipFile(fileobj=cast(BinaryIO, _Replayed(head, binary)))
+        gunzipped = gzip.GzipFile(fileobj=_Replayed(head, binary))
         return read_checked(gunzipped, _STDIN, lower)
     rest = read_checked(binary, _STDIN, lower)  # str from a text-mode stream, else bytes
     return head + rest if rest else head  # type: ignore[operator]

@@ -8,6 +8,7 @@ import gzip
 import io
 import math
 import os
+import stat
 import zlib
 from pathlib import Path
 
@@ -89,12 +90,16 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
     if not path.is_file():
         raise FileNotFoundError(f"{str(path)!r}: no such file")
     name = str(path)
-    stream, raw = open_binary(name)
-    with stream, raw:
-        return _read_idx_stream(stream, name, None if stream is raw else "gzip")
+    stream, counter = open_binary(name)
+    with stream, counter:
+        size = None  # the size on disk of a regular uncompressed file, else unknown
+        if stream is counter:
+            status = os.fstat(stream.fileno())
+            size = status.st_size if stat.S_ISREG(status.st_mode) else None
+        return _read_idx_stream(stream, name, size)
 
 
-def _read_idx_stream(stream: io.BufferedIOBase, name: str, compression: str | None) -> np.ndarray:
+def _read_idx_stream(stream: io.BufferedIOBase, name: str, size: int | None) -> np.ndarray:
     head = bytes(_read_exactly(stream, 4, name))
     if len(head) < 4:
         raise ValueError(f"{name!r}: too short for an IDX header ({len(head)} bytes)")
@@ -128,8 +133,8 @@ def _read_idx_stream(stream: io.BufferedIOBase, name: str, compression: str | No
             f"({expected} payload bytes) but the file holds {actual} payload bytes"
         )
 
-    if compression is None:  # the size on disk says it before anything is read
-        actual = os.fstat(stream.fileno()).st_size - header_len
+    if size is not None:  # the size on disk says it before anything is read
+        actual = size - header_len
         if actual != expected:
             raise mismatch(str(actual))
     # The payload, then its copy in native byte order.

@@ -370,3 +370,22 @@ def test_a_pipe_is_read_as_a_file(tmp_path, packed):
     got = read_data(fifo, "svmlight")
     writer.join(timeout=10)
     _same(got, read_data(tmp_path / "d.svm"))
+
+
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 1000])
+def test_line_blocks_hold_whole_lines_long_ones_too(tmp_path, packed, chunk_size):
+    """Lines longer than the pieces they are read in (64 KiB), blank lines and a last
+    line without its newline: each block is chunk_size whole lines, numbered right."""
+    from perceptrons.io._chunks import _line_blocks
+
+    lines = [b"1 |f a", b"", b"1 |f " + b"x" * 200_000, b"-1 |f b" * 20_000, b"", b"1 |f c"]
+    content = b"\n".join(lines)  # no newline at the end
+    path = tmp_path / ("d.vw.gz" if packed else "d.vw")
+    path.write_bytes(gzip.compress(content) if packed else content)
+    blocks = list(_line_blocks(str(path), chunk_size))
+    assert b"".join(block for block, _, _ in blocks) == content
+    expected_first = list(range(1, len(lines) + 1, chunk_size))
+    assert [first for _, first, _ in blocks] == expected_first
+    for (block, _, _), start in zip(blocks, expected_first, strict=True):
+        assert block.split(b"\n")[:chunk_size] == lines[start - 1 : start - 1 + chunk_size]

@@ -12,8 +12,10 @@ points (:func:`~perceptrons.io.stream.iter_chunks`, :func:`~perceptrons.io.strea
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import itertools
 import queue
 import threading
 import zlib
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 _READ_BYTES = 1 << 20  # bytes read from the file (decompressed) at a time
 _FIRST_ROWS = 1 << 12  # rows the svmlight buffers hold at first, grown as rows arrive
 _CHUNK_REMEDY = "lower --chunk-size (chunk_size)"
+_PIECE_BYTES = 1 << 16  # a line is read in pieces of at most this many bytes...
+_GROUP_PIECES = 256  # ...this many pieces at a time, the memory checked between
 _UTF8_BOM = b"\xef\xbb\xbf"
 _NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
@@ -125,29 +129,31 @@ def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[by
 
 
 def _read_lines_checked(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
-    pieces: list[bytes] = []
+    # Lines are read as pieces of at most _PIECE_BYTES (a longer line is several), in
+    # groups of at most _GROUP_PIECES by C-level iteration (islice of readline), the
+    # memory checked after each group: at most _GROUP_PIECES * _PIECE_BYTES between
+    # checks, without a Python step per line.
+    pieces = iter(functools.partial(stream.readline, _PIECE_BYTES), b"")
+    blocks: list[bytes] = []
     n_bytes = n_lines = line_bytes = 0
-    next_check = _READ_BYTES
     while n_lines < chunk_size:
         try:
-            piece = stream.readline(_READ_BYTES)
+            group = list(itertools.islice(pieces, min(chunk_size - n_lines, _GROUP_PIECES)))
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
-        if not piece:
+        if not group:
             break
-        pieces.append(piece)
-        n_bytes += len(piece)
-        line_bytes += len(piece)
-        if piece.endswith(b"\n"):
-            n_lines += 1
-            line_bytes = 0
-        if n_bytes >= next_check:
-            next_check = n_bytes + _READ_BYTES
-            what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
-            check_in_memory(what, n_bytes, n_lines, lower)
-    if pieces and not pieces[-1].endswith(b"\n"):
+        block = b"".join(group)
+        blocks.append(block)
+        n_bytes += len(block)
+        newlines = block.count(b"\n")
+        n_lines += newlines
+        line_bytes = len(block) - block.rfind(b"\n") - 1 if newlines else line_bytes + len(block)
+        what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
+        check_in_memory(what, n_bytes, n_lines, lower)
+    if line_bytes:
         n_lines += 1  # the last line of the file, without its newline
-    return b"".join(pieces), n_lines
+    return b"".join(blocks), n_lines
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import pickle
+import re
 import struct
 from pathlib import Path
 
@@ -835,3 +836,106 @@ def test_a_first_line_longer_than_the_detection_sample_is_read_whole(tmp_path):
     data = read_data(path)
     assert data.format == "counts" and data.n_samples == 3
     assert read_data("-", stdin=io.StringIO(content)).format == "counts"
+
+
+# --------------------------------------------------------------------------- numbers
+
+# Tokens Python's float() takes but ASCII decimal (C's strtod) does not: underscores,
+# digits of other scripts (Arabic-Indic, full-width), surrounding Unicode spaces. (vw
+# and counts lines are split at Unicode spaces, as str.split() does: there "1\xa0" is
+# the token "1" then a space; svmlight is split at ASCII spaces only.)
+_UNICODE_SPACED = ["1\u00a0", "\u20031"]
+_NOT_DECIMAL = ["1_000", "1_0.5", "\u0661", "\uff11", *_UNICODE_SPACED]
+
+
+@pytest.mark.parametrize("token", _NOT_DECIMAL)
+def test_python_float_takes_the_tokens_the_formats_refuse(token):
+    from perceptrons._decimal import decimal_number
+
+    float(token)  # what the readers used to accept
+    with pytest.raises(ValueError, match="not an ASCII decimal number"):
+        decimal_number(token)
+    with pytest.raises(ValueError, match="not an ASCII decimal number"):
+        decimal_number(token.encode())
+
+
+@pytest.mark.parametrize("token", ["1", "-2.5", "+.5", "1.", "1e3", "2E-2", "-0", "1e999", "inf"])
+def test_ascii_decimal_numbers_are_python_floats(token):
+    from perceptrons._decimal import decimal_number
+
+    assert decimal_number(token) == float(token)
+    assert decimal_number(token.encode()) == decimal_number(token)
+
+
+def _numbers_file(tmp_path, fmt: str, where: str, token: str) -> str:
+    """A three-line file of ``fmt`` whose line 2 has ``token`` as its label or a value."""
+    lines = {
+        ("svmlight", "label"): f"{token} 1:1",
+        ("svmlight", "value"): f"1 1:{token}",
+        ("svmlight", "index"): f"1 {token}:1",
+        ("vw", "label"): f"{token} |f a",
+        ("vw", "value"): f"1 |f a:{token}",
+        ("vw", "importance"): f"1 {token} |f a",
+        ("vw", "scale"): f"1 |f:{token} a",
+        ("counts", "value"): f"a:{token} #label#:p",
+    }
+    first, last = {
+        "svmlight": ("1 1:1", "-1 2:1"),
+        "vw": ("1 |f a", "-1 |f b"),
+        "counts": ("a:1 #label#:p", "b:1 #label#:n"),
+    }[fmt]
+    content = f"{first}\n{lines[fmt, where]}\n{last}\n"
+    return _write(tmp_path, f"n.{fmt}", content.encode())
+
+
+_NUMBER_SLOTS = [
+    ("svmlight", "label"),
+    ("svmlight", "value"),
+    ("svmlight", "index"),
+    ("vw", "label"),
+    ("vw", "value"),
+    ("vw", "importance"),
+    ("vw", "scale"),
+    ("counts", "value"),
+]
+
+
+@pytest.mark.parametrize("token", _NOT_DECIMAL)
+@pytest.mark.parametrize(("fmt", "where"), _NUMBER_SLOTS)
+def test_numbers_are_ascii_decimal_in_memory_and_streamed(tmp_path, fmt, where, token):
+    """A number outside ASCII decimal is a bad line, named file:line, read whole or
+    streamed (through the compiled readers and their Python fallbacks alike)."""
+    from perceptrons.io.stream import iter_chunks
+
+    if fmt != "svmlight" and token in _UNICODE_SPACED:
+        token = token.replace("\u00a0", "").replace("\u2003", "") + "_"
+
+    path = _numbers_file(tmp_path, fmt, where, token)
+    message = _error(path, format=fmt)
+    assert message.startswith(f"{path}:2: ")
+    assert read_data(path, format=fmt, skip_bad_lines=True).n_samples == 2
+    for chunk_size in (1, 10):
+        with pytest.raises(DataFormatError) as streamed:
+            list(iter_chunks(path, fmt, chunk_size=chunk_size))
+        assert str(streamed.value) == message
+
+
+@pytest.mark.parametrize(("fmt", "where"), _NUMBER_SLOTS)
+def test_ascii_decimal_numbers_still_read(tmp_path, fmt, where):
+    token = "3" if where == "index" else "2.5e0"
+    data = read_data(_numbers_file(tmp_path, fmt, where, token), format=fmt)
+    assert data.n_samples == 3
+
+
+@pytest.mark.parametrize("fmt", ["vw", "counts"])
+def test_the_hashing_stream_refuses_what_read_data_refuses(tmp_path, fmt):
+    """The compiled hashing reader (``--stream`` of vw / counts with hashing) leaves a
+    token it cannot read to the reference reader, which names the line."""
+    from perceptrons import Perceptron, TextFeaturizer
+    from perceptrons.io.stream import fit_stream
+
+    for token in sorted(set(_NOT_DECIMAL) - set(_UNICODE_SPACED)):
+        path = _numbers_file(tmp_path, fmt, "value", token)
+        featurizer = TextFeaturizer(tokenizer="pairs", n_features=64)
+        with pytest.raises(DataFormatError, match=rf"^{re.escape(path)}:2: "):
+            fit_stream(Perceptron(), path, format=fmt, featurizer=featurizer, chunk_size=2)

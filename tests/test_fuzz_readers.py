@@ -1,5 +1,7 @@
 """The readers never crash: random bytes and mutated lines of every format give a result
-or a one-line :class:`DataFormatError` (or an ``OSError``), nothing else.
+or a one-line :class:`DataFormatError` (or an ``OSError``), nothing else; gzip bombs are
+refused in one line (a ``MemoryBudgetError``, the child's memory limit being 8 MiB) or
+read in bounded memory (the child's address space is 2 GiB, what a bomb inflates to).
 
 The fuzz loops run with Hypothesis in a child process (this file run as a script), so a
 segmentation fault in a compiled reader or a hang fails the test instead of killing the
@@ -31,7 +33,7 @@ VALID = {
 SPECIAL = [
     ":", "|", "#", "\r", "\x00", "\t", '"', ",", " ", "\n", "'", "__label__", "#label#:",
     "qid:", "nan", "inf", "-", "e", "1e999", "99999999999", "2147483647", "4294967296",
-    "-0", "0:0", "\\", "1", ".", "^",
+    "-0", "0:0", "\\", "1", ".", "^", "_", "1_0", "\u0661", "\uff11", "\u00b9", "\u00a0",
 ]  # fmt: skip
 RARE = ["\xff", "\ufeff", "\u2028", "\udcff", "\x85", "\x0b"]  # odd code points
 NAMES = ["data", "data.svm", "d.vw", "d.csv", "d.tsv", "d.ft", "d.train", "d.gz"]
@@ -42,6 +44,7 @@ def _run(kind: str) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
+    from perceptrons._memory import MemoryBudgetError
     from perceptrons.io.formats import FORMATS, DataFormatError, LabeledData, read_data
     from perceptrons.io.stream import STREAMABLE, iter_chunks, scan
 
@@ -89,7 +92,27 @@ def _run(kind: str) -> None:
     soup = st.lists(st.sampled_from(SPECIAL + RARE) | st.text(max_size=4), max_size=40).map(
         lambda parts: "".join(parts).encode("utf-8", "surrogatepass")
     )
-    contents = st.one_of(st.binary(max_size=2048), soup, near_valid(), near_valid(), idx())
+
+    @st.composite
+    def bomb(draw, newlines: bool = True) -> bytes:
+        """Gzip data of about 2 MB that inflates to 2 GiB, past the child's address space:
+        one member of 1 MiB of a filler (zeros, a number, a valid line...) repeated,
+        after a head."""
+        fillers = [b"\0", b"1", b"a:1 ", b"|", b"1 1:1"]
+        if newlines:
+            fillers += [b"1 1:1\n", b"\n", b"w N\n", *(v.encode() + b"\n" for v in VALID["vw"])]
+        filler = draw(st.sampled_from(fillers))
+        head = draw(near_valid()) if draw(st.booleans()) else b""
+        member = gzip.compress(filler * ((1 << 20) // len(filler)), compresslevel=9)
+        return gzip.compress(head) + member * 2048
+
+    # A decompression bomb is refused in one line (MemoryBudgetError) or read in bounded
+    # memory; streamed, only bombs of one long line (a bomb of short lines streams fine,
+    # only slowly at a chunk size of 1 to 4).
+    contents = st.one_of(st.binary(max_size=2048), soup, near_valid(), near_valid(), idx(), bomb())
+    stream_contents = st.one_of(
+        st.binary(max_size=2048), soup, near_valid(), near_valid(), idx(), bomb(newlines=False)
+    )
     names = st.just("data") | st.sampled_from(NAMES)
     common = settings(
         derandomize=True,
@@ -109,15 +132,16 @@ def _run(kind: str) -> None:
             assert extra is None or len(extra) == n
 
     def expected(exc: BaseException) -> bool:
-        if isinstance(exc, DataFormatError):
+        if isinstance(exc, (DataFormatError, MemoryBudgetError)):
             assert "\n" not in str(exc), str(exc)
             return True
         return isinstance(exc, OSError)
 
     def write(content: bytes, name: str, gz: bool) -> str:
-        path = os.path.join(directory, name + (".gz" if gz else ""))
+        packed = content[:2] == b"\x1f\x8b"  # a bomb: gzip data already
+        path = os.path.join(directory, name + (".gz" if gz or packed else ""))
         with open(path, "wb") as fh:
-            fh.write(gzip.compress(content) if gz else content)
+            fh.write(gzip.compress(content) if gz and not packed else content)
         return path
 
     if kind == "read":
@@ -152,7 +176,7 @@ def _run(kind: str) -> None:
 
         @common
         @given(
-            contents,
+            stream_contents,
             st.just("auto") | st.sampled_from(STREAMABLE),
             names,
             st.booleans(),
@@ -172,6 +196,13 @@ def _run(kind: str) -> None:
     fuzz()
 
 
+def _limit_address_space() -> None:
+    """The fuzz child's address space, 2 GiB: a bomb read whole would exceed it."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
 @pytest.mark.parametrize("kind", ["read", "stream"])
 def test_readers_never_crash(kind):
     try:
@@ -180,7 +211,8 @@ def test_readers_never_crash(kind):
             capture_output=True,
             text=True,
             timeout=180,
-            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+            env={**os.environ, "PYTHONFAULTHANDLER": "1", "PERCEPTRONS_MEMORY_LIMIT": "8M"},
+            preexec_fn=_limit_address_space,
         )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the {kind} fuzz loop hung (over {exc.timeout} s)")

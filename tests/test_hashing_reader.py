@@ -338,6 +338,16 @@ def test_prefitted_featurizer_with_unnormalized_names_keeps_reference_names(tmp_
         ("vw", "1 |a x:nope", 'value of feature "x" "nope" is not a number'),
         ("vw", "|a x", "no label before the |"),
         ("counts", "a:1 b:2", "no #label#: label at the end of the line"),
+        # Numbers are ASCII decimal: not Python's float() (underscores, other digits).
+        ("vw", "1 |a x:1_000", 'value of feature "x" "1_000" is not a number'),
+        ("vw", "1 |a x:\u0661", 'value of feature "x" "\u0661" is not a number'),
+        ("vw", "1 |a x:\uff15", 'value of feature "x" "\uff15" is not a number'),
+        ("vw", "1_0 |a x", "expected 'label [importance] [tag]' before the first |"),
+        ("vw", "\u0661 |a x", "expected 'label [importance] [tag]' before the first |"),
+        ("vw", "1 2_0 |a x", "expected 'label [importance] [tag]' before the first |"),
+        ("vw", "1 |a:1_0 x", 'namespace "a" scale "1_0" is not a number'),
+        ("counts", "a:1_0 #label#:positive", 'count of "a" "1_0" is not a number'),
+        ("counts", "a:\u0661 #label#:positive", 'count of "a" "\u0661" is not a number'),
     ],
 )
 def test_bad_line_error_names_file_and_line(tmp_path, monkeypatch, fmt, bad, message):

@@ -116,7 +116,9 @@ def test_fast_float_keeps_the_sign_of_zero():
         ("0", 0),
         ("-0", 0),
         ("+5", 5),
-        ("1_0", 10),
+        ("1_0", -1),  # Python's int() takes it; the format does not
+        ("\u0661", -1),  # ARABIC-INDIC DIGIT ONE
+        ("\uff11", -1),  # FULLWIDTH DIGIT ONE
         ("007", 7),
         ("2147483647", 2147483647),
         ("2147483648", -1),
@@ -131,18 +133,22 @@ def test_fast_float_keeps_the_sign_of_zero():
         ("0" * 5000 + "1", -1),  # beyond Python's 4300-digit int() limit
     ],
 )
-def test_parse_index_is_python_int(token, expected):
+def test_parse_index_is_an_ascii_decimal_integer(token, expected):
     assert _index(np.frombuffer(token.encode(), dtype=np.uint8), 4300) == expected
 
 
 # ------------------------------------------------------------------ against the reference
 
-LABELS = ["1", "-1", "+1", "0.5", "2", "1e3", "-0", "1_0", "0.1000000000000000055511"]
-BAD_LABELS = ["nan", "inf", "a", "1:2", "1e999", ""]
-INDICES = ["0", "1", "2", "3", "7", "12", "+3", "-0", "1_0", "2147483647", "67108865"]
-BAD_INDICES = ["-1", "a", "", "2147483648", "99999999999", "1.0", "1__0"]
-VALUES = ["1", "0.5", "-2.5e-3", "3.0000000000000004", "1_0", "1.", ".5", "1e-320", "7e22"]
-BAD_VALUES = ["1e400", "inf", "nan", "0x1", "", ".", "1:2", "\x00"]
+# Numbers outside ASCII decimal, which Python's float() / int() take: underscores,
+# digits of other scripts (Arabic-Indic, full-width), superscripts, Unicode spaces.
+NOT_DECIMAL = ["1_0", "1_000.5", "\u0661", "\u0661\u0660", "\uff11", "\u00b9"]
+NOT_DECIMAL += ["1\u00a0", "\u20031", "1\x1c"]
+LABELS = ["1", "-1", "+1", "0.5", "2", "1e3", "-0", "0.1000000000000000055511"]
+BAD_LABELS = ["nan", "inf", "a", "1:2", "1e999", "", *NOT_DECIMAL]
+INDICES = ["0", "1", "2", "3", "7", "12", "+3", "-0", "2147483647", "67108865"]
+BAD_INDICES = ["-1", "a", "", "2147483648", "99999999999", "1.0", "1__0", *NOT_DECIMAL]
+VALUES = ["1", "0.5", "-2.5e-3", "3.0000000000000004", "1.", ".5", "1e-320", "7e22", "1E+2"]
+BAD_VALUES = ["1e400", "inf", "nan", "0x1", "", ".", "1:2", "\x00", *NOT_DECIMAL]
 SPACES = [" ", "\t", "  ", " \r", "\x0b", "\x0c"]
 
 

@@ -12,6 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction import FeatureHasher
 
+from perceptrons._decimal import decimal_number
+
 
 def _pairs(text: str, lowercase: bool) -> list[tuple[str, float]]:
     """The ``(name, value)`` of each whitespace token ``name:value`` (split at the last
@@ -25,7 +27,7 @@ def _pairs(text: str, lowercase: bool) -> list[tuple[str, float]]:
             pairs.append((token, 1.0))
             continue
         try:
-            number = float(value)
+            number = decimal_number(value)
         except ValueError:
             number = math.nan
         if not name or not math.isfinite(number):

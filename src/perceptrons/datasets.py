@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perceptrons._memory import array_bytes, check_allocation
 from perceptrons.io.formats import read_data, read_idx
 
 __all__ = [
@@ -180,6 +181,11 @@ def load_mnist(
                 f"holds {labels.shape[0]} labels"
             )
         n = images.shape[0]
+        pixels = images.shape[1] * images.shape[2]
+        check_allocation(
+            array_bytes(n, pixels, itemsize=dtype.itemsize),
+            f"{img_path}: {n:,} images of {pixels:,} pixels as {dtype}",
+        )
         X = images.reshape(n, -1).astype(dtype)
         X /= 255.0
         out.append(np.ascontiguousarray(X))

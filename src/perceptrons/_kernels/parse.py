@@ -18,9 +18,11 @@ Numbers are parsed here only when the result is sure to be the float that Python
 exponent, whose digits make an integer ``m < 2**53`` and whose value is
 ``m * 10**e`` with ``|e| <= 22``. ``m`` and ``10**e`` are then exact doubles and one
 IEEE multiplication or division rounds correctly (Clinger's fast path). Any other
-token (more digits, underscores, ``inf``, a malformed token) is left *pending*: its
-byte range and destination are recorded and the caller converts it with ``float()``,
-which also decides whether it is a number at all.
+token (more digits, ``inf``, a malformed token) is left *pending*: its byte range and
+destination are recorded and the caller converts it with
+:func:`perceptrons._decimal.decimal_number` (ASCII decimal, as C's ``strtod``), which
+also decides whether it is a number at all. Indices are ASCII digits with an optional
+sign (no ``_``, which Python's ``int()`` would take).
 """
 
 import numpy as np
@@ -47,7 +49,7 @@ _MANTISSA_LIMIT = 2**53
 _POWERS = np.array([float(10**k) for k in range(23)])  # exact doubles
 
 _SPACE, _TAB, _LF, _VT, _FF, _CR = 32, 9, 10, 11, 12, 13
-_HASH, _COLON, _DOT, _PLUS, _MINUS, _UNDERSCORE = 35, 58, 46, 43, 45, 95
+_HASH, _COLON, _DOT, _PLUS, _MINUS = 35, 58, 46, 43, 45
 
 
 # Byte classes: token bytes (other, ':'), whitespace as Python's bytes.split() sees it
@@ -132,8 +134,9 @@ def fast_float(buf, start, stop):
 def parse_index(buf, start, stop, max_digits):
     """``int(buf[start:stop])`` when it is an integer in ``[0, 2**31 - 1]``, else -1.
 
-    Python's rule: an optional sign, decimal digits, single underscores between digits,
-    at most ``max_digits`` digits (``sys.get_int_max_str_digits()``, 0: no limit).
+    The rule of :func:`perceptrons._decimal.decimal_index`: an optional sign, ASCII
+    decimal digits, at most ``max_digits`` of them (``sys.get_int_max_str_digits()``,
+    0: no limit), which Python's ``int()`` also enforces.
     """
     p = start
     negative = False
@@ -142,20 +145,15 @@ def parse_index(buf, start, stop, max_digits):
         p += 1
     value = 0
     digits = 0
-    after_digit = False
     while p < stop:
         c = buf[p]
-        if 48 <= c <= 57:
-            if value <= INT32_MAX:
-                value = value * 10 + (c - 48)
-            digits += 1
-            after_digit = True
-        elif c == _UNDERSCORE and after_digit:
-            after_digit = False
-        else:
+        if not 48 <= c <= 57:
             return -1
+        if value <= INT32_MAX:
+            value = value * 10 + (c - 48)
+        digits += 1
         p += 1
-    if not after_digit or (max_digits > 0 and digits > max_digits):
+    if digits == 0 or (max_digits > 0 and digits > max_digits):
         return -1
     if value > INT32_MAX or (negative and value != 0):
         return -1

@@ -12,6 +12,7 @@ points (:func:`~perceptrons.io.stream.iter_chunks`, :func:`~perceptrons.io.strea
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import itertools
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons._memory import array_bytes, check_allocation, format_bytes
 from perceptrons.io.formats import (
     DataFormatError,
     LabeledData,
@@ -34,12 +36,22 @@ from perceptrons.io.formats import (
     read_data,
     svmlight_block_data,
 )
+from perceptrons.io.formats._common import (
+    check_in_memory,
+    open_binary,
+    out_of_memory_in_one_line,
+)
 
 if TYPE_CHECKING:
     from perceptrons.features import TextFeaturizer
 
-_READ_BYTES = 1 << 20  # svmlight: bytes read from the file at a time
+_READ_BYTES = 1 << 20  # bytes read from the file (decompressed) at a time
+_FIRST_ROWS = 1 << 12  # rows the svmlight buffers hold at first, grown as rows arrive
+_CHUNK_REMEDY = "lower --chunk-size (chunk_size)"
+_PIECE_BYTES = 1 << 16  # a line is read in pieces of at most this many bytes...
+_GROUP_PIECES = 256  # ...this many pieces at a time, the memory checked between
 _UTF8_BOM = b"\xef\xbb\xbf"
+_NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
 
 
@@ -62,23 +74,6 @@ class Chunk:
     bytes_read: int
 
 
-def _open(path: str):
-    """The file as binary lines, and a function giving the bytes consumed so far."""
-    try:
-        raw = open(path, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{path}: is a directory, not a data file") from None
-    except OSError as exc:  # one line, as read_data's
-        raise type(exc)(f"{path}: {exc.strerror or exc}") from None
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return gzip.GzipFile(fileobj=raw), raw
-    raw.seek(0)
-    return raw, raw
-
-
 def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Chunk]:
     """Chunks of ``chunk_size`` lines, each through :func:`read_data`."""
     for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
@@ -89,18 +84,76 @@ def _line_chunks(name: str, fmt: str, chunk_size: int, **options) -> Iterator[Ch
 
 def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
     """``(bytes, first line, bytes read)`` of each block of ``chunk_size`` lines."""
-    lines, counter = _open(name)
+    stream, counter = open_binary(name)
     first_line = 1
-    with lines, counter:
+    with stream, counter:
         while True:
-            try:
-                block = list(itertools.islice(lines, chunk_size))
-            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-                raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+            block, n_lines = _read_lines(stream, name, chunk_size, first_line)
             if not block:
                 return
-            yield b"".join(block), first_line, counter.tell()
-            first_line += len(block)
+            yield block, first_line, counter.tell()
+            first_line += n_lines
+
+
+def _chunk_cost(
+    name: str, first_line: int, n_lines: int, n_bytes: int, line_bytes: int
+) -> tuple[str, str]:
+    """What a chunk too large for memory is, and what lowers its cost: a smaller chunk
+    size, unless the line being read (``line_bytes`` of the chunk's ``n_bytes``, after
+    ``n_lines`` whole lines) is most of it: then that line is too long."""
+    if 2 * line_bytes <= n_bytes:
+        return f"{name}: the chunk of lines from line {first_line:,}", _CHUNK_REMEDY
+    return f"{name}:{first_line + n_lines}: this one line", "a line must fit in memory"
+
+
+def _lines_in(buf: np.ndarray, start: int, end: int) -> tuple[int, int]:
+    """The whole lines of ``buf[start:end]`` and the bytes after the last one, counted
+    a block at a time (no temporary array the size of the data)."""
+    n_lines, last = 0, -1
+    for low in range(start, end, _READ_BYTES):
+        newlines = buf[low : min(low + _READ_BYTES, end)] == _NEWLINE
+        count = int(np.count_nonzero(newlines))
+        if count:
+            n_lines += count
+            last = low + len(newlines) - 1 - int(np.argmax(newlines[::-1]))
+    return n_lines, end - (last + 1 if last >= 0 else start)
+
+
+def _read_lines(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
+    """The next ``chunk_size`` lines of ``stream`` and their number, read in pieces of
+    at most ``_READ_BYTES``: the memory they will take is checked as they arrive
+    (:func:`~perceptrons.io.formats._common.check_in_memory`), so a chunk size past
+    what memory holds, or one line of gigabytes, is refused in one line."""
+    with out_of_memory_in_one_line(f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY):
+        return _read_lines_checked(stream, name, chunk_size, first_line)
+
+
+def _read_lines_checked(stream, name: str, chunk_size: int, first_line: int) -> tuple[bytes, int]:
+    # Lines are read as pieces of at most _PIECE_BYTES (a longer line is several), in
+    # groups of at most _GROUP_PIECES by C-level iteration (islice of readline), the
+    # memory checked after each group: at most _GROUP_PIECES * _PIECE_BYTES between
+    # checks, without a Python step per line.
+    pieces = iter(functools.partial(stream.readline, _PIECE_BYTES), b"")
+    blocks: list[bytes] = []
+    n_bytes = n_lines = line_bytes = 0
+    while n_lines < chunk_size:
+        try:
+            group = list(itertools.islice(pieces, min(chunk_size - n_lines, _GROUP_PIECES)))
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+        if not group:
+            break
+        block = b"".join(group)
+        blocks.append(block)
+        n_bytes += len(block)
+        newlines = block.count(b"\n")
+        n_lines += newlines
+        line_bytes = len(block) - block.rfind(b"\n") - 1 if newlines else line_bytes + len(block)
+        what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
+        check_in_memory(what, n_bytes, n_lines, lower)
+    if line_bytes:
+        n_lines += 1  # the last line of the file, without its newline
+    return b"".join(blocks), n_lines
 
 
 @dataclass
@@ -155,6 +208,7 @@ class _PairsReader:
         self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
         self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
+        self.source = "<data>"  # the file read, named when an allocation is refused
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -162,6 +216,7 @@ class _PairsReader:
     ) -> _PairsBatch | None:
         """One block of whole lines; ``None`` when it holds no example."""
         if self.compiled:
+            self.source = name  # for the message of an allocation refused
             batch = self._compiled(raw, bytes_read)
             if batch is not None:
                 return batch
@@ -175,8 +230,16 @@ class _PairsReader:
         needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
         sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
         if sizes != self._sizes:
-            self._sizes = sizes
             rows, nnz, line_bytes = sizes
+            check_allocation(
+                array_bytes(nnz, itemsize=8 + 4 + 8)
+                + array_bytes(rows, itemsize=8 * 5 + 8)
+                + line_bytes,
+                f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
+                f"bytes in {n_lines:,} lines",
+                _CHUNK_REMEDY,
+            )
+            self._sizes = sizes
             self.out = (
                 np.empty(nnz, dtype=np.float64),  # data
                 np.empty(nnz, dtype=np.int32),  # indices
@@ -200,6 +263,11 @@ class _PairsReader:
             n_bytes + 2
         ) * (n_bytes // 2 + 2):
             raise RuntimeError("the hashing reader asks for room it cannot need")
+        check_allocation(
+            array_bytes(5 * len(self.slots), hashing.SLOT_WIDTH) + 5 * len(self.store),
+            f"{self.source}: the hashing reader's table of names ({entries:,} names so far)",
+            _CHUNK_REMEDY,
+        )
         slots = np.full((4 * len(self.slots), hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
         self.meta[hashing.ENTRIES] = hashing.rehash(self.slots, slots)
         self.slots = slots
@@ -273,17 +341,31 @@ def _svmlight_chunks(
     """
     from perceptrons._kernels import parse
 
-    sets = [SvmlightBuffers(rows=chunk_size + 1, nnz=16 * chunk_size) for _ in range(max(ring, 1))]
+    # Sized for the chunk size up to _FIRST_ROWS rows, then grown as rows arrive (the
+    # growth checked against the memory limit): a chunk size of 10**12 allocates only
+    # what the chunk actually holds.
+    first_rows = min(chunk_size, _FIRST_ROWS)
+    sets = [
+        SvmlightBuffers(rows=first_rows + 1, nnz=16 * first_rows, source=name, lower=_CHUNK_REMEDY)
+        for _ in range(max(ring, 1))
+    ]
     buf = np.empty(2 * _READ_BYTES, dtype=np.uint8)
     start = end = 0  # the unread bytes are buf[start:end]
     eof = False
     first_line, n_chunks = 1, 0
-    stream, counter = _open(name)
+    stream, counter = open_binary(name)
 
     def read() -> int:
         nonlocal buf
         if len(buf) - end < _READ_BYTES:  # grown, never moved: offsets stay valid
-            buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
+            # The chunk's bytes stay in buf until it is parsed: a chunk of many lines,
+            # or one very long line, grows it; the old and the new buf are both held.
+            n_lines, line_bytes = _lines_in(buf, start, end)
+            what, lower = _chunk_cost(name, first_line, n_lines, end - start, line_bytes)
+            what = f"{what} ({format_bytes(end - start)} of data so far)"
+            check_allocation(3 * len(buf), what, lower)
+            with out_of_memory_in_one_line(what, lower):
+                buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
         try:
             return stream.readinto(buf[end : end + _READ_BYTES].data)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -317,9 +399,15 @@ def _svmlight_chunks(
                 )
                 if status != parse.DONE or eof or buffers.state[parse.LINE] >= chunk_size:
                     break
-                n_read = read()
-                eof = n_read == 0
-                end += n_read
+                # More bytes, up to a newline: the kernel scans an unfinished line from
+                # its start, so calling it for each block of a long line would take
+                # time quadratic in the line's length.
+                while True:
+                    n_read = read()
+                    eof = n_read == 0
+                    end += n_read
+                    if eof or (buf[end - n_read : end] == _NEWLINE).any():
+                        break
             n_lines = int(buffers.state[parse.LINE])
             if n_lines == 0:
                 return

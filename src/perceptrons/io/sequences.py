@@ -29,16 +29,18 @@ malformed line, undecodable UTF-8 or a file without sentences.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import sys
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
 from perceptrons.io.formats import DataFormatError
+from perceptrons.io.formats._common import read_input
+
+# What lowers the memory a sequence file read whole takes.
+_READ_WHOLE_REMEDY = "split the file into smaller ones or set a higher limit"
 
 __all__ = [
     "SEQUENCE_FORMATS",
@@ -55,7 +57,6 @@ __all__ = [
 SEQUENCE_FORMATS = ("conll", "conllu", "tagged")
 
 _STDIN = "<stdin>"
-_GZIP_MAGIC = b"\x1f\x8b"
 _CONLLU_COLUMNS = 10
 _CONLLU_TAGS = {"upos": 3, "xpos": 4}
 _TOKEN_ID = re.compile(r"[1-9][0-9]*")
@@ -102,24 +103,17 @@ class TaggedCorpus:
 
 
 def _read_text(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """The whole file as text (gunzipped, UTF-8, a leading BOM dropped) and its name."""
-    if str(path) == "-":
-        source = _STDIN
-        raw = sys.stdin.buffer.read()
-    else:
-        source = os.fspath(path)
-        try:
-            with open(source, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{source}: no such file") from None
-        except IsADirectoryError:
-            raise IsADirectoryError(f"{source}: is a directory, not a data file") from None
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise DataFormatError(source, f"corrupt gzip data ({exc})") from None
+    """The whole file as text (gunzipped, UTF-8, a leading BOM dropped) and its name.
+
+    Read a block at a time, the memory it will take checked as it grows
+    (:func:`~perceptrons.io.formats._common.read_input`): a small gzip file that
+    inflates past the memory limit is refused in one line.
+    """
+    name = "-" if str(path) == "-" else os.fspath(path)
+    source = _STDIN if name == "-" else name
+    raw = read_input(name, sys.stdin.buffer if name == "-" else None, _READ_WHOLE_REMEDY)
+    if isinstance(raw, str):  # only a text-mode stream gives str; stdin's buffer is binary
+        return raw.removeprefix("\ufeff"), source
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

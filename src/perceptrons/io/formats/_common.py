@@ -7,13 +7,18 @@ for detection, decoded).
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+from perceptrons._memory import MemoryBudgetError, check_allocation, format_bytes, memory_limit
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -39,6 +44,9 @@ _EXTENSIONS = {
 }
 _SAMPLE_BYTES = 1 << 16  # this much of the file is read for detection...
 _LONG_LINE_BYTES = 1 << 20  # ...or up to this much, to see a whole first line
+_READ_BLOCK = 1 << 20  # bytes read (decompressed) at a time, the memory checked between
+_LINE_COST = 100  # bytes a line read whole takes besides its text (see in_memory_cost)
+_READ_WHOLE_REMEDY = "stream it (--stream, fit_stream) or set a higher limit"
 
 
 class DataFormatError(ValueError):
@@ -181,28 +189,161 @@ def _open_error(name: str, exc: OSError) -> OSError:
     return type(exc)(f"{name}: {reason[:1].lower()}{reason[1:]}")
 
 
-def _gunzip(raw: bytes, source: str) -> bytes:
-    if raw[:2] != _GZIP_MAGIC:
-        return raw
+class Readable(Protocol):
+    """What the readers read from: a file, standard input, a gzip stream."""
+
+    def read(self, size: int = ..., /) -> bytes | str: ...
+
+
+class _Replayed(io.RawIOBase):
+    """A binary stream whose first bytes, already read (to see the gzip magic of a
+    stream that cannot seek: a pipe, standard input), are given again first."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        super().__init__()
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._head:
+            return self._rest.readinto(buffer)
+        n_bytes = min(len(buffer), len(self._head))
+        buffer[:n_bytes] = self._head[:n_bytes]
+        self._head = self._head[n_bytes:]
+        return n_bytes
+
+
+def _first_bytes(stream: IO[bytes], n_bytes: int) -> bytes:
+    """Up to ``n_bytes`` from the start of ``stream`` (a pipe may give fewer at once)."""
+    head = b""
+    while len(head) < n_bytes and (more := stream.read(n_bytes - len(head))):
+        head += more
+    return head
+
+
+def open_binary(name: str) -> tuple[io.BufferedIOBase, IO[bytes]]:
+    """The file ``name`` as a binary stream, gunzipped when it starts with the gzip
+    magic, and the stream whose ``tell()`` counts the bytes of the file consumed.
+
+    Decompression happens as the stream is read, so a reader that reads in bounded
+    blocks holds a bounded part of the data, however much the file inflates to. A
+    file that cannot seek (a pipe) is read too, its first bytes given again.
+    """
     try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
+        file = open(name, "rb", buffering=0)
+    except OSError as exc:
+        raise _open_error(name, exc) from None
+    try:
+        head = _first_bytes(file, len(_GZIP_MAGIC))
+        if file.seekable():
+            file.seek(0)
+            source: io.RawIOBase = file
+        else:
+            source = _Replayed(head, file)
+    except OSError as exc:
+        file.close()
+        raise _open_error(name, exc) from None
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=source), file
+    buffered = io.BufferedReader(source)
+    return buffered, buffered
+
+
+def read_block(stream: Readable, source: str, size: int = _READ_BLOCK) -> bytes | str:
+    """``stream.read(size)``; corrupt gzip data is a one-line :class:`DataFormatError`."""
+    try:
+        return stream.read(size)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise DataFormatError(source, f"corrupt gzip data ({exc})") from None
 
 
-def _read_raw(name: str, stdin) -> bytes | str:
-    """The whole input, gunzipped: bytes, or str for a text-mode stream without buffer."""
-    if name == "-":
-        stream = sys.stdin if stdin is None else stdin
-        buffer = getattr(stream, "buffer", None)
-        data = buffer.read() if buffer is not None else stream.read()
-        return data if isinstance(data, str) else _gunzip(data, _STDIN)
+def in_memory_cost(n_bytes: int, n_lines: int) -> int:
+    """The memory a reader takes to hold ``n_bytes`` of ``n_lines`` lines whole: the
+    bytes, their decoded text, and a Python object per line (a row's place in lists, a
+    string's header)."""
+    return 2 * n_bytes + _LINE_COST * n_lines
+
+
+def check_in_memory(what: str, n_bytes: int, n_lines: int, lower: str) -> None:
+    """Refuse, before reading further, input whose :func:`in_memory_cost` is past the
+    memory limit (:func:`perceptrons._memory.check_allocation`): ``what`` is read (it
+    names the file), ``n_bytes`` of data (decompressed) in ``n_lines`` lines so far."""
+    check_allocation(
+        in_memory_cost(n_bytes, n_lines),
+        f"{what} ({format_bytes(n_bytes)} of data, {n_lines:,} lines, so far)",
+        lower,
+    )
+
+
+@contextmanager
+def out_of_memory_in_one_line(what: str, lower: str) -> Iterator[None]:
+    """A :class:`MemoryError` raised inside, when memory runs out below the limit (a
+    ``ulimit``, a container), becomes a one-line :class:`MemoryBudgetError` naming
+    ``what`` was being read and ``lower``, as a refusal by the limit would."""
     try:
-        with open(name, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise _open_error(name, exc) from None
-    return _gunzip(raw, name)
+        yield
+    except MemoryBudgetError:
+        raise
+    except MemoryError:
+        raise MemoryBudgetError(f"{what}: out of memory; {lower}") from None
+
+
+def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+    """All of ``stream``, a block at a time, checked by :func:`check_in_memory` as it
+    grows: a small gzip file that inflates past the memory limit is refused when the
+    limit is reached, not after it is all in memory."""
+    blocks: list = []
+    n_bytes = n_lines = 0
+    what = f"{source}: reading it whole"
+    with out_of_memory_in_one_line(what, lower):
+        while block := read_block(stream, source):
+            n_bytes += len(block)
+            n_lines += block.count("\n") if isinstance(block, str) else block.count(b"\n")
+            check_in_memory(what, n_bytes, n_lines, lower)
+            blocks.append(block)
+        if not blocks:
+            return b""
+        return "".join(blocks) if isinstance(blocks[0], str) else b"".join(blocks)
+
+
+def _read_plain(raw: io.FileIO, name: str, lower: str) -> bytes:
+    """An uncompressed file whole, its size checked (:func:`check_in_memory`) before it
+    is read and its lines after, before anything is made of them."""
+    what = f"{name}: reading it whole"
+    check_in_memory(what, os.fstat(raw.fileno()).st_size, 0, lower)
+    with out_of_memory_in_one_line(what, lower):
+        data = raw.readall()  # one allocation, of the size fstat gives
+    limit = memory_limit()[0]
+    if limit is not None and in_memory_cost(len(data), len(data)) > limit:
+        # Only a file this large could have lines enough to pass the limit: counting
+        # them costs a pass over the bytes, spared to the others.
+        check_in_memory(what, len(data), data.count(b"\n"), lower)
+    return data
+
+
+def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+    """The whole input, gunzipped, read by :func:`read_checked`: the file ``name``, or
+    standard input (``stdin``, else ``sys.stdin``) for ``"-"``; bytes, or str for a
+    text-mode stream without a binary buffer."""
+    if name != "-":
+        stream, counter = open_binary(name)
+        with stream, counter:
+            raw = getattr(stream, "raw", None)
+            if isinstance(raw, io.FileIO) and raw.seekable():
+                # Not compressed and a regular file: its size is known, and it is read
+                # at once (nothing was read through the buffer yet).
+                return _read_plain(raw, name, lower)
+            return read_checked(stream, name, lower)
+    given = sys.stdin if stdin is None else stdin
+    binary = getattr(given, "buffer", given)
+    head = read_block(binary, _STDIN, 2)
+    if head == _GZIP_MAGIC:
+        gunzipped = gzip.GzipFile(fileobj=_Replayed(head, binary))
+        return read_checked(gunzipped, _STDIN, lower)
+    rest = read_checked(binary, _STDIN, lower)  # str from a text-mode stream, else bytes
+    return head + rest if rest else head  # type: ignore[operator]
 
 
 def _read_head(name: str) -> tuple[bytes, bool]:

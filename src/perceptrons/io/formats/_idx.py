@@ -5,19 +5,23 @@ labels as data.
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import os
+import stat
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from perceptrons._memory import MemoryBudgetError, array_bytes, check_allocation
 from perceptrons.io.formats._common import (
-    _GZIP_MAGIC,
+    _READ_BLOCK,
     DataFormatError,
     LabeledData,
     _check_rows,
     _open_error,
+    open_binary,
 )
 
 _IDX_MAX_DIMS = 32  # numpy arrays have at most 64 dimensions; IDX files use 1 to 4
@@ -32,16 +36,23 @@ _IDX_DTYPES: dict[int, np.dtype] = {
 }
 
 
-def _read_bytes(path: Path) -> bytes:
-    """Read a file, transparently gunzipping it when it starts with the gzip magic."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    if raw[:2] == _GZIP_MAGIC:
+def _read_exactly(stream: io.BufferedIOBase, n_bytes: int, name: str) -> bytearray:
+    """Up to ``n_bytes`` of ``stream`` (fewer at its end), read a block at a time into
+    one buffer of that size: the caller checked the size against the memory limit."""
+    out = bytearray(n_bytes)
+    view = memoryview(out)
+    filled = 0
+    while filled < n_bytes:
         try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ValueError(f"{str(path)!r}: corrupt gzip stream ({exc})") from exc
-    return raw
+            n_read = stream.readinto(view[filled : filled + _READ_BLOCK])
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise ValueError(f"{name!r}: corrupt gzip stream ({exc})") from None
+        if not n_read:
+            break
+        filled += n_read
+    del view
+    del out[filled:]
+    return out
 
 
 def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
@@ -49,7 +60,10 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
 
     The header is validated: two zero bytes, a known type code, the number of
     dimensions, then one big-endian 32-bit size per dimension; the payload must
-    hold exactly ``prod(sizes) * itemsize`` bytes.
+    hold exactly ``prod(sizes) * itemsize`` bytes. The payload's size is checked
+    against the memory limit (:func:`perceptrons._memory.check_allocation`) before it
+    is read, and a gzip file is decompressed a block at a time, only as far as the
+    header says (and one byte more, to refuse trailing data).
 
     Parameters
     ----------
@@ -69,19 +83,31 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
     ValueError
         If the magic number, type code or dimensions are invalid, or the payload
         size does not match the header.
+    MemoryBudgetError
+        If the payload the header declares would exceed the memory limit.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{str(path)!r}: no such file")
-    raw = _read_bytes(path)
     name = str(path)
-    if len(raw) < 4:
-        raise ValueError(f"{name!r}: too short for an IDX header ({len(raw)} bytes)")
-    if raw[0] != 0 or raw[1] != 0:
+    stream, counter = open_binary(name)
+    with stream, counter:
+        size = None  # the size on disk of a regular uncompressed file, else unknown
+        if stream is counter:
+            status = os.fstat(stream.fileno())
+            size = status.st_size if stat.S_ISREG(status.st_mode) else None
+        return _read_idx_stream(stream, name, size)
+
+
+def _read_idx_stream(stream: io.BufferedIOBase, name: str, size: int | None) -> np.ndarray:
+    head = bytes(_read_exactly(stream, 4, name))
+    if len(head) < 4:
+        raise ValueError(f"{name!r}: too short for an IDX header ({len(head)} bytes)")
+    if head[0] != 0 or head[1] != 0:
         raise ValueError(
-            f"{name!r}: bad IDX magic number 0x{raw[:4].hex()} (must start with two zero bytes)"
+            f"{name!r}: bad IDX magic number 0x{head.hex()} (must start with two zero bytes)"
         )
-    type_code, ndim = raw[2], raw[3]
+    type_code, ndim = head[2], head[3]
     if type_code not in _IDX_DTYPES:
         raise ValueError(f"{name!r}: unknown IDX data type code 0x{type_code:02x}")
     if ndim == 0:
@@ -91,21 +117,36 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
             f"{name!r}: IDX header declares {ndim} dimensions (at most {_IDX_MAX_DIMS} are read)"
         )
     header_len = 4 + 4 * ndim
-    if len(raw) < header_len:
+    sizes = bytes(_read_exactly(stream, 4 * ndim, name))
+    if len(sizes) < 4 * ndim:
         raise ValueError(
-            f"{name!r}: truncated IDX header ({len(raw)} bytes, need {header_len} "
+            f"{name!r}: truncated IDX header ({4 + len(sizes)} bytes, need {header_len} "
             f"for {ndim} dimensions)"
         )
-    shape = tuple(int(s) for s in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    shape = tuple(int(s) for s in np.frombuffer(sizes, dtype=">u4"))
     dtype = _IDX_DTYPES[type_code]
     expected = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
-    actual = len(raw) - header_len
-    if actual != expected:
-        raise ValueError(
+
+    def mismatch(actual: str) -> ValueError:
+        return ValueError(
             f"{name!r}: IDX size mismatch: header declares shape {shape} of {dtype} "
             f"({expected} payload bytes) but the file holds {actual} payload bytes"
         )
-    data = np.frombuffer(raw, dtype=dtype, offset=header_len).reshape(shape)
+
+    if size is not None:  # the size on disk says it before anything is read
+        actual = size - header_len
+        if actual != expected:
+            raise mismatch(str(actual))
+    # The payload, then its copy in native byte order.
+    check_allocation(
+        2 * expected, f"{name}: the IDX payload of shape {shape} of {dtype} (and its copy)"
+    )
+    payload = _read_exactly(stream, expected, name)
+    if len(payload) < expected:
+        raise mismatch(str(len(payload)))
+    if _read_exactly(stream, 1, name):  # one byte more says there is more, unread
+        raise mismatch(f"more than {expected}")
+    data = np.frombuffer(payload, dtype=dtype).reshape(shape)
     return data.astype(dtype.newbyteorder("="), copy=True)
 
 
@@ -124,6 +165,8 @@ def _idx_labels_path(path: Path) -> Path | None:
 def _read_idx_checked(path: Path, source: str) -> np.ndarray:
     try:
         return read_idx(path)
+    except MemoryBudgetError:
+        raise  # already one line naming the file, and a MemoryError for those who catch it
     except ValueError as exc:
         reason = str(exc)
         prefix = f"{str(path)!r}: "
@@ -144,6 +187,8 @@ def _read_idx_data(name: str, *, labels: bool | None, n_features: int | None) ->
         )
     n = images.shape[0]
     _check_rows(n, [], name)
+    pixels = math.prod(images.shape[1:])
+    check_allocation(array_bytes(n, pixels), f"{name}: {n:,} images of {pixels:,} pixels as floats")
     X = images.reshape(n, -1).astype(np.float64)
     X /= 255.0
     if n_features is not None and X.shape[1] != n_features:

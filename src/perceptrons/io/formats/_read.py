@@ -16,8 +16,8 @@ from perceptrons.io.formats._common import (
     _format_from_name,
     _head_end,
     _looks_like_idx,
-    _read_raw,
     _sample_lines,
+    read_input,
 )
 from perceptrons.io.formats._csv import _read_csv
 from perceptrons.io.formats._detect import _format_from_content
@@ -88,7 +88,14 @@ def read_data(
     Blank lines are ignored everywhere.  A leading UTF-8 byte order mark is dropped
     in every format.  Text is decoded strictly (``encoding``, UTF-8 by default): a bad
     byte is an error naming its line, there is no silent latin-1 fallback.  Gzipped
-    input (any format) is decompressed.
+    input (any format) is decompressed a block at a time, the memory the whole input
+    will take checked as it grows (:mod:`perceptrons._memory`): input past the limit
+    is refused in one :class:`~perceptrons._memory.MemoryBudgetError` line, however
+    small the gzip file.  The numbers of ``svmlight``, ``vw`` and ``counts`` (labels,
+    values, importances, scales) are ASCII decimal, as C's ``strtod`` reads them (a
+    sign, digits with one ``.``, an exponent; ``inf`` and ``nan`` are refused as not
+    finite): ``1_000`` or the digit ``١``, which Python's ``float()`` takes, make a
+    bad line; svmlight indices are ASCII digits.
 
     Parameters
     ----------
@@ -174,7 +181,7 @@ def read_data(
             raise DataFormatError(source, "idx data cannot be read from standard input")
         return _read_idx_data(name, labels=labels, n_features=n_features)
 
-    raw = _read_raw(name, stdin)
+    raw = read_input(name, stdin)
     if isinstance(raw, bytes) and raw.startswith(_UTF8_BOM):
         raw = raw[len(_UTF8_BOM) :]  # svmlight too; text is decoded without it anyway
     elif isinstance(raw, str) and raw.startswith("\ufeff"):

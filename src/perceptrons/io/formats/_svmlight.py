@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from perceptrons._decimal import decimal_number
+from perceptrons._memory import array_bytes, check_allocation
 from perceptrons.io.formats._common import (
+    _READ_WHOLE_REMEDY,
     MAX_SVMLIGHT_WIDTH,
     DataFormatError,
     LabeledData,
@@ -38,18 +41,34 @@ class SvmlightBuffers:
     first few. The arrays of a parsed block are views into these buffers: they hold
     until the next block is parsed into the same buffers.
 
+    Every allocation, at first and when growing, is checked against the memory limit
+    (:func:`perceptrons._memory.check_allocation`).
+
     Parameters
     ----------
     rows : int, default=1024
         Rows the buffers hold at first.
     nnz : int, default=32768
         Stored values the buffers hold at first.
+    source : str, default="svmlight data"
+        What is read, for the message of a refused allocation.
+    lower : str, optional
+        What lowers the cost, for that message.
     """
 
-    def __init__(self, rows: int = 1024, nnz: int = 1 << 15) -> None:
+    def __init__(
+        self,
+        rows: int = 1024,
+        nnz: int = 1 << 15,
+        *,
+        source: str = "svmlight data",
+        lower: str | None = None,
+    ) -> None:
         from perceptrons._kernels import parse
 
         rows, nnz = max(int(rows), 1), max(int(nnz), 1)
+        self.source, self.lower = source, lower
+        self._check(rows, nnz)
         self.data = np.empty(nnz, dtype=np.float64)
         self.indices = np.empty(nnz, dtype=np.int32)
         self.indptr = np.zeros(rows + 1, dtype=np.int64)
@@ -58,6 +77,20 @@ class SvmlightBuffers:
         self.pending = np.empty((64, 3), dtype=np.int64)
         self.bad = np.empty(16, dtype=np.int64)
         self.state = np.zeros(parse.STATE_SIZE, dtype=np.int64)
+
+    def _check(self, rows: int, nnz: int, pending: int = 64) -> None:
+        """Refuse buffers of ``rows``, ``nnz`` values and ``pending`` tokens past the
+        memory limit."""
+        n_bytes = (
+            array_bytes(rows, itemsize=8 * 3)  # indptr, labels, row_lines
+            + array_bytes(nnz, itemsize=8 + 4)  # data, indices
+            + array_bytes(pending, 3)
+        )
+        check_allocation(
+            n_bytes,
+            f"{self.source}: the parsed rows ({rows:,} rows, {nnz:,} values)",
+            self.lower,
+        )
 
     def out(self) -> tuple[np.ndarray, ...]:
         """The arrays in the kernel's order."""
@@ -78,12 +111,21 @@ class SvmlightBuffers:
         rows, nnz = int(self.state[parse.ROWS]), int(self.state[parse.NNZ])
         need = line_bytes // 2 + 2  # a line holds at most this many numbers
 
+        def new_size(array: np.ndarray, used: int, wanted: int) -> int:
+            return len(array) if len(array) - used >= wanted else max(2 * len(array), used + wanted)
+
         def bigger(array: np.ndarray, used: int, wanted: int) -> np.ndarray:
             if len(array) - used >= wanted:
                 return array
-            grown = np.empty((max(2 * len(array), used + wanted), *array.shape[1:]), array.dtype)
+            grown = np.empty((new_size(array, used, wanted), *array.shape[1:]), array.dtype)
             grown[:used] = array[:used]
             return grown
+
+        self._check(
+            new_size(self.labels, rows, 1),
+            new_size(self.data, nnz, need),
+            new_size(self.pending, int(self.state[parse.PENDING]), need),
+        )
 
         self.data = bigger(self.data, nnz, need)
         self.indices = bigger(self.indices, nnz, need)
@@ -175,9 +217,10 @@ def svmlight_block_data(
 ) -> LabeledData:
     """The rows :func:`parse_svmlight_block` left in ``buffers``, checked, as data.
 
-    Converts the pending tokens with ``float()``, words the bad lines' reasons
-    (``PATH:LINE`` with lines counted from ``first_line``, the line of ``first_pos``),
-    applies the width and base rules of :func:`read_data` and returns a
+    Converts the pending tokens (:func:`perceptrons._decimal.decimal_number`), words
+    the bad lines' reasons (``PATH:LINE`` with lines counted from ``first_line``, the
+    line of ``first_pos``), applies the width and base rules of :func:`read_data` and
+    returns a
     :class:`LabeledData` whose arrays are views into ``buffers`` (``copy=False``) or
     their own.
 
@@ -244,7 +287,7 @@ def _block_data(
     if n_pending:
         for start, stop, slot in buffers.pending[:n_pending].tolist():
             try:
-                value = float(buf[start:stop].tobytes())
+                value = decimal_number(buf[start:stop].tobytes())
             except ValueError:
                 value = math.nan
             if slot < 0:
@@ -342,7 +385,9 @@ def _read_svmlight(
     buf = np.frombuffer(raw, dtype=np.uint8)
     n_lines = raw.count(b"\n") + 1
     # Every value has its ':', so the buffers are sized once, without waste.
-    buffers = SvmlightBuffers(rows=n_lines, nnz=raw.count(b":"))
+    buffers = SvmlightBuffers(
+        rows=n_lines, nnz=raw.count(b":"), source=source, lower=_READ_WHOLE_REMEDY
+    )
     parse_svmlight_block(
         buffers,
         buf,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from perceptrons._decimal import decimal_index, decimal_number
 from perceptrons.io.formats._common import (
     MAX_SVMLIGHT_WIDTH,
     DataFormatError,
@@ -24,19 +25,24 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 # svmlight lines that start with a label / with an index:value pair (no label).
 _SVM_LABELED = re.compile(rb"^[ \t]*[^\s#:]+(?=[\s#]|$)", re.MULTILINE)
 _SVM_UNLABELED = re.compile(rb"^[ \t]*[^\s#:]+:", re.MULTILINE)
+# Bytes with which scikit-learn's float() / int() read a token that is not an ASCII
+# decimal number (perceptrons._decimal): "1_000", digits of other scripts. A file with
+# one is checked line by line.
+_BEYOND_DECIMAL = re.compile(rb"[_\x80-\xff]")
 
 
 def _svmlight_line_error(parts: list[bytes]) -> str | None:
-    """Why scikit-learn's svmlight reader rejects a line (split, comment removed), or None.
+    """Why a line is not svmlight (split, comment removed), or None.
 
-    Mirrors ``sklearn.datasets._svmlight_format_fast`` (``float()`` / ``int()`` on the
-    tokens, indices sorted and unique, at most a C ``int``), and also rejects non-finite
-    numbers.
+    Mirrors ``sklearn.datasets._svmlight_format_fast`` (indices sorted and unique, at
+    most a C ``int``), with numbers and indices in ASCII decimal only
+    (:mod:`perceptrons._decimal`, where scikit-learn takes ``float()`` / ``int()``'s
+    wider rules), and also rejects non-finite numbers.
     """
     if b":" in parts[0]:
         return f"no label before {_show(parts[0])}"
     try:
-        label = float(parts[0])
+        label = decimal_number(parts[0])
     except ValueError:
         return f"label {_show(parts[0])} is not a number"
     if not math.isfinite(label):
@@ -52,7 +58,7 @@ def _svmlight_line_error(parts: list[bytes]) -> str | None:
         if not colon:
             return f"expected index:value, found {_show(token)}"
         try:
-            index = int(index_s)
+            index = decimal_index(index_s)
         except ValueError:
             return f"feature index {_show(index_s)} is not an integer"
         if index < 0:
@@ -62,7 +68,7 @@ def _svmlight_line_error(parts: list[bytes]) -> str | None:
         if index <= previous:
             return f"feature indices must increase ({index} after {previous})"
         try:
-            value = float(value_s)
+            value = decimal_number(value_s)
         except ValueError:
             return f"feature value {_show(value_s)} is not a number"
         if not math.isfinite(value):
@@ -161,6 +167,7 @@ def _read_svmlight_sklearn(
     try:
         X, y = load(raw)
         valid = bool(np.isfinite(X.data).all() and np.isfinite(y).all())
+        valid = valid and _BEYOND_DECIMAL.search(raw) is None
     except (ValueError, OverflowError) as exc:
         valid, failure = False, exc
     if not valid:

@@ -8,12 +8,12 @@ import math
 
 import numpy as np
 
+from perceptrons._decimal import decimal_number, is_decimal_number
 from perceptrons.io.formats._common import (
     DataFormatError,
     LabeledData,
     _BadLine,
     _check_rows,
-    _is_number,
     _show,
 )
 
@@ -28,7 +28,7 @@ def _vw_head(head: str) -> tuple[list[str], str | None] | None:
     tag = None
     if tokens and (tokens[-1].startswith("'") or not head[-1].isspace()):
         tag = tokens.pop()
-    if len(tokens) > 3 or not all(_is_number(token) for token in tokens):
+    if len(tokens) > 3 or not all(is_decimal_number(token) for token in tokens):
         return None
     return tokens, tag
 
@@ -41,9 +41,10 @@ def _value_text(value: float) -> str:
 
 
 def _finite(token: str, what: str) -> float:
-    """``float(token)``, finite, else a :class:`_BadLine` naming ``what``."""
+    """The number ``token`` (ASCII decimal, :mod:`perceptrons._decimal`), finite, else a
+    :class:`_BadLine` naming ``what``."""
     try:
-        value = float(token)
+        value = decimal_number(token)
     except ValueError:
         raise _BadLine(f"{what} {_show(token)} is not a number") from None
     if not math.isfinite(value):

@@ -939,3 +939,12 @@ def test_the_hashing_stream_refuses_what_read_data_refuses(tmp_path, fmt):
         featurizer = TextFeaturizer(tokenizer="pairs", n_features=64)
         with pytest.raises(DataFormatError, match=rf"^{re.escape(path)}:2: "):
             fit_stream(Perceptron(), path, format=fmt, featurizer=featurizer, chunk_size=2)
+
+
+@pytest.mark.parametrize("token", ["1_000", "1_0.5", "\u0661", "\uff11", "1\u00a0"])
+def test_csv_cells_are_ascii_decimal_too(tmp_path, token):
+    """CSV cells follow the same rule: NumPy would read them as float() does."""
+    path = _write(tmp_path, "d.csv", f"a,b,label\n1,2,x\n{token},3,y\n 4 ,5,x\n")
+    assert _error(path).startswith(f'{path}:3: column "a" is not a number')
+    data = read_data(path, skip_bad_lines=True)
+    np.testing.assert_array_equal(data.X, [[1.0, 2.0], [4.0, 5.0]])

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from perceptrons._decimal import decimal_number
 from perceptrons.io.formats._common import (
     DataFormatError,
     LabeledData,
@@ -16,6 +17,8 @@ from perceptrons.io.formats._common import (
     _show,
 )
 
+# What may surround a number in a cell: ASCII whitespace (C's isspace), not NBSP & co.
+_SPACES = " \t\r\n\f\v"
 _CSV_LABEL_NAMES = ("label", "class", "target", "y")
 
 
@@ -138,7 +141,11 @@ def _read_csv(
         )
     try:
         X = np.array(rows, dtype=np.float64).reshape(len(rows), len(names))
-        finite = bool(np.isfinite(X).all())
+        # NumPy reads cells as float() does: "1_000", digits of other scripts. Those
+        # cells are not numbers of the format (ASCII decimal, as C's strtod).
+        finite = bool(np.isfinite(X).all()) and all(
+            cell.isascii() and "_" not in cell for row in rows for cell in row
+        )
     except ValueError:
         finite = False
     if not finite:  # find the bad cells in Python
@@ -147,7 +154,7 @@ def _read_csv(
             reason = None
             for name, cell in zip(names, row, strict=True):
                 try:
-                    value = float(cell)
+                    value = decimal_number(cell.strip(_SPACES))
                 except ValueError:
                     reason = (
                         f'column "{name}" is empty'

@@ -39,11 +39,13 @@ def test_a_bad_limit_is_named(monkeypatch):
         memory_limit()
 
 
-def test_the_default_limit_is_the_machine_physical_memory(monkeypatch):
+def test_the_default_limit_is_what_the_machine_and_session_allow(monkeypatch):
     monkeypatch.delenv(MEMORY_LIMIT_VARIABLE, raising=False)
     limit, source = memory_limit()
     assert limit is None or limit > 2**20
-    assert "physical memory" in source
+    assert limit is None or any(
+        name in source for name in ("physical memory", "ulimit -v", "control group")
+    )
 
 
 def test_refusal_names_the_cost_the_limit_and_the_remedy(monkeypatch):
@@ -58,3 +60,41 @@ def test_refusal_names_the_cost_the_limit_and_the_remedy(monkeypatch):
     )
     assert isinstance(refused.value, ValueError)
     assert isinstance(refused.value, MemoryError)
+
+
+def test_the_default_limit_is_the_least_of_memory_ulimit_and_control_group(monkeypatch):
+    import perceptrons._memory as memory
+
+    monkeypatch.delenv(MEMORY_LIMIT_VARIABLE, raising=False)
+    monkeypatch.setattr(memory, "_physical_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(memory, "_address_space_limit", lambda: 2 * 2**30)
+    monkeypatch.setattr(memory, "_control_group_limit", lambda: None)
+    assert memory.memory_limit() == (
+        2 * 2**30,
+        "the process's address-space limit (ulimit -v) (PERCEPTRONS_MEMORY_LIMIT sets "
+        "another limit)",
+    )
+    monkeypatch.setattr(memory, "_control_group_limit", lambda: 2**30)
+    assert memory.memory_limit()[0] == 2**30
+    for name in ("_physical_memory", "_address_space_limit", "_control_group_limit"):
+        monkeypatch.setattr(memory, name, lambda: None)
+    assert memory.memory_limit() == (None, "no limit is known")
+    memory.check_allocation(2**62, "anything")  # nothing known: nothing refused
+
+
+def test_a_ulimit_lowers_the_default_limit_in_a_child(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))\n"
+        "from perceptrons._memory import memory_limit\n"
+        "print(memory_limit()[0])\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != MEMORY_LIMIT_VARIABLE}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) <= 3 * 2**30

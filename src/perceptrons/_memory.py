@@ -9,8 +9,10 @@ the option that lowers the cost.
 
 The limit is the environment variable ``PERCEPTRONS_MEMORY_LIMIT`` when it is set (bytes,
 or a number with a binary suffix ``K``, ``M``, ``G`` or ``T``: ``512M``, ``8G``), else the
-physical memory of the machine: a fixed figure for a machine, so that whether a run is
-refused does not depend on what else happens to be running.
+least of the physical memory of the machine, the process's address-space limit
+(``ulimit -v``) and its control group's memory limit (a container's): fixed figures for a
+machine and a session, so that whether a run is refused does not depend on what else
+happens to be running.
 """
 
 from __future__ import annotations
@@ -79,8 +81,47 @@ def memory_limit() -> tuple[int | None, str]:
             )
         limit = int(float(match[1]) * _SUFFIXES[match[2].upper()])
         return limit, f"the limit {MEMORY_LIMIT_VARIABLE}={text} sets"
-    physical = _physical_memory()
-    return physical, (f"the machine's physical memory ({MEMORY_LIMIT_VARIABLE} sets another limit)")
+    limits = [
+        (limit, source)
+        for limit, source in (
+            (_physical_memory(), "the machine's physical memory"),
+            (_address_space_limit(), "the process's address-space limit (ulimit -v)"),
+            (_control_group_limit(), "the memory limit of the process's control group"),
+        )
+        if limit is not None
+    ]
+    if not limits:
+        return None, "no limit is known"
+    limit, source = min(limits)
+    return limit, f"{source} ({MEMORY_LIMIT_VARIABLE} sets another limit)"
+
+
+def _address_space_limit() -> int | None:
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+
+
+# cgroup v2, then v1; "max" or a huge number (v1's "unlimited") means none.
+_CONTROL_GROUP_FILES = (
+    "/sys/fs/cgroup/memory.max",
+    "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+)
+
+
+def _control_group_limit() -> int | None:
+    for path in _CONTROL_GROUP_FILES:
+        try:
+            with open(path, encoding="ascii") as file:
+                text = file.read().strip()
+        except (OSError, ValueError):
+            continue
+        if text.isdigit() and 0 < int(text) < 2**60:
+            return int(text)
+    return None
 
 
 def check_allocation(n_bytes: int, what: str, lower: str | None = None) -> None:

@@ -1,5 +1,6 @@
 """perceptrons: vanilla, averaged and voted perceptrons, exact and fast."""
 
+from perceptrons._memory import MemoryBudgetError
 from perceptrons._version import __version__
 from perceptrons.features import TextFeaturizer
 from perceptrons.io.persist import load, save
@@ -16,6 +17,7 @@ __all__ = [
     "BernoulliNaiveBayes",
     "LogisticRegressionBatch",
     "LogisticRegressionSGD",
+    "MemoryBudgetError",
     "MultinomialNaiveBayes",
     "Perceptron",
     "SequenceFeaturizer",

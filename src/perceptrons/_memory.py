@@ -42,6 +42,22 @@ class MemoryBudgetError(ValueError, MemoryError):
 
     A :class:`ValueError` (a problem with the input or the options, reported by the CLI in
     one line) and a :class:`MemoryError` (what a caller who guards allocations catches).
+    The limit is ``PERCEPTRONS_MEMORY_LIMIT`` (bytes, or a number with ``K``, ``M``,
+    ``G`` or ``T``) when set, else the least of the machine's physical memory, the
+    address-space limit (``ulimit -v``) and the control group's memory limit.
+
+    Examples
+    --------
+    >>> import os
+    >>> from perceptrons import AveragedPerceptron, MemoryBudgetError
+    >>> os.environ["PERCEPTRONS_MEMORY_LIMIT"] = "1M"
+    >>> X, y = [[0.0] * 200_000, [1.0] * 200_000], [0, 1]
+    >>> try:
+    ...     AveragedPerceptron().fit(X, y)
+    ... except MemoryBudgetError as error:
+    ...     print(str(error)[:60])
+    AveragedPerceptron's training state (200,001 weight rows x 1
+    >>> del os.environ["PERCEPTRONS_MEMORY_LIMIT"]
     """
 
 

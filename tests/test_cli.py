@@ -1217,6 +1217,9 @@ def test_every_option_naming_a_file_to_read_is_an_input_of_the_output_check():
     assert seen == set(INPUT_FILE_OPTIONS)
 
 
+# A scheduler address where nothing listens (port 1 of this machine).
+_NOWHERE = ("--scheduler", "tcp://127.0.0.1:1")
+
 # Bad invocations, each a user's mistake: (exit code, command line). {out} is a fresh
 # name in a fresh folder; the files are those of the input_files fixture, and {random}
 # (random bytes), {missing} (no such file), {folder} (a directory).
@@ -1239,32 +1242,8 @@ _BAD_INVOCATIONS = [
     (2, ("train", "{data}", "-o", "{out}", "--stream", "--chunk-size", "0")),
     (2, ("train", "{data}", "-o", "{out}", "--stream", "--workers", "3")),
     (2, ("train", "{data}", "-o", "{out}", "--connect-timeout", "1")),
-    (
-        2,
-        (
-            "train",
-            "{data}",
-            "-o",
-            "{out}",
-            "--scheduler",
-            "tcp://127.0.0.1:1",
-            "--connect-timeout",
-            "0",
-        ),
-    ),
-    (
-        1,
-        (
-            "train",
-            "{data}",
-            "-o",
-            "{out}",
-            "--scheduler",
-            "tcp://127.0.0.1:1",
-            "--connect-timeout",
-            "1",
-        ),
-    ),
+    (2, ("train", "{data}", "-o", "{out}", *_NOWHERE, "--connect-timeout", "0")),
+    (1, ("train", "{data}", "-o", "{out}", *_NOWHERE, "--connect-timeout", "1")),
     (1, ("train", "{data}", "-o", "{data}")),
     (1, ("train", "{data}", "-o", "{folder}")),
     (1, ("train", "{data}", "-o", "{missing}/m.npz")),

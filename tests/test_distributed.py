@@ -47,13 +47,9 @@ TOL = {"rtol": 1e-9, "atol": 1e-9}
 
 
 def _local_cluster(n_workers=2):
-    return distributed.LocalCluster(
-        n_workers=n_workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    )
+    from perceptrons.parallel._dask_cluster import start_local_cluster
+
+    return start_local_cluster(distributed, n_workers)
 
 
 @pytest.fixture(scope="module")

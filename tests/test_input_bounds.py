@@ -57,8 +57,10 @@ def _bomb(path: Path, head: bytes = b"", fill: bytes = b"\0") -> Path:
     return path
 
 
-def _child(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PERCEPTRONS_MEMORY_LIMIT": _LIMIT}
+def _child(
+    args: list[str], cwd: Path | None = None, limit: str = _LIMIT
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PERCEPTRONS_MEMORY_LIMIT": limit}
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
@@ -341,15 +343,7 @@ def test_memory_running_out_below_the_limit_is_one_line(tmp_path, stream):
     args = ["-m", "perceptrons", "train", str(path), "-o", str(tmp_path / "m.npz")]
     if stream:
         args += ["--stream"]
-    env = {**os.environ, "PERCEPTRONS_MEMORY_LIMIT": "1T"}
-    done = subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        preexec_fn=_limit_address_space,
-    )
+    done = _child(args, limit="1T")
     assert done.returncode == 1, done.stderr[-3000:]
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"perceptrons: error: {path}") and "out of memory" in line

@@ -323,6 +323,13 @@ class _PairsReader:
         )
 
 
+def _has_newline(buf: np.ndarray, start: int, end: int) -> bool:
+    """Whether ``buf[start:end]`` holds a newline; its first few KiB looked at first,
+    where short lines have one (a whole block compared costs a pass over 1 MiB)."""
+    head = min(end, start + 4096)
+    return bool((buf[start:head] == _NEWLINE).any() or (buf[head:end] == _NEWLINE).any())
+
+
 def _svmlight_chunks(
     name: str,
     chunk_size: int,
@@ -406,7 +413,7 @@ def _svmlight_chunks(
                     n_read = read()
                     eof = n_read == 0
                     end += n_read
-                    if eof or (buf[end - n_read : end] == _NEWLINE).any():
+                    if eof or _has_newline(buf, end - n_read, end):
                         break
             n_lines = int(buffers.state[parse.LINE])
             if n_lines == 0:

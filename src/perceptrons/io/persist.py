@@ -309,7 +309,8 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     ValueError
         For a model that cannot be saved: another type, a callable kernel, a
         hyperparameter or label type that has no JSON or array form, metadata larger
-        than :data:`MAX_META_BYTES` (which :func:`~perceptrons.load` would refuse).
+        than :data:`~perceptrons.io.persist.MAX_META_BYTES` (which
+        :func:`~perceptrons.load` would refuse).
     sklearn.exceptions.NotFittedError
         For an unfitted model (a subclass of ValueError).
 

@@ -335,3 +335,24 @@ def test_the_tagger_stops_training_on_scores_that_overflow():
     assert "scores became non-finite" in _one_line(error)
     with pytest.raises(NotFittedError):
         model.predict(sentences)
+
+
+def test_blocked_prediction_counts_and_numbers_the_rows_of_x(monkeypatch):
+    """predict scores a block at a time under a low memory limit: the one-line error
+    still counts every row with non-finite scores and names the first by its row in X,
+    not in its block."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    model = P.Perceptron(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    X[[150, 290]] = 1e308
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "8K")  # blocks of 128 rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as error:
+            model.predict(X)
+    assert "non-finite scores (inf/NaN) for 2 row(s) of X (the first: row 150)" in (
+        _one_line(error)
+    )
+    monkeypatch.delenv("PERCEPTRONS_MEMORY_LIMIT")
+    with pytest.raises(ValueError, match=r"for 2 row\(s\) of X \(the first: row 150\)"):
+        model.predict(X)  # one block: the same message

@@ -360,12 +360,21 @@ def check_scores(
         rows = np.flatnonzero(wrong.any(axis=1))
         if rows.shape[0] == 0:
             return scores
-        raise ValueError(
-            f"{type(estimator).__name__}: non-finite scores (inf/NaN) for {rows.shape[0]} "
-            f"row(s) of X (the first: row {first_row + int(rows[0])}): their features are "
-            "too large for the model; scale them as the training data were scaled."
-        )
+        raise NonFiniteRows(type(estimator).__name__, rows.shape[0], first_row + int(rows[0]))
     return scores
+
+
+class NonFiniteRows(ValueError):
+    """Rows of X whose scores are inf or NaN (see :func:`check_scores`): ``count`` of
+    them, the first at row ``first``."""
+
+    def __init__(self, estimator_name: str, count: int, first: int) -> None:
+        self.estimator_name, self.count, self.first = estimator_name, count, first
+        super().__init__(
+            f"{estimator_name}: non-finite scores (inf/NaN) for {count} row(s) of X (the "
+            f"first: row {first}): their features are too large for the model; scale them "
+            "as the training data were scaled."
+        )
 
 
 def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -418,11 +427,14 @@ def predict_in_batches(
         X = X if X.format in ("csr", "csc") else sp.csr_matrix(X)
     elif not hasattr(X, "iloc") and not hasattr(X, "shape"):
         X = np.asarray(X)  # a list of rows: sliceable
-    return np.concatenate(
-        [
-            labels_from_scores(
-                classes, decision_function(_safe_indexing(X, slice(start, start + rows_per_batch)))
-            )
-            for start in range(0, n_samples, rows_per_batch)
-        ]
-    )
+    labels, count, first, name = [], 0, -1, ""
+    for start in range(0, n_samples, rows_per_batch):
+        block = _safe_indexing(X, slice(start, start + rows_per_batch))
+        try:
+            labels.append(labels_from_scores(classes, decision_function(block)))
+        except NonFiniteRows as error:  # counted over every block, numbered in X
+            count, name = count + error.count, error.estimator_name
+            first = start + error.first if first < 0 else first
+    if count:
+        raise NonFiniteRows(name, count, first)
+    return np.concatenate(labels)

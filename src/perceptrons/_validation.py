@@ -304,7 +304,8 @@ def check_class_weight(class_weight: Any, classes: np.ndarray, name: str) -> Non
     or a dict) against the classes: a dict names only classes, each weight a finite
     number >= 0. The one check of ``fit`` and of a model file's parameters."""
     if isinstance(class_weight, dict):
-        unknown = [label for label in class_weight if label not in set(classes.tolist())]
+        known = set(classes.tolist())
+        unknown = [label for label in class_weight if label not in known]
         if unknown:
             raise ValueError(
                 f"{name}: class_weight names labels that are not classes: {unknown!r}; "

@@ -212,11 +212,11 @@ def _dask_client(args: argparse.Namespace, n_workers: int | None) -> Iterator[An
         CONNECT_TIMEOUT,
         SchedulerConnectionError,
         connect_scheduler,
+        quiet_dask_logs,
         start_local_cluster,
     )
 
-    cluster = None
-    try:
+    with quiet_dask_logs(), contextlib.ExitStack() as closing:  # closes client, then cluster
         if args.scheduler is not None:
             timeout = CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
             try:
@@ -227,16 +227,12 @@ def _dask_client(args: argparse.Namespace, n_workers: int | None) -> Iterator[An
                 raise UserError(f"--scheduler {error}") from None
         else:
             cluster = start_local_cluster(distributed, n_workers)
+            closing.callback(cluster.close)
             client = distributed.Client(cluster)
-        try:
-            if not client.scheduler_info(n_workers=-1)["workers"]:
-                client.wait_for_workers(1, timeout=60)
-            yield client
-        finally:
-            client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
+        closing.callback(client.close)
+        if not client.scheduler_info(n_workers=-1)["workers"]:
+            client.wait_for_workers(1, timeout=60)
+        yield client
 
 
 def _n_cluster_workers(client: Any) -> int:

@@ -136,6 +136,21 @@ def start_local_cluster(distributed: Any, n_workers: int | None) -> Any:
 
 
 @contextlib.contextmanager
+def quiet_dask_logs() -> Iterator[None]:
+    """Dask's own logs (``distributed``) below CRITICAL silenced meanwhile, for a
+    command that reports its errors itself. A LocalCluster's ``silence_logs`` restores
+    the level when it closes, before its comms are all closed: their INFO lines
+    ("Batched Comm Closed" and a traceback) could still reach stderr then."""
+    logger = logging.getLogger("distributed")
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+@contextlib.contextmanager
 def _children_ignore_interrupts() -> Iterator[None]:
     """SIGINT ignored meanwhile, so that the processes started then ignore it too (an
     ignored signal stays ignored across ``exec``, and Python then installs no

@@ -149,11 +149,11 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
     add("--delta", metavar="DELTA", type=float, default=0.0, help="the Δ trick" + _applies("delta"))
     add(
         "--update",
-        choices=("perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"),
-        default="perceptron",
+        choices=("auto", "perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"),
+        default="auto",
         help="update rule: the perceptron's, passive-aggressive (PA, PA-I, PA-II), MIRA "
-        "(1-best, the same as PA-I), or ROMMA and aggressive ROMMA (Li & Long 2002)"
-        + _applies("update"),
+        "(1-best, the same as PA-I), or ROMMA and aggressive ROMMA (Li & Long 2002); "
+        "auto: pa-i for text, perceptron for numeric features" + _applies("update"),
     )
     add(
         "--margin",
@@ -289,8 +289,9 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
     text.add_argument(
         "--weighting",
         choices=("tf", "binary", "tfidf"),
-        default="tf",
-        help="term counts, presence, or tf-idf (sublinear tf)",
+        default=None,
+        help="term counts, presence, or tf-idf (sublinear tf, rows of unit length); "
+        "default: tfidf, tf with --stream (idf weights need the whole file first)",
     )
     text.add_argument(
         "--tokenizer",

@@ -164,7 +164,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     y, y_dev = train.y, dev.y
     curves, models = {}, {}
     for name in args.algorithms:
-        estimator = models[name] = make_estimator(args, name, labels=y)
+        estimator = models[name] = make_estimator(args, name, labels=y, text=featurizer is not None)
         records = train_with_curve(args, estimator, X, y, X_dev, y_dev, desc=name)
         curves[name] = curve_of(records)
         say(args, f"{name}: final dev error {curves[name]['dev_error'][-1]:.4f}")

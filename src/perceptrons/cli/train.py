@@ -48,7 +48,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     train = read(args, args.data[0], labels=True)
     dev = read(args, args.dev, labels=True) if args.dev else None
-    estimator = make_estimator(args, labels=train.y)
+    estimator = make_estimator(args, labels=train.y, text=train.texts is not None)
     featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
     sample_weight = train.sample_weight
@@ -199,7 +199,9 @@ def _train_stream(args: argparse.Namespace) -> int:
             "--stream trains chunk by chunk: give LABEL:WEIGHT,... instead",
             EXIT_USAGE,
         )
-    estimator = make_estimator(args, numeric_labels=fmt in ("svmlight", "vw"))
+    estimator = make_estimator(
+        args, numeric_labels=fmt in ("svmlight", "vw"), text=featurizer is not None
+    )
     if fmt == "vw" and not _takes_weights(estimator.partial_fit):
         raise UserError(
             f"{data}: vw files may carry importance weights, which {args.algorithm} "

@@ -44,6 +44,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from perceptrons._engine import add_record, run_epochs
+from perceptrons.io._cache import Batch, ChunkCache, open_cache
 from perceptrons.io._chunks import (
     _QUEUE_DEPTH,
     Chunk,
@@ -55,7 +56,6 @@ from perceptrons.io._chunks import (
     _prefetched,
     _stack,
     _svmlight_chunks,
-    _weights,
 )
 from perceptrons.io.formats import (
     TEXT_FORMATS,
@@ -239,6 +239,7 @@ def fit_stream(
     skip_bad_lines: bool = False,
     progress: Callable[[int, int], object] | None = None,
     on_epoch: Callable[[dict[str, Any]], object] | None = None,
+    cache: bool | str | os.PathLike | None = None,
 ) -> StreamReport:
     """Train ``estimator`` on a file read chunk by chunk, ``epochs`` times.
 
@@ -283,6 +284,17 @@ def fit_stream(
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
+    cache : bool or path-like, optional
+        Whether epochs after the first read the chunks parsed by the first (the
+        matrices, labels and weights the estimator was given) back from a binary
+        cache file instead of the text: ``True``, a directory to create the file in
+        (default: the system temporary directory), or ``False`` (every epoch reads the
+        text). ``None`` (the default) is ``True`` when ``epochs > 1``. The file is
+        this run's own (a fresh private name), deleted when the run ends, after an
+        error too; it takes about the size of the parsed data (12 bytes a stored
+        value for svmlight). The model is the same, bit for bit, with or without it.
+        Should the disk fill while the first epoch writes it, the later epochs read
+        the text again (a ``RuntimeWarning`` says so).
 
     Notes
     -----
@@ -336,10 +348,66 @@ def fit_stream(
         assert featurizer is not None
         pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
 
+    parsed = open_cache(cache, epochs)
+    try:
+        return _fit_epochs(
+            estimator,
+            name,
+            fmt,
+            options,
+            featurizer,
+            pairs,
+            parsed,
+            epochs=epochs,
+            labels=labels,
+            shuffle_window=shuffle_window,
+            rng=rng,
+            random_state=random_state,
+            progress=progress,
+            on_epoch=on_epoch,
+        )
+    finally:
+        if parsed is not None:
+            parsed.close()
+
+
+def _fit_epochs(
+    estimator,
+    name: str,
+    fmt: str,
+    options: dict[str, Any],
+    featurizer,
+    pairs: _PairsReader | None,
+    parsed: ChunkCache | None,
+    *,
+    epochs: int,
+    labels: np.ndarray,
+    shuffle_window: int,
+    rng,
+    random_state,
+    progress,
+    on_epoch,
+) -> StreamReport:
+    """:func:`fit_stream`'s passes, once its arguments are checked."""
+
     def batches() -> Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]:
-        if pairs is None:
-            return _batches(name, fmt, options, featurizer, shuffle_window, rng)
-        return _pairs_batches(name, options, featurizer, pairs)
+        # Per chunk of the file: from the parsed cache once it holds a pass, else
+        # from the text (recorded in the cache when there is one).
+        chunks: Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]
+        if parsed is not None and parsed.complete:
+            chunks = _prefetched(parsed.chunks, _QUEUE_DEPTH)
+        else:
+            recorder = parsed if parsed is not None and parsed.usable else None
+            if pairs is not None:
+                chunks = _pairs_batches(name, options, featurizer, pairs)
+                if recorder is not None:
+                    chunks = recorder.recording(chunks)
+            else:
+                prefetch = shuffle_window <= 0
+                chunks = _chunk_batches(name, fmt, options, featurizer, prefetch, recorder)
+        if shuffle_window > 0:
+            return _windows(chunks, shuffle_window, options["chunk_size"], rng)
+        return chunks
 
     engine = getattr(estimator, "_engine", None)
     engine = engine() if engine is not None else None
@@ -549,43 +617,58 @@ def _stateless(featurizer) -> bool:
     )
 
 
-def _batches(name, fmt, options, featurizer, window: int, rng):
-    """(X, y, sample weights or None, bytes read) per chunk, or per chunk-sized slice
-    of a shuffled window."""
-    if window <= 0:
-        # A reader thread parses ahead; svmlight chunks reuse a ring of buffers, one
-        # for each chunk that can be alive at once: the one trained on, the queued
-        # ones, the one being parsed.
-        if fmt == "svmlight":
-            ring = _QUEUE_DEPTH + 2
-            size, rest = (
-                options["chunk_size"],
-                {k: v for k, v in options.items() if k != "chunk_size"},
+def _chunk_batches(name, fmt, options, featurizer, prefetch: bool, parsed: ChunkCache | None):
+    """(X, y, sample weights or None, bytes read) per chunk of the file, in file order,
+    recorded in the parsed cache ``parsed`` if one is given (not yet complete)."""
+    if prefetch and fmt == "svmlight":
+        # Chunks need no featurizer: recorded by the reader thread, which has time to
+        # spare, rather than by the training thread.
+        size, rest = options["chunk_size"], {k: v for k, v in options.items() if k != "chunk_size"}
+
+        def svmlight() -> Iterator[Batch]:
+            # A ring of buffers, one for each chunk that can be alive at once: the one
+            # trained on, the queued ones, the one being parsed (and recorded).
+            chunks = _svmlight_chunks(name, size, ring=_QUEUE_DEPTH + 2, labels=True, **rest)
+            batches: Iterator[Batch] = (
+                (chunk.data.X, chunk.data.y, chunk.data.sample_weight, chunk.bytes_read)
+                for chunk in chunks
             )
+            return batches if parsed is None else parsed.recording(batches)
 
-            def source() -> Iterator[Chunk]:
-                return _svmlight_chunks(name, size, ring=ring, labels=True, **rest)
-        else:
-
-            def source() -> Iterator[Chunk]:
-                return iter_chunks(name, fmt, **options)
-
-        for chunk in _prefetched(source, _QUEUE_DEPTH):
-            data = chunk.data
-            yield _features(data, featurizer), data.y, data.sample_weight, chunk.bytes_read
+        yield from _prefetched(svmlight, _QUEUE_DEPTH)
         return
-    chunks = iter_chunks(name, fmt, **options)
-    size = options["chunk_size"]
+    if parsed is not None:
+        yield from parsed.recording(_chunk_batches(name, fmt, options, featurizer, prefetch, None))
+        return
+    if prefetch:
+        # A reader thread parses ahead.
+        def source() -> Iterator[Chunk]:
+            return iter_chunks(name, fmt, **options)
+
+        chunks: Iterator[Chunk] = _prefetched(source, _QUEUE_DEPTH)
+    else:  # a shuffling window holds many chunks at once: each has its own arrays
+        chunks = iter_chunks(name, fmt, **options)
+    for chunk in chunks:
+        data = chunk.data
+        yield _features(data, featurizer), data.y, data.sample_weight, chunk.bytes_read
+
+
+def _windows(batches, window: int, size: int, rng):
+    """``batches`` shuffled within windows of ``window`` of them, cut into slices of
+    ``size`` examples."""
+    batches = iter(batches)
     while True:
-        group = list(itertools.islice(chunks, window))
+        group = list(itertools.islice(batches, window))
         if not group:
             return
-        X = _stack([_features(chunk.data, featurizer) for chunk in group])
-        y = np.concatenate([chunk.data.y for chunk in group])
+        X = _stack([batch[0] for batch in group])
+        y = np.concatenate([batch[1] for batch in group])
         w = None
-        if any(chunk.data.sample_weight is not None for chunk in group):
-            w = np.concatenate([_weights(chunk.data) for chunk in group])
+        if any(batch[2] is not None for batch in group):
+            w = np.concatenate(
+                [np.ones(len(batch[1])) if batch[2] is None else batch[2] for batch in group]
+            )
         order = rng.permutation(len(y))
         for start in range(0, len(y), size):
             rows = order[start : start + size]
-            yield X[rows], y[rows], None if w is None else w[rows], group[-1].bytes_read
+            yield X[rows], y[rows], None if w is None else w[rows], group[-1][3]

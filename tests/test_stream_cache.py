@@ -7,9 +7,10 @@ import os
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer
+from perceptrons import AveragedPerceptron, Perceptron, TextFeaturizer, _validation
 from perceptrons.cli import main
 from perceptrons.io import _cache
 from perceptrons.io._cache import CacheError, ChunkCache
@@ -223,3 +224,41 @@ def test_cli_no_cache_and_cache_dir(tmp_path):
     status, err = _cli(*common, "-o", tmp_path / "c.npz", "--cache-dir", tmp_path / "nowhere")
     assert status != 0 and not (tmp_path / "c.npz").exists()
     assert err.count("\n") == 1 and "cannot create the parsed cache in" in err
+
+
+# ------------------------------------------------- later chunks of a checked reader
+
+
+def _engine_after_one_batch(n_features=6, classes=(-1.0, 1.0)):
+    model = Perceptron(random_state=0)
+    engine = model._engine()
+    X = sp.random(8, n_features, density=0.5, format="csr", random_state=0)
+    y = np.resize(np.array(classes), 8)
+    engine.train_batch(X, y, np.array(classes), checked=True)
+    return model, engine, X, y
+
+
+def test_a_checked_batch_trains_as_an_unchecked_one():
+    model, engine, X, y = _engine_after_one_batch()
+    twin, twin_engine, _, _ = _engine_after_one_batch()
+    assert _validation.checked_batch(model, X, y)
+    engine.train_batch(X, y, np.array([-1.0, 1.0]), checked=True)
+    twin_engine.train_batch(X, y, np.array([-1.0, 1.0]))
+    assert_array_equal(model._state.weights, twin._state.weights)
+
+
+def test_what_a_checked_batch_must_be_is_still_checked():
+    model, engine, X, y = _engine_after_one_batch()
+    classes = np.array([-1.0, 1.0])
+    wider = sp.random(8, 7, density=0.5, format="csr", random_state=1)
+    assert not _validation.checked_batch(model, wider, y)
+    with pytest.raises(ValueError, match="features"):
+        engine.train_batch(wider, y, classes, checked=True)
+    assert not _validation.checked_batch(model, X.toarray(), y)
+    assert not _validation.checked_batch(model, X, y[:-1])
+    assert not _validation.checked_batch(model, X.astype(np.float32), y)
+    with pytest.raises(ValueError, match=r"2\.0"):  # a label outside classes_, as unchecked
+        engine.train_batch(X, np.where(y > 0, 2.0, y), classes, checked=True)
+    fractional, _, _, _ = _engine_after_one_batch(classes=(0.0, 1.0))
+    fractional.classes_ = np.array([0.0, 0.5])
+    assert not _validation.checked_batch(fractional, X, np.zeros(8))

@@ -422,6 +422,7 @@ def _fit_epochs(
         epochs_of = _EngineEpochs(
             estimator, engine, batches, name, labels, progress, held_out, random_state
         )
+        epochs_of.checked = fmt == "svmlight"
         stopping = engine.stopping()
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
         epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
@@ -542,6 +543,10 @@ class _EngineEpochs(_ChunkEpochs):
         self.parts: list[tuple[Any, np.ndarray, np.ndarray | None]] | None = None
         self.chunk = 0
         self.epoch = 1
+        # The chunks come from a reader that checked their rows (the compiled svmlight
+        # reader, or the parsed cache of its chunks): later chunks skip the data checks
+        # of partial_fit that would repeat its own.
+        self.checked = False
 
     def _begin_epoch(self) -> None:
         self.chunk = 0
@@ -562,7 +567,7 @@ class _EngineEpochs(_ChunkEpochs):
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
                 return 0.0, 0
-        trained = self.engine.train_batch(X, y, self.labels, w)
+        trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked)
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.
             self.engine.publish(self.epoch - 1)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,8 +79,10 @@ class ChunkCache:
                 "(choose another directory, or turn the cache off)"
             ) from None
         self._file: Any = os.fdopen(fd, "w+b")
+        # The reader thread writes and reads the file; close() (the training thread,
+        # after an error) waits for the array in hand and stops the thread's next one.
+        self._lock = threading.Lock()
         self._entries: list[_Entry] = []
-        self._written = 0
         self.complete = False  # a whole pass is in the file
         self.usable = True  # False once a write failed or a chunk cannot be stored
 
@@ -90,7 +93,9 @@ class ChunkCache:
             if self.usable:
                 self._write(batch)
             yield batch
-        if self.usable:
+        with self._lock:
+            if not self.usable or self._file is None:
+                return
             try:  # on disk now: a write that fails (disk full) fails here, not later
                 self._file.flush()
             except OSError as exc:
@@ -102,7 +107,10 @@ class ChunkCache:
         """The chunks of the complete pass, read back one at a time, as written."""
         if not self.complete:
             raise RuntimeError("the parsed cache holds no complete pass")
-        self._file.seek(0)
+        with self._lock:
+            if self._file is None:
+                raise CacheError(f"the parsed cache {self.path} was closed while read")
+            self._file.seek(0)
         for entry in self._entries:
             arrays = [self._read(dtype, shape) for dtype, shape in entry.arrays]
             w = arrays.pop() if entry.weighted else None
@@ -111,9 +119,11 @@ class ChunkCache:
 
     def close(self) -> None:
         """Close and delete the file (safe to call more than once)."""
-        self.usable = self.complete = False
-        self._entries = []
-        if self._file is not None:
+        with self._lock:
+            self.usable = self.complete = False
+            self._entries = []
+            if self._file is None:
+                return
             try:
                 self._file.close()
             except OSError:  # what a full disk left unwritten: the file goes anyway
@@ -145,13 +155,15 @@ class ChunkCache:
             self._give_up(None)  # object arrays are not bytes: the text is read again
             return
         parts = [np.ascontiguousarray(a) for a in parts]
-        try:
-            for array in parts:
-                self._file.write(array.data.cast("B"))
-        except OSError as exc:
-            self._give_up(exc)
-            return
-        self._written += sum(a.nbytes for a in parts)
+        with self._lock:
+            if self._file is None:  # closed: the run is over
+                return
+            try:
+                for array in parts:
+                    self._file.write(array.data.cast("B"))
+            except OSError as exc:
+                self._give_up(exc)
+                return
         self._entries.append(
             _Entry(
                 kind=type(X),
@@ -175,16 +187,19 @@ class ChunkCache:
                 RuntimeWarning,
                 stacklevel=2,
             )
-        try:  # free the disk now
-            self._file.truncate(0)
-        except OSError:
-            pass
+        if self._file is not None:
+            try:  # free the disk now
+                self._file.truncate(0)
+            except OSError:
+                pass
 
     def _read(self, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
         array = np.empty(shape, dtype=dtype)
         wanted = array.nbytes
-        view = array.data.cast("B") if wanted else b""
-        got = self._file.readinto(view) if wanted else 0
+        with self._lock:
+            if self._file is None:
+                raise CacheError(f"the parsed cache {self.path} was closed while read")
+            got = self._file.readinto(array.data.cast("B")) if wanted else 0
         if got != wanted:
             raise CacheError(
                 f"the parsed cache {self.path} was cut short ({got:,} of {wanted:,} bytes "

@@ -231,7 +231,7 @@ def test_compiled_reader_equals_the_reference(raw, skip, labels, zero_based, n_f
     assert _outcome(_svmlight._read_svmlight, raw, **options) == expected
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     values=st.lists(
         st.from_regex(r"[0-9]{0,18}(\.[0-9]{0,18})?", fullmatch=True)

@@ -26,10 +26,10 @@ A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off i
 exact path) goes through ``read_data`` and the featurizer, which word the errors.
 
 Epochs after the first read the chunks the first one trained on back from a binary cache
-file (:mod:`perceptrons.io._cache`, ``fit_stream``'s ``cache``) instead of parsing the
+file (``perceptrons.io._cache``, ``fit_stream``'s ``cache``) instead of parsing the
 text again: the same arrays in the same order, so the same model, bit for bit. Later
 svmlight chunks also skip ``partial_fit``'s checks of the data, which the compiled reader
-made as it read them (:func:`perceptrons._validation.checked_batch`).
+made as it read them (``perceptrons._validation.checked_batch``).
 
 For a fixed order (``shuffle=False`` and no shuffling window) the streamed model is
 exactly the in-memory ``fit`` with ``shuffle=False`` and as many epochs: the perceptrons

@@ -231,6 +231,27 @@ def test_compiled_reader_equals_the_reference(raw, skip, labels, zero_based, n_f
     assert _outcome(_svmlight._read_svmlight, raw, **options) == expected
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    values=st.lists(
+        st.from_regex(r"[0-9]{0,18}(\.[0-9]{0,18})?", fullmatch=True)
+        | st.sampled_from(["0.83", "0.", ".5", "123456789012345.", "1.23456789012345", "0.0"]),
+        min_size=1,
+        max_size=6,
+    ),
+    after=st.sampled_from(["", " ", "\t", "#c", "\r"]),
+)
+def test_inline_decimal_values_are_python_floats(values, after):
+    # The kernel's inline path for digits with one '.', up to 15 digits, and the
+    # general path past it: the same bits as float(), or the same error.
+    raw = (
+        "1 " + " ".join(f"{i + 1}:{value}" for i, value in enumerate(values)) + after + "\n"
+    ).encode()
+    options = {"skip": False, "labels": True, "n_features": None, "zero_based": "auto"}
+    expected = _outcome(_svmlight_reference._read_svmlight_sklearn, raw, **options)
+    assert _outcome(_svmlight._read_svmlight, raw, **options) == expected
+
+
 # ------------------------------------------------------------------ errors by file:line
 
 

@@ -97,8 +97,12 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         incremental: bool,
         reset: bool = False,
         sample_weight: ArrayLike | None = None,
+        checked: bool = False,
     ) -> tuple[Any, np.ndarray, bool, np.ndarray | None]:
         """Check the parameters and the batch; fix the labels on the first call.
+
+        ``checked`` (a stream's later batches from a reader that checked them): the
+        batch's data checks are skipped when :func:`_validation.checked_batch` says so.
 
         ``reset`` (``fit``) makes this a first call whatever came before. Nothing of
         the trained model is touched until every check has passed: a refused call
@@ -116,8 +120,12 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         # scikit-learn's validation records the input's width and feature names as it
         # checks a first call's data: put them back if a later check refuses the call.
         recorded = {k: v for k, v in vars(self).items() if k in INPUT_RECORDS}
+        trusted = checked and not first_call and _validation.checked_batch(self, X, y)
         try:
-            data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
+            if trusted:
+                data, labels = X, np.asarray(y)  # y is an array: checked_batch said so
+            else:
+                data, labels = _validation.validate_training_data(self, X, y, reset=first_call)
             data = self._prepare(data)
             if first_call:
                 known = _validation.label_set(labels, classes, self, incremental=incremental)

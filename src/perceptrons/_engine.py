@@ -124,11 +124,19 @@ class Engine(StateCodec, Protocol):
         ...
 
     def train_batch(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+        self,
+        X: Any,
+        y: Any,
+        classes: Any = None,
+        sample_weight: Any = None,
+        *,
+        checked: bool = False,
     ) -> tuple[float, int]:
         """One epoch over a batch of new examples as ``partial_fit`` runs it, without
         forming the published model (streaming's chunks): the kernels' statistic and
-        the number of examples; the first batch starts the training state."""
+        the number of examples; the first batch starts the training state.
+        ``checked``: the batch's reader checked its rows (the compiled svmlight
+        reader), so a later batch's data checks may be skipped."""
         ...
 
     def is_finite(self) -> bool:

@@ -134,16 +134,25 @@ class LinearEngine:
         return data, labels, weights
 
     def train_batch(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+        self,
+        X: Any,
+        y: Any,
+        classes: Any = None,
+        sample_weight: Any = None,
+        *,
+        checked: bool = False,
     ) -> tuple[float, int]:
         """One epoch over a batch of new examples, as ``partial_fit`` runs it (checked
         as it checks them, shuffled by the estimator's generator, the Δ weights from
         zero) without forming the published model: the kernels' statistic and the
         number of examples. The first batch fixes the labels and starts a fresh state,
-        ``history_`` and shuffling generator; later ones continue them."""
+        ``history_`` and shuffling generator; later ones continue them. ``checked``: the
+        batch comes from a reader that checked its rows (see
+        :func:`perceptrons._validation.checked_batch`)."""
         estimator = self.estimator
+        trust = {"checked": True} if checked else {}
         X, y, first_call, weights = estimator._begin_call(
-            X, y, classes, incremental=True, sample_weight=sample_weight
+            X, y, classes, incremental=True, sample_weight=sample_weight, **trust
         )
         targets = self.encode_targets(y)
         if first_call:

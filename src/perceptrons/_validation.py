@@ -41,6 +41,53 @@ def validate_training_data(
     return data, labels
 
 
+def checked_batch(estimator: Any, X: Any, y: Any) -> bool:
+    """Whether a later batch of a stream can skip :func:`validate_training_data`: its
+    reader (the compiled svmlight reader, or the parsed cache of its chunks) has
+    already checked what that would, row by row -- index arrays within the width,
+    finite values and labels -- so only what such a batch is, in O(1), is checked here:
+    a float64 CSR matrix of the estimator's width over 1-D numeric labels, one per row,
+    and labels that ``classes_`` (which every label must be one of) allows."""
+    return (
+        sp.issparse(X)
+        and X.format == "csr"
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.shape[1] == getattr(estimator, "n_features_in_", -1)
+        and not hasattr(estimator, "feature_names_in_")
+        and isinstance(y, np.ndarray)
+        and y.ndim == 1
+        and y.dtype.kind in "fiu"
+        and y.shape[0] == X.shape[0]
+        and X.indptr.shape == (X.shape[0] + 1,)
+        and X.indptr[0] == 0
+        and X.indptr[-1] == X.indices.shape[0] == X.data.shape[0]
+        and _labels_allowed(estimator.classes_)
+    )
+
+
+_ALLOWED_CLASSES: dict[tuple[str, bytes], bool] = {}  # check_labels' answers, by class set
+
+
+def _labels_allowed(classes: np.ndarray) -> bool:
+    """Whether labels drawn from ``classes`` pass :func:`check_labels` (they do exactly
+    when the whole set does); remembered, as scikit-learn's check takes a millisecond
+    for any size and a stream asks for every chunk."""
+    if not isinstance(classes, np.ndarray) or classes.dtype.hasobject:
+        return False
+    key = (classes.dtype.str, classes.tobytes())
+    if key not in _ALLOWED_CLASSES:
+        if len(_ALLOWED_CLASSES) >= 64:
+            _ALLOWED_CLASSES.clear()
+        try:
+            check_labels(classes)
+        except ValueError:
+            _ALLOWED_CLASSES[key] = False
+        else:
+            _ALLOWED_CLASSES[key] = True
+    return _ALLOWED_CLASSES[key]
+
+
 def validate_prediction_data(
     estimator: Any, X: ArrayLike, *, accept_sparse: str | tuple[str, ...] = ("csr", "csc")
 ) -> Any:

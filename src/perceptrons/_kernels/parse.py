@@ -289,7 +289,9 @@ def parse_svmlight(buf, end, final, max_lines, label_required, stop_at_bad, max_
             if nnz >= data.shape[0] or nnz >= indices.shape[0]:
                 full = True
                 break
-            # The value: up to 15 digits then the token's end inline.
+            # The value: up to 15 digits with at most one '.', then the token's end,
+            # inline: m < 10**15 < 2**53 and at most 15 decimals, so m / 10**f is the
+            # one correctly rounded division fast_float would do (m * 1 for none).
             p = colon + 1
             start = p
             mantissa = 0
@@ -298,8 +300,19 @@ def parse_svmlight(buf, end, final, max_lines, label_required, stop_at_bad, max_
                 mantissa = mantissa * 10 + (buf[p] - 48)
                 digits += 1
                 p += 1
+            fraction = 0
+            if p < end and buf[p] == _DOT:
+                p += 1
+                while p < end and digits < 16 and 48 <= buf[p] <= 57:
+                    mantissa = mantissa * 10 + (buf[p] - 48)
+                    digits += 1
+                    fraction += 1
+                    p += 1
             if 0 < digits < 16 and (p == end or _CLASS[buf[p]] >= _C_SPACE):
-                value = float(mantissa)
+                if fraction == 0:
+                    value = float(mantissa)
+                else:
+                    value = mantissa / _POWERS[fraction]
             else:
                 while p < end and _CLASS[buf[p]] <= _C_COLON:
                     p += 1

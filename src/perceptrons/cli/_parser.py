@@ -472,6 +472,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="shuffle examples within windows of this many chunks",
     )
     streaming.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read the text every epoch (by default epochs after the first read the "
+        "chunks parsed by the first from a temporary binary cache file, deleted at the end)",
+    )
+    streaming.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where the parsed cache file goes (default: the system temporary directory)",
+    )
+    streaming.add_argument(
         "--classes",
         metavar="LABELS",
         help="every label, comma-separated (else a first pass finds them)",

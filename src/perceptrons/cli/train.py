@@ -257,6 +257,7 @@ def _train_stream(args: argparse.Namespace) -> int:
             featurizer=featurizer,
             classes=classes,
             shuffle_window=args.shuffle_window,
+            cache=False if args.no_cache else (args.cache_dir or None),
             random_state=args.seed,
             skip_bad_lines=args.skip_bad_lines,
             progress=progress,

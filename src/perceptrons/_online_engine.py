@@ -377,6 +377,7 @@ class LinearEngine:
         sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
         state_class = estimator._state_class
         compact = None
+        rows = None  # the rows the file holds nonzeros in, when it names them
         if sparsified:
             compact = CompactState.restore(state_class, arrays, values)
             state = compact.state
@@ -386,6 +387,7 @@ class LinearEngine:
                 for name, array in arrays.items()
             }
             state = state_class.restore(dense, values)
+            rows = _stored_rows(arrays["weights"], arrays["aux"])
         if not 0 <= state.count <= _checked.MAX_COUNT:
             raise ValueError(f"count must be at most 2**53, got {state.count!r}")
         if state.count == 0 and state.aux.any():
@@ -397,7 +399,7 @@ class LinearEngine:
         estimator.n_iter_ = n_iter
         if compact is None:
             estimator._lifecycle = state
-            estimator._publish()
+            estimator._publish(rows)
         else:
             estimator._lifecycle = compact
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
@@ -417,3 +419,17 @@ class LinearEngine:
         shape = (rows,) if n_columns == 1 else (rows, n_columns)
         averaged = self.averaged and values.get("resumable", True) is not False
         return estimator._state_class.layout(shape, averaged)
+
+
+def _stored_rows(weights: Any, aux: Any) -> np.ndarray | None:
+    """The sorted rows that hold the stored entries of ``weights`` and ``aux`` (checked
+    :class:`~perceptrons._checked.SparseArray`, or an empty ``aux``) and the intercept's,
+    the last: every other row is zero. None when either is stored dense."""
+    if not isinstance(weights, _checked.SparseArray):
+        return None
+    rows = weights.nonzero_rows()
+    if isinstance(aux, _checked.SparseArray):
+        rows = np.union1d(rows, aux.nonzero_rows())
+    elif aux.size:
+        return None
+    return np.union1d(rows, [weights.shape[0] - 1]).astype(np.int64)

@@ -22,7 +22,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from perceptrons.io.prepare import model_inputs, model_labels, split_model
 
     check_outputs(args, [args.output])
-    model = load(args.model)
+    model = load(args.model, sparse=True)  # predicts bit for bit as the dense model
     refuse_tagger(args.model, model, "evaluate")
     _, estimator = split_model(model)
     dataset = read(args, args.data, labels=True, model=model)
@@ -104,7 +104,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from perceptrons.io.prepare import model_inputs, split_model
 
     check_outputs(args, [args.output])
-    model = load(args.model)
+    model = load(args.model, sparse=True)  # predicts bit for bit as the dense model
     refuse_tagger(args.model, model, "predict")
     _, estimator = split_model(model)
     if args.proba and not hasattr(estimator, "predict_proba"):

@@ -42,6 +42,7 @@ __all__ = [
     "Arrays",
     "build_model",
     "check_memory",
+    "load_sparsified",
     "open_archive",
     "plan_estimator",
     "plan_featurizer",
@@ -354,6 +355,17 @@ def expands_sparse(meta: dict[str, Any], estimator: Any) -> bool:
     loading: always, but for a sparsified model (``sparsify()``) of an estimator that
     keeps them compact."""
     return not (isinstance(estimator, SparseCoefMixin) and meta["state"].get("sparsified") is True)
+
+
+def load_sparsified(meta: dict[str, Any], estimator: Any) -> None:
+    """Have an online linear classifier built sparsified, as ``sparsify()`` leaves it
+    (``coef_`` sparse, its training state compact, never expanded): the metadata's
+    state marked so (only in memory: the checksum covers the file's own bytes). The
+    other estimators are built as the file says."""
+    from perceptrons._online import OnlineLinearClassifier
+
+    if isinstance(estimator, OnlineLinearClassifier):
+        meta["state"]["sparsified"] = True
 
 
 def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer: Any) -> Any:

@@ -220,3 +220,15 @@ def test_the_loop_publishes_on_leaving_only_when_it_had_not():
         next(loop), next(loop)
         loop.close()
         assert epochs.published == expected
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.sets(st.integers(0, 59), max_size=60), st.sampled_from([(60,), (20, 3), (6, 10)]))
+def test_the_rows_of_coordinates_are_those_of_the_dense_array(positions, shape):
+    from perceptrons._checked import SparseArray
+
+    index = np.array(sorted(positions), dtype=np.int64)
+    array = SparseArray(shape, index, np.ones(index.shape[0]))
+    array.check("weights")
+    dense = array.to_dense().reshape(shape[0], -1)
+    assert_array_equal(array.nonzero_rows(), np.flatnonzero(dense.any(axis=1)))

@@ -232,3 +232,47 @@ def test_the_rows_of_coordinates_are_those_of_the_dense_array(positions, shape):
     array.check("weights")
     dense = array.to_dense().reshape(shape[0], -1)
     assert_array_equal(array.nonzero_rows(), np.flatnonzero(dense.any(axis=1)))
+
+
+# ------------------------------------------------------------------- command line
+def _cli(*args, stdin=""):
+    import contextlib
+    import io
+    import sys
+
+    from perceptrons.cli import main
+
+    out = io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    try:
+        with contextlib.redirect_stdout(out):
+            status = main([str(arg) for arg in args])
+    finally:
+        sys.stdin = old_stdin
+    assert status == 0
+    return out.getvalue()
+
+
+def test_the_cli_trains_the_same_model_with_or_without_dev_and_predicts_it_exactly(
+    tmp_path, monkeypatch
+):
+    import perceptrons.cli.evaluate
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}é" for i in range(50)]
+    lines = [
+        f"{label} | " + " ".join(rng.choice(words, 6)) for label in rng.integers(1, 4, size=60)
+    ]
+    data = tmp_path / "train.vw"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    once, each = tmp_path / "once.npz", tmp_path / "each.npz"
+    _cli("train", data, "-o", once, "--quiet")
+    _cli("train", data, "-o", each, "--quiet", "--dev", data)  # published every epoch
+    dense = load(once)
+    assert_array_equal(dense[-1].coef_, load(each)[-1].coef_)
+    queries = "| w1é w2é w3é\n| \n| w7é w7é zzz\n"
+    compact_out = _cli("predict", once, "-", "--format", "vw", "--scores", stdin=queries)
+    monkeypatch.setattr(perceptrons.cli.evaluate, "DENSE_FROM_ROWS", 1)
+    dense_out = _cli("predict", once, "-", "--format", "vw", "--scores", stdin=queries)
+    assert compact_out == dense_out and len(compact_out.splitlines()) == 3

@@ -374,7 +374,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         if not isinstance(compact, CompactState):
             return False
         self._lifecycle = compact.expand()
-        self._publish()
+        self._publish(compact.rows)  # every nonzero row, the intercept's last
         return True
 
     # ------------------------------------------------------------------ training

@@ -39,6 +39,10 @@ FACTORIES = {
     "logistic-averaged": lambda: LogisticRegressionSGD(
         max_epochs=3, average=True, l2=0.01, random_state=0
     ),
+    # A decay this strong rescales every feature row many times an epoch.
+    "logistic-rescaling": lambda: LogisticRegressionSGD(
+        max_epochs=3, average=True, l2=1.0, learning_rate=0.5, random_state=0
+    ),
 }
 
 

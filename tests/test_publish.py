@@ -280,3 +280,15 @@ def test_the_cli_trains_the_same_model_with_or_without_dev_and_predicts_it_exact
     monkeypatch.setattr(perceptrons.cli.evaluate, "DENSE_FROM_ROWS", 1)
     dense_out = _cli("predict", once, "-", "--format", "vw", "--scores", stdin=queries)
     assert compact_out == dense_out and len(compact_out.splitlines()) == 3
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.sets(st.integers(0, 40)), min_size=1, max_size=4))
+def test_sorted_union_is_numpy_s_union(sets):
+    from perceptrons._states import sorted_union
+
+    arrays = [np.array(sorted(values), dtype=np.int64) for values in sets]
+    expected = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0)
+    got = sorted_union(*arrays)
+    assert got.dtype == np.int64
+    assert_array_equal(got, expected)

@@ -33,7 +33,13 @@ from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._online_engine import LinearEngine
-from perceptrons._states import CompactState, Frozen, PerceptronState, TrainingState
+from perceptrons._states import (
+    CompactState,
+    Frozen,
+    PerceptronState,
+    TrainingState,
+    sorted_union,
+)
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
 
@@ -250,10 +256,8 @@ def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | 
     if not (sp.issparse(X) and X.format == "csr"):
         return None
     columns = np.unique(X.indices[: X.indptr[-1]])
-    if not fresh:
-        columns = np.union1d(columns, state.rows_in_use())
-    intercept = state.weights.shape[0] - 1
-    return np.union1d(columns, [intercept]).astype(np.int64)
+    in_use = np.zeros(0, dtype=np.int64) if fresh else state.rows_in_use()
+    return sorted_union(columns, in_use, [state.weights.shape[0] - 1])
 
 
 class _SerialEpochs:

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping, check_statistic
 from perceptrons._memory import check_training_state
-from perceptrons._states import CompactState, Frozen, TrainingState, as_count
+from perceptrons._states import CompactState, Frozen, TrainingState, as_count, sorted_union
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
 
@@ -427,9 +427,9 @@ def _stored_rows(weights: Any, aux: Any) -> np.ndarray | None:
     the last: every other row is zero. None when either is stored dense."""
     if not isinstance(weights, _checked.SparseArray):
         return None
-    rows = weights.nonzero_rows()
+    parts = [weights.nonzero_rows(), [weights.shape[0] - 1]]
     if isinstance(aux, _checked.SparseArray):
-        rows = np.union1d(rows, aux.nonzero_rows())
+        parts.append(aux.nonzero_rows())
     elif aux.size:
         return None
-    return np.union1d(rows, [weights.shape[0] - 1]).astype(np.int64)
+    return sorted_union(*parts)

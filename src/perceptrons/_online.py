@@ -231,10 +231,10 @@ class OnlineLearner(Trainable):
             slack = state.slack
 
         self.n_iter_ = 0
+        model_rows = _rows_to_publish(state, X, fresh=first_call)
         epochs_of = _SerialEpochs(
-            self, engine, state, X, targets, train_rows, slack, weights, progress
+            self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
         )
-        epochs_of.model_rows = _rows_to_publish(state, X, fresh=first_call)
         yield from run_epochs(
             epochs_of,
             max_epochs=epochs,
@@ -263,9 +263,7 @@ def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | 
 class _SerialEpochs:
     """An in-memory fit's epochs (:class:`perceptrons._engine.Epochs`): the engine's
     compiled epoch over the training rows, shuffled afresh each epoch; the model is
-    published on ``model_rows`` only (:func:`_rows_to_publish`)."""
-
-    model_rows: np.ndarray | None = None
+    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row)."""
 
     def __init__(
         self,
@@ -278,10 +276,12 @@ class _SerialEpochs:
         slack: np.ndarray,
         weights: np.ndarray | None,
         progress: Callable[[int], object] | None,
+        model_rows: np.ndarray | None = None,
     ) -> None:
         self.estimator, self.engine, self.state = estimator, engine, state
         self.X, self.targets, self.rows = X, targets, rows
         self.slack, self.weights, self.progress = slack, weights, progress
+        self.model_rows = model_rows
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         estimator = self.estimator
@@ -449,8 +449,9 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         publish_each_epoch : bool, default=True
             Form the model after every epoch. False saves forming it (for a hashed
             model, ``n_features x n_classes`` numbers) when nothing reads the model
-            between epochs; the model read between epochs is then the one before the
-            call. The final model is the same either way.
+            between epochs; the model read between epochs is then whatever it was
+            before the call (none, for a first fit). The final model is the same
+            either way.
 
         Yields
         ------

@@ -686,3 +686,19 @@ def test_sequence_tagger_threads_equal_dask(client):
     assert [r["shard_mistakes"] for r in dask.history_] == [
         r["shard_mistakes"] for r in on_threads.history_
     ]
+
+
+def test_fit_epochs_publishing_once_ends_with_the_model_of_publishing_each_epoch(client):
+    X, y = _problem(3, sparse=True)
+    models = []
+    for each in (True, False):
+        mixer = ParameterMixing(
+            AveragedPerceptron(max_epochs=3, random_state=0), n_partitions=2, client=client
+        )
+        seen = [
+            hasattr(getattr(mixer, "estimator_", None), "coef_")
+            for _ in mixer.fit_epochs(X, y, publish_each_epoch=each)
+        ]
+        assert seen == ([True] * 3 if each else [False, False, True])
+        models.append(mixer.estimator_)
+    _same_model(models[0], models[1])

@@ -251,9 +251,12 @@ class SparseArray:
         return array.reshape(self.shape)
 
     def nonzero_rows(self) -> np.ndarray:
-        """The sorted rows (first axis) holding a nonzero element."""
-        width = math.prod(self.shape[1:])
-        return np.unique(self.index // max(width, 1))
+        """The sorted rows (first axis) holding a nonzero element: one pass, the
+        index being increasing (:meth:`check`), not a sort."""
+        rows = self.index // max(math.prod(self.shape[1:]), 1)
+        if rows.shape[0] < 2:
+            return rows
+        return rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
 
 
 # ---------------------------------------------------------------- string tables

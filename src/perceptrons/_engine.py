@@ -337,7 +337,8 @@ def run_epochs(
     (``validation_score``) when ``validation`` is given; ``verbose`` prints the line
     ``describe`` makes of it, headed by ``heading`` (else ``name``, the estimator's).
     The model is published after every epoch with ``publish_each_epoch`` or held-out
-    data, else once, after the last epoch. ``validation`` may be a function that gives
+    data, else once: after the last epoch, or when the caller leaves the loop early
+    (the generator is closed). ``validation`` may be a function that gives
     the held-out data after each epoch (a stream gathers it during its first pass).
     """
     stopping = Stopping(False) if stopping is None else stopping
@@ -362,9 +363,18 @@ def run_epochs(
             text = describe(record) if describe is not None else str(record)
             print(f"{heading or name} epoch {epoch}: {text}", flush=True)
         stop = stopping.stop(record)
-        if not publish_each_epoch and held_out is None and (stop or n_iter == max_epochs):
+        published = publish_each_epoch or held_out is not None
+        if not published and (stop or n_iter == max_epochs):
             _publish(epochs, n_iter, name, epoch)
-        yield record
+            published = True
+        try:
+            yield record
+        except GeneratorExit:
+            # The caller left the loop: the model it keeps is the one trained so far,
+            # never the one before this call.
+            if not published:
+                _publish(epochs, n_iter, name, epoch)
+            raise
         if stop:
             break
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -32,7 +33,13 @@ from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._online_engine import LinearEngine
-from perceptrons._states import CompactState, Frozen, PerceptronState, TrainingState
+from perceptrons._states import (
+    CompactState,
+    Frozen,
+    PerceptronState,
+    TrainingState,
+    sorted_union,
+)
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
 
@@ -124,8 +131,10 @@ class OnlineLearner(Trainable):
         :meth:`perceptrons._base.IncrementalClassifier._begin_call`)."""
         raise NotImplementedError
 
-    def _publish(self) -> None:
-        """Form the published model (``coef_``...) from the training state."""
+    def _publish(self, rows: np.ndarray | None = None) -> None:
+        """Form the published model (``coef_``...) from the training state; ``rows``,
+        when given, hold every nonzero row of the state (see
+        :meth:`OnlineLinearClassifier._publish`)."""
         raise NotImplementedError
 
     def _forget(self) -> None:
@@ -222,8 +231,9 @@ class OnlineLearner(Trainable):
             slack = state.slack
 
         self.n_iter_ = 0
+        model_rows = _rows_to_publish(state, X, fresh=first_call)
         epochs_of = _SerialEpochs(
-            self, engine, state, X, targets, train_rows, slack, weights, progress
+            self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
         )
         yield from run_epochs(
             epochs_of,
@@ -238,9 +248,22 @@ class OnlineLearner(Trainable):
         )
 
 
+def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | None:
+    """The rows of ``state`` that epochs over ``X`` can leave nonzero: the columns ``X``
+    holds, the rows already in use (none in a ``fresh`` state) and the intercept's --
+    a kernel writes only the rows of an example's features and the intercept's. None
+    (every row) for dense or other non-CSR input, which may touch them all."""
+    if not (sp.issparse(X) and X.format == "csr"):
+        return None
+    columns = np.unique(X.indices[: X.indptr[-1]])
+    in_use = np.zeros(0, dtype=np.int64) if fresh else state.rows_in_use()
+    return sorted_union(columns, in_use, [state.weights.shape[0] - 1])
+
+
 class _SerialEpochs:
     """An in-memory fit's epochs (:class:`perceptrons._engine.Epochs`): the engine's
-    compiled epoch over the training rows, shuffled afresh each epoch."""
+    compiled epoch over the training rows, shuffled afresh each epoch; the model is
+    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row)."""
 
     def __init__(
         self,
@@ -253,10 +276,12 @@ class _SerialEpochs:
         slack: np.ndarray,
         weights: np.ndarray | None,
         progress: Callable[[int], object] | None,
+        model_rows: np.ndarray | None = None,
     ) -> None:
         self.estimator, self.engine, self.state = estimator, engine, state
         self.X, self.targets, self.rows = X, targets, rows
         self.slack, self.weights, self.progress = slack, weights, progress
+        self.model_rows = model_rows
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         estimator = self.estimator
@@ -281,7 +306,7 @@ class _SerialEpochs:
 
     def publish(self, n_iter: int) -> None:
         self.estimator.n_iter_ = n_iter
-        self.estimator._publish()
+        self.estimator._publish(self.model_rows)
 
     def score(self, validation: tuple[Any, ...]) -> float:
         return float(self.estimator.score(*validation))
@@ -353,7 +378,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         if not isinstance(compact, CompactState):
             return False
         self._lifecycle = compact.expand()
-        self._publish()
+        self._publish(compact.rows)  # every nonzero row, the intercept's last
         return True
 
     # ------------------------------------------------------------------ training
@@ -398,13 +423,17 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         y: ArrayLike,
         progress: Callable[[int], object] | None = None,
         sample_weight: ArrayLike | None = None,
+        *,
+        publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
         Exactly the training of ``fit`` (same shuffles, early stopping, Δ trick); after
         each epoch the model (``coef_``, ``intercept_``, ``predict``...) is current, so
         the caller can evaluate it on development data, log or plot, or stop early by
-        leaving the loop.
+        leaving the loop. With ``publish_each_epoch=False`` the model is formed only
+        once, as ``fit`` forms it: after the last epoch, or when the caller leaves the
+        loop; the records (mistakes, loss) still come after every epoch.
 
         Parameters
         ----------
@@ -417,6 +446,12 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
             on large data (for progress bars).
         sample_weight : array-like of shape (n_samples,) or float, default=None
             Weight of each example, as for :meth:`fit`.
+        publish_each_epoch : bool, default=True
+            Form the model after every epoch. False saves forming it (for a hashed
+            model, ``n_features x n_classes`` numbers) when nothing reads the model
+            between epochs; the model read between epochs is then whatever it was
+            before the call (none, for a first fit). The final model is the same
+            either way.
 
         Yields
         ------
@@ -433,7 +468,11 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         [1, 2, 3]
         """
         yield from self._fit(
-            X, y, progress=progress, publish_each_epoch=True, sample_weight=sample_weight
+            X,
+            y,
+            progress=progress,
+            publish_each_epoch=publish_each_epoch,
+            sample_weight=sample_weight,
         )
 
     def partial_fit(
@@ -471,16 +510,26 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
             pass
         return self
 
-    def _publish(self) -> None:
-        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``."""
-        assert self._state is not None  # called once training has a state
+    def _publish(self, rows: np.ndarray | None = None) -> None:
+        """Expose the current model as scikit-learn's ``coef_`` and ``intercept_``.
+
+        ``rows``: sorted rows of the state, the intercept's (the last) among them, that
+        hold every nonzero weight and aux entry; the model is then formed and checked
+        on them only (:meth:`~perceptrons._states.TrainingState.model_on`), bit for bit
+        the whole model."""
+        state = self._state
+        assert state is not None  # called once training has a state
+        if rows is not None and not state.zero_rows_stay_zero():
+            rows = None
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            model = self._state.model()
+            model = state.model_on(rows)
         if model.ndim == 1:
             model = model[:, np.newaxis]
+        # The other rows are zeros: the check's sums over the rows alone are the same.
+        checked = model if rows is None else model[rows]
+        _validation.check_linear_model(checked[:-1].T, checked[-1], self)
         # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
         # is C-contiguous: scipy's sparse product then needs no copy.
-        _validation.check_linear_model(model[:-1].T, model[-1], self)
         self.coef_ = model[:-1].T
         self.intercept_ = model[-1].copy()
 

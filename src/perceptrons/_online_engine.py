@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping, check_statistic
 from perceptrons._memory import check_training_state
-from perceptrons._states import CompactState, Frozen, TrainingState, as_count
+from perceptrons._states import CompactState, Frozen, TrainingState, as_count, sorted_union
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
 
@@ -386,6 +386,7 @@ class LinearEngine:
         sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
         state_class = estimator._state_class
         compact = None
+        rows = None  # the rows the file holds nonzeros in, when it names them
         if sparsified:
             compact = CompactState.restore(state_class, arrays, values)
             state = compact.state
@@ -395,6 +396,7 @@ class LinearEngine:
                 for name, array in arrays.items()
             }
             state = state_class.restore(dense, values)
+            rows = _stored_rows(arrays["weights"], arrays["aux"])
         if not 0 <= state.count <= _checked.MAX_COUNT:
             raise ValueError(f"count must be at most 2**53, got {state.count!r}")
         if state.count == 0 and state.aux.any():
@@ -406,7 +408,7 @@ class LinearEngine:
         estimator.n_iter_ = n_iter
         if compact is None:
             estimator._lifecycle = state
-            estimator._publish()
+            estimator._publish(rows)
         else:
             estimator._lifecycle = compact
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
@@ -426,3 +428,17 @@ class LinearEngine:
         shape = (rows,) if n_columns == 1 else (rows, n_columns)
         averaged = self.averaged and values.get("resumable", True) is not False
         return estimator._state_class.layout(shape, averaged)
+
+
+def _stored_rows(weights: Any, aux: Any) -> np.ndarray | None:
+    """The sorted rows that hold the stored entries of ``weights`` and ``aux`` (checked
+    :class:`~perceptrons._checked.SparseArray`, or an empty ``aux``) and the intercept's,
+    the last: every other row is zero. None when either is stored dense."""
+    if not isinstance(weights, _checked.SparseArray):
+        return None
+    parts = [weights.nonzero_rows(), [weights.shape[0] - 1]]
+    if isinstance(aux, _checked.SparseArray):
+        parts.append(aux.nonzero_rows())
+    elif aux.size:
+        return None
+    return sorted_union(*parts)

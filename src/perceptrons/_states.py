@@ -31,6 +31,7 @@ __all__ = [
     "TrainingState",
     "all_finite",
     "as_count",
+    "sorted_union",
 ]
 
 
@@ -66,6 +67,39 @@ class TrainingState:
         if not self.averaged or self.count == 0:
             return self.weights.copy()
         return self.weights - self.aux / self.count
+
+    def model_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``model()[rows]``: the same arithmetic on those rows only (a state whose
+        :meth:`model` differs overrides this too)."""
+        weights = self.weights[rows]
+        if not self.averaged or self.count == 0:
+            return weights
+        return weights - self.aux[rows] / self.count
+
+    def zero_rows_stay_zero(self) -> bool:
+        """Whether the model of a row whose weights and aux are all ``+0.0`` is ``+0.0``
+        (so that :meth:`model_on` may leave such rows out)."""
+        return True
+
+    def model_on(self, rows: np.ndarray | None) -> np.ndarray:
+        """:meth:`model`, bit for bit, formed on ``rows`` only: sorted rows that include
+        every row holding a nonzero (or negative zero) weight or aux entry; the others
+        are zeros, which is what the model's arithmetic gives them. The whole model
+        when ``rows`` is None or the state's scales could make a zero row's model
+        differ from ``+0.0``. What a hashed model costs to form after an epoch then
+        follows the features its data holds, not the ``2**20`` rows."""
+        if rows is None or not self.zero_rows_stay_zero():
+            return self.model()
+        model = np.zeros(self.weights.shape)  # zero pages: only the rows written cost
+        model[rows] = self.model_rows(rows)
+        return model
+
+    def rows_in_use(self) -> np.ndarray:
+        """The sorted rows holding a nonzero (or negative zero) weight or aux entry."""
+        used = _used_rows(self.weights)
+        if self.averaged:
+            used |= _used_rows(self.aux)
+        return np.flatnonzero(used)
 
     def model_entries(self, index: np.ndarray) -> np.ndarray:
         """``model().ravel()[index]``, the same arithmetic without forming the whole
@@ -186,6 +220,18 @@ class RommaState(TrainingState):
             return scale * self.weights
         return (scale_sum * self.weights - self.aux) / self.count
 
+    def model_rows(self, rows: np.ndarray) -> np.ndarray:
+        scale, scale_sum, _ = self.scales
+        weights = self.weights[rows]
+        if not self.averaged or self.count == 0:
+            return scale * weights
+        return (scale_sum * weights - self.aux[rows]) / self.count
+
+    def zero_rows_stay_zero(self) -> bool:
+        # scale * +0.0 and (scale_sum * +0.0 - 0.0) / count are +0.0 for finite
+        # scale > 0 and scale_sum >= 0 (what training keeps; a file could hold others).
+        return _zero_preserving(self.scales[:2])
+
     def model_entries(self, index: np.ndarray) -> np.ndarray:
         return self.model().ravel()[index]
 
@@ -265,6 +311,21 @@ class LogisticState(TrainingState):
         model[:-1] = (scale_sum * self.weights[:-1] - self.aux[:-1]) / self.count
         return model
 
+    def model_rows(self, rows: np.ndarray) -> np.ndarray:
+        scale, scale_sum = self.scales
+        weights = self.weights[rows]
+        features = rows < self.weights.shape[0] - 1
+        if not self.averaged or self.count == 0:
+            weights[features] *= scale
+            return weights
+        aux = self.aux[rows]
+        model = weights - aux / self.count
+        model[features] = (scale_sum * weights[features] - aux[features]) / self.count
+        return model
+
+    def zero_rows_stay_zero(self) -> bool:
+        return _zero_preserving(self.scales)
+
     def model_entries(self, index: np.ndarray) -> np.ndarray:
         return self.model().ravel()[index]
 
@@ -319,6 +380,22 @@ class LogisticState(TrainingState):
         if scale == 0.0:
             raise ValueError(f"scale must be in (0, 1], got {scale!r}")
         return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
+
+
+def sorted_union(*arrays: Any) -> np.ndarray:
+    """The sorted distinct int64 values of sorted arrays of row numbers: ``np.union1d``
+    by one sort of their concatenation (its hashing ``unique`` costs several times as
+    much on a hashed model's rows)."""
+    merged = np.sort(np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays]))
+    if merged.shape[0] < 2:
+        return merged
+    return merged[np.concatenate(([True], merged[1:] != merged[:-1]))]
+
+
+def _zero_preserving(scales: np.ndarray) -> bool:
+    """Whether multiplying ``+0.0`` by each of ``scales`` gives ``+0.0``: finite and
+    not negative."""
+    return bool(np.isfinite(scales).all() and (scales >= 0).all())
 
 
 def _used_rows(array: np.ndarray) -> np.ndarray:
@@ -399,7 +476,7 @@ class CompactState:
         weights, aux = arrays["weights"], arrays["aux"]
         n_rows = weights.shape[0]
         last = np.array([n_rows - 1], dtype=np.int64)
-        rows = np.union1d(np.union1d(_rows_of(weights), _rows_of(aux)), last).astype(np.int64)
+        rows = sorted_union(_rows_of(weights), _rows_of(aux), last)
         rows_only = {**arrays, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
         return cls(rows, n_rows, state_class.restore(rows_only, values))
 

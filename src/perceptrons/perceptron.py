@@ -152,6 +152,8 @@ class _PerceptronBase(OnlineLinearClassifier):
         y: ArrayLike,
         progress: Callable[[int], object] | None = None,
         sample_weight: ArrayLike | None = None,
+        *,
+        publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         if self.n_jobs not in (None, 1):
             raise ValueError(
@@ -159,7 +161,9 @@ class _PerceptronBase(OnlineLinearClassifier):
                 "perceptrons.parallel.ParameterMixing(...).fit_epochs"
             )
         self._check_sample_weight(sample_weight)
-        yield from super().fit_epochs(X, y, progress, sample_weight=sample_weight)
+        yield from super().fit_epochs(
+            X, y, progress, sample_weight=sample_weight, publish_each_epoch=publish_each_epoch
+        )
 
     fit_epochs.__doc__ = OnlineLinearClassifier.fit_epochs.__doc__
 

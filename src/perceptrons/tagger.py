@@ -431,7 +431,8 @@ class SequenceTagger(OnlineLearner):
         for name in ("featurizer_", "transitions_", "_decoding"):
             self.__dict__.pop(name, None)
 
-    def _publish(self) -> None:
+    def _publish(self, rows: np.ndarray | None = None) -> None:
+        # rows: unused, the nonzeros are found below (sentences are not CSR rows).
         assert self._state is not None  # called once training has a state
         state, n_tags = self._state, self._n_tags
         n_features = self.n_features_in_

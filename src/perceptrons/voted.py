@@ -248,6 +248,8 @@ class VotedPerceptron(VotedTraining):
         y: ArrayLike,
         progress: Callable[[int], object] | None = None,
         sample_weight: ArrayLike | None = None,
+        *,
+        publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
@@ -265,6 +267,10 @@ class VotedPerceptron(VotedTraining):
             epoch), for progress bars.
         sample_weight : array-like of shape (n_samples,) or float, default=None
             Weight of each example, as for :meth:`fit`.
+        publish_each_epoch : bool, default=True
+            Accepted as :meth:`AveragedPerceptron.fit_epochs
+            <perceptrons.AveragedPerceptron.fit_epochs>` takes it; the update sequence
+            is the model, current after every epoch at no cost, either way.
 
         Yields
         ------

@@ -329,8 +329,11 @@ def train_with_curve(
         say(args, line)
         return [entry]
     total = estimator.max_epochs * X.shape[0]
+    # The model is read between epochs only to score the dev data: without it, it is
+    # formed once, after the last epoch (a hashed model's is n_features x n_classes).
+    options = {"publish_each_epoch": X_dev is not None, **weights}
     with progress_bar(args, total, desc) as bar:
-        for record in estimator.fit_epochs(X, y, progress=bar.update, **weights):
+        for record in estimator.fit_epochs(X, y, progress=bar.update, **options):
             entry = {"epoch": record["epoch"]}
             line = f"{prefix}epoch {record['epoch']}: "
             if "mistakes" in record:

@@ -380,7 +380,8 @@ def _mix(args, mixer, data, options, score) -> tuple[list[dict[str, Any]], float
     fit (``score``, the dev accuracy of the model after each epoch, not counted)."""
     records, scoring = [], 0.0
     started = time.perf_counter()
-    for record in mixer.fit_epochs(*data, **options):
+    # The model is read between epochs only to score the dev data.
+    for record in mixer.fit_epochs(*data, **options, publish_each_epoch=score is not None):
         entry, line = _entry(args, record)
         if score is not None:
             began = time.perf_counter()

@@ -42,6 +42,7 @@ __all__ = [
     "Arrays",
     "build_model",
     "check_memory",
+    "load_sparsified",
     "open_archive",
     "plan_estimator",
     "plan_featurizer",
@@ -325,19 +326,24 @@ def check_memory(
     """The memory the arrays will take once read, before any is: every member's data
     (their layouts checked) and, for each array stored as its nonzeros that the model
     will expand, its dense size -- a file of a few kilobytes can name an array of
-    gigabytes that way. At most ``max_array_bytes`` in all, and within the memory budget
+    gigabytes that way -- or, kept compact, the size of the rows holding them. At most
+    ``max_array_bytes`` in all, and within the memory budget
     (:func:`perceptrons._memory.check_allocation`)."""
     total = sum(math.prod(shape) * dtype.itemsize for shape, dtype in arrays.layouts.values())
     expanded = []
-    if expands_sparse(meta, estimator):
-        codec: StateCodec = estimator._engine()
-        layout = codec.state_layout(meta["state"])
-        for name, nnz in sorted(sparse_arrays(meta).items()):
-            # Fixed sizes only: check_layouts refused any other array stored sparse.
-            shape = tuple(d for d in layout[name].shape if isinstance(d, int))
-            total += array_bytes(*shape)
-            expanded.append(f"estimator/{name}: {nnz:,} nonzeros of {shape}")
-    what = "the model's arrays" + (f" (expanding {'; '.join(expanded)})" if expanded else "")
+    codec: StateCodec = estimator._engine()
+    layout = codec.state_layout(meta["state"])
+    expands = expands_sparse(meta, estimator)
+    for name, nnz in sorted(sparse_arrays(meta).items()):
+        # Fixed sizes only: check_layouts refused any other array stored sparse.
+        shape = tuple(d for d in layout[name].shape if isinstance(d, int))
+        if not expands:
+            # Kept compact: the rows holding its nonzeros, at most one row per nonzero.
+            shape = (min(nnz, shape[0]), *shape[1:]) if shape else shape
+        total += array_bytes(*shape)
+        expanded.append(f"estimator/{name}: {nnz:,} nonzeros of {shape}")
+    how = "expanding" if expands else "keeping the rows of"
+    what = "the model's arrays" + (f" ({how} {'; '.join(expanded)})" if expanded else "")
     if total > max_array_bytes:
         raise Invalid(
             f"{what} would take {total:,} bytes in memory, more than this reader's limit "
@@ -354,6 +360,17 @@ def expands_sparse(meta: dict[str, Any], estimator: Any) -> bool:
     loading: always, but for a sparsified model (``sparsify()``) of an estimator that
     keeps them compact."""
     return not (isinstance(estimator, SparseCoefMixin) and meta["state"].get("sparsified") is True)
+
+
+def load_sparsified(meta: dict[str, Any], estimator: Any) -> None:
+    """Have an online linear classifier built sparsified, as ``sparsify()`` leaves it
+    (``coef_`` sparse, its training state compact, never expanded): the metadata's
+    state marked so (only in memory: the checksum covers the file's own bytes). The
+    other estimators are built as the file says."""
+    from perceptrons._online import OnlineLinearClassifier
+
+    if isinstance(estimator, OnlineLinearClassifier):
+        meta["state"]["sparsified"] = True
 
 
 def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer: Any) -> Any:

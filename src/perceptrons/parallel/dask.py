@@ -218,12 +218,15 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         sample_weight: ArrayLike | None = None,
         stream: bool = False,
         chunk_size: int = 10_000,
+        publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """Train like :meth:`fit`, pausing after every epoch.
 
         After each epoch ``estimator_`` holds the current model and the record yielded
         is the epoch's entry of ``history_``. Leaving the loop early stops training
-        (and closes a cluster started for the fit).
+        (and closes a cluster started for the fit). ``publish_each_epoch=False``: the
+        model is formed once, as ``fit`` forms it (after the last epoch, or when the
+        loop is left), for a caller that reads only the records in between.
         """
         options = {
             "classes": classes,
@@ -233,7 +236,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             "stream": stream,
             "chunk_size": chunk_size,
         }
-        yield from self._epochs(X, y, options, publish_each_epoch=True)
+        yield from self._epochs(X, y, options, publish_each_epoch=publish_each_epoch)
 
     def _epochs(self, X, y, options, *, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
         check_estimator(self.estimator, self.mixing, self.local_epochs, self.average)

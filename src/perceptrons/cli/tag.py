@@ -38,7 +38,6 @@ from perceptrons.cli._common import (
     progress_bar,
     say,
 )
-from perceptrons.io.files import write_text_atomically
 
 _PRESETS = ("auto", "pos", "chunk")
 
@@ -62,7 +61,7 @@ def _positive(text: str) -> float:
 
 
 def _add_input_options(parser: argparse.ArgumentParser, *, column_help: str) -> None:
-    from perceptrons.io.sequences import SEQUENCE_FORMATS
+    from perceptrons.io.formats._names import SEQUENCE_FORMATS
 
     group = parser.add_argument_group("input files")
     group.add_argument(
@@ -487,6 +486,7 @@ def _prf_text(entry: dict[str, Any]) -> str:
 # -------------------------------------------------------------------------- predict
 def cmd_tag_predict(args: argparse.Namespace) -> int:
     """Each token's columns plus its predicted tag, CoNLL layout, to a file or stdout."""
+    from perceptrons.io.files import write_text_atomically
     from perceptrons.io.sequences import write_conll
 
     check_outputs(args, [args.output])

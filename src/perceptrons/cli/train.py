@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
 import time
 from typing import Any
-
-import numpy as np
 
 from perceptrons.cli import mixing
 from perceptrons.cli._common import (
@@ -28,11 +25,11 @@ from perceptrons.cli._common import (
     say,
     train_with_curve,
 )
-from perceptrons.parallel._mixing import mixing_refusal
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a model on a data file and save it."""
+    import numpy as np
     from sklearn.pipeline import make_pipeline
 
     from perceptrons.io.prepare import training_features
@@ -149,11 +146,15 @@ def _training_method(args: argparse.Namespace, estimator: Any) -> Any:
 
 
 def _takes_weights(method: Any) -> bool:
+    import inspect
+
     return "sample_weight" in inspect.signature(method).parameters
 
 
 def _check_training_mode(args: argparse.Namespace) -> None:
     """--stream and --workers/--scheduler need an algorithm that can do them."""
+    from perceptrons.parallel._mixing import mixing_refusal
+
     estimator = estimator_class(args.algorithm)
     parallel = mixing.mixing_requested(args)
     if args.stream and not parallel and not hasattr(estimator, "partial_fit"):

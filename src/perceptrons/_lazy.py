@@ -12,7 +12,7 @@ Type checkers read the same names from ``if TYPE_CHECKING:`` imports in the pack
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 
@@ -49,3 +49,36 @@ def lazy_attributes(
         return sorted({*namespace, *origins})
 
     return __getattr__, __dir__
+
+
+class LazyClasses(Mapping[str, type]):
+    """A fixed table of classes by name, each imported when first looked up.
+
+    The model files' registry (:mod:`perceptrons.io.persist`): loading a perceptron's
+    file imports neither the tagger nor the voted perceptron (nor their compiled kernels).
+    Only the modules of the table are ever imported; a name outside it is a ``KeyError``
+    without any import, and ``in`` and iteration import nothing.
+
+    Parameters
+    ----------
+    origins : mapping of str to str
+        Each class name and the module that defines it.
+    """
+
+    def __init__(self, origins: Mapping[str, str]) -> None:
+        self._origins = dict(origins)
+
+    def __getitem__(self, name: str) -> type:
+        cls = getattr(importlib.import_module(self._origins[name]), name)
+        if not isinstance(cls, type):
+            raise TypeError(f"{self._origins[name]}.{name} is not a class")
+        return cls
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._origins
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._origins)
+
+    def __len__(self) -> int:
+        return len(self._origins)

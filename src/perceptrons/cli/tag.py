@@ -270,9 +270,10 @@ def refuse_tagger(path: str, model: Any, command: str) -> None:
     UserError
         When ``model`` is a :class:`~perceptrons.tagger.SequenceTagger`.
     """
-    from perceptrons.tagger import SequenceTagger
-
-    if isinstance(model, SequenceTagger):
+    # A SequenceTagger model has had its module imported by load; a classifier's command
+    # does not import it (and with it the tagger's compiled kernels) only to ask.
+    tagger = sys.modules.get("perceptrons.tagger")
+    if tagger is not None and isinstance(model, tagger.SequenceTagger):
         raise UserError(
             f"{path} is a SequenceTagger model, which tags sentences: "
             f"use `perceptrons tag {command}`"

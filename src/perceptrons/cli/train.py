@@ -153,8 +153,6 @@ def _takes_weights(method: Any) -> bool:
 
 def _check_training_mode(args: argparse.Namespace) -> None:
     """--stream and --workers/--scheduler need an algorithm that can do them."""
-    from perceptrons.parallel._mixing import mixing_refusal
-
     estimator = estimator_class(args.algorithm)
     parallel = mixing.mixing_requested(args)
     if args.stream and not parallel and not hasattr(estimator, "partial_fit"):
@@ -162,13 +160,18 @@ def _check_training_mode(args: argparse.Namespace) -> None:
             f"--stream needs an algorithm with partial_fit; {args.algorithm} has none",
             EXIT_USAGE,
         )
-    if parallel and mixing_refusal(estimator()) is not None:
-        mixable = [name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None]
-        raise UserError(
-            f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
-            f"cannot do (it can: {', '.join(mixable)})",
-            EXIT_USAGE,
-        )
+    if parallel:  # the mixing algorithm (and its kernels) imported only to mix
+        from perceptrons.parallel._mixing import mixing_refusal
+
+        if mixing_refusal(estimator()) is not None:
+            mixable = [
+                name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None
+            ]
+            raise UserError(
+                f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
+                f"cannot do (it can: {', '.join(mixable)})",
+                EXIT_USAGE,
+            )
     mixing.check_usage(args)
 
 

@@ -21,6 +21,7 @@ import pytest
 import perceptrons
 import perceptrons.io.formats
 import perceptrons.parallel
+import perceptrons.reference
 from perceptrons._lazy import LazyClasses
 
 SOURCE_ROOT = str(Path(perceptrons.__file__).parent.parent)
@@ -122,7 +123,7 @@ def test_training_and_predicting_a_classifier_load_no_tagger_voted_dask_or_plots
     assert among(modules, NOT_FOR_A_CLASSIFIER) == []
 
 
-PACKAGES = [perceptrons, perceptrons.io.formats, perceptrons.parallel]
+PACKAGES = [perceptrons, perceptrons.io.formats, perceptrons.parallel, perceptrons.reference]
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)

@@ -125,6 +125,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
 
 __all__ = ["MIXINGS", "ParameterMixing", "mix_threads"]
 
+#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
+#: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
+#: perceptrons and "uniform" for logistic regression (which makes no mistakes to count).
+MIXINGS = MIXINGS
+
 # Imported on first use (perceptrons._lazy): the command's parser reads MIXINGS alone.
 _ORIGINS = {
     "ParameterMixing": "perceptrons.parallel.dask",

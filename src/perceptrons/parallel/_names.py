@@ -2,9 +2,7 @@
 parser offers them (``--mixing``, ``--local-epochs``, ``--connect-timeout``) without
 loading the algorithm, scikit-learn, Dask or the cluster's plumbing."""
 
-#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
-#: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
-#: perceptrons and "uniform" for logistic regression (which makes no mistakes to count).
+# Documented where perceptrons.parallel exports it (Sphinx reads the #: comment there).
 MIXINGS = ("auto", "uniform", "mistakes", "sum")
 
 #: The defaults of :class:`~perceptrons.parallel.ParameterMixing` and

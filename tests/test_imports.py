@@ -106,7 +106,7 @@ def test_the_parser_alone_loads_nothing_heavy(argv):
     assert among(modules, HEAVY) == []
 
 
-def test_training_and_predicting_a_classifier_load_no_tagger_voted_dask_or_plots(tmp_path):
+def test_a_classifiers_train_predict_inspect_load_no_tagger_voted_dask_or_plots(tmp_path):
     data = tmp_path / "small.svm"
     data.write_text("1 1:0.5 3:1\n-1 2:1 4:0.25\n1 1:1 4:1\n-1 2:0.5 3:0.1\n")
     model, out = tmp_path / "m.npz", tmp_path / "out"
@@ -114,9 +114,10 @@ def test_training_and_predicting_a_classifier_load_no_tagger_voted_dask_or_plots
         run_commands(
             ("train", str(data), "-o", str(model), "--quiet", "--epochs", "2"),
             ("predict", str(model), str(data), "-o", str(out)),
+            ("inspect", str(model), "--json"),
         )
     )
-    # Both commands ran (so the probe saw real work), one after the other.
+    # The commands ran (so the probe saw real work), one after the other.
     labels = out.read_text().split()
     assert len(labels) == 4 and set(labels) <= {"1", "-1"}
     assert "perceptrons.perceptron" in modules
@@ -184,3 +185,12 @@ def test_lazy_classes_refuse_what_is_not_a_class():
         classes["load"]
     with pytest.raises(KeyError):
         classes["Perceptron"]
+
+
+def test_is_tagger_tells_a_tagger_from_a_classifier():
+    from perceptrons import Perceptron, SequenceTagger
+    from perceptrons.cli.tag import is_tagger
+
+    assert is_tagger(SequenceTagger())
+    assert not is_tagger(Perceptron())
+    assert not is_tagger(object())

@@ -252,6 +252,15 @@ def _load_tagger(path: str) -> Any:
     )
 
 
+def is_tagger(model: Any) -> bool:
+    """Whether ``model`` (read by :func:`perceptrons.io.persist.load`) is a
+    :class:`~perceptrons.tagger.SequenceTagger`, without importing the tagger (and its
+    compiled kernels) into a classifier's command: a tagger's module was imported when
+    its file was loaded, so while it is not, no model is one."""
+    tagger = sys.modules.get("perceptrons.tagger")
+    return tagger is not None and isinstance(model, tagger.SequenceTagger)
+
+
 def refuse_tagger(path: str, model: Any, command: str) -> None:
     """A one-line error when ``model``, loaded from ``path`` for ``perceptrons
     COMMAND`` (a classifier's command), is a sequence tagger.
@@ -270,10 +279,7 @@ def refuse_tagger(path: str, model: Any, command: str) -> None:
     UserError
         When ``model`` is a :class:`~perceptrons.tagger.SequenceTagger`.
     """
-    # A SequenceTagger model has had its module imported by load; a classifier's command
-    # does not import it (and with it the tagger's compiled kernels) only to ask.
-    tagger = sys.modules.get("perceptrons.tagger")
-    if tagger is not None and isinstance(model, tagger.SequenceTagger):
+    if is_tagger(model):
         raise UserError(
             f"{path} is a SequenceTagger model, which tags sentences: "
             f"use `perceptrons tag {command}`"

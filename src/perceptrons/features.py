@@ -29,6 +29,7 @@ from sklearn.feature_extraction.text import (
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _limits
 from perceptrons import _params as rules
 from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._text_codec import _TextCodec
@@ -39,7 +40,7 @@ __all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
 #: The most columns ``TextFeaturizer(vocabulary="hashing")`` takes (``n_features``): what
 #: scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer` accepts,
 #: ``2**31 - 2`` (its column indices are 32-bit).
-MAX_N_FEATURES = 2**31 - 2
+MAX_N_FEATURES = _limits.MAX_N_FEATURES
 
 #: The longest n-grams ``TextFeaturizer`` makes (``ngram_range[1]``): every n-gram length
 #: multiplies the terms of each document, and longer word sequences are hardly ever

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 EXIT_DATA, EXIT_USAGE = 1, 2
 
 #: ``--algorithm`` names and the estimator class (in :mod:`perceptrons`) of each.
@@ -192,6 +190,8 @@ def _number(option: str, text: str) -> float:
 def _class_weight(text: str, labels: Any, numeric: bool = False) -> Any:
     """``balanced``, or ``LABEL:WEIGHT,...`` with the labels in the data's type: that of
     ``labels``, else numbers when ``numeric``, else text."""
+    import numpy as np
+
     if text == "balanced":
         return text
     known = {} if labels is None else {str(label): label for label in np.unique(labels).tolist()}
@@ -315,6 +315,8 @@ def train_with_curve(
 ):
     """Fit epoch by epoch, one line each; return the records (mistakes or log-loss, dev
     accuracy). A model without epochs (naive Bayes) is fitted in one counting pass."""
+    import numpy as np
+
     records = []
     weights = {} if sample_weight is None else {"sample_weight": sample_weight}
     prefix = "" if desc == "training" else f"{desc} "

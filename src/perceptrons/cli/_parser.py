@@ -12,15 +12,13 @@ command.
 from __future__ import annotations
 
 import argparse
-import inspect
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
-from perceptrons.cli.evaluate import cmd_evaluate, cmd_predict
 from perceptrons.cli.tag import add_tag_commands
-from perceptrons.cli.tools import cmd_demo, cmd_diagnose, cmd_inspect, cmd_plot
-from perceptrons.cli.train import add_saving_options, cmd_train
+from perceptrons.cli.train import add_saving_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +48,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def _add_data_options(parser: argparse.ArgumentParser) -> None:
-    from perceptrons.io.formats import FORMATS
+    from perceptrons.io.formats._names import FORMATS
 
     group = parser.add_argument_group("input files")
     group.add_argument(
@@ -265,7 +263,7 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
 
 
 def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None:
-    from perceptrons.features import MAX_N_FEATURES
+    from perceptrons._limits import MAX_N_FEATURES
 
     text = parser.add_argument_group("text features (text formats only)")
     text.add_argument(
@@ -310,7 +308,7 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
 
 
 def _n_features(text: str) -> int:
-    from perceptrons.features import MAX_N_FEATURES
+    from perceptrons._limits import MAX_N_FEATURES
 
     value = _positive_int(text)
     if value > MAX_N_FEATURES:
@@ -351,10 +349,13 @@ def _algorithm_list(text: str) -> tuple[str, ...]:
 
 
 def _add_mixing_options(train: argparse.ArgumentParser) -> None:
-    from perceptrons.parallel import MIXINGS, ParameterMixing
-    from perceptrons.parallel._dask_cluster import CONNECT_TIMEOUT
+    from perceptrons.parallel._names import (
+        CONNECT_TIMEOUT,
+        DEFAULT_LOCAL_EPOCHS,
+        DEFAULT_MIXING,
+        MIXINGS,
+    )
 
-    defaults = inspect.signature(ParameterMixing).parameters
     cluster = train.add_argument_group(
         "parameter mixing (shards trained in parallel, their weights mixed every epoch)"
     )
@@ -392,14 +393,14 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         choices=MIXINGS,
         help="how the shards' weights are mixed: their mean, their mean weighted by "
         "mistakes, or the start plus the sum of their changes "
-        f"(default: the library's, now {defaults['mixing'].default})",
+        f"(default: the library's, now {DEFAULT_MIXING})",
     )
     cluster.add_argument(
         "--local-epochs",
         metavar="K",
         type=_positive_int,
         help="passes each shard makes between two mixes "
-        f"(default: the library's, now {defaults['local_epochs'].default})",
+        f"(default: the library's, now {DEFAULT_LOCAL_EPOCHS})",
     )
     cluster.add_argument(
         "--compare-serial",
@@ -413,6 +414,19 @@ def _workers(text: str) -> int:
     if value < 1 and value != -1:
         raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for one per CPU, got {value}")
     return value
+
+
+def _command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The command ``name`` of :mod:`perceptrons.cli`'s ``module``, imported when it runs:
+    building the parser (``--help``, ``--version``, a usage error) imports no command's
+    dependencies, and a command imports only its own."""
+
+    def run(args: argparse.Namespace) -> int:
+        command = getattr(importlib.import_module(f"perceptrons.cli.{module}"), name)
+        return int(command(args))
+
+    run.__qualname__ = run.__name__ = name
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--epochs", metavar="N", type=_positive_int, default=10, help="passes over the data"
     )
-    demo.set_defaults(run=cmd_demo)
+    demo.set_defaults(run=_command("tools", "cmd_demo"))
 
     train = command("train", "train a model on a data file")
     train.add_argument(
@@ -490,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_training_options(train, algorithm=True)
     _add_data_options(train)
     add_saving_options(train)
-    train.set_defaults(run=cmd_train)
+    train.set_defaults(run=_command("train", "cmd_train"))
 
     evaluate = command("evaluate", "score a model on labelled data")
     evaluate.add_argument("model", metavar="MODEL", help="a model file from train")
@@ -500,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
     )
     _add_data_options(evaluate)
-    evaluate.set_defaults(run=cmd_evaluate)
+    evaluate.set_defaults(run=_command("evaluate", "cmd_evaluate"))
 
     predict = command("predict", "label new data, one label per line")
     predict.add_argument("model", metavar="MODEL", help="a model file from train")
@@ -514,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="add each class's probability after each label (probabilistic models)",
     )
     _add_data_options(predict)
-    predict.set_defaults(run=cmd_predict)
+    predict.set_defaults(run=_command("evaluate", "cmd_predict"))
 
     inspect = command("inspect", "describe a model file")
     inspect.add_argument("model", metavar="MODEL", help="a model file from train")
@@ -522,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--top", metavar="K", type=_positive_int, default=10, help="features per class"
     )
     inspect.add_argument("--json", action="store_true", help="print the description as JSON")
-    inspect.set_defaults(run=cmd_inspect)
+    inspect.set_defaults(run=_command("tools", "cmd_inspect"))
 
     diagnose = command(
         "diagnose", "the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
@@ -543,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     diagnose.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_text_options(diagnose, features="vocabulary")
     _add_data_options(diagnose)
-    diagnose.set_defaults(run=cmd_diagnose)
+    diagnose.set_defaults(run=_command("tools", "cmd_diagnose"))
 
     plot = command("plot", "learning curves of several algorithms, and a confusion matrix")
     plot.add_argument("data", metavar="DATA", help="the training data")
@@ -560,7 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--quiet", action="store_true", help="print nothing but errors")
     _add_training_options(plot, algorithm=False)
     _add_data_options(plot)
-    plot.set_defaults(run=cmd_plot)
+    plot.set_defaults(run=_command("tools", "cmd_plot"))
 
     tag = command("tag", "sequence labelling: train, evaluate and apply a tagger or chunker")
     add_tag_commands(tag, _HelpFormatter)

@@ -28,8 +28,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from perceptrons.cli._common import EXIT_USAGE, UserError, make_estimator, read, say
 
 #: Options of parameter mixing only: given without --workers/--scheduler, a usage error.
@@ -209,12 +207,12 @@ def _dask_client(args: argparse.Namespace, n_workers: int | None) -> Iterator[An
     except ImportError as missing:
         raise UserError(f'{missing}: pip install "perceptrons[distributed]"') from None
     from perceptrons.parallel._dask_cluster import (
-        CONNECT_TIMEOUT,
         SchedulerConnectionError,
         connect_scheduler,
         quiet_dask_logs,
         start_local_cluster,
     )
+    from perceptrons.parallel._names import CONNECT_TIMEOUT
 
     with quiet_dask_logs(), contextlib.ExitStack() as closing:  # closes client, then cluster
         if args.scheduler is not None:
@@ -461,6 +459,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 
 def classes_option(text: str | None) -> Any:
     """--classes for files the workers read: numbers when every label is one."""
+    import numpy as np
+
     if text is None:
         return None
     labels = text.split(",")

@@ -38,7 +38,6 @@ from perceptrons.cli._common import (
     progress_bar,
     say,
 )
-from perceptrons.io.files import write_text_atomically
 
 _PRESETS = ("auto", "pos", "chunk")
 
@@ -62,7 +61,7 @@ def _positive(text: str) -> float:
 
 
 def _add_input_options(parser: argparse.ArgumentParser, *, column_help: str) -> None:
-    from perceptrons.io.sequences import SEQUENCE_FORMATS
+    from perceptrons.io.formats._names import SEQUENCE_FORMATS
 
     group = parser.add_argument_group("input files")
     group.add_argument(
@@ -253,6 +252,15 @@ def _load_tagger(path: str) -> Any:
     )
 
 
+def is_tagger(model: Any) -> bool:
+    """Whether ``model`` (read by :func:`perceptrons.io.persist.load`) is a
+    :class:`~perceptrons.tagger.SequenceTagger`, without importing the tagger (and its
+    compiled kernels) into a classifier's command: a tagger's module was imported when
+    its file was loaded, so while it is not, no model is one."""
+    tagger = sys.modules.get("perceptrons.tagger")
+    return tagger is not None and isinstance(model, tagger.SequenceTagger)
+
+
 def refuse_tagger(path: str, model: Any, command: str) -> None:
     """A one-line error when ``model``, loaded from ``path`` for ``perceptrons
     COMMAND`` (a classifier's command), is a sequence tagger.
@@ -271,9 +279,7 @@ def refuse_tagger(path: str, model: Any, command: str) -> None:
     UserError
         When ``model`` is a :class:`~perceptrons.tagger.SequenceTagger`.
     """
-    from perceptrons.tagger import SequenceTagger
-
-    if isinstance(model, SequenceTagger):
+    if is_tagger(model):
         raise UserError(
             f"{path} is a SequenceTagger model, which tags sentences: "
             f"use `perceptrons tag {command}`"
@@ -487,6 +493,7 @@ def _prf_text(entry: dict[str, Any]) -> str:
 # -------------------------------------------------------------------------- predict
 def cmd_tag_predict(args: argparse.Namespace) -> int:
     """Each token's columns plus its predicted tag, CoNLL layout, to a file or stdout."""
+    from perceptrons.io.files import write_text_atomically
     from perceptrons.io.sequences import write_conll
 
     check_outputs(args, [args.output])

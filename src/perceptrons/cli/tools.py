@@ -24,6 +24,7 @@ from perceptrons.cli._common import (
     say,
     train_with_curve,
 )
+from perceptrons.cli.tag import is_tagger
 
 _HISTORY_LINES = 12
 
@@ -50,12 +51,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from perceptrons.features import top_features
     from perceptrons.io import persist
     from perceptrons.io.prepare import split_model
-    from perceptrons.tagger import SequenceTagger
 
     model = persist.load(args.model)
     meta = persist.describe(args.model)
     featurizer, estimator = split_model(model)
-    tagger = isinstance(estimator, SequenceTagger)
+    tagger = is_tagger(estimator)
     coef = estimator.__dict__.get("coef_")
     sparse = sp.issparse(coef)
     # What the model's state says (a tagger's coef_ is sparse by design, not sparsified).

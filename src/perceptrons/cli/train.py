@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
 import time
 from typing import Any
-
-import numpy as np
 
 from perceptrons.cli import mixing
 from perceptrons.cli._common import (
@@ -28,11 +25,11 @@ from perceptrons.cli._common import (
     say,
     train_with_curve,
 )
-from perceptrons.parallel._mixing import mixing_refusal
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a model on a data file and save it."""
+    import numpy as np
     from sklearn.pipeline import make_pipeline
 
     from perceptrons.io.prepare import training_features
@@ -149,6 +146,8 @@ def _training_method(args: argparse.Namespace, estimator: Any) -> Any:
 
 
 def _takes_weights(method: Any) -> bool:
+    import inspect
+
     return "sample_weight" in inspect.signature(method).parameters
 
 
@@ -161,13 +160,18 @@ def _check_training_mode(args: argparse.Namespace) -> None:
             f"--stream needs an algorithm with partial_fit; {args.algorithm} has none",
             EXIT_USAGE,
         )
-    if parallel and mixing_refusal(estimator()) is not None:
-        mixable = [name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None]
-        raise UserError(
-            f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
-            f"cannot do (it can: {', '.join(mixable)})",
-            EXIT_USAGE,
-        )
+    if parallel:  # the mixing algorithm (and its kernels) imported only to mix
+        from perceptrons.parallel._mixing import mixing_refusal
+
+        if mixing_refusal(estimator()) is not None:
+            mixable = [
+                name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None
+            ]
+            raise UserError(
+                f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
+                f"cannot do (it can: {', '.join(mixable)})",
+                EXIT_USAGE,
+            )
     mixing.check_usage(args)
 
 

@@ -181,7 +181,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from perceptrons.features import TextFeaturizer
+from perceptrons._lazy import LazyClasses
 from perceptrons.io._persist_format import (
     FORMAT,
     FORMAT_VERSION,
@@ -206,15 +206,16 @@ from perceptrons.io._persist_read import (
 )
 from perceptrons.io._persist_write import encode_model
 from perceptrons.io.files import write_atomically
-from perceptrons.logistic import LogisticRegressionSGD
-from perceptrons.logistic_batch import LogisticRegressionBatch
-from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
-from perceptrons.perceptron import AveragedPerceptron, Perceptron
-from perceptrons.tagger import SequenceTagger
-from perceptrons.voted import VotedPerceptron
 
 if TYPE_CHECKING:
     from perceptrons._engine import StateCodec
+    from perceptrons.features import TextFeaturizer
+    from perceptrons.logistic import LogisticRegressionSGD
+    from perceptrons.logistic_batch import LogisticRegressionBatch
+    from perceptrons.naive_bayes import BernoulliNaiveBayes, MultinomialNaiveBayes
+    from perceptrons.perceptron import AveragedPerceptron, Perceptron
+    from perceptrons.tagger import SequenceTagger
+    from perceptrons.voted import VotedPerceptron
 
 __all__ = [
     "FORMAT",
@@ -229,20 +230,21 @@ __all__ = [
 
 
 # The only classes a file can name; loading never imports or evaluates anything else.
-_ESTIMATORS: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        Perceptron,
-        AveragedPerceptron,
-        VotedPerceptron,
-        MultinomialNaiveBayes,
-        BernoulliNaiveBayes,
-        LogisticRegressionSGD,
-        LogisticRegressionBatch,
-        SequenceTagger,
-    )
-}
-_FEATURIZERS: dict[str, type] = {"TextFeaturizer": TextFeaturizer}
+# Each class's module is imported when a file names it (LazyClasses): a perceptron's
+# file loads neither the tagger nor the voted perceptron, nor their compiled kernels.
+_ESTIMATORS = LazyClasses(
+    {
+        "Perceptron": "perceptrons.perceptron",
+        "AveragedPerceptron": "perceptrons.perceptron",
+        "VotedPerceptron": "perceptrons.voted",
+        "MultinomialNaiveBayes": "perceptrons.naive_bayes",
+        "BernoulliNaiveBayes": "perceptrons.naive_bayes",
+        "LogisticRegressionSGD": "perceptrons.logistic",
+        "LogisticRegressionBatch": "perceptrons.logistic_batch",
+        "SequenceTagger": "perceptrons.tagger",
+    }
+)
+_FEATURIZERS = LazyClasses({"TextFeaturizer": "perceptrons.features"})
 _REGISTRY = Registry(_ESTIMATORS, _FEATURIZERS)
 
 if TYPE_CHECKING:

@@ -38,6 +38,7 @@ from typing import IO
 
 from perceptrons.io.formats import DataFormatError
 from perceptrons.io.formats._common import read_input
+from perceptrons.io.formats._names import SEQUENCE_FORMATS
 
 # What lowers the memory a sequence file read whole takes.
 _READ_WHOLE_REMEDY = "split the file into smaller ones or set a higher limit"
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 #: The formats :func:`read_sentences` understands (besides ``"auto"``).
-SEQUENCE_FORMATS = ("conll", "conllu", "tagged")
+SEQUENCE_FORMATS = SEQUENCE_FORMATS
 
 _STDIN = "<stdin>"
 _CONLLU_COLUMNS = 10

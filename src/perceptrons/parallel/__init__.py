@@ -115,8 +115,29 @@ its workers' tasks and cluster plumbing in ``perceptrons.parallel._dask_runner``
 ``perceptrons.parallel._dask_cluster``) on a Dask cluster.
 """
 
-from perceptrons.parallel._mixing import MIXINGS
-from perceptrons.parallel.dask import ParameterMixing
-from perceptrons.parallel.threads import mix_threads
+from typing import TYPE_CHECKING
+
+from perceptrons.parallel._names import MIXINGS
+
+if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
+    from perceptrons.parallel.dask import ParameterMixing
+    from perceptrons.parallel.threads import mix_threads
 
 __all__ = ["MIXINGS", "ParameterMixing", "mix_threads"]
+
+#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
+#: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
+#: perceptrons and "uniform" for logistic regression (which makes no mistakes to count).
+MIXINGS = MIXINGS
+
+# Imported on first use (perceptrons._lazy): the command's parser reads MIXINGS alone.
+_ORIGINS = {
+    "ParameterMixing": "perceptrons.parallel.dask",
+    "mix_threads": "perceptrons.parallel.threads",
+}
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would then accept any name
+    from perceptrons._lazy import lazy_attributes
+
+    __getattr__, __dir__ = lazy_attributes(globals(), _ORIGINS)
+    del lazy_attributes

@@ -30,10 +30,6 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-#: Seconds a scheduler has to answer a connection, by default (``connect_timeout`` of
-#: ParameterMixing, ``--connect-timeout`` of the command line).
-CONNECT_TIMEOUT = 10.0
-
 #: Dask's port when an address gives none.
 _DEFAULT_PORT = 8786
 #: A Dask handshake is a few hundred bytes; a length beyond this is not one.

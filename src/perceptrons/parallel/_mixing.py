@@ -30,16 +30,12 @@ from perceptrons import _params as rules
 from perceptrons._engine import hold_out, run_epochs
 from perceptrons._kernels.mixing import add_shard, apply_mix, union_rows
 from perceptrons._states import PerceptronState, all_finite, as_count
+from perceptrons.parallel._names import MIXINGS
 from perceptrons.parallel._shards import Plan, RngState, ShardData, ShardResult, Start, engine_of
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier
     from perceptrons._states import TrainingState
-
-#: The mixing rules: the mean of the shards' weights, their mean weighted by mistakes,
-#: the start plus the sum of the shards' changes; "auto" is "mistakes" for the
-#: perceptrons and "uniform" for logistic regression (which makes no mistakes to count).
-MIXINGS = ("auto", "uniform", "mistakes", "sum")
 
 
 def resolve_mixing(estimator: Any, mixing: str) -> str:

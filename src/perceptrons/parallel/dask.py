@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
-from perceptrons.parallel._dask_cluster import CONNECT_TIMEOUT, connect_cluster
+from perceptrons.parallel._dask_cluster import connect_cluster
 from perceptrons.parallel._dask_runner import (
     _dask_sources,
     _DaskRunner,
@@ -38,6 +38,7 @@ from perceptrons.parallel._mixing import (
     generators,
     resolve_mixing,
 )
+from perceptrons.parallel._names import CONNECT_TIMEOUT, DEFAULT_LOCAL_EPOCHS, DEFAULT_MIXING
 from perceptrons.parallel._shards import Plan, engine_of
 
 if TYPE_CHECKING:
@@ -126,8 +127,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         *,
         n_partitions: int | None = None,
         client: Any = None,
-        mixing: str = "auto",
-        local_epochs: int = 1,
+        mixing: str = DEFAULT_MIXING,
+        local_epochs: int = DEFAULT_LOCAL_EPOCHS,
         average: str = "examples",
         max_retries: int = 3,
         connect_timeout: float = CONNECT_TIMEOUT,

@@ -16,6 +16,7 @@ from perceptrons.parallel._mixing import (
     resolve_mixing,
     split_rows,
 )
+from perceptrons.parallel._names import DEFAULT_LOCAL_EPOCHS, DEFAULT_MIXING
 from perceptrons.parallel._shards import ShardData, ShardTrainer, engine_of, shard_epoch
 
 if TYPE_CHECKING:
@@ -29,11 +30,11 @@ def mix_threads(
     X: ArrayLike,
     y: ArrayLike,
     n_jobs: int,
-    mixing: str = "auto",
+    mixing: str = DEFAULT_MIXING,
     *,
     n_partitions: int | None = None,
     sample_weight: ArrayLike | None = None,
-    local_epochs: int = 1,
+    local_epochs: int = DEFAULT_LOCAL_EPOCHS,
     redeal: bool = False,
     average: str = "examples",
 ) -> OnlineLinearClassifier:

@@ -126,46 +126,49 @@ M. Collins, "Discriminative training methods for hidden Markov models: theory an
 experiments with perceptron algorithms", Proceedings of EMNLP, 2002.
 """
 
-from perceptrons.reference._common import epoch_orders
-from perceptrons.reference.averaged import (
-    averaged_perceptron_decreasing_step,
-    averaged_perceptron_delta_list,
-    averaged_perceptron_fast,
-    averaged_perceptron_improved,
-    averaged_perceptron_naive,
-    averaged_perceptron_wb,
-    multiclass_averaged_perceptron_delta_list,
-    perceptron,
-)
-from perceptrons.reference.kernel import (
-    dual_kernel_perceptron,
-    dual_vote_scores,
-    dual_voted_perceptron,
-)
-from perceptrons.reference.logistic import logistic_regression_batch, logistic_regression_sgd
-from perceptrons.reference.margin import (
-    linear_update_rule,
-    multiclass_linear_update_rule,
-    multiclass_romma,
-    romma,
-)
-from perceptrons.reference.multiclass import (
-    multiclass_averaged_perceptron,
-    multiclass_averaged_perceptron_naive,
-    multiclass_perceptron,
-)
-from perceptrons.reference.sequence import (
-    brute_force_decode,
-    sequence_score,
-    structured_perceptron,
-)
-from perceptrons.reference.voted import (
-    multiclass_voted_perceptron,
-    multiclass_voted_perceptron_naive,
-    vote_predict,
-    voted_perceptron,
-    voted_perceptron_naive,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
+    from perceptrons.reference._common import epoch_orders
+    from perceptrons.reference.averaged import (
+        averaged_perceptron_decreasing_step,
+        averaged_perceptron_delta_list,
+        averaged_perceptron_fast,
+        averaged_perceptron_improved,
+        averaged_perceptron_naive,
+        averaged_perceptron_wb,
+        multiclass_averaged_perceptron_delta_list,
+        perceptron,
+    )
+    from perceptrons.reference.kernel import (
+        dual_kernel_perceptron,
+        dual_vote_scores,
+        dual_voted_perceptron,
+    )
+    from perceptrons.reference.logistic import logistic_regression_batch, logistic_regression_sgd
+    from perceptrons.reference.margin import (
+        linear_update_rule,
+        multiclass_linear_update_rule,
+        multiclass_romma,
+        romma,
+    )
+    from perceptrons.reference.multiclass import (
+        multiclass_averaged_perceptron,
+        multiclass_averaged_perceptron_naive,
+        multiclass_perceptron,
+    )
+    from perceptrons.reference.sequence import (
+        brute_force_decode,
+        sequence_score,
+        structured_perceptron,
+    )
+    from perceptrons.reference.voted import (
+        multiclass_voted_perceptron,
+        multiclass_voted_perceptron_naive,
+        vote_predict,
+        voted_perceptron,
+        voted_perceptron_naive,
+    )
 
 __all__ = [
     "averaged_perceptron_decreasing_step",
@@ -198,3 +201,42 @@ __all__ = [
     "voted_perceptron",
     "voted_perceptron_naive",
 ]
+
+# Imported on first use (perceptrons._lazy): the oracles are for tests and reading.
+_ORIGINS = {
+    "epoch_orders": "perceptrons.reference._common",
+    "averaged_perceptron_decreasing_step": "perceptrons.reference.averaged",
+    "averaged_perceptron_delta_list": "perceptrons.reference.averaged",
+    "averaged_perceptron_fast": "perceptrons.reference.averaged",
+    "averaged_perceptron_improved": "perceptrons.reference.averaged",
+    "averaged_perceptron_naive": "perceptrons.reference.averaged",
+    "averaged_perceptron_wb": "perceptrons.reference.averaged",
+    "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
+    "perceptron": "perceptrons.reference.averaged",
+    "dual_kernel_perceptron": "perceptrons.reference.kernel",
+    "dual_vote_scores": "perceptrons.reference.kernel",
+    "dual_voted_perceptron": "perceptrons.reference.kernel",
+    "logistic_regression_batch": "perceptrons.reference.logistic",
+    "logistic_regression_sgd": "perceptrons.reference.logistic",
+    "linear_update_rule": "perceptrons.reference.margin",
+    "multiclass_linear_update_rule": "perceptrons.reference.margin",
+    "multiclass_romma": "perceptrons.reference.margin",
+    "romma": "perceptrons.reference.margin",
+    "multiclass_averaged_perceptron": "perceptrons.reference.multiclass",
+    "multiclass_averaged_perceptron_naive": "perceptrons.reference.multiclass",
+    "multiclass_perceptron": "perceptrons.reference.multiclass",
+    "brute_force_decode": "perceptrons.reference.sequence",
+    "sequence_score": "perceptrons.reference.sequence",
+    "structured_perceptron": "perceptrons.reference.sequence",
+    "multiclass_voted_perceptron": "perceptrons.reference.voted",
+    "multiclass_voted_perceptron_naive": "perceptrons.reference.voted",
+    "vote_predict": "perceptrons.reference.voted",
+    "voted_perceptron": "perceptrons.reference.voted",
+    "voted_perceptron_naive": "perceptrons.reference.voted",
+}
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would then accept any name
+    from perceptrons._lazy import lazy_attributes
+
+    __getattr__, __dir__ = lazy_attributes(globals(), _ORIGINS)
+    del lazy_attributes

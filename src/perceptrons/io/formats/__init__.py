@@ -36,24 +36,27 @@ fitting a file to a trained model is :mod:`perceptrons.io.prepare`.
 
 from __future__ import annotations
 
-from perceptrons.io.formats._common import (
+from typing import TYPE_CHECKING
+
+from perceptrons.io.formats._names import (
     FORMATS,
     MAX_SVMLIGHT_WIDTH,
     TEXT_FORMATS,
     WEIGHTED_TEXT_FORMATS,
-    DataFormatError,
-    LabeledData,
 )
-from perceptrons.io.formats._detect import detect_format
-from perceptrons.io.formats._idx import read_idx
-from perceptrons.io.formats._read import read_data
 
-# Not in __all__ nor documented: the compiled svmlight reader's pieces and the labels of
-# vw, with which perceptrons.io.stream reads a file chunk by chunk.
-from perceptrons.io.formats._svmlight import SvmlightBuffers as SvmlightBuffers
-from perceptrons.io.formats._svmlight import parse_svmlight_block as parse_svmlight_block
-from perceptrons.io.formats._svmlight import svmlight_block_data as svmlight_block_data
-from perceptrons.io.formats._weighted import numeric_labels as numeric_labels
+if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
+    from perceptrons.io.formats._common import DataFormatError, LabeledData
+    from perceptrons.io.formats._detect import detect_format
+    from perceptrons.io.formats._idx import read_idx
+    from perceptrons.io.formats._read import read_data
+
+    # Not in __all__ nor documented: the compiled svmlight reader's pieces and the labels
+    # of vw, with which perceptrons.io.stream reads a file chunk by chunk.
+    from perceptrons.io.formats._svmlight import SvmlightBuffers as SvmlightBuffers
+    from perceptrons.io.formats._svmlight import parse_svmlight_block as parse_svmlight_block
+    from perceptrons.io.formats._svmlight import svmlight_block_data as svmlight_block_data
+    from perceptrons.io.formats._weighted import numeric_labels as numeric_labels
 
 __all__ = [
     "FORMATS",
@@ -67,9 +70,9 @@ __all__ = [
     "read_idx",
 ]
 
-# The constants are defined in _common, where the readers take them from, and bound again
-# here for their documentation: Sphinx reads a constant's #: comment in the module that
-# documents it.
+# The constants are defined in _names (which imports nothing: the command's parser reads
+# them), and bound again here for their documentation: Sphinx reads a constant's #:
+# comment in the module that documents it.
 
 #: The formats :func:`read_data` understands (besides ``"auto"``).
 FORMATS = FORMATS
@@ -89,3 +92,23 @@ WEIGHTED_TEXT_FORMATS = WEIGHTED_TEXT_FORMATS
 #: and class), so a stray ``2147483647:1`` would ask for 16 GiB.  Hash such features, or
 #: pass ``n_features`` explicitly to accept a wider file.
 MAX_SVMLIGHT_WIDTH = MAX_SVMLIGHT_WIDTH
+
+# The readers are imported on first use (perceptrons._lazy): the constants above are all
+# the command's parser needs.
+_ORIGINS = {
+    "DataFormatError": "perceptrons.io.formats._common",
+    "LabeledData": "perceptrons.io.formats._common",
+    "detect_format": "perceptrons.io.formats._detect",
+    "read_idx": "perceptrons.io.formats._idx",
+    "read_data": "perceptrons.io.formats._read",
+    "SvmlightBuffers": "perceptrons.io.formats._svmlight",
+    "parse_svmlight_block": "perceptrons.io.formats._svmlight",
+    "svmlight_block_data": "perceptrons.io.formats._svmlight",
+    "numeric_labels": "perceptrons.io.formats._weighted",
+}
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would then accept any name
+    from perceptrons._lazy import lazy_attributes
+
+    __getattr__, __dir__ = lazy_attributes(globals(), _ORIGINS)
+    del lazy_attributes

@@ -20,15 +20,16 @@ import numpy as np
 
 from perceptrons._memory import MemoryBudgetError, check_allocation, format_bytes, memory_limit
 
+# The public constants, defined in _names (which imports nothing, for the command's
+# parser) and documented where perceptrons.io.formats exports them.
+from perceptrons.io.formats._names import FORMATS as FORMATS
+from perceptrons.io.formats._names import MAX_SVMLIGHT_WIDTH as MAX_SVMLIGHT_WIDTH
+from perceptrons.io.formats._names import TEXT_FORMATS as TEXT_FORMATS
+from perceptrons.io.formats._names import WEIGHTED_TEXT_FORMATS as WEIGHTED_TEXT_FORMATS
+
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-# The public constants, documented where perceptrons.io.formats exports them (by the #:
-# comments Sphinx reads there).
-FORMATS = ("svmlight", "fasttext", "tsv", "sentiment", "csv", "idx", "vw", "counts", "lines")
-TEXT_FORMATS = ("fasttext", "tsv", "sentiment", "vw", "counts", "lines")
-WEIGHTED_TEXT_FORMATS = ("vw", "counts")
-MAX_SVMLIGHT_WIDTH = 2**26
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _STDIN = "<stdin>"

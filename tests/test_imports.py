@@ -1,0 +1,196 @@
+"""What importing the package and running a command load: only what they use.
+
+``import perceptrons`` binds its public names lazily (:mod:`perceptrons._lazy`), the
+command's parser imports no command's dependencies, and each command imports its own
+modules; a model file's class is imported when the file names it. Checked in fresh
+interpreters, by the modules loaded at exit (never by timing).
+"""
+
+import ast
+import importlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import perceptrons
+import perceptrons.io.formats
+import perceptrons.parallel
+import perceptrons.reference
+from perceptrons._lazy import LazyClasses
+
+SOURCE_ROOT = str(Path(perceptrons.__file__).parent.parent)
+
+# What a light start must not load: scikit-learn (and through it SciPy's stats and
+# pandas), SciPy, Numba and the compiled kernels, NumPy itself.
+HEAVY = ("sklearn", "scipy", "numba", "numpy", "pandas", "perceptrons._kernels")
+# What training a classifier on a numeric file has no use for.
+NOT_FOR_A_CLASSIFIER = (
+    "perceptrons.tagger",
+    "perceptrons.sequence_features",
+    "perceptrons._kernels.sequence",
+    "perceptrons._kernels.sequence_features",
+    "perceptrons.voted",
+    "perceptrons._kernels.voted",
+    "perceptrons.parallel._mixing",
+    "perceptrons._kernels.mixing",
+    "dask",
+    "distributed",
+    "matplotlib",
+)
+
+
+def loaded_modules(code: str) -> set[str]:
+    """The modules loaded once ``code`` has run in a fresh interpreter (this source first
+    on the path), however it ended (``main`` returns, argparse exits)."""
+    script = textwrap.dedent(
+        """
+        import atexit, json, sys
+
+        atexit.register(lambda: print("MODULES=" + json.dumps(sorted(sys.modules))))
+        """
+    ) + textwrap.dedent(code)
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
+    env["PYTHONPATH"] = os.pathsep.join([SOURCE_ROOT, env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("MODULES=")]
+    assert lines, done.stderr
+    return set(json.loads(lines[-1].removeprefix("MODULES=")))
+
+
+def among(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules that are one of ``prefixes`` or inside one of them."""
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
+def run_commands(*commands: tuple[str, ...]) -> str:
+    """Code that runs each ``perceptrons`` command in turn, ending at the first failure."""
+    calls = "".join(f"    main({list(argv)!r}),\n" for argv in commands)
+    return f"import sys\nfrom perceptrons.cli import main\nsys.exit(max(\n{calls}))\n"
+
+
+def test_the_check_sees_a_heavy_import():
+    # So that an empty or broken probe cannot pass the tests below.
+    assert "numpy" in among(loaded_modules("import numpy"), HEAVY)
+
+
+def test_import_perceptrons_loads_nothing_heavy():
+    modules = loaded_modules("import perceptrons\nperceptrons.__version__")
+    assert "perceptrons" in modules
+    assert among(modules, HEAVY) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--version",),
+        ("--help",),
+        ("train", "--help"),
+        ("predict", "--help"),
+        ("tag", "train", "--help"),
+        ("train",),  # a usage error: the required arguments missing
+        ("train", "data.svm", "-o", "m.npz", "--n-features", "0"),  # a refused value
+    ],
+    ids=" ".join,
+)
+def test_the_parser_alone_loads_nothing_heavy(argv):
+    modules = loaded_modules(run_commands(argv))
+    assert "perceptrons.cli._parser" in modules
+    assert among(modules, HEAVY) == []
+
+
+def test_a_classifiers_train_predict_inspect_load_no_tagger_voted_dask_or_plots(tmp_path):
+    data = tmp_path / "small.svm"
+    data.write_text("1 1:0.5 3:1\n-1 2:1 4:0.25\n1 1:1 4:1\n-1 2:0.5 3:0.1\n")
+    model, out = tmp_path / "m.npz", tmp_path / "out"
+    modules = loaded_modules(
+        run_commands(
+            ("train", str(data), "-o", str(model), "--quiet", "--epochs", "2"),
+            ("predict", str(model), str(data), "-o", str(out)),
+            ("inspect", str(model), "--json"),
+        )
+    )
+    # The commands ran (so the probe saw real work), one after the other.
+    labels = out.read_text().split()
+    assert len(labels) == 4 and set(labels) <= {"1", "-1"}
+    assert "perceptrons.perceptron" in modules
+    assert among(modules, NOT_FOR_A_CLASSIFIER) == []
+
+
+PACKAGES = [perceptrons, perceptrons.io.formats, perceptrons.parallel, perceptrons.reference]
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)
+def test_every_public_name_resolves_to_its_defining_modules_object(package):
+    assert package.__all__
+    for name in package.__all__:
+        value = getattr(package, name)
+        assert name in dir(package)
+        exec(f"from {package.__name__} import {name} as imported", namespace := {})
+        assert namespace["imported"] is value
+        defining = getattr(value, "__module__", None)
+        if defining is not None and (inspect.isclass(value) or inspect.isfunction(value)):
+            assert getattr(importlib.import_module(defining), name) is value
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)
+def test_an_unknown_name_is_an_attribute_error(package):
+    with pytest.raises(AttributeError, match=f"module '{package.__name__}' has no attribute"):
+        package.no_such_name  # noqa: B018
+    assert not hasattr(package, "no_such_name")
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)
+def test_type_checkers_see_the_names_the_package_loads(package):
+    """The ``if TYPE_CHECKING:`` imports (what mypy and IDEs read) are exactly the lazy
+    names, each from the module it is loaded from."""
+    tree = ast.parse(Path(package.__file__).read_text(encoding="utf-8"))
+    seen = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom):
+                    for alias in statement.names:
+                        seen[alias.asname or alias.name] = statement.module
+    assert seen == package._ORIGINS
+
+
+def test_lazy_classes_import_a_class_when_it_is_looked_up_only():
+    modules = loaded_modules(
+        """
+        from perceptrons._lazy import LazyClasses
+        classes = LazyClasses(
+            {"SequenceTagger": "perceptrons.tagger", "UserError": "perceptrons.cli._common"}
+        )
+        assert "SequenceTagger" in classes and "Nope" not in classes
+        assert sorted(classes) == ["SequenceTagger", "UserError"] and len(classes) == 2
+        assert classes.get("Nope") is None
+        assert classes["UserError"].__name__ == "UserError"
+        """
+    )
+    assert "perceptrons.cli._common" in modules
+    assert "perceptrons.tagger" not in modules
+
+
+def test_lazy_classes_refuse_what_is_not_a_class():
+    classes = LazyClasses({"load": "perceptrons.io.persist"})
+    with pytest.raises(TypeError, match="not a class"):
+        classes["load"]
+    with pytest.raises(KeyError):
+        classes["Perceptron"]
+
+
+def test_is_tagger_tells_a_tagger_from_a_classifier():
+    from perceptrons import Perceptron, SequenceTagger
+    from perceptrons.cli.tag import is_tagger
+
+    assert is_tagger(SequenceTagger())
+    assert not is_tagger(Perceptron())
+    assert not is_tagger(object())

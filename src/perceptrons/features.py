@@ -342,7 +342,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         """Add the names of one batch of texts (as :meth:`_names_of_hashed_columns`
         gives them) to those known."""
         hashed_names = self._hashed_names
-        assert hashed_names is not None  # fitted with vocabulary="hashing"
+        if hashed_names is None:  # the names are not kept
+            return
         for column, names in by_column.items():
             known = hashed_names.get(column)
             if known is None:
@@ -359,7 +360,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         a union that only the names not yet among the pieces change: what
         :meth:`_add_new_hashed_names` relies on.
         """
-        assert self._hashed_names is not None
+        if self._hashed_names is None:  # no names kept: none to merge
+            return True
         return all(
             names == "|".join(sorted(set(names.split("|"))))
             for names in self._hashed_names.values()
@@ -374,7 +376,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         ``columns[k]``.
         """
         hashed_names = self._hashed_names
-        assert hashed_names is not None
+        if hashed_names is None:  # the names are not kept
+            return
         several: dict[int, set[str]] = {}  # columns given more than one name
         for column, name in zip(columns.tolist(), names, strict=True):
             known = hashed_names.get(column)
@@ -514,7 +517,8 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         "negative": [(name, weight), ...]}``, the ``k`` largest positive weights in
         decreasing order and the ``k`` most negative in increasing order.  Names come
         from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the estimator's
-        ``feature_names_in_``, else ``"feature j"``.  ``None`` for a model without
+        ``feature_names_in_``, else ``"feature j"``; a hashed column whose name was not
+        kept (``hashed_names=False``) is ``"#j"``.  ``None`` for a model without
         weights per feature (a voted perceptron with a non-linear kernel).
 
     Examples
@@ -527,9 +531,35 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     >>> top[0]["class"], top[0]["positive"][0][0], top[0]["negative"][0][0]
     ('pos', 'good', 'bad')
     """
-    featurizer, estimator = (
-        (model.steps[0][1], model.steps[-1][1]) if hasattr(model, "steps") else (None, model)
-    )
+    top = _top_columns(model, k)
+    if top is None:
+        return None
+    featurizer, estimator = _split(model)
+    if featurizer is not None:
+        names = featurizer.feature_names()
+    else:
+        names = getattr(estimator, "feature_names_in_", None)
+    hashed = featurizer is not None and featurizer._hashing
+
+    def name(j: int) -> str:
+        if names is not None:
+            return str(names[j])
+        return f"#{j}" if hashed else f"feature {j}"
+
+    return [
+        {
+            "class": entry["class"],
+            "positive": [(name(j), w) for j, w in entry["positive"]],
+            "negative": [(name(j), w) for j, w in entry["negative"]],
+        }
+        for entry in top
+    ]
+
+
+def _top_columns(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
+    """:func:`top_features` by column number: ``(column, weight)`` pairs (what a caller
+    naming the columns itself needs, e.g. with :meth:`TextFeaturizer.name_columns`)."""
+    estimator = _split(model)[1]
     try:
         coef = estimator.coef_
     except AttributeError:
@@ -537,16 +567,6 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     # A sparsified model's rows are ranked by their nonzeros alone (zero weights are in
     # neither list), never expanded to n_features columns.
     coef = sp.csr_matrix(coef) if sp.issparse(coef) else np.asarray(coef)
-    if featurizer is not None:
-        names = featurizer.feature_names()
-    else:
-        names = getattr(estimator, "feature_names_in_", None)
-
-    def name(j: int) -> str:
-        if names is not None:
-            return str(names[j])
-        return f"feature {j}"
-
     labels = [estimator.classes_[1]] if coef.shape[0] == 1 else list(estimator.classes_)
     top = []
     for row, label in enumerate(labels):
@@ -556,12 +576,17 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
             start, end = coef.indptr[row], coef.indptr[row + 1]
             columns, weights = coef.indices[start:end], coef.data[start:end]
         order = np.argsort(weights, kind="stable")
-        positive = [
-            (name(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0
-        ]
-        negative = [(name(columns[j]), float(weights[j])) for j in order[:k] if weights[j] < 0]
+        positive = [(int(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0]
+        negative = [(int(columns[j]), float(weights[j])) for j in order[:k] if weights[j] < 0]
         top.append({"class": str(label), "positive": positive, "negative": negative})
     return top
+
+
+def _split(model: Any) -> tuple[Any, Any]:
+    """A pipeline's featurizer (first step) and estimator (last), or ``(None, model)``."""
+    if hasattr(model, "steps"):
+        return model.steps[0][1], model.steps[-1][1]
+    return None, model
 
 
 def _check_texts(texts) -> None:
@@ -591,7 +616,11 @@ def _hashed_counts(
     n_docs = len(texts)
     others = [i for i, fast in enumerate(compiled) if not fast]
     # The ASCII documents one newline apart (the others left empty: rows to fill).
-    kept = texts if not others else [t if fast else "" for t, fast in zip(texts, compiled)]
+    kept = (
+        texts
+        if not others
+        else [t if fast else "" for t, fast in zip(texts, compiled, strict=True)]
+    )
     buf = np.frombuffer("\n".join(kept).encode("ascii"), dtype=np.uint8)
     lengths = np.fromiter(map(len, kept), dtype=np.int64, count=n_docs)
     starts = np.zeros(n_docs, dtype=np.int64)
@@ -621,9 +650,7 @@ def _hashed_counts(
         if code != tokens.NO_ROOM:  # the documents are ASCII, the scratch sized for them
             raise RuntimeError(f"hash_documents failed with code {code}")
         room = 2 * room + int(terms_size)  # the next document's row fits
-        check_allocation(
-            array_bytes(room, itemsize=12), f"the hashed features ({room:,} values)"
-        )
+        check_allocation(array_bytes(room, itemsize=12), f"the hashed features ({room:,} values)")
         nnz = int(state[tokens.NNZ])
         indices = np.concatenate([indices[:nnz], np.empty(room - nnz, dtype=np.int32)])
         data = np.concatenate([data[:nnz], np.empty(room - nnz, dtype=np.float64)])

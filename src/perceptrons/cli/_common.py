@@ -271,6 +271,7 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
         tokenizer=tokenizer,
         lowercase=tokenizer != "pairs",
         min_df=args.min_df,
+        hashed_names=getattr(args, "hashed_names", False),
     )
 
 

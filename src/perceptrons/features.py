@@ -1,11 +1,14 @@
 """Text to sparse features, as a scikit-learn transformer that saves without pickle.
 
 :class:`TextFeaturizer` wraps scikit-learn's vectorizers (tokenization, n-grams and
-hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs, through its
-private ``_engine()`` (a :class:`~perceptrons._engine.StateCodec`): its fitted state as
-plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
-array), from which an equivalent transformer is rebuilt that gives bit-identical output.
-Its ``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
+hashing are theirs; a hashing featurizer's ``"regex"`` and ``"whitespace"`` tokenizers
+run compiled for ASCII documents, :mod:`perceptrons._kernels.tokens`, with the same
+output bit for bit, and leave the other documents to scikit-learn) and adds what
+:mod:`perceptrons.io.persist` needs, through its private ``_engine()`` (a
+:class:`~perceptrons._engine.StateCodec`): its fitted state as plain arrays and JSON
+values (the vocabulary as a list of terms, the idf weights as an array), from which an
+equivalent transformer is rebuilt that gives bit-identical output.  Its
+``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
 ``counts`` formats of :mod:`perceptrons.io.formats`), adding each value instead of
 counting 1.  :func:`top_features` names the heaviest weights of a linear model by its
 features.

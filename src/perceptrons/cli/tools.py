@@ -149,7 +149,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def _unnamed(featurizer: Any) -> bool:
     """Whether the featurizer hashes without the names of its columns."""
-    return featurizer is not None and featurizer._hashing and featurizer.feature_names() is None
+    return featurizer is not None and featurizer._hashing and featurizer._hashed_names is None
 
 
 def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -> Any:

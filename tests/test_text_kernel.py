@@ -183,6 +183,7 @@ def test_only_documents_beyond_ascii_take_scikit_learns_path(monkeypatch):
         featurizer = TextFeaturizer(tokenizer=tokenizer)
         featurizer.fit_transform(ascii_texts)
         featurizer.transform(ascii_texts)
+        featurizer.transform(np.array(ascii_texts))
         assert seen == []  # every document compiled
         mixed = ["plain", "café crème", "more plain", "İstanbul\u3000x"]
         X = featurizer.transform(mixed)
@@ -206,6 +207,9 @@ def test_documents_that_are_not_str_are_scikit_learns_to_refuse():
         featurizer.transform(["fine", np.nan])
     # bytes are decoded by scikit-learn, as before
     _assert_identical(featurizer.transform([b"ab cd"]), featurizer.transform(["ab cd"]))
+    # NumPy's strings go the compiled path too (their lower and split are str's)
+    texts = np.array(["Ab cd", "x yy", "é zz"])
+    _assert_identical(featurizer.transform(texts), _Reference().fit(["a"]).transform(texts))
 
 
 # ------------------------------------------------------------- hashed names

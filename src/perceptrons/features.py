@@ -606,6 +606,9 @@ def _hashed_column(term: str, n_features: int) -> int:
     return abs(murmurhash3_32(term, seed=0)) % n_features
 
 
+_PLAIN_STR = (str, np.str_)
+
+
 def _hashed_counts(
     featurizer: TextFeaturizer, vectorizer: HashingVectorizer, texts: list[Any]
 ) -> sp.csr_matrix:
@@ -615,7 +618,9 @@ def _hashed_counts(
     """
     from perceptrons._kernels import tokens
 
-    compiled = [type(text) is str and text.isascii() for text in texts]
+    # str and NumPy's str (whose lower and split are str's); a subclass of str may
+    # change what scikit-learn calls.
+    compiled = [type(text) in _PLAIN_STR and text.isascii() for text in texts]
     n_docs = len(texts)
     others = [i for i, fast in enumerate(compiled) if not fast]
     # The ASCII documents one newline apart (the others left empty: rows to fill).

@@ -501,7 +501,9 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         return _TextCodec(self)
 
 
-def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
+def top_features(
+    model: Any, k: int = 10, names_from: Iterable[str] | None = None
+) -> list[dict[str, Any]] | None:
     """The ``k`` largest and smallest weights of each class, by feature name.
 
     Parameters
@@ -511,6 +513,10 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         ``make_pipeline(TextFeaturizer(...), estimator)``.
     k : int, default=10
         Features per class and sign.
+    names_from : iterable of str, optional
+        Texts to name the hashed columns shown by, for a hashing featurizer that kept
+        no names (``hashed_names=False``): :meth:`TextFeaturizer.name_columns` of the
+        columns shown, one pass over the texts.  Ignored when the names are known.
 
     Returns
     -------
@@ -519,10 +525,11 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         positive score predicts): ``{"class": str, "positive": [(name, weight), ...],
         "negative": [(name, weight), ...]}``, the ``k`` largest positive weights in
         decreasing order and the ``k`` most negative in increasing order.  Names come
-        from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the estimator's
-        ``feature_names_in_``, else ``"feature j"``; a hashed column whose name was not
-        kept (``hashed_names=False``) is ``"#j"``.  ``None`` for a model without
-        weights per feature (a voted perceptron with a non-linear kernel).
+        from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the
+        estimator's ``feature_names_in_``, else ``"feature j"``; a hashed column whose
+        name was not kept (``hashed_names=False``) nor found in ``names_from`` is
+        ``"#j"``.  ``None`` for a model without weights per feature (a voted perceptron
+        with a non-linear kernel).
 
     Examples
     --------
@@ -543,11 +550,15 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     else:
         names = getattr(estimator, "feature_names_in_", None)
     hashed = featurizer is not None and featurizer._hashing
+    recovered: dict[int, str] = {}
+    if hashed and names is None and names_from is not None:
+        shown = {j for entry in top for sign in ("positive", "negative") for j, _ in entry[sign]}
+        recovered = featurizer.name_columns(names_from, shown)
 
     def name(j: int) -> str:
         if names is not None:
             return str(names[j])
-        return f"#{j}" if hashed else f"feature {j}"
+        return recovered.get(j, f"#{j}") if hashed else f"feature {j}"
 
     return [
         {

@@ -8,7 +8,7 @@ tokenizers.
 - ``lowercase``: ``str.lower()``, on ASCII the bytes ``A-Z`` to ``a-z``;
 - the ``"regex"`` tokenizer, ``(?u)\\b\\w\\w+\\b``: on ASCII the maximal runs of
   ``[A-Za-z0-9_]`` of two bytes or more; the ``"whitespace"`` tokenizer, ``str.split()``:
-  the maximal runs of bytes that are not Python whitespace (``_WS`` of
+  the maximal runs of bytes that are not Python whitespace (``ASCII_WHITESPACE`` of
   :mod:`perceptrons._kernels.hashing`: ``\\t \\n \\v \\f \\r \\x1c-\\x1f`` and the space;
   NUL is not whitespace);
 - the word n-grams of every length from ``min_n`` to ``max_n``: the tokens joined by one
@@ -31,7 +31,7 @@ grows the output and calls again from that document).
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels.hashing import _WS, hashed_column, murmurhash3_32
+from perceptrons._kernels.hashing import ASCII_WHITESPACE, hashed_column, murmurhash3_32
 
 # Return codes.
 OK = 0
@@ -139,12 +139,16 @@ def hash_documents(
                 state[NEXT_DOC] = doc
                 state[NNZ] = nnz
                 return NOT_ASCII
-            inside = _WORD[c] if regex else not _WS[c]
+            inside = _WORD[c] if regex else not ASCII_WHITESPACE[c]
             if not inside:
                 p += 1
                 continue
             q = p
-            while q < end and buf[q] < 128 and (_WORD[buf[q]] if regex else not _WS[buf[q]]):
+            while (
+                q < end
+                and buf[q] < 128
+                and (_WORD[buf[q]] if regex else not ASCII_WHITESPACE[buf[q]])
+            ):
                 q += 1
             if q < end and buf[q] >= 128:
                 state[NEXT_DOC] = doc

@@ -155,35 +155,20 @@ def _unnamed(featurizer: Any) -> bool:
 def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -> Any:
     """:func:`~perceptrons.features.top_features`, the hashed columns of a model without
     names named from ``--names-from`` (``#column`` for those its terms do not reach)."""
-    from perceptrons.features import _top_columns, top_features
+    from perceptrons.features import top_features
 
     if not args.names_from:
         return top_features(model, args.top)
     if featurizer is None or not featurizer._hashing:
         raise UserError("--names-from names hashed text features; this model has none", EXIT_USAGE)
-    if not _unnamed(featurizer):
-        return top_features(model, args.top)  # the model's own names
-    from perceptrons.io.formats import read_data
+    texts = None
+    if _unnamed(featurizer):  # else the model's own names
+        from perceptrons.io.formats import read_data
 
-    texts = read_data(args.names_from, labels=None).texts
-    if texts is None:
-        raise UserError(f"{args.names_from}: --names-from needs a text data file", EXIT_USAGE)
-    top = _top_columns(model, args.top)
-    assert top is not None  # a text pipeline's estimator has weights per feature
-    shown = {
-        column for entry in top for sign in ("positive", "negative") for column, _ in entry[sign]
-    }
-    names = featurizer.name_columns(texts, shown)
-    return [
-        {
-            "class": entry["class"],
-            **{
-                sign: [(names.get(column, f"#{column}"), w) for column, w in entry[sign]]
-                for sign in ("positive", "negative")
-            },
-        }
-        for entry in top
-    ]
+        texts = read_data(args.names_from, labels=None).texts
+        if texts is None:
+            raise UserError(f"{args.names_from}: --names-from needs a text data file", EXIT_USAGE)
+    return top_features(model, args.top, names_from=texts)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

@@ -287,3 +287,30 @@ def test_inspect_names_hashed_features_from_data(tmp_path):
     assert _cli("train", data, "-o", vocabulary, "--features", "vocabulary", "--quiet")[0] == 0
     status, _, err = _cli("inspect", vocabulary, "--names-from", data)
     assert status == 2 and "--names-from" in err
+
+
+def test_the_kernel_checks_its_arrays_before_writing():
+    buf = np.frombuffer(b"aa bb cc dd", dtype=np.uint8)
+    starts, ends = np.array([0], dtype=np.int64), np.array([11], dtype=np.int64)
+    out = (np.zeros(2, dtype=np.int64), np.zeros(8, dtype=np.int32), np.zeros(8))  # indptr...
+    state = np.zeros(tokens.STATE_SIZE, dtype=np.int64)
+
+    def call(scratch_sizes, starts=starts, ends=ends):
+        joined, token_count, terms = scratch_sizes
+        scratch = (
+            np.empty(joined, dtype=np.uint8),
+            np.empty(token_count, dtype=np.int64),
+            np.empty(token_count, dtype=np.int64),
+            np.empty(terms, dtype=np.int64),
+        )
+        state[:] = 0
+        return tokens.hash_documents(
+            buf, starts, ends, True, True, 1, 2, 64, False, *scratch, *out, state
+        )
+
+    assert call(tokens.scratch_sizes(11, 1, 2)) == tokens.OK  # 4 words, 3 bigrams
+    assert list(state) == [1, 7]
+    for short in [(10, 6, 12), (12, 3, 12), (12, 6, 6)]:  # each array too short in turn
+        assert call(short) == tokens.SCRATCH_TOO_SMALL
+    with pytest.raises(ValueError, match="outside the buffer"):
+        call(tokens.scratch_sizes(12, 1, 2), ends=np.array([12], dtype=np.int64))

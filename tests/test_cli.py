@@ -1414,7 +1414,7 @@ def test_name_value_formats_are_featurized_as_pairs(tmp_path):
     )
     for data in (vw, counts):
         model = tmp_path / f"{data.suffix}.npz"
-        status, _, err = run("train", data, "-o", model, "--quiet")
+        status, _, err = run("train", data, "-o", model, "--quiet", "--hashed-names")
         assert status == 0, err
         info = json.loads(run("inspect", model, "--json")[1])
         assert info["featurizer"]["tokenizer"] == "pairs"

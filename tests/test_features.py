@@ -98,8 +98,8 @@ def test_feature_names_follow_the_columns():
 
 @pytest.mark.parametrize("n_features", [8, 2**20])
 def test_hashed_columns_are_named_by_the_training_terms_that_reach_them(n_features):
-    featurizer = TextFeaturizer(n_features=n_features, ngram_range=(1, 2)).fit(TRAIN)
-    names = featurizer.feature_names()
+    featurizer = TextFeaturizer(n_features=n_features, ngram_range=(1, 2), hashed_names=True)
+    names = featurizer.fit(TRAIN).feature_names()
     assert len(names) == n_features
     for column, name in enumerate(names):
         for term in filter(None, name.split("|")):
@@ -306,7 +306,7 @@ def test_pairs_with_vocabulary_min_df_binary_and_tf():
 
 
 def test_pairs_hash_like_the_words_and_name_their_columns():
-    hashed = TextFeaturizer(tokenizer="pairs", n_features=2**12).fit(PAIRS)
+    hashed = TextFeaturizer(tokenizer="pairs", n_features=2**12, hashed_names=True).fit(PAIRS)
     words = TextFeaturizer(tokenizer="whitespace", n_features=2**12)
     # A bare name is worth 1: the same columns as the whitespace tokens.
     _assert_same_csr(hashed.transform(["fun great"]), words.fit_transform(["fun great"]))

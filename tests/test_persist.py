@@ -1461,15 +1461,18 @@ def test_string_tables_give_back_any_strings(values):
 
 def _hashed_pipeline_file(tmp_path):
     texts, y = _texts()
-    pipeline = make_pipeline(TextFeaturizer(n_features=64, ngram_range=(1, 2)), Perceptron())
+    featurizer = TextFeaturizer(n_features=64, ngram_range=(1, 2), hashed_names=True)
+    pipeline = make_pipeline(featurizer, Perceptron())
     path = save(pipeline.fit(texts, y), tmp_path / "hashed.npz")
     return path, pipeline, texts
 
 
 def _as_version_2(arrays, meta):
-    """The file format 2 wrote: the featurizer's strings in the metadata."""
+    """The file format 2 wrote: the featurizer's strings in the metadata (and no
+    ``hashed_names`` parameter: names were always kept)."""
     arrays = dict(arrays)
     featurizer = json.loads(json.dumps(meta["featurizer"]))
+    del featurizer["params"]["hashed_names"]
     state, names = featurizer["state"], featurizer["state_arrays"]
 
     def take(table):
@@ -1493,12 +1496,16 @@ def _as_version_2(arrays, meta):
 @pytest.mark.parametrize("vocabulary", ["fit", "hashing"])
 def test_version_2_files_with_strings_in_the_metadata_still_load(tmp_path, vocabulary):
     texts, y = _texts()
-    featurizer = TextFeaturizer(vocabulary=vocabulary, n_features=64, ngram_range=(1, 2))
+    featurizer = TextFeaturizer(
+        vocabulary=vocabulary, n_features=64, ngram_range=(1, 2), hashed_names=True
+    )
     pipeline = make_pipeline(featurizer, Perceptron()).fit(texts, y)
     arrays, meta = _read(save(pipeline, tmp_path / "new.npz"))
     old = _rewrite(tmp_path / "v2.npz", *_as_version_2(arrays, meta))
     loaded = load(old)
+    assert loaded[0].hashed_names is False  # the default, yet the file's names are kept
     assert loaded[0].feature_names() == pipeline[0].feature_names()
+    assert any(loaded[0].feature_names())  # names, not None nor all empty
     assert_array_equal(loaded.decision_function(texts), pipeline.decision_function(texts))
 
 
@@ -1551,7 +1558,7 @@ def test_a_huge_vocabulary_stays_out_of_the_metadata(tmp_path):
     y = np.arange(len(texts)) % 2
     for featurizer in (
         TextFeaturizer(vocabulary="fit", ngram_range=(1, 3)),
-        TextFeaturizer(ngram_range=(1, 3)),
+        TextFeaturizer(ngram_range=(1, 3), hashed_names=True),
     ):
         pipeline = make_pipeline(featurizer, Perceptron(max_epochs=1)).fit(texts, y)
         assert len(featurizer.feature_names()) > 40_000  # 1 MB of JSON once

@@ -45,6 +45,7 @@ EXTRAS = {
     "resumable",
     "fit_iterations",  # LogisticRegressionBatch: fit paused after every iteration
     "feature_names",  # TextFeaturizer: the term of each column
+    "name_columns",  # TextFeaturizer: hashed columns' names recovered from texts
 }
 
 CLASSES = sorted(

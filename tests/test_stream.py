@@ -58,10 +58,11 @@ def test_streamed_text_equals_the_in_memory_pipeline(tmp_path):
         lines.append(f"__label__{label} {doc}")
     path = tmp_path / "train.ft"
     path.write_text("\n".join(lines) + "\n")
-    streamed, featurizer = AveragedPerceptron(shuffle=False), TextFeaturizer(n_features=2**12)
+    featurizer = TextFeaturizer(n_features=2**12, hashed_names=True)
+    streamed = AveragedPerceptron(shuffle=False)
     fit_stream(streamed, path, epochs=2, chunk_size=40, featurizer=featurizer)
     whole = read_data(path)
-    reference = TextFeaturizer(n_features=2**12)
+    reference = TextFeaturizer(n_features=2**12, hashed_names=True)
     in_memory = AveragedPerceptron(max_epochs=2, shuffle=False)
     in_memory.fit(reference.fit_transform(whole.texts), whole.y)
     assert_allclose(streamed.coef_, in_memory.coef_, rtol=1e-12, atol=1e-12)

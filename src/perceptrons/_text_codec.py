@@ -31,7 +31,9 @@ class _TextCodec:
         ``"tfidf"``; for ``vocabulary="fit"`` the terms in column order as a string
         table (``vocabulary_text``, ``vocabulary_ends``: :func:`perceptrons._checked.
         pack_strings`); for hashing, the columns that have names (``hashed_columns``,
-        int64, increasing) and their names (``hashed_names_text``, ``hashed_names_ends``).
+        int64, increasing) and their names (``hashed_names_text``, ``hashed_names_ends``)
+        when the featurizer keeps names (``hashed_names=True``, or loaded from a file
+        that had them).
         Arrays, not JSON: a vocabulary of trigrams or a stream's names run to millions of
         terms. ``resumable`` is ignored: the state is all the featurizer holds.
         """
@@ -45,8 +47,7 @@ class _TextCodec:
         if featurizer.vocabulary == "fit":
             terms = featurizer.feature_names()
             arrays["vocabulary_text"], arrays["vocabulary_ends"] = _checked.pack_strings(terms)
-        else:
-            assert featurizer._hashed_names is not None  # fitted with vocabulary="hashing"
+        elif featurizer._hashed_names is not None:  # hashing, the names kept
             columns = sorted(featurizer._hashed_names)
             arrays["hashed_columns"] = np.asarray(columns, dtype=np.int64).reshape(-1)
             names = [featurizer._hashed_names[column] for column in columns]
@@ -77,7 +78,11 @@ class _TextCodec:
                 )
         elif n_out != featurizer.n_features:
             raise ValueError(f"{n_out} hashed features but n_features={featurizer.n_features}")
-        hashed_names = self._hashed_names(arrays, values, n_out) if featurizer._hashing else None
+        hashed_names = (
+            self._hashed_names(arrays, values, n_out, bool(featurizer.hashed_names))
+            if featurizer._hashing
+            else None
+        )
         vectorizer = featurizer._make_vectorizer(terms)
         weighting = featurizer._make_weighting()
         if weighting is not None:
@@ -90,9 +95,12 @@ class _TextCodec:
         featurizer._hashed_names = hashed_names
 
     @staticmethod
-    def _hashed_names(arrays: dict[str, Any], values: dict[str, Any], n_out: int) -> dict[int, str]:
+    def _hashed_names(
+        arrays: dict[str, Any], values: dict[str, Any], n_out: int, kept: bool
+    ) -> dict[int, str] | None:
         """The names of the hashed columns: the string table, or the JSON pairs of older
-        files (none in files older still)."""
+        files; a file without either has no names (``None``), unless the featurizer
+        keeps names (``kept``: files older than the names, an empty table)."""
         table = ("hashed_columns", "hashed_names_text", "hashed_names_ends")
         present = [name for name in table if name in arrays]
         if present and len(present) != len(table):
@@ -105,7 +113,9 @@ class _TextCodec:
                 arrays["hashed_names_text"], arrays["hashed_names_ends"], "hashed_names"
             )
             return dict(zip(columns.tolist(), names, strict=True))
-        pairs = {int(c): str(n) for c, n in values.get("hashed_names", [])}
+        if "hashed_names" not in values:
+            return {} if kept else None
+        pairs = {int(c): str(n) for c, n in values["hashed_names"]}
         if any(not 0 <= c < n_out for c in pairs):
             raise ValueError("a hashed feature name points outside the hashed features")
         return pairs

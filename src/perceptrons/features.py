@@ -1,11 +1,14 @@
 """Text to sparse features, as a scikit-learn transformer that saves without pickle.
 
 :class:`TextFeaturizer` wraps scikit-learn's vectorizers (tokenization, n-grams and
-hashing are theirs) and adds what :mod:`perceptrons.io.persist` needs, through its
-private ``_engine()`` (a :class:`~perceptrons._engine.StateCodec`): its fitted state as
-plain arrays and JSON values (the vocabulary as a list of terms, the idf weights as an
-array), from which an equivalent transformer is rebuilt that gives bit-identical output.
-Its ``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
+hashing are theirs; a hashing featurizer's ``"regex"`` and ``"whitespace"`` tokenizers
+run compiled for ASCII documents, :mod:`perceptrons._kernels.tokens`, with the same
+output bit for bit, and leave the other documents to scikit-learn) and adds what
+:mod:`perceptrons.io.persist` needs, through its private ``_engine()`` (a
+:class:`~perceptrons._engine.StateCodec`): its fitted state as plain arrays and JSON
+values (the vocabulary as a list of terms, the idf weights as an array), from which an
+equivalent transformer is rebuilt that gives bit-identical output.  Its
+``tokenizer="pairs"`` reads documents of ``name:value`` tokens (the ``vw`` and
 ``counts`` formats of :mod:`perceptrons.io.formats`), adding each value instead of
 counting 1.  :func:`top_features` names the heaviest weights of a linear model by its
 features.
@@ -122,6 +125,16 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         With ``vocabulary="fit"``: keep terms found in at least this many training
         documents (an int) or this share of them (a float in (0, 1]). Hashing has no
         document frequencies, so it accepts only the default.
+    hashed_names : bool, default=False
+        With ``vocabulary="hashing"``: record, while fitting, which training terms each
+        hashed column stands for, so that :meth:`feature_names` (and
+        :func:`top_features`, ``perceptrons inspect``) can name the columns, and a saved
+        model holds the names.  It costs a second pass over the training terms in
+        Python (more than the hashing itself), memory for every distinct term, and a
+        name table in the model file as large as the vocabulary.  Without it the
+        columns have no names, and :meth:`name_columns` recovers those of chosen
+        columns from texts on demand.  Ignored with ``vocabulary="fit"`` (the
+        vocabulary is the names).
 
     Attributes
     ----------
@@ -157,6 +170,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         "lowercase": rules.boolean(),
         "tokenizer": rules.one_of("regex", "whitespace", "pairs"),
         "min_df": rules.Rule("an int >= 1 or a float in (0, 1]", _min_df),
+        "hashed_names": rules.boolean(),
     }
 
     def __init__(
@@ -169,6 +183,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         lowercase: bool = True,
         tokenizer: str = "regex",
         min_df: int | float = 1,
+        hashed_names: bool = False,
     ) -> None:
         self.vocabulary = vocabulary
         self.n_features = n_features
@@ -178,6 +193,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self.lowercase = lowercase
         self.tokenizer = tokenizer
         self.min_df = min_df
+        self.hashed_names = hashed_names
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -273,7 +289,11 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         self._validate_params()
         _check_texts(texts)
         vectorizer = self._make_vectorizer()
-        counts = vectorizer.fit_transform(texts)
+        if self._compiled:
+            texts = list(texts)  # read twice when the names are kept
+            counts = _hashed_counts(self, vectorizer, texts)
+        else:
+            counts = vectorizer.fit_transform(texts)
         weighting = self._make_weighting()
         if weighting is not None and weighting.use_idf:
             # scikit-learn's idf is dense, as wide as the hashing space: the document
@@ -286,15 +306,16 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         X = counts if weighting is None else weighting.fit_transform(counts)
         self._vectorizer, self._weighting = vectorizer, weighting
         self.n_features_out_ = int(counts.shape[1])
-        self._hashed_names = self._names_of_hashed_columns(texts) if self._hashing else None
+        self._hashed_names = self.name_columns(texts) if self._keeps_names else None
         return _canonical(X)
 
     def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
         """Learn from more texts without a pass over all of them: hashing only.
 
         A hashing featurizer with ``"tf"`` or ``"binary"`` weighting has nothing to learn
-        but the names of its hashed columns (for :meth:`feature_names`); this adds the
-        terms of ``texts`` to them, for training on a stream of chunks.
+        but the names of its hashed columns (for :meth:`feature_names`, with
+        ``hashed_names=True``); this adds the terms of ``texts`` to them, for training
+        on a stream of chunks.
 
         Parameters
         ----------
@@ -313,18 +334,20 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
                 "partial_fit needs vocabulary='hashing' and weighting 'tf' or 'binary': a "
                 "vocabulary or idf weights must be learned from all the texts at once"
             )
+        _check_texts(texts)
         texts = list(texts)
         if not hasattr(self, "n_features_out_"):
             return self.fit(texts)
-        _check_texts(texts)
-        self._merge_hashed_names(self._names_of_hashed_columns(texts))
+        if self._hashed_names is not None:
+            self._merge_hashed_names(self.name_columns(texts))
         return self
 
     def _merge_hashed_names(self, by_column: dict[int, str]) -> None:
         """Add the names of one batch of texts (as :meth:`_names_of_hashed_columns`
         gives them) to those known."""
         hashed_names = self._hashed_names
-        assert hashed_names is not None  # fitted with vocabulary="hashing"
+        if hashed_names is None:  # the names are not kept
+            return
         for column, names in by_column.items():
             known = hashed_names.get(column)
             if known is None:
@@ -341,7 +364,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         a union that only the names not yet among the pieces change: what
         :meth:`_add_new_hashed_names` relies on.
         """
-        assert self._hashed_names is not None
+        if self._hashed_names is None:  # no names kept: none to merge
+            return True
         return all(
             names == "|".join(sorted(set(names.split("|"))))
             for names in self._hashed_names.values()
@@ -356,7 +380,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         ``columns[k]``.
         """
         hashed_names = self._hashed_names
-        assert hashed_names is not None
+        if hashed_names is None:  # the names are not kept
+            return
         several: dict[int, set[str]] = {}  # columns given more than one name
         for column, name in zip(columns.tolist(), names, strict=True):
             known = hashed_names.get(column)
@@ -375,21 +400,54 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     def _hashing(self) -> bool:
         return self.vocabulary == "hashing"
 
-    def _names_of_hashed_columns(self, texts) -> dict[int, str]:
-        """Which training terms each hashed column stands for, to name features.
+    @property
+    def _keeps_names(self) -> bool:
+        """Whether fitting records the names of the hashed columns."""
+        return self._hashing and bool(self.hashed_names)
 
-        The terms come from the vectorizer's own analyzer, and their columns from the
-        hash HashingVectorizer uses (MurmurHash3, seed 0, absolute value modulo
-        ``n_features``); terms that collide share a column and are joined by ``|``.
+    @property
+    def _compiled(self) -> bool:
+        """Whether the counts come from the compiled tokenizer
+        (:mod:`perceptrons._kernels.tokens`), exact for ASCII documents."""
+        return self._hashing and self.tokenizer in ("regex", "whitespace")
+
+    def name_columns(
+        self, texts: Iterable[str], columns: Iterable[int] | None = None
+    ) -> dict[int, str]:
+        """Which terms of ``texts`` each hashed column stands for: names recovered on demand.
+
+        What fitting with ``hashed_names=True`` records, from any texts (the training
+        texts give the same names): the terms come from the featurizer's own analyzer
+        (its tokenizer, lowercasing and n-grams), and their columns from the hash it
+        counts them by (MurmurHash3, seed 0, absolute value modulo ``n_features``);
+        terms that collide share a column and are joined by ``|``, sorted.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Documents, tokenized once.
+        columns : iterable of int, optional
+            Only these columns (all by default).
+
+        Returns
+        -------
+        dict
+            ``{column: names}`` for each column (of ``columns``) some term reaches.
         """
+        check_is_fitted(self, "n_features_out_")
+        if not self._hashing:
+            raise ValueError("name_columns needs vocabulary='hashing' (a vocabulary is named)")
+        _check_texts(texts)
+        wanted = None if columns is None else {int(column) for column in columns}
         analyze = self._vectorizer.build_analyzer()
         terms: set[str] = set()
         for text in texts:
             terms.update(analyze(text))
         by_column: dict[int, list[str]] = {}
         for term in sorted(terms):
-            column = abs(murmurhash3_32(term, seed=0)) % self.n_features
-            by_column.setdefault(column, []).append(term)
+            column = _hashed_column(term, self.n_features)
+            if wanted is None or column in wanted:
+                by_column.setdefault(column, []).append(term)
         return {column: "|".join(names) for column, names in by_column.items()}
 
     def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
@@ -407,6 +465,8 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_features_out_")
         _check_texts(texts)
+        if self._compiled:
+            return self._weigh(_hashed_counts(self, self._vectorizer, list(texts)))
         return self._weigh(self._vectorizer.transform(texts))
 
     def _weigh(self, X) -> sp.csr_matrix:
@@ -420,14 +480,16 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        names : list of str
+        names : list of str or None
             With ``vocabulary="hashing"``, the training terms that hash to each column,
             joined by ``|`` when several collide, and ``""`` for a column no training
-            term reaches.
+            term reaches; ``None`` when the names were not kept (``hashed_names=False``:
+            see :meth:`name_columns`).
         """
         check_is_fitted(self, "n_features_out_")
         if self._hashing:
-            assert self._hashed_names is not None  # fitted with vocabulary="hashing"
+            if self._hashed_names is None:
+                return None
             names = [""] * self.n_features_out_
             for column, name in self._hashed_names.items():
                 names[column] = name
@@ -440,7 +502,9 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         return _TextCodec(self)
 
 
-def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
+def top_features(
+    model: Any, k: int = 10, names_from: Iterable[str] | None = None
+) -> list[dict[str, Any]] | None:
     """The ``k`` largest and smallest weights of each class, by feature name.
 
     Parameters
@@ -450,6 +514,10 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         ``make_pipeline(TextFeaturizer(...), estimator)``.
     k : int, default=10
         Features per class and sign.
+    names_from : iterable of str, optional
+        Texts to name the hashed columns shown by, for a hashing featurizer that kept
+        no names (``hashed_names=False``): :meth:`TextFeaturizer.name_columns` of the
+        columns shown, one pass over the texts.  Ignored when the names are known.
 
     Returns
     -------
@@ -458,9 +526,11 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
         positive score predicts): ``{"class": str, "positive": [(name, weight), ...],
         "negative": [(name, weight), ...]}``, the ``k`` largest positive weights in
         decreasing order and the ``k`` most negative in increasing order.  Names come
-        from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the estimator's
-        ``feature_names_in_``, else ``"feature j"``.  ``None`` for a model without
-        weights per feature (a voted perceptron with a non-linear kernel).
+        from the pipeline's :meth:`perceptrons.TextFeaturizer.feature_names`, else the
+        estimator's ``feature_names_in_``, else ``"feature j"``; a hashed column whose
+        name was not kept (``hashed_names=False``) nor found in ``names_from`` is
+        ``"#j"``.  ``None`` for a model without weights per feature (a voted perceptron
+        with a non-linear kernel).
 
     Examples
     --------
@@ -472,9 +542,39 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     >>> top[0]["class"], top[0]["positive"][0][0], top[0]["negative"][0][0]
     ('pos', 'good', 'bad')
     """
-    featurizer, estimator = (
-        (model.steps[0][1], model.steps[-1][1]) if hasattr(model, "steps") else (None, model)
-    )
+    top = _top_columns(model, k)
+    if top is None:
+        return None
+    featurizer, estimator = _split(model)
+    if featurizer is not None:
+        names = featurizer.feature_names()
+    else:
+        names = getattr(estimator, "feature_names_in_", None)
+    hashed = featurizer is not None and featurizer._hashing
+    recovered: dict[int, str] = {}
+    if hashed and names is None and names_from is not None:
+        shown = {j for entry in top for sign in ("positive", "negative") for j, _ in entry[sign]}
+        recovered = featurizer.name_columns(names_from, shown)
+
+    def name(j: int) -> str:
+        if names is not None:
+            return str(names[j])
+        return recovered.get(j, f"#{j}") if hashed else f"feature {j}"
+
+    return [
+        {
+            "class": entry["class"],
+            "positive": [(name(j), w) for j, w in entry["positive"]],
+            "negative": [(name(j), w) for j, w in entry["negative"]],
+        }
+        for entry in top
+    ]
+
+
+def _top_columns(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
+    """:func:`top_features` by column number: ``(column, weight)`` pairs (what a caller
+    naming the columns itself needs, e.g. with :meth:`TextFeaturizer.name_columns`)."""
+    estimator = _split(model)[1]
     try:
         coef = estimator.coef_
     except AttributeError:
@@ -482,16 +582,6 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
     # A sparsified model's rows are ranked by their nonzeros alone (zero weights are in
     # neither list), never expanded to n_features columns.
     coef = sp.csr_matrix(coef) if sp.issparse(coef) else np.asarray(coef)
-    if featurizer is not None:
-        names = featurizer.feature_names()
-    else:
-        names = getattr(estimator, "feature_names_in_", None)
-
-    def name(j: int) -> str:
-        if names is not None:
-            return str(names[j])
-        return f"feature {j}"
-
     labels = [estimator.classes_[1]] if coef.shape[0] == 1 else list(estimator.classes_)
     top = []
     for row, label in enumerate(labels):
@@ -501,12 +591,17 @@ def top_features(model: Any, k: int = 10) -> list[dict[str, Any]] | None:
             start, end = coef.indptr[row], coef.indptr[row + 1]
             columns, weights = coef.indices[start:end], coef.data[start:end]
         order = np.argsort(weights, kind="stable")
-        positive = [
-            (name(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0
-        ]
-        negative = [(name(columns[j]), float(weights[j])) for j in order[:k] if weights[j] < 0]
+        positive = [(int(columns[j]), float(weights[j])) for j in order[::-1][:k] if weights[j] > 0]
+        negative = [(int(columns[j]), float(weights[j])) for j in order[:k] if weights[j] < 0]
         top.append({"class": str(label), "positive": positive, "negative": negative})
     return top
+
+
+def _split(model: Any) -> tuple[Any, Any]:
+    """A pipeline's featurizer (first step) and estimator (last), or ``(None, model)``."""
+    if hasattr(model, "steps"):
+        return model.steps[0][1], model.steps[-1][1]
+    return None, model
 
 
 def _check_texts(texts) -> None:
@@ -515,6 +610,93 @@ def _check_texts(texts) -> None:
             "TextFeaturizer expects an iterable of documents (e.g. a list of str), "
             "got a single string."
         )
+
+
+def _hashed_column(term: str, n_features: int) -> int:
+    """HashingVectorizer's column of a term (``abs(-2**31)`` is ``2**31`` here, the
+    same column modulo ``n_features`` as scikit-learn's special case)."""
+    return abs(murmurhash3_32(term, seed=0)) % n_features
+
+
+_PLAIN_STR = (str, np.str_)
+
+
+def _hashed_counts(
+    featurizer: TextFeaturizer, vectorizer: HashingVectorizer, texts: list[Any]
+) -> sp.csr_matrix:
+    """What ``vectorizer.transform(texts)`` gives, the ASCII documents counted by the
+    compiled tokenizer (:func:`perceptrons._kernels.tokens.hash_documents`) and the
+    others (non-ASCII, not a ``str``) by ``vectorizer`` itself, their rows put in place.
+    """
+    from perceptrons._kernels import tokens
+
+    # str and NumPy's str (whose lower and split are str's); a subclass of str may
+    # change what scikit-learn calls.
+    compiled = [type(text) in _PLAIN_STR and text.isascii() for text in texts]
+    n_docs = len(texts)
+    others = [i for i, fast in enumerate(compiled) if not fast]
+    # The ASCII documents one newline apart (the others left empty: rows to fill).
+    kept = (
+        texts
+        if not others
+        else [t if fast else "" for t, fast in zip(texts, compiled, strict=True)]
+    )
+    buf = np.frombuffer("\n".join(kept).encode("ascii"), dtype=np.uint8)
+    lengths = np.fromiter(map(len, kept), dtype=np.int64, count=n_docs)
+    starts = np.zeros(n_docs, dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    ends = starts + lengths
+    min_n, max_n = (int(n) for n in featurizer.ngram_range)
+    joined_size, tokens_size, terms_size = tokens.scratch_sizes(
+        int(lengths.max(initial=0)), min_n, max_n
+    )
+    joined = np.empty(joined_size, dtype=np.uint8)
+    token_starts = np.empty(tokens_size, dtype=np.int64)
+    token_ends = np.empty(tokens_size, dtype=np.int64)
+    columns = np.empty(terms_size, dtype=np.int64)
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    room = buf.shape[0] // 4 + 64
+    indices = np.empty(room, dtype=np.int32)
+    data = np.empty(room, dtype=np.float64)
+    state = np.zeros(tokens.STATE_SIZE, dtype=np.int64)
+    while True:
+        code = tokens.hash_documents(
+            buf, starts, ends, featurizer.tokenizer == "regex", bool(featurizer.lowercase),
+            min_n, max_n, int(featurizer.n_features), featurizer.weighting == "binary",
+            joined, token_starts, token_ends, columns, indptr, indices, data, state,
+        )  # fmt: skip
+        if code == tokens.OK:
+            break
+        if code != tokens.NO_ROOM:  # the documents are ASCII, the scratch sized for them
+            raise RuntimeError(f"hash_documents failed with code {code}")
+        room = 2 * room + int(terms_size)  # the next document's row fits
+        check_allocation(array_bytes(room, itemsize=12), f"the hashed features ({room:,} values)")
+        nnz = int(state[tokens.NNZ])
+        indices = np.concatenate([indices[:nnz], np.empty(room - nnz, dtype=np.int32)])
+        data = np.concatenate([data[:nnz], np.empty(room - nnz, dtype=np.float64)])
+    nnz = int(state[tokens.NNZ])
+    shape = (n_docs, int(featurizer.n_features))
+    counts = sp.csr_matrix((data[:nnz], indices[:nnz], indptr), shape=shape)
+    if others:
+        counts = _rows_merged(counts, vectorizer.transform([texts[i] for i in others]), others)
+    return counts
+
+
+def _rows_merged(counts: sp.csr_matrix, rows: sp.csr_matrix, where: list[int]) -> sp.csr_matrix:
+    """``counts`` with its (empty) rows ``where`` replaced by the rows of ``rows``, in order."""
+    rows = sp.csr_matrix(rows)
+    lengths = np.diff(counts.indptr)
+    lengths[where] = np.diff(rows.indptr)
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    replaced = np.zeros(counts.shape[0], dtype=bool)
+    replaced[where] = True
+    from_rows = np.repeat(replaced, lengths)
+    indices = np.empty(indptr[-1], dtype=np.int32)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    indices[from_rows], data[from_rows] = rows.indices, rows.data
+    indices[~from_rows], data[~from_rows] = counts.indices, counts.data
+    return sp.csr_matrix((data, indices, indptr), shape=counts.shape)
 
 
 def _canonical(X) -> sp.csr_matrix:

@@ -61,6 +61,7 @@ _INT32_MIN = -(2**31)
 # Python's str.isspace() for ASCII: what str.split() splits on inside a line.
 _WS = np.zeros(128, dtype=np.bool_)
 _WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+ASCII_WHITESPACE = _WS  # the same table, for the text tokenizer (perceptrons._kernels.tokens)
 _LABEL_MARK = np.frombuffer(b"#label#:", dtype=np.uint8).copy()
 
 

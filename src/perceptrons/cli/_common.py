@@ -219,7 +219,7 @@ def _class_weight(text: str, labels: Any, numeric: bool = False) -> Any:
 #: The options (their ``dest``) by which a command names a file it reads: positional
 #: DATA and MODEL, ``--dev``, ``tag train --templates``. Every one is an input of the
 #: output check, whatever the command: no run overwrites a file it reads.
-INPUT_FILE_OPTIONS = ("model", "data", "dev", "templates")
+INPUT_FILE_OPTIONS = ("model", "data", "dev", "templates", "names_from")
 
 
 def input_files(args: argparse.Namespace) -> list[str]:
@@ -292,6 +292,7 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
         tokenizer=tokenizer,
         lowercase=tokenizer != "pairs",
         min_df=args.min_df,
+        hashed_names=getattr(args, "hashed_names", False),
     )
 
 

@@ -305,6 +305,13 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
         default=1,
         help="vocabulary: keep words in at least N documents",
     )
+    text.add_argument(
+        "--hashed-names",
+        action="store_true",
+        help="hashing: record which words each hashed feature stands for, kept in the "
+        "model for inspect (slower training, larger files; without it, inspect "
+        "--names-from DATA recovers the names it shows)",
+    )
 
 
 def _n_features(text: str) -> int:
@@ -536,6 +543,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--top", metavar="K", type=_positive_int, default=10, help="features per class"
     )
     inspect.add_argument("--json", action="store_true", help="print the description as JSON")
+    inspect.add_argument(
+        "--names-from",
+        metavar="DATA",
+        help="name the hashed features shown from the words of DATA (a text data file "
+        "like the training data), for a model trained without --hashed-names",
+    )
     inspect.set_defaults(run=_command("tools", "cmd_inspect"))
 
     diagnose = command(

@@ -48,7 +48,6 @@ def _strongest_transitions(tagger: Any, k: int) -> dict[str, list[tuple[str, str
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     """A model file's algorithm, settings, classes, history and heaviest features."""
-    from perceptrons.features import top_features
     from perceptrons.io import persist
     from perceptrons.io.prepare import split_model
 
@@ -76,7 +75,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "nonzero_weights": int(coef.nnz if sparse else np.count_nonzero(coef))
         if coef is not None
         else None,
-        "top_features": None if tagger else top_features(model, args.top),
+        "top_features": None if tagger else _named_top_features(model, featurizer, args),
     }
     if tagger:
         # A tagger's features are fingerprints without names: show its templates and
@@ -140,7 +139,36 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"class {entry['class']}:")
         print("  + " + ", ".join(f"{n} ({w:+.3g})" for n, w in entry["positive"]))
         print("  - " + ", ".join(f"{n} ({w:+.3g})" for n, w in entry["negative"]))
+    if _unnamed(featurizer) and not args.names_from:
+        print(
+            "(hashed features are shown as #column: the model keeps no names; "
+            "--names-from DATA recovers them from text data, or train with --hashed-names)"
+        )
     return 0
+
+
+def _unnamed(featurizer: Any) -> bool:
+    """Whether the featurizer hashes without the names of its columns."""
+    return featurizer is not None and featurizer._hashing and featurizer._hashed_names is None
+
+
+def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -> Any:
+    """:func:`~perceptrons.features.top_features`, the hashed columns of a model without
+    names named from ``--names-from`` (``#column`` for those its terms do not reach)."""
+    from perceptrons.features import top_features
+
+    if not args.names_from:
+        return top_features(model, args.top)
+    if featurizer is None or not featurizer._hashing:
+        raise UserError("--names-from names hashed text features; this model has none", EXIT_USAGE)
+    texts = None
+    if _unnamed(featurizer):  # else the model's own names
+        from perceptrons.io.formats import read_data
+
+        texts = read_data(args.names_from, labels=None).texts
+        if texts is None:
+            raise UserError(f"{args.names_from}: --names-from needs a text data file", EXIT_USAGE)
+    return top_features(model, args.top, names_from=texts)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

@@ -85,7 +85,8 @@ object or structured arrays). Array names:
     tf-idf weighting (float64, one per output feature), and the featurizer's strings
     as *string tables*: a fitted vocabulary's terms in column order
     (``vocabulary_text``, ``vocabulary_ends``, one term per output feature), or the
-    names of a hashing featurizer's columns: ``hashed_columns`` (int64, the columns
+    names of a hashing featurizer's columns, when it keeps them (``hashed_names=True``):
+    ``hashed_columns`` (int64, the columns
     that have names, strictly increasing, in ``[0, n_features_out)``) and their names
     (``hashed_names_text``, ``hashed_names_ends``, one per named column). A string
     table ``<t>_text``, ``<t>_ends`` holds the UTF-8 bytes of its strings one after

@@ -75,7 +75,7 @@ def test_export_import_gives_identical_output(params):
 
 
 def test_unseen_words_are_dropped_by_a_vocabulary():
-    featurizer = TextFeaturizer(vocabulary="fit").fit(TRAIN)
+    featurizer = TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN)
     X = featurizer.transform(["zebra quokka", "zebra cat"])
     assert X[0].nnz == 0
     assert X[1].nnz == 1
@@ -83,12 +83,12 @@ def test_unseen_words_are_dropped_by_a_vocabulary():
 
 
 def test_unseen_words_still_hash():
-    featurizer = TextFeaturizer(n_features=2**10).fit(TRAIN)
+    featurizer = TextFeaturizer(weighting="tf", n_features=2**10).fit(TRAIN)
     assert featurizer.transform(["zebra quokka"]).nnz == 2
 
 
 def test_feature_names_follow_the_columns():
-    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="whitespace").fit(TRAIN)
+    featurizer = TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="whitespace").fit(TRAIN)
     names = featurizer.feature_names()
     assert names == sorted(names)
     assert len(names) == featurizer.n_features_out_
@@ -98,7 +98,9 @@ def test_feature_names_follow_the_columns():
 
 @pytest.mark.parametrize("n_features", [8, 2**20])
 def test_hashed_columns_are_named_by_the_training_terms_that_reach_them(n_features):
-    featurizer = TextFeaturizer(n_features=n_features, ngram_range=(1, 2), hashed_names=True)
+    featurizer = TextFeaturizer(
+        weighting="tf", n_features=n_features, ngram_range=(1, 2), hashed_names=True
+    )
     names = featurizer.fit(TRAIN).feature_names()
     assert len(names) == n_features
     for column, name in enumerate(names):
@@ -112,33 +114,43 @@ def test_hashed_columns_are_named_by_the_training_terms_that_reach_them(n_featur
 
 
 def test_ngram_names_are_space_joined():
-    featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2)).fit(["red fox ran"])
+    featurizer = TextFeaturizer(weighting="tf", vocabulary="fit", ngram_range=(1, 2)).fit(
+        ["red fox ran"]
+    )
     assert featurizer.feature_names() == ["fox", "fox ran", "ran", "red", "red fox"]
 
 
 def test_tokenizers():
-    regex = TextFeaturizer(vocabulary="fit").fit(["Don't stop , a cat!"])
+    regex = TextFeaturizer(weighting="tf", vocabulary="fit").fit(["Don't stop , a cat!"])
     assert regex.feature_names() == ["cat", "don", "stop"]
-    spaces = TextFeaturizer(vocabulary="fit", tokenizer="whitespace").fit(["Don't stop , a cat!"])
+    spaces = TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="whitespace").fit(
+        ["Don't stop , a cat!"]
+    )
     assert spaces.feature_names() == [",", "a", "cat!", "don't", "stop"]
-    cased = TextFeaturizer(vocabulary="fit", lowercase=False).fit(["Cat cat"])
+    cased = TextFeaturizer(weighting="tf", vocabulary="fit", lowercase=False).fit(["Cat cat"])
     assert cased.feature_names() == ["Cat", "cat"]
 
 
 def test_counts_equal_scikit_learn():
-    ours = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2), min_df=2).fit_transform(TRAIN)
+    ours = TextFeaturizer(
+        weighting="tf", vocabulary="fit", ngram_range=(1, 2), min_df=2
+    ).fit_transform(TRAIN)
     theirs = CountVectorizer(ngram_range=(1, 2), min_df=2).fit_transform(TRAIN)
     assert_array_equal(ours.toarray(), theirs.toarray())
-    hashed = TextFeaturizer(n_features=2**12).fit_transform(TRAIN)
+    hashed = TextFeaturizer(weighting="tf", n_features=2**12).fit_transform(TRAIN)
     expected = HashingVectorizer(n_features=2**12, alternate_sign=False, norm=None)
     assert_array_equal(hashed.toarray(), expected.transform(TRAIN).toarray())
 
 
 def test_weightings():
-    counts = TextFeaturizer(vocabulary="fit").fit(TRAIN).transform(NEW).toarray()
+    counts = TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN).transform(NEW).toarray()
     binary = TextFeaturizer(vocabulary="fit", weighting="binary").fit(TRAIN).transform(NEW)
     assert_array_equal(binary.toarray(), counts > 0)
-    sublinear = TextFeaturizer(vocabulary="fit", sublinear_tf=True).fit(TRAIN).transform(NEW)
+    sublinear = (
+        TextFeaturizer(weighting="tf", vocabulary="fit", sublinear_tf=True)
+        .fit(TRAIN)
+        .transform(NEW)
+    )
     expected = np.where(counts > 0, 1 + np.log(np.maximum(counts, 1)), 0)
     assert_allclose(sublinear.toarray(), expected)
     tfidf = TextFeaturizer(vocabulary="fit", weighting="tfidf", sublinear_tf=True).fit(TRAIN)
@@ -153,7 +165,7 @@ def test_hashing_tfidf_stores_its_idf():
     arrays, values = featurizer._engine().export_state()
     assert arrays["idf"].shape == (32,)
     assert values == {"n_features_out": 32}
-    stateless = TextFeaturizer(n_features=32).fit(TRAIN)
+    stateless = TextFeaturizer(weighting="tf", n_features=32).fit(TRAIN)
     arrays, values = stateless._engine().export_state()
     assert "idf" not in arrays and values["n_features_out"] == 32  # no idf without tf-idf
 
@@ -185,22 +197,26 @@ def test_bad_parameters_are_named(params, name):
 
 def test_bad_input():
     with pytest.raises(ValueError, match="single string"):
-        TextFeaturizer().fit("one document")
-    featurizer = TextFeaturizer().fit(TRAIN)
+        TextFeaturizer(weighting="tf").fit("one document")
+    featurizer = TextFeaturizer(weighting="tf").fit(TRAIN)
     with pytest.raises(ValueError, match="single string"):
         featurizer.transform("one document")
     with pytest.raises(ValueError, match="not fitted"):
-        TextFeaturizer().transform(TRAIN)
+        TextFeaturizer(weighting="tf").transform(TRAIN)
 
 
 def test_import_rejects_inconsistent_state():
-    arrays, values = TextFeaturizer(vocabulary="fit").fit(TRAIN)._engine().export_state()
+    arrays, values = (
+        TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN)._engine().export_state()
+    )
     with pytest.raises(ValueError, match="vocabulary"):
-        TextFeaturizer(vocabulary="fit")._engine().import_state(
+        TextFeaturizer(weighting="tf", vocabulary="fit")._engine().import_state(
             arrays, {**values, "n_features_out": 3}
         )
     with pytest.raises(ValueError, match="n_features"):
-        TextFeaturizer(n_features=16)._engine().import_state({}, {"n_features_out": 8})
+        TextFeaturizer(weighting="tf", n_features=16)._engine().import_state(
+            {}, {"n_features_out": 8}
+        )
     with pytest.raises(ValueError, match="idf"):
         TextFeaturizer(weighting="tfidf", n_features=8)._engine().import_state(
             {"idf": np.ones(4)}, {"n_features_out": 8}
@@ -208,7 +224,7 @@ def test_import_rejects_inconsistent_state():
 
 
 def test_scikit_learn_conventions():
-    featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2))
+    featurizer = TextFeaturizer(weighting="tf", vocabulary="fit", ngram_range=(1, 2))
     assert clone(featurizer).get_params() == featurizer.get_params()
     assert "ngram_range=(1, 2)" in repr(featurizer)
 
@@ -250,7 +266,9 @@ def test_pairs_give_the_values_of_a_counts_file_exactly(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     data = read_data(path)
     assert data.format == "counts"
-    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+    featurizer = TextFeaturizer(
+        weighting="tf", vocabulary="fit", tokenizer="pairs", lowercase=False
+    )
     X = featurizer.fit_transform(data.texts)
     dicts = [_parsed(line.rsplit(" ", 1)[0]) for line in lines]
     reference = DictVectorizer(sort=True)
@@ -259,7 +277,7 @@ def test_pairs_give_the_values_of_a_counts_file_exactly(tmp_path):
     _assert_canonical(X, 60, len(reference.vocabulary_))
     _assert_same_csr(X, sp.csr_matrix(expected))
     # The same file, vw: namespaces are prefixes; importance weights are not features.
-    vw = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+    vw = TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="pairs", lowercase=False)
     vw_data = read_data("-", "vw", stdin=io.StringIO("1 2 |ns a:2 b | c:0.5 c:0.25\n"))
     vw_X = vw.fit_transform(vw_data.texts)
     assert vw.feature_names() == ["c", "ns^a", "ns^b"]
@@ -293,21 +311,25 @@ def test_pairs_configurations_and_their_saved_state(params):
 
 def test_pairs_with_vocabulary_min_df_binary_and_tf():
     lowered = [_parsed(doc, lowercase=True) for doc in PAIRS]
-    fitted = TextFeaturizer(vocabulary="fit", tokenizer="pairs").fit(PAIRS)
+    fitted = TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="pairs").fit(PAIRS)
     assert fitted.feature_names() == ["a:b", "bad", "fun", "great", "not_good", "was_very"]
     X = fitted.transform(PAIRS).toarray()
     names = fitted.feature_names()
     assert_array_equal(X, [[d.get(n, 0.0) for n in names] for d in lowered])
     assert X[1, names.index("great")] == 1.5 and X[4, names.index("great")] == 4
-    pruned = TextFeaturizer(vocabulary="fit", tokenizer="pairs", min_df=2).fit(PAIRS)
+    pruned = TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="pairs", min_df=2).fit(
+        PAIRS
+    )
     assert pruned.feature_names() == ["bad", "great"]
     binary = TextFeaturizer(vocabulary="fit", tokenizer="pairs", weighting="binary").fit(PAIRS)
     assert_array_equal(binary.transform(PAIRS).toarray(), X > 0)
 
 
 def test_pairs_hash_like_the_words_and_name_their_columns():
-    hashed = TextFeaturizer(tokenizer="pairs", n_features=2**12, hashed_names=True).fit(PAIRS)
-    words = TextFeaturizer(tokenizer="whitespace", n_features=2**12)
+    hashed = TextFeaturizer(
+        weighting="tf", tokenizer="pairs", n_features=2**12, hashed_names=True
+    ).fit(PAIRS)
+    words = TextFeaturizer(weighting="tf", tokenizer="whitespace", n_features=2**12)
     # A bare name is worth 1: the same columns as the whitespace tokens.
     _assert_same_csr(hashed.transform(["fun great"]), words.fit_transform(["fun great"]))
     X = hashed.transform(["great:2.5 bad:1"])
@@ -318,12 +340,12 @@ def test_pairs_hash_like_the_words_and_name_their_columns():
 
 def test_pairs_refuse_ngrams_and_bad_tokens():
     with pytest.raises(ValueError, match=r"'ngram_range' must be \(1, 1\) with tokenizer='pairs'"):
-        TextFeaturizer(tokenizer="pairs", ngram_range=(1, 2)).fit(PAIRS)
+        TextFeaturizer(weighting="tf", tokenizer="pairs", ngram_range=(1, 2)).fit(PAIRS)
     for token in ("great:x", "great:", ":2", "a:inf", "a:nan"):
         with pytest.raises(ValueError, match="is not name:value"):
-            TextFeaturizer(tokenizer="pairs").fit([f"fine:1 {token}"])
+            TextFeaturizer(weighting="tf", tokenizer="pairs").fit([f"fine:1 {token}"])
     with pytest.raises(ValueError, match="empty vocabulary"):
-        TextFeaturizer(tokenizer="pairs", vocabulary="fit").fit(["", " "])
+        TextFeaturizer(weighting="tf", tokenizer="pairs", vocabulary="fit").fit(["", " "])
 
 
 # ----------------------------------------------------------------- bounds
@@ -334,8 +356,8 @@ def test_n_features_is_bounded_at_what_the_hashing_vectorizer_takes():
 
     assert MAX_N_FEATURES == 2**31 - 2
     with pytest.raises(ValueError, match=r"^TextFeaturizer: parameter 'n_features' must be"):
-        TextFeaturizer(n_features=2**31 - 1).fit(TRAIN)
-    X = TextFeaturizer(n_features=MAX_N_FEATURES).fit_transform(TRAIN[:1])
+        TextFeaturizer(weighting="tf", n_features=2**31 - 1).fit(TRAIN)
+    X = TextFeaturizer(weighting="tf", n_features=MAX_N_FEATURES).fit_transform(TRAIN[:1])
     assert X.shape == (1, MAX_N_FEATURES)
 
 
@@ -343,18 +365,20 @@ def test_ngram_range_is_bounded_at_fit_set_params_and_load():
     from perceptrons.features import MAX_NGRAM
 
     assert MAX_NGRAM == 10
-    TextFeaturizer(ngram_range=(1, MAX_NGRAM)).fit(TRAIN)
+    TextFeaturizer(weighting="tf", ngram_range=(1, MAX_NGRAM)).fit(TRAIN)
     message = "^TextFeaturizer: parameter 'ngram_range' must be .* <= 10"
     with pytest.raises(ValueError, match=message):
-        TextFeaturizer(ngram_range=(1, 100_000)).fit(TRAIN)
+        TextFeaturizer(weighting="tf", ngram_range=(1, 100_000)).fit(TRAIN)
     with pytest.raises(ValueError, match=message):
-        TextFeaturizer().set_params(ngram_range=[1, 100_000]).fit_transform(TRAIN)
+        TextFeaturizer(weighting="tf").set_params(ngram_range=[1, 100_000]).fit_transform(TRAIN)
     # Loading a saved model rebuilds the featurizer and imports its state: refused too.
-    arrays, values = TextFeaturizer(n_features=16).fit(TRAIN)._engine().export_state()
+    arrays, values = (
+        TextFeaturizer(weighting="tf", n_features=16).fit(TRAIN)._engine().export_state()
+    )
     with pytest.raises(ValueError, match=message):
-        TextFeaturizer(n_features=16, ngram_range=[1, 100_000])._engine().import_state(
-            arrays, values
-        )
+        TextFeaturizer(
+            weighting="tf", n_features=16, ngram_range=[1, 100_000]
+        )._engine().import_state(arrays, values)
 
 
 def test_a_saved_model_with_too_long_ngrams_does_not_load(tmp_path):
@@ -362,7 +386,7 @@ def test_a_saved_model_with_too_long_ngrams_does_not_load(tmp_path):
 
     from perceptrons import Perceptron, load, save
 
-    featurizer = TextFeaturizer(n_features=16)
+    featurizer = TextFeaturizer(weighting="tf", n_features=16)
     model = make_pipeline(featurizer, Perceptron()).fit(TRAIN[:2], [0, 1])
     featurizer.set_params(ngram_range=(1, 100_000))  # set_params stores (scikit-learn rule)
     save(model, tmp_path / "m.npz")

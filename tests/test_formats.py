@@ -816,8 +816,10 @@ def test_weighted_documents_train_through_the_pairs_tokenizer(tmp_path):
 
     data = read_data(_write(tmp_path, "d.vw", "1 2 |a x:2 y\n-1 |a z\n"))
     with pytest.raises(ValueError, match="tokenizer='pairs'"):
-        training_features(data, featurizer=TextFeaturizer())
-    featurizer = TextFeaturizer(vocabulary="fit", tokenizer="pairs", lowercase=False)
+        training_features(data, featurizer=TextFeaturizer(weighting="tf"))
+    featurizer = TextFeaturizer(
+        weighting="tf", vocabulary="fit", tokenizer="pairs", lowercase=False
+    )
     X, _ = training_features(data, featurizer=featurizer)
     assert featurizer.feature_names() == ["a^x", "a^y", "a^z"]
     np.testing.assert_array_equal(X.toarray(), [[2, 1, 0], [0, 0, 1]])
@@ -936,7 +938,7 @@ def test_the_hashing_stream_refuses_what_read_data_refuses(tmp_path, fmt):
 
     for token in sorted(set(_NOT_DECIMAL) - set(_UNICODE_SPACED)):
         path = _numbers_file(tmp_path, fmt, "value", token)
-        featurizer = TextFeaturizer(tokenizer="pairs", n_features=64)
+        featurizer = TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=64)
         with pytest.raises(DataFormatError, match=rf"^{re.escape(path)}:2: "):
             fit_stream(Perceptron(), path, format=fmt, featurizer=featurizer, chunk_size=2)
 

@@ -139,8 +139,8 @@ def test_many_names_grow_the_table_and_stay_equal():
         + f" #label#:{'ab'[i % 2]}\n"
         for i in range(8_000)
     ]
-    ours = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=2**12)
-    theirs = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=2**12)
+    ours = TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True, n_features=2**12)
+    theirs = TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True, n_features=2**12)
     reader = _chunks._PairsReader(ours, "counts")
     for start in range(0, 8_000, 2_700):
         raw = "".join(lines[start : start + 2_700]).encode()
@@ -172,7 +172,7 @@ def test_many_names_grow_the_table_and_stay_equal():
 )
 def test_kernel_leaves_what_it_cannot_do_to_the_reference(fmt, line):
     reader = _chunks._PairsReader(
-        TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=16), fmt
+        TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True, n_features=16), fmt
     )
     good = "1 | g:1\n" if fmt == "vw" else "g:1 #label#:p\n"
     raw = (good + line).encode()
@@ -270,7 +270,9 @@ def _fit(path, compiled, monkeypatch, estimator, **options):
 
     monkeypatch.setattr(_chunks._PairsReader, "_compiled", counted)
     chunk_size = options.pop("chunk_size")
-    featurizer = TextFeaturizer(tokenizer="pairs", hashed_names=True, **options)
+    featurizer = TextFeaturizer(
+        tokenizer="pairs", hashed_names=True, **{"weighting": "tf", **options}
+    )
     report = stream.fit_stream(
         estimator, path, featurizer=featurizer, epochs=2, chunk_size=chunk_size
     )
@@ -327,9 +329,9 @@ def test_prefitted_featurizer_with_unnormalized_names_keeps_reference_names(tmp_
     results = []
     for compiled in (False, True):
         monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
-        featurizer = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=8).fit(
-            ["zz|aa:1 aa:2"]
-        )
+        featurizer = TextFeaturizer(
+            weighting="tf", tokenizer="pairs", hashed_names=True, n_features=8
+        ).fit(["zz|aa:1 aa:2"])
         assert not featurizer._hashed_names_normalized()
         model = Perceptron(shuffle=False)
         stream.fit_stream(model, path, featurizer=featurizer, chunk_size=50)
@@ -369,7 +371,7 @@ def test_bad_line_error_names_file_and_line(tmp_path, monkeypatch, fmt, bad, mes
             stream.fit_stream(
                 Perceptron(),
                 path,
-                featurizer=TextFeaturizer(tokenizer="pairs", hashed_names=True),
+                featurizer=TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True),
                 classes=["positive", "negative"] if fmt == "counts" else [-1, 1],
                 chunk_size=10,
             )
@@ -433,7 +435,9 @@ def test_skipped_bad_lines_leave_no_names(tmp_path, monkeypatch, fmt):
     results = []
     for compiled in (False, True):
         monkeypatch.setattr(stream, "_COMPILED_TEXT", compiled)
-        featurizer = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=2**16)
+        featurizer = TextFeaturizer(
+            weighting="tf", tokenizer="pairs", hashed_names=True, n_features=2**16
+        )
         model = Perceptron(shuffle=False)
         stream.fit_stream(model, path, featurizer=featurizer, chunk_size=30, skip_bad_lines=True)
         names = featurizer.feature_names()
@@ -445,11 +449,11 @@ def test_skipped_bad_lines_leave_no_names(tmp_path, monkeypatch, fmt):
 def test_buffers_fit_every_block_after_smaller_and_larger_ones():
     """The arrays grow for each block's rows, values and longest name: a block of one
     long line after a block of the same value bound still fits."""
-    featurizer = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=16)
+    featurizer = TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True, n_features=16)
     reader = _chunks._PairsReader(featurizer, "counts")
     blocks = [b"a:1 #label#:p\n" * 40, b"a:1 b:2 c:3 #label#:q\n", b"x" * 600 + b":1 #label#:p"]
     blocks.append(b"y" * 601 + b":1 #label#:p")  # one byte longer, the same value bound
-    theirs = TextFeaturizer(tokenizer="pairs", hashed_names=True, n_features=16)
+    theirs = TextFeaturizer(weighting="tf", tokenizer="pairs", hashed_names=True, n_features=16)
     for raw in blocks:
         _same(_compiled(raw, "counts", featurizer, reader), _reference(raw, "counts", theirs))
     assert featurizer.feature_names() == theirs.feature_names()

@@ -380,7 +380,7 @@ def test_pipeline_file_holds_the_vocabulary_as_a_string_table(tmp_path):
     texts, y = _texts()
     texts = [*texts, "naïve café ☕ déjà-vu"]  # multi-byte UTF-8 among the terms
     y = np.append(y, "pos")
-    pipeline = make_pipeline(TextFeaturizer(vocabulary="fit"), AveragedPerceptron())
+    pipeline = make_pipeline(TextFeaturizer(weighting="tf", vocabulary="fit"), AveragedPerceptron())
     path = save(pipeline.fit(texts, y), tmp_path / "text.npz")
     arrays, meta = _read(path)
     assert meta["algorithm"] == "AveragedPerceptron"
@@ -406,7 +406,7 @@ def test_sentiment_pipeline_round_trip(tmp_path):
 
     docs_train, y_train, docs_test, y_test = load_sentiment()
     pipeline = make_pipeline(
-        TextFeaturizer(vocabulary="fit", tokenizer="whitespace"),
+        TextFeaturizer(weighting="tf", vocabulary="fit", tokenizer="whitespace"),
         AveragedPerceptron(random_state=0),
     ).fit(docs_train, y_train)
     loaded = _round_trip(pipeline, tmp_path)
@@ -755,7 +755,7 @@ def test_unfitted_estimator_cannot_be_saved(tmp_path, model):
     with pytest.raises(NotFittedError, match=f"unfitted {type(model).__name__}"):
         save(model, tmp_path / "m.npz")
     with pytest.raises(NotFittedError, match="TextFeaturizer is not fitted"):
-        pipeline = make_pipeline(TextFeaturizer(), model)
+        pipeline = make_pipeline(TextFeaturizer(weighting="tf"), model)
         pipeline[-1].fit(*_problem())
         save(pipeline, tmp_path / "m.npz")
     assert os.listdir(tmp_path) == []
@@ -768,7 +768,9 @@ def test_other_models_cannot_be_saved(tmp_path):
         save(SklearnPerceptron().fit(X, y), tmp_path / "m.npz")
     with pytest.raises(ValueError, match=r"only \[TextFeaturizer, estimator\]"):
         save(make_pipeline(StandardScaler(), Perceptron()).fit(X, y), tmp_path / "m.npz")
-    three = make_pipeline(TextFeaturizer(), StandardScaler(with_mean=False), Perceptron())
+    three = make_pipeline(
+        TextFeaturizer(weighting="tf"), StandardScaler(with_mean=False), Perceptron()
+    )
     with pytest.raises(ValueError, match="TextFeaturizer', 'StandardScaler', 'Perceptron"):
         save(three.fit(texts, labels), tmp_path / "m.npz")
 
@@ -1008,7 +1010,9 @@ def test_set_params_rules_apply_at_load(tmp_path):
     # Δ² must be a finite float: partial_fit raised OverflowError after such a load.
     _rejects(_meta_with(path, tmp_path, _setter("params", "delta", value=1e308)), "delta")
     texts, labels = _texts()
-    pipeline = make_pipeline(TextFeaturizer(), Perceptron(random_state=0)).fit(texts, labels)
+    pipeline = make_pipeline(TextFeaturizer(weighting="tf"), Perceptron(random_state=0)).fit(
+        texts, labels
+    )
     text_path = save(pipeline, tmp_path / "text.npz")
     huge_ngrams = _setter("featurizer", "params", "ngram_range", value=[1, 100000])
     _rejects(_meta_with(text_path, tmp_path, huge_ngrams), "ngram_range")
@@ -1461,7 +1465,9 @@ def test_string_tables_give_back_any_strings(values):
 
 def _hashed_pipeline_file(tmp_path):
     texts, y = _texts()
-    featurizer = TextFeaturizer(n_features=64, ngram_range=(1, 2), hashed_names=True)
+    featurizer = TextFeaturizer(
+        weighting="tf", n_features=64, ngram_range=(1, 2), hashed_names=True
+    )
     pipeline = make_pipeline(featurizer, Perceptron())
     path = save(pipeline.fit(texts, y), tmp_path / "hashed.npz")
     return path, pipeline, texts
@@ -1497,7 +1503,7 @@ def _as_version_2(arrays, meta):
 def test_version_2_files_with_strings_in_the_metadata_still_load(tmp_path, vocabulary):
     texts, y = _texts()
     featurizer = TextFeaturizer(
-        vocabulary=vocabulary, n_features=64, ngram_range=(1, 2), hashed_names=True
+        weighting="tf", vocabulary=vocabulary, n_features=64, ngram_range=(1, 2), hashed_names=True
     )
     pipeline = make_pipeline(featurizer, Perceptron()).fit(texts, y)
     arrays, meta = _read(save(pipeline, tmp_path / "new.npz"))
@@ -1557,8 +1563,8 @@ def test_a_huge_vocabulary_stays_out_of_the_metadata(tmp_path):
     texts = [" ".join(rng.choice(words, 40)) for _ in range(600)]
     y = np.arange(len(texts)) % 2
     for featurizer in (
-        TextFeaturizer(vocabulary="fit", ngram_range=(1, 3)),
-        TextFeaturizer(ngram_range=(1, 3), hashed_names=True),
+        TextFeaturizer(weighting="tf", vocabulary="fit", ngram_range=(1, 3)),
+        TextFeaturizer(weighting="tf", ngram_range=(1, 3), hashed_names=True),
     ):
         pipeline = make_pipeline(featurizer, Perceptron(max_epochs=1)).fit(texts, y)
         assert len(featurizer.feature_names()) > 40_000  # 1 MB of JSON once

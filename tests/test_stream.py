@@ -58,11 +58,11 @@ def test_streamed_text_equals_the_in_memory_pipeline(tmp_path):
         lines.append(f"__label__{label} {doc}")
     path = tmp_path / "train.ft"
     path.write_text("\n".join(lines) + "\n")
-    featurizer = TextFeaturizer(n_features=2**12, hashed_names=True)
+    featurizer = TextFeaturizer(weighting="tf", n_features=2**12, hashed_names=True)
     streamed = AveragedPerceptron(shuffle=False)
     fit_stream(streamed, path, epochs=2, chunk_size=40, featurizer=featurizer)
     whole = read_data(path)
-    reference = TextFeaturizer(n_features=2**12, hashed_names=True)
+    reference = TextFeaturizer(weighting="tf", n_features=2**12, hashed_names=True)
     in_memory = AveragedPerceptron(max_epochs=2, shuffle=False)
     in_memory.fit(reference.fit_transform(whole.texts), whole.y)
     assert_allclose(streamed.coef_, in_memory.coef_, rtol=1e-12, atol=1e-12)
@@ -123,7 +123,7 @@ def test_text_needs_a_stateless_featurizer(tmp_path):
     with pytest.raises(ValueError, match="hashing TextFeaturizer"):
         fit_stream(Perceptron(), path)
     with pytest.raises(ValueError, match="vocabulary='hashing'"):
-        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(vocabulary="fit"))
+        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(weighting="tf", vocabulary="fit"))
     csv = tmp_path / "t.csv"
     csv.write_text("a,label\n1,x\n2,y\n")
     with pytest.raises(DataFormatError, match="cannot stream csv"):
@@ -255,10 +255,12 @@ def test_vw_importance_weights_stream_as_in_memory_sample_weights(tmp_path, chun
     path = _vw_file(tmp_path / "train.vw")
     whole = read_data(path)
     assert whole.sample_weight is not None and set(whole.sample_weight) == {0.5, 1, 2, 3}
-    featurizer = TextFeaturizer(tokenizer="pairs", n_features=2**10)
+    featurizer = TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=2**10)
     model = AveragedPerceptron(shuffle=False)
     fit_stream(model, path, epochs=2, chunk_size=chunk_size, featurizer=featurizer)
-    X = TextFeaturizer(tokenizer="pairs", n_features=2**10).fit_transform(whole.texts)
+    X = TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=2**10).fit_transform(
+        whole.texts
+    )
     reference = AveragedPerceptron(max_epochs=2, shuffle=False)
     reference.fit(X, whole.y, sample_weight=whole.sample_weight)
     assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-12)
@@ -274,10 +276,16 @@ def test_weights_follow_their_rows_through_a_shuffle_window(tmp_path):
         def partial_fit(self, X, y, classes=None, sample_weight=None):
             seen.append((X.toarray(), y, sample_weight))
 
-    featurizer = TextFeaturizer(tokenizer="pairs", n_features=2**10, vocabulary="hashing")
+    featurizer = TextFeaturizer(
+        weighting="tf", tokenizer="pairs", n_features=2**10, vocabulary="hashing"
+    )
     fit_stream(Recorder(), path, chunk_size=16, shuffle_window=3, featurizer=featurizer)
     whole = read_data(path)
-    X = TextFeaturizer(tokenizer="pairs", n_features=2**10).fit_transform(whole.texts).toarray()
+    X = (
+        TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=2**10)
+        .fit_transform(whole.texts)
+        .toarray()
+    )
     expected = {
         (row.tobytes(), int(label)): w
         for row, label, w in zip(X, whole.y, whole.sample_weight, strict=True)
@@ -297,15 +305,15 @@ def test_counts_stream_with_a_pairs_featurizer(tmp_path):
         "great:1 was_very:2 #label#:positive\ndull:2 bad:1 #label#:negative\n"
     )
     model = Perceptron(shuffle=False)
-    featurizer = TextFeaturizer(tokenizer="pairs", n_features=64)
+    featurizer = TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=64)
     fit_stream(model, path, epochs=3, chunk_size=3, featurizer=featurizer)
     whole = read_data(path)
-    X = TextFeaturizer(tokenizer="pairs", n_features=64).fit_transform(whole.texts)
+    X = TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=64).fit_transform(whole.texts)
     reference = Perceptron(max_epochs=3, shuffle=False).fit(X, whole.y)
     assert_array_equal(model.coef_, reference.coef_)
     assert model.classes_.tolist() == ["negative", "positive"]
     with pytest.raises(ValueError, match="tokenizer='pairs'"):
-        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(n_features=64))
+        fit_stream(Perceptron(), path, featurizer=TextFeaturizer(weighting="tf", n_features=64))
 
 
 def test_streaming_stops_early_on_held_out_examples(tmp_path):

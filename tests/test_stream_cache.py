@@ -62,17 +62,21 @@ def _case(kind, tmp_path):
         options = {"shuffle_window": 3, "random_state": 5}
         return _svmlight(tmp_path / "d.svm"), options, lambda: AveragedPerceptron(random_state=1)
     if kind == "vw":
-        options = {"featurizer": lambda: TextFeaturizer(tokenizer="pairs", n_features=2**8)}
+        options = {
+            "featurizer": lambda: TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=2**8)
+        }
         return _vw(tmp_path / "d.vw"), options, lambda: AveragedPerceptron(random_state=2)
     if kind == "vw-window":
         options = {
-            "featurizer": lambda: TextFeaturizer(tokenizer="pairs", n_features=2**8),
+            "featurizer": lambda: TextFeaturizer(
+                weighting="tf", tokenizer="pairs", n_features=2**8
+            ),
             "shuffle_window": 2,
             "random_state": 3,
         }
         return _vw(tmp_path / "d.vw"), options, lambda: AveragedPerceptron(random_state=2)
     assert kind == "fasttext"
-    options = {"featurizer": lambda: TextFeaturizer(n_features=2**9)}
+    options = {"featurizer": lambda: TextFeaturizer(weighting="tf", n_features=2**9)}
     return _fasttext(tmp_path / "d.ft"), options, lambda: Perceptron(random_state=4)
 
 

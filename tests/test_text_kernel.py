@@ -180,7 +180,7 @@ def test_only_documents_beyond_ascii_take_scikit_learns_path(monkeypatch):
     monkeypatch.setattr(HashingVectorizer, "transform", spy)
     ascii_texts = ["The cat sat", "", "a_b 12 x\x1cy\x00z", "\x7f"]
     for tokenizer in ("regex", "whitespace"):
-        featurizer = TextFeaturizer(tokenizer=tokenizer)
+        featurizer = TextFeaturizer(weighting="tf", tokenizer=tokenizer)
         featurizer.fit_transform(ascii_texts)
         featurizer.transform(ascii_texts)
         featurizer.transform(np.array(ascii_texts))
@@ -188,13 +188,15 @@ def test_only_documents_beyond_ascii_take_scikit_learns_path(monkeypatch):
         mixed = ["plain", "café crème", "more plain", "İstanbul\u3000x"]
         X = featurizer.transform(mixed)
         assert seen == [["café crème", "İstanbul\u3000x"]]  # only these, once
-        _assert_identical(X, _Reference(tokenizer=tokenizer).fit(mixed).transform(mixed))
+        _assert_identical(
+            X, _Reference(weighting="tf", tokenizer=tokenizer).fit(mixed).transform(mixed)
+        )
         seen.clear()
 
 
 def test_no_documents_make_no_rows():
     """(scikit-learn's hasher raises StopIteration on an empty list.)"""
-    featurizer = TextFeaturizer(n_features=16)
+    featurizer = TextFeaturizer(weighting="tf", n_features=16)
     assert featurizer.fit_transform([]).shape == (0, 16)
     assert featurizer.transform([]).shape == (0, 16)
     with pytest.raises(ValueError, match="0 sample"):  # no idf from no documents
@@ -202,14 +204,16 @@ def test_no_documents_make_no_rows():
 
 
 def test_documents_that_are_not_str_are_scikit_learns_to_refuse():
-    featurizer = TextFeaturizer().fit(["a text"])
+    featurizer = TextFeaturizer(weighting="tf").fit(["a text"])
     with pytest.raises(ValueError, match=r"np\.nan is an invalid document"):
         featurizer.transform(["fine", np.nan])
     # bytes are decoded by scikit-learn, as before
     _assert_identical(featurizer.transform([b"ab cd"]), featurizer.transform(["ab cd"]))
     # NumPy's strings go the compiled path too (their lower and split are str's)
     texts = np.array(["Ab cd", "x yy", "é zz"])
-    _assert_identical(featurizer.transform(texts), _Reference().fit(["a"]).transform(texts))
+    _assert_identical(
+        featurizer.transform(texts), _Reference(weighting="tf").fit(["a"]).transform(texts)
+    )
 
 
 # ------------------------------------------------------------- hashed names
@@ -217,11 +221,11 @@ TRAIN = ["the cat sat", "The dog sat down", "a cat and a dog"]
 
 
 def test_hashed_names_are_kept_only_on_demand():
-    plain = TextFeaturizer(n_features=64).fit(TRAIN)
+    plain = TextFeaturizer(weighting="tf", n_features=64).fit(TRAIN)
     assert plain.hashed_names is False and plain.feature_names() is None
     plain.partial_fit(["new words"])
     assert plain.feature_names() is None
-    named = TextFeaturizer(n_features=64, hashed_names=True).fit(TRAIN)
+    named = TextFeaturizer(weighting="tf", n_features=64, hashed_names=True).fit(TRAIN)
     names = named.feature_names()
     assert names is not None and len(names) == 64
     # The names recovered on demand are those fitting keeps, for any column chosen.
@@ -231,15 +235,15 @@ def test_hashed_names_are_kept_only_on_demand():
     assert plain.name_columns(TRAIN, some) == {c: recovered[c] for c in some}
     _assert_identical(plain.transform(TRAIN), named.transform(TRAIN))
     with pytest.raises(ValueError, match="hashed_names"):
-        TextFeaturizer(hashed_names="yes").fit(TRAIN)
+        TextFeaturizer(weighting="tf", hashed_names="yes").fit(TRAIN)
     with pytest.raises(ValueError, match="vocabulary='hashing'"):
-        TextFeaturizer(vocabulary="fit").fit(TRAIN).name_columns(TRAIN)
+        TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN).name_columns(TRAIN)
 
 
 def test_model_files_hold_names_only_when_kept(tmp_path):
     y = ["a", "b", "a"]
     for kept in (False, True):
-        featurizer = TextFeaturizer(n_features=64, hashed_names=kept)
+        featurizer = TextFeaturizer(weighting="tf", n_features=64, hashed_names=kept)
         pipeline = make_pipeline(featurizer, Perceptron()).fit(TRAIN, y)
         path = save(pipeline, tmp_path / f"{kept}.npz")
         with zipfile.ZipFile(path) as archive:

@@ -31,7 +31,9 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, Real) and not _is_bool(value) and np.isfinite(cast(Any, value))
 
 
-def boolean() -> Rule:
+def boolean(*, allow_none: bool = False) -> Rule:
+    if allow_none:
+        return Rule("a bool or None", lambda v: v is None or _is_bool(v))
     return Rule("a bool", _is_bool)
 
 

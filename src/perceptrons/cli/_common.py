@@ -288,7 +288,6 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
         n_features=args.n_features,
         ngram_range=(1, args.ngrams),
         weighting=text_weighting(args),
-        sublinear_tf=text_weighting(args) == "tfidf",
         tokenizer=tokenizer,
         lowercase=tokenizer != "pairs",
         min_df=args.min_df,

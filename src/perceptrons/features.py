@@ -309,6 +309,11 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
             counts = _hashed_counts(self, vectorizer, texts)
         else:
             counts = vectorizer.fit_transform(texts)
+            # CountVectorizer renumbers a fitted vocabulary in sorted order, leaving each
+            # row's columns unsorted, while its transform sorts them: sorted here too, a
+            # row norm (tf-idf) sums in the same order and fit_transform equals
+            # fit().transform() to the bit.
+            counts.sort_indices()
         weighting = self._make_weighting()
         if weighting is not None and weighting.use_idf:
             # scikit-learn's idf is dense, as wide as the hashing space: the document

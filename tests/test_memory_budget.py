@@ -296,3 +296,22 @@ def test_the_random_voting_rule_is_never_scored_in_blocks(monkeypatch):
     whole = model.predict(X)
     monkeypatch.setattr(_validation, "SCORE_BATCH_BYTES", 8 * 4)  # 4 rows a block
     assert np.array_equal(model.predict(X), whole)
+
+
+def test_a_sparsified_naive_bayes_file_is_counted_at_the_size_it_loads_to(tmp_path, monkeypatch):
+    """Naive Bayes expands its counts on loading, sparsified or not: the loader's check
+    counts their dense size (64 classes x 2**16 columns, 32 MiB), not the one row that
+    holds the file's single nonzero."""
+    from perceptrons import load, save
+
+    n_classes, width = 64, 2**16
+    X = sp.csr_matrix((np.ones(1), ([0], [3])), shape=(n_classes, width))
+    with pytest.warns(UserWarning):  # scikit-learn: as many classes as samples
+        model = MultinomialNaiveBayes().fit(X, np.arange(n_classes))
+    path = tmp_path / "nb.npz"
+    save(model.sparsify(threshold=1e9), path)
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "16M")
+    with pytest.raises(ValueError, match=r"expanding estimator/feature_count.* 32\.0 MiB"):
+        load(path)
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "256M")
+    assert load(path).coef_.shape == (n_classes, width)

@@ -18,7 +18,7 @@ training state at all: it predicts, and training it further needs a fresh ``fit`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -123,6 +123,10 @@ class SparseCoefMixin:
     coef_: Any
     intercept_: np.ndarray
     _lifecycle: Any
+    #: Whether a sparsified model's file is loaded without expanding the arrays stored
+    #: as their nonzeros (the loader's memory check counts their rows, not their dense
+    #: size); a member that expands them on loading says False.
+    _loads_sparsified_compact: ClassVar[bool] = True
 
     def sparsify(self: _Model, threshold: float = 0.0) -> _Model:
         """Store ``coef_`` as a ``scipy.sparse.csr_matrix`` of its nonzero weights.

@@ -75,6 +75,8 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
     ``alpha > 0``: only pruning makes a naive Bayes model sparse.
     """
 
+    # Loading expands the counts, sparsified or not (every weight comes from them).
+    _loads_sparsified_compact = False
     # The counts (fitted attributes, absent before the first call).
     feature_count_: np.ndarray
     class_count_: np.ndarray

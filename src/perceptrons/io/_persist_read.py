@@ -358,8 +358,10 @@ def check_memory(
 def expands_sparse(meta: dict[str, Any], estimator: Any) -> bool:
     """Whether the arrays stored as their nonzeros are expanded to dense ones on
     loading: always, but for a sparsified model (``sparsify()``) of an estimator that
-    keeps them compact."""
-    return not (isinstance(estimator, SparseCoefMixin) and meta["state"].get("sparsified") is True)
+    keeps them compact (``SparseCoefMixin._loads_sparsified_compact``; naive Bayes
+    expands its counts)."""
+    compact = isinstance(estimator, SparseCoefMixin) and estimator._loads_sparsified_compact
+    return not (compact and meta["state"].get("sparsified") is True)
 
 
 def load_sparsified(meta: dict[str, Any], estimator: Any) -> None:

@@ -191,13 +191,16 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
 
 
 @register_jitable
-def _feature(scratch, length, value, n_features, table, data, indices, records, state, nnz):
-    """Hash the name in ``scratch[:length]``, note it in the table, append its value
-    unless 0 (FeatureHasher drops zeros). Returns the new nnz, or -1: no room."""
+def _feature(scratch, length, value, n_features, names, table, data, indices, records, state, nnz):
+    """Hash the name in ``scratch[:length]``, note it in the table (``names``), append
+    its value unless 0 (FeatureHasher drops zeros). Returns the new nnz, or -1: no
+    room."""
     slots, store, meta = table
     h = murmurhash3_32(scratch, 0, length, 0)
     column = hashed_column(h, n_features)
-    if _add_name(scratch, length, h & _MASK32, column, slots, store, meta, records, state) < 0:
+    if names and (
+        _add_name(scratch, length, h & _MASK32, column, slots, store, meta, records, state) < 0
+    ):
         return -1
     if value != 0.0:
         if nnz >= data.shape[0] or nnz >= indices.shape[0]:
@@ -209,7 +212,7 @@ def _feature(scratch, length, value, n_features, table, data, indices, records, 
 
 
 @cached_njit(nogil=True)
-def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
+def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
 
     Parameters
@@ -222,6 +225,9 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
         Lowercase the names (ASCII; other bytes are a ``FALLBACK``).
     n_features : int
         Hashed columns, in ``[1, 2**31 - 2]``.
+    names : bool
+        Keep the names in ``table`` and record the new ones (else ``table`` is left
+        alone and ``records`` stays empty).
     out : tuple of arrays
         ``(data float64, indices int32, indptr int64, labels float64, label_spans
         int64 (n, 2), weights float64, records int64, scratch uint8)``: per value its
@@ -388,6 +394,7 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
                         length,
                         value,
                         n_features,
+                        names,
                         table,
                         data,
                         indices,
@@ -451,7 +458,17 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
                 if not ok:
                     break
                 nnz = _feature(
-                    scratch, length, number, n_features, table, data, indices, records, state, nnz
+                    scratch,
+                    length,
+                    number,
+                    n_features,
+                    names,
+                    table,
+                    data,
+                    indices,
+                    records,
+                    state,
+                    nnz,
                 )
                 if nnz < 0:
                     break

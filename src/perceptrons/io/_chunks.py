@@ -187,16 +187,19 @@ class _PairsReader:
     block takes the reference path.
     """
 
-    def __init__(self, featurizer: TextFeaturizer, fmt: str) -> None:
+    def __init__(self, featurizer: TextFeaturizer, fmt: str, *, names: bool = True) -> None:
         from perceptrons._kernels import hashing
 
         self._hashing = hashing
         self.fmt = fmt
         if not 1 <= featurizer.n_features <= 2**31 - 2:  # the kernel takes h % n_features
             raise ValueError(f"n_features must be in [1, 2**31 - 2], got {featurizer.n_features}")
+        # The names of the hashed columns: kept unless the featurizer keeps none
+        # (hashed_names=False) or the caller only transforms (``names=False``).
+        self.names = names and bool(getattr(featurizer, "hashed_names", True))
         if hasattr(featurizer, "n_features_out_"):
             self.vectorizer = featurizer._vectorizer
-            self.compiled = featurizer._hashed_names_normalized()
+            self.compiled = not self.names or featurizer._hashed_names_normalized()
         else:
             featurizer._validate_params()
             self.vectorizer = featurizer._make_vectorizer()
@@ -209,6 +212,8 @@ class _PairsReader:
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
         self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
         self.source = "<data>"  # the file read, named when an allocation is refused
+        # The lines the reference reader skipped (skip_bad_lines), when set to a list.
+        self.skipped: list[tuple[int, str]] | None = None
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -220,8 +225,8 @@ class _PairsReader:
             batch = self._compiled(raw, bytes_read)
             if batch is not None:
                 return batch
-        data = _parse(raw, self.fmt, name, first_line, **options)
-        if self.fmt == "counts" and b"|" in raw:
+        data = _parse(raw, self.fmt, name, first_line, self.skipped, **options)
+        if self.names and self.fmt == "counts" and b"|" in raw:
             self.compiled = False  # a name may hold "|": the names stop being normalized
         return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
 
@@ -288,6 +293,7 @@ class _PairsReader:
                 vw=self.fmt == "vw",
                 lowercase=bool(vectorizer.lowercase),
                 n_features=int(vectorizer.n_features),
+                names=self.names,
                 out=out,
                 table=(self.slots, self.store, self.meta),
                 state=state,
@@ -299,17 +305,21 @@ class _PairsReader:
                 return None
             self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
-        added = records[: state[hashing.RECORDS]]
-        columns = self.slots[added, hashing.COLUMN]
-        offsets = self.slots[added, hashing.OFFSET].tolist()
-        lengths = self.slots[added, hashing.LENGTH].tolist()
-        store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
-        names = [store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)]
+        columns, names = None, None
+        if self.names:
+            added = records[: state[hashing.RECORDS]]
+            columns = self.slots[added, hashing.COLUMN]
+            offsets = self.slots[added, hashing.OFFSET].tolist()
+            lengths = self.slots[added, hashing.LENGTH].tolist()
+            store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
+            names = [
+                store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)
+            ]
         X = vectorizer.hashed_matrix(
             indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
         )
         if self.fmt == "vw":
-            y = numeric_labels(labels[:rows].tolist())
+            y = numeric_labels(labels[:rows].copy())
         else:
             y = np.asarray([raw[a:b].decode("ascii") for a, b in spans[:rows].tolist()])
         w = weights[:rows].copy() if state[hashing.WEIGHTED] else None
@@ -492,8 +502,12 @@ def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any
         reader.join()
 
 
-def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
-    """One chunk through the in-memory reader; line numbers shifted to the file's."""
+def _parse(
+    raw: bytes, fmt, name, first_line, skipped: list | None = None, **options
+) -> LabeledData | None:
+    """One chunk through the in-memory reader; line numbers shifted to the file's.
+    ``skipped`` (a list) gets the lines skipped, those of a chunk of bad lines only
+    (``None`` returned) included."""
     if not raw.strip():
         return None
     offset = first_line - 1
@@ -501,11 +515,15 @@ def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
         parsed = read_data("-", fmt, stdin=io.BytesIO(raw), **options)
     except DataFormatError as error:
         if error.reason.startswith("no valid lines") and options["skip_bad_lines"]:
-            return None  # every line of this chunk was bad: counted by the caller below
+            if skipped is not None:
+                skipped.extend((line + offset, reason) for line, reason in error.skipped)
+            return None  # every line of this chunk was bad
         line = None if error.line is None else error.line + offset
         raise DataFormatError(name, error.reason, line) from None
     parsed.source = name
     parsed.skipped = [(line + offset, reason) for line, reason in parsed.skipped]
+    if skipped is not None:
+        skipped.extend(parsed.skipped)
     return parsed
 
 
@@ -530,17 +548,15 @@ def _pairs_label_chunks(
         yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
 
-def _pairs_batches(name, options, featurizer, reader: _PairsReader):
-    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
-    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
-    names here, in file order."""
-    size = options["chunk_size"]
+def _pairs_read(name: str, reader: _PairsReader, size: int, skip_bad_lines: bool):
+    """The blocks of ``size`` lines of a ``vw`` or ``counts`` file, read by ``reader``
+    in a thread ahead of the consumer (those without an example left out)."""
     # What iter_chunks gives read_data for a block the kernel leaves to it.
     reference = {
         "labels": True,
         "n_features": None,
         "zero_based": "auto",
-        "skip_bad_lines": options["skip_bad_lines"],
+        "skip_bad_lines": skip_bad_lines,
     }
 
     def source() -> Iterator[_PairsBatch]:
@@ -549,16 +565,106 @@ def _pairs_batches(name, options, featurizer, reader: _PairsReader):
             if batch is not None:
                 yield batch
 
-    for batch in _prefetched(source, _QUEUE_DEPTH):
-        if batch.data is not None:  # the reference path
-            data = batch.data
-            yield _features(data, featurizer), data.y, data.sample_weight, batch.bytes_read
-            continue
-        if not hasattr(featurizer, "n_features_out_"):
-            featurizer.fit([""])  # the state fit_transform would give, without names
-        assert batch.new_columns is not None and batch.new_names is not None
+    return _prefetched(source, _QUEUE_DEPTH)
+
+
+def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
+    """(X, y, sample weights or None) of a block read by :class:`_PairsReader`: the
+    featurizer's output for its documents, the featurizer learning their names
+    (``fit``, as ``partial_fit``) or not (as ``transform``)."""
+    if batch.data is not None:  # the reference path
+        data = batch.data
+        X = _features(data, featurizer) if fit else featurizer.transform(data.texts)
+        return X, data.y, data.sample_weight
+    if not hasattr(featurizer, "n_features_out_"):
+        featurizer.fit([""])  # the state fit_transform would give, without names
+    if batch.new_columns is not None:
+        assert batch.new_names is not None
         featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
-        yield featurizer._weigh(batch.X), batch.y, batch.sample_weight, batch.bytes_read
+    return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+
+
+def _pairs_batches(name, options, featurizer, reader: _PairsReader):
+    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
+    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
+    names here, in file order."""
+    for batch in _pairs_read(name, reader, options["chunk_size"], options["skip_bad_lines"]):
+        yield (*_pairs_features(batch, featurizer, fit=True), batch.bytes_read)
+
+
+def read_pairs(
+    name: str,
+    fmt: str,
+    featurizer: TextFeaturizer,
+    *,
+    fit: bool,
+    skip_bad_lines: bool = False,
+    chunk_size: int = 10_000,
+) -> LabeledData:
+    """A whole ``vw`` or ``counts`` file featurized by a hashing ``tokenizer="pairs"``
+    featurizer (weighting ``"tf"`` or ``"binary"``), through the compiled hashing reader
+    a block at a time: what :func:`read_data` (labels required) then the featurizer's
+    ``fit_transform`` (``fit``) or ``transform`` of its texts give, bit for bit,
+    without the texts.
+
+    Blocks the kernel cannot read exactly go through :func:`read_data` and the
+    featurizer, which word the errors (``PATH:LINE``).
+
+    Returns
+    -------
+    LabeledData
+        ``X`` the featurizer's output and ``texts`` ``None``; labels, importance
+        weights and skipped lines as :func:`read_data` gives them for the whole file.
+    """
+    from perceptrons.features import _canonical
+
+    if fit:
+        featurizer.fit([""])  # fit_transform starts afresh: no names yet
+    reader = _PairsReader(featurizer, fmt, names=fit)
+    reader.skipped = skipped = []
+    parts: list[sp.csr_matrix] = []
+    labels: list[np.ndarray] = []
+    weights: list[np.ndarray | None] = []
+    for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines):
+        X, y, w = _pairs_features(batch, featurizer, fit=fit)
+        assert y is not None  # labels required
+        parts.append(X)
+        labels.append(y)
+        weights.append(w)
+    if not parts:  # no example: the reference reader says why
+        data = read_data(name, fmt, labels=True, skip_bad_lines=skip_bad_lines)
+        assert data.texts is not None  # a text format
+        X = featurizer.fit_transform(data.texts) if fit else featurizer.transform(data.texts)
+        return LabeledData(
+            X=X,
+            texts=None,
+            y=data.y,
+            format=fmt,
+            source=name,
+            skipped=data.skipped,
+            sample_weight=data.sample_weight,
+        )
+    if fmt == "vw":  # integers only when every label of the file is one
+        y = numeric_labels(np.concatenate([part.astype(np.float64) for part in labels]))
+    else:
+        y = np.concatenate(labels)
+    sample_weight = None
+    if any(w is not None for w in weights):
+        sample_weight = np.concatenate(
+            [
+                np.ones(len(y_part)) if w is None else w
+                for w, y_part in zip(weights, labels, strict=True)
+            ]
+        )
+    return LabeledData(
+        X=_canonical(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
+        texts=None,
+        y=y,
+        format=fmt,
+        source=name,
+        skipped=skipped,
+        sample_weight=sample_weight,
+    )
 
 
 def _weights(data: LabeledData) -> np.ndarray:

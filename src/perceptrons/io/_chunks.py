@@ -621,7 +621,8 @@ def read_pairs(
     if fit:
         featurizer.fit([""])  # fit_transform starts afresh: no names yet
     reader = _PairsReader(featurizer, fmt, names=fit)
-    reader.skipped = skipped = []
+    skipped: list[tuple[int, str]] = []
+    reader.skipped = skipped
     parts: list[sp.csr_matrix] = []
     labels: list[np.ndarray] = []
     weights: list[np.ndarray | None] = []

@@ -190,27 +190,6 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
     return i
 
 
-@register_jitable
-def _feature(scratch, length, value, n_features, names, table, data, indices, records, state, nnz):
-    """Hash the name in ``scratch[:length]``, note it in the table (``names``), append
-    its value unless 0 (FeatureHasher drops zeros). Returns the new nnz, or -1: no
-    room."""
-    slots, store, meta = table
-    h = murmurhash3_32(scratch, 0, length, 0)
-    column = hashed_column(h, n_features)
-    if names and (
-        _add_name(scratch, length, h & _MASK32, column, slots, store, meta, records, state) < 0
-    ):
-        return -1
-    if value != 0.0:
-        if nnz >= data.shape[0] or nnz >= indices.shape[0]:
-            return -1
-        data[nnz] = value
-        indices[nnz] = column
-        nnz += 1
-    return nnz
-
-
 @cached_njit(nogil=True)
 def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
@@ -257,6 +236,8 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
         raise ValueError("parse_pairs: the table's capacity must be a power of two")
     if not 0 <= meta[STORE_USED] <= store.shape[0] or 2 * meta[ENTRIES] > slots.shape[0]:
         raise ValueError("parse_pairs: the table's counts do not fit its arrays")
+    # One column and no names (the labels-only pass of stream.scan): no hash needed.
+    hashed = n_features > 1 or names
     end = buf.shape[0]
     state[:] = 0
     rows = 0
@@ -269,20 +250,18 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     pos = 0
     status = OK
     while pos < end:
+        # The line's end, whether it is blank, whether it is ASCII: one pass.
         q = pos
-        while q < end and buf[q] != _LF:
+        blank = True
+        while q < end:
+            c = buf[q]
+            if c == _LF or c >= 128:
+                break
+            if blank and not _WS[c]:
+                blank = False
             q += 1
         line += 1
-        blank = True
-        ascii = True
-        for i in range(pos, q):
-            c = buf[i]
-            if c >= 128:
-                ascii = False
-                break
-            if not _WS[c]:
-                blank = False
-        if not ascii:
+        if q < end and buf[q] >= 128:
             status = FALLBACK
             break
         if blank:
@@ -389,21 +368,26 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                     for i in range(start, c):
                         scratch[length] = _lower(buf[i], lowercase)
                         length += 1
-                    nnz = _feature(
-                        scratch,
-                        length,
-                        value,
-                        n_features,
-                        names,
-                        table,
-                        data,
-                        indices,
-                        records,
-                        state,
-                        nnz,
-                    )
-                    if nnz < 0:
+                    # (Written out here: a call per value, inlined or not, made the
+                    # kernel twice as slow.)
+                    h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                    column = hashed_column(h, n_features)
+                    if (
+                        names
+                        and _add_name(
+                            scratch, length, h & _MASK32, column, slots, store, meta, records, state
+                        )
+                        < 0
+                    ):
+                        nnz = -1
                         break
+                    if value != 0.0:  # FeatureHasher drops zeros
+                        if nnz >= data.shape[0] or nnz >= indices.shape[0]:
+                            nnz = -1
+                            break
+                        data[nnz] = value
+                        indices[nnz] = column
+                        nnz += 1
                 if not ok or nnz < 0 or e >= q:
                     break
                 s = e + 1
@@ -457,21 +441,24 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                     length += 1
                 if not ok:
                     break
-                nnz = _feature(
-                    scratch,
-                    length,
-                    number,
-                    n_features,
-                    names,
-                    table,
-                    data,
-                    indices,
-                    records,
-                    state,
-                    nnz,
-                )
-                if nnz < 0:
+                h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                column = hashed_column(h, n_features)
+                if (
+                    names
+                    and _add_name(
+                        scratch, length, h & _MASK32, column, slots, store, meta, records, state
+                    )
+                    < 0
+                ):
+                    nnz = -1
                     break
+                if number != 0.0:
+                    if nnz >= data.shape[0] or nnz >= indices.shape[0]:
+                        nnz = -1
+                        break
+                    data[nnz] = number
+                    indices[nnz] = column
+                    nnz += 1
         if nnz < 0:
             status = NO_ROOM
             break

@@ -535,7 +535,8 @@ def _pairs_label_chunks(
     :func:`~perceptrons.io.stream.scan`."""
     from perceptrons.features import TextFeaturizer
 
-    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt)
+    # One column and no names: the kernel only reads the lines (no hashing, no table).
+    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt, names=False)
     reference = {"labels": True, "n_features": None, "zero_based": "auto"}
     for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
         options = {**reference, "skip_bad_lines": skip_bad_lines}

@@ -270,3 +270,25 @@ def test_cli_train_in_memory_writes_the_reference_model(tmp_path, monkeypatch, f
         saved.append((contents, meta))
     assert reads == [True, False]  # the training file, then the development file
     assert saved[0] == saved[1] and "featurizer/hashed_names_text" in saved[0][0]
+
+
+@pytest.mark.parametrize("n_features", [2**12, 2**20])
+def test_rows_with_a_repeat_among_sorted_rows(tmp_path, n_features):
+    """Few rows with a repeated column (a collision, or a name given twice) among many
+    without: scipy sums those rows alone, the others are sorted by the kernel; the
+    matrix is the reference's, bit for bit."""
+    rng = np.random.default_rng(11)
+    lines = []
+    for i in range(2000):
+        names = rng.choice(100_000, size=6, replace=False)
+        tokens = [f"f{name}:{rng.integers(1, 1000) / 7}" for name in names]
+        if i % 300 == 5:
+            tokens.append(tokens[0].split(":")[0] + ":0.1")  # a name repeated
+        lines.append(f"{rng.choice(['1', '-1'])} | " + " ".join(tokens))
+    path = tmp_path / "a.vw"
+    path.write_text("\n".join(lines) + "\n")
+    params = {"tokenizer": "pairs", "lowercase": False, "n_features": n_features}
+    expected = _outcome(lambda: _reference(str(path), "vw", params, False))
+    for chunk_size in (700, 10_000):
+        got = _outcome(lambda size=chunk_size: _compiled(path, "vw", params, False, size))
+        assert got == expected

@@ -22,11 +22,20 @@ addressing on the name's hash; the bytes compared): each name not in it is added
 recorded, so the caller learns the *new* names of a block, few after the first blocks.
 """
 
+import warnings
+
 import numpy as np
+from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import register_jitable
 
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.parse import fast_float
+
+# parse_pairs inlines _add_name and murmurhash3_32 at both places it appends a value,
+# which trips a pedantic self-check of Numba's SSA pass ("variable ... is not in
+# scope", an internal assumption, not an error in the code: the tests check the kernel
+# against the reference) printed when the kernel compiles. Only that check is silenced.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning, module=r"numba\.core\.ssa")
 
 # Return codes.
 OK = 0
@@ -39,7 +48,11 @@ NNZ = 1
 RECORDS = 2  # names added to the table by this block
 WEIGHTED = 3  # some row gave an importance (vw)
 LINE = 4  # the line the kernel stopped at (FALLBACK, NO_ROOM)
-STATE_SIZE = 5
+# Every row's columns strictly ascending (no repeat): the matrix is canonical. Either
+# way, each row without a repeat (of at most _SORT_MAX values) is sorted.
+SORTED = 5
+STATE_SIZE = 6
+_SORT_MAX = 64  # a row of more values, not in order already, is left to scipy
 
 # Columns of the name table's slots (an int64 array of shape (capacity, 6)): the name's
 # hash, column, bytes in the store, and its first 16 bytes packed (zeros after the end)
@@ -190,6 +203,40 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
     return i
 
 
+@register_jitable
+def _sort_row(indices, data, start, stop, sort_columns, sort_values):
+    """Sort the row ``indices[start:stop]`` (and its ``data``) by column when no column
+    repeats, and say whether it did; a row with a repeat (or too long to sort here) is
+    left as it is, its sum for scipy to do in scipy's order. Insertion sort into the
+    ``sort_*`` arrays, the row written back only once known to have no repeat."""
+    n = stop - start
+    ascending = True
+    for k in range(start + 1, stop):
+        if indices[k] <= indices[k - 1]:
+            ascending = False
+            break
+    if ascending:
+        return True
+    if n > sort_columns.shape[0] or n > sort_values.shape[0]:
+        return False
+    for k in range(n):
+        column = indices[start + k]
+        value = data[start + k]
+        j = k
+        while j > 0 and sort_columns[j - 1] > column:
+            sort_columns[j] = sort_columns[j - 1]
+            sort_values[j] = sort_values[j - 1]
+            j -= 1
+        if j > 0 and sort_columns[j - 1] == column:
+            return False  # a repeat: the row is left untouched
+        sort_columns[j] = column
+        sort_values[j] = value
+    for k in range(n):
+        indices[start + k] = sort_columns[k]
+        data[start + k] = sort_values[k]
+    return True
+
+
 @cached_njit(nogil=True)
 def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
@@ -244,6 +291,9 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     nnz = 0
     weighted = 0
     line = 0
+    in_order = True  # every row so far sorted without a repeated column
+    sort_columns = np.empty(_SORT_MAX, dtype=np.int32)
+    sort_values = np.empty(_SORT_MAX, dtype=np.float64)
     head_start = np.empty(5, dtype=np.int64)
     head_stop = np.empty(5, dtype=np.int64)
     indptr[0] = 0
@@ -465,6 +515,8 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
         if not ok:
             status = FALLBACK
             break
+        if not _sort_row(indices, data, indptr[rows], nnz, sort_columns, sort_values):
+            in_order = False
         labels[rows] = label
         weights[rows] = weight
         rows += 1
@@ -476,6 +528,7 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     state[NNZ] = max(nnz, 0)
     state[WEIGHTED] = weighted
     state[LINE] = line
+    state[SORTED] = in_order
     return status
 
 

@@ -280,7 +280,9 @@ def _train_stream(args: argparse.Namespace) -> int:
             shuffle_window=args.shuffle_window,
             random_state=args.seed,
             skip_bad_lines=args.skip_bad_lines,
-            progress=progress,
+            # Without a bar shown, no progress calls: each makes the model current
+            # (a dense average per chunk for the averaged perceptron).
+            progress=None if bar.disable else progress,
             on_epoch=on_epoch,
         )
     path = save_model(args, model, estimator)

@@ -316,7 +316,10 @@ class _PairsReader:
                 store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)
             ]
         X = vectorizer.hashed_matrix(
-            indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
+            indices[:nnz].copy(),
+            indptr[: rows + 1].copy(),
+            data[:nnz].copy(),
+            canonical=bool(state[hashing.SORTED]),
         )
         if self.fmt == "vw":
             y = numeric_labels(labels[:rows].copy())

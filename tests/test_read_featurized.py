@@ -292,3 +292,26 @@ def test_rows_with_a_repeat_among_sorted_rows(tmp_path, n_features):
     for chunk_size in (700, 10_000):
         got = _outcome(lambda size=chunk_size: _compiled(path, "vw", params, False, size))
         assert got == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", " ", "x", "1 | a:1", "y" * 100]), max_size=30),
+    end=st.sampled_from(["", "\n"]),
+    read_bytes=st.sampled_from([1, 3, 7, 64, 1 << 20]),
+    chunk_size=st.sampled_from([1, 2, 3, 7, 100]),
+)
+def test_byte_line_blocks_are_line_blocks(lines, end, read_bytes, chunk_size):
+    """The compiled readers' blocks, read by bytes, are those read line by line: the
+    same bytes and first line numbers, whatever the read size."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.vw"
+        path.write_bytes(("\n".join(lines) + end).encode())
+        expected = [(block, line) for block, line, _ in _chunks._line_blocks(str(path), chunk_size)]
+        saved = _chunks._READ_BYTES
+        _chunks._READ_BYTES = read_bytes
+        try:
+            got = [(b, line) for b, line, _ in _chunks._byte_line_blocks(str(path), chunk_size)]
+        finally:
+            _chunks._READ_BYTES = saved
+        assert got == expected

@@ -95,6 +95,65 @@ def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]
             first_line += n_lines
 
 
+def _byte_line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
+    """:func:`_line_blocks`' blocks, read ``_READ_BYTES`` at a time (the lines counted
+    and the block cut by C-level byte searches, not a ``readline`` per line): the
+    compiled readers' source. ``bytes read`` counts the bytes read ahead too."""
+    stream, counter = open_binary(name)
+    first_line = 1
+    rest = b""  # bytes read past the last block
+    eof = False
+    with stream, counter:
+        while True:
+            with out_of_memory_in_one_line(
+                f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY
+            ):
+                block, rest, eof = _next_lines(stream, name, chunk_size, first_line, rest, eof)
+            if not block:
+                return
+            n_lines = block.count(b"\n") + (not block.endswith(b"\n"))
+            yield block, first_line, counter.tell()
+            first_line += n_lines
+
+
+def _next_lines(
+    stream, name: str, chunk_size: int, first_line: int, rest: bytes, eof: bool
+) -> tuple[bytes, bytes, bool]:
+    """The next ``chunk_size`` lines (the bytes ``rest`` first, then the stream's), the
+    bytes after them, and whether the stream is done; the memory checked as pieces
+    arrive, as :func:`_read_lines` does."""
+    parts = [rest]
+    n_bytes, n_lines = len(rest), rest.count(b"\n")
+    while n_lines < chunk_size and not eof:
+        try:
+            piece = stream.read(_READ_BYTES)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+        if not piece:
+            eof = True
+            break
+        parts.append(piece)
+        n_bytes += len(piece)
+        n_lines += piece.count(b"\n")
+        last = piece.rfind(b"\n")
+        line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
+        what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
+        check_in_memory(what, n_bytes, n_lines, lower)
+    data = b"".join(parts) if len(parts) > 1 else parts[0]
+    if n_lines < chunk_size:  # the stream is done: the whole rest
+        return data, b"", eof
+    # Cut after the chunk_size-th newline: it lies in the last piece.
+    before = n_lines - data.count(b"\n", len(data) - len(parts[-1]))
+    tail = np.frombuffer(parts[-1], dtype=np.uint8)
+    cut = (
+        len(data)
+        - len(parts[-1])
+        + int(np.flatnonzero(tail == _NEWLINE)[chunk_size - before - 1])
+        + 1
+    )
+    return data[:cut], data[cut:], eof
+
+
 def _chunk_cost(
     name: str, first_line: int, n_lines: int, n_bytes: int, line_bytes: int
 ) -> tuple[str, str]:
@@ -214,6 +273,7 @@ class _PairsReader:
         self.source = "<data>"  # the file read, named when an allocation is refused
         # The lines the reference reader skipped (skip_bad_lines), when set to a list.
         self.skipped: list[tuple[int, str]] | None = None
+        self.labels_only = False  # the compiled blocks' labels and weights, no matrix
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -315,12 +375,14 @@ class _PairsReader:
             names = [
                 store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)
             ]
-        X = vectorizer.hashed_matrix(
-            indices[:nnz].copy(),
-            indptr[: rows + 1].copy(),
-            data[:nnz].copy(),
-            canonical=bool(state[hashing.SORTED]),
-        )
+        X = None
+        if not self.labels_only:
+            X = vectorizer.hashed_matrix(
+                indices[:nnz].copy(),
+                indptr[: rows + 1].copy(),
+                data[:nnz].copy(),
+                canonical=bool(state[hashing.SORTED]),
+            )
         if self.fmt == "vw":
             y = numeric_labels(labels[:rows].copy())
         else:
@@ -540,8 +602,9 @@ def _pairs_label_chunks(
 
     # One column and no names: the kernel only reads the lines (no hashing, no table).
     reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt, names=False)
+    reader.labels_only = True
     reference = {"labels": True, "n_features": None, "zero_based": "auto"}
-    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
+    for raw, first_line, bytes_read in _byte_line_blocks(name, chunk_size):
         options = {**reference, "skip_bad_lines": skip_bad_lines}
         batch = reader.read(raw, name, first_line, bytes_read, options)
         if batch is None:
@@ -564,7 +627,7 @@ def _pairs_read(name: str, reader: _PairsReader, size: int, skip_bad_lines: bool
     }
 
     def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read in _line_blocks(name, size):
+        for raw, first_line, bytes_read in _byte_line_blocks(name, size):
             batch = reader.read(raw, name, first_line, bytes_read, reference)
             if batch is not None:
                 yield batch

@@ -315,3 +315,30 @@ def test_byte_line_blocks_are_line_blocks(lines, end, read_bytes, chunk_size):
         finally:
             _chunks._READ_BYTES = saved
         assert got == expected
+
+
+@pytest.mark.parametrize("every", [1, 3, 40])
+def test_lines_the_kernel_leaves_are_read_alone(tmp_path, monkeypatch, every):
+    """Non-ASCII lines (the kernel leaves them) among ASCII ones: read line by line by
+    the reference reader up to _MAX_FALLBACKS a block, then the rest of the block at
+    once; the result is the reference's either way."""
+    rng = np.random.default_rng(12)
+    lines = []
+    for i in range(200):
+        word = "café" if i % every == 0 else "cafe"
+        lines.append(f"{rng.choice(['1', '-1'])} | {word}:{i % 5} w{rng.integers(0, 9)} x")
+    path = tmp_path / "a.vw"
+    path.write_text("\n".join(lines) + "\n")
+    params = {"tokenizer": "pairs", "lowercase": False, "n_features": 2**10}
+    expected = _outcome(lambda: _reference(str(path), "vw", params, False))
+    compiled = []
+    original = _chunks._PairsReader._compiled
+
+    def counted(self, raw, bytes_read):
+        batch = original(self, raw, bytes_read)
+        compiled.append(batch is not None)
+        return batch
+
+    monkeypatch.setattr(_chunks._PairsReader, "_compiled", counted)
+    assert _outcome(lambda: _compiled(path, "vw", params, False, 10_000)) == expected
+    assert any(compiled) == (every > 1)  # the kernel read the lines between

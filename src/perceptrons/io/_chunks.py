@@ -53,6 +53,7 @@ _GROUP_PIECES = 256  # ...this many pieces at a time, the memory checked between
 _UTF8_BOM = b"\xef\xbb\xbf"
 _NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
+_MAX_FALLBACKS = 32  # lines of a block read alone by the reference reader (read_parts)
 
 
 @dataclass
@@ -274,6 +275,7 @@ class _PairsReader:
         # The lines the reference reader skipped (skip_bad_lines), when set to a list.
         self.skipped: list[tuple[int, str]] | None = None
         self.labels_only = False  # the compiled blocks' labels and weights, no matrix
+        self.parts = False  # a block may be read as several batches (read_parts)
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -285,10 +287,66 @@ class _PairsReader:
             batch = self._compiled(raw, bytes_read)
             if batch is not None:
                 return batch
+        return self._reference(raw, name, first_line, bytes_read, options)
+
+    def _reference(
+        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+    ) -> _PairsBatch | None:
+        """Lines through the reference reader (``read_data``)."""
         data = _parse(raw, self.fmt, name, first_line, self.skipped, **options)
         if self.names and self.fmt == "counts" and b"|" in raw:
             self.compiled = False  # a name may hold "|": the names stop being normalized
         return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
+
+    def read_parts(
+        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+    ) -> list[_PairsBatch]:
+        """:meth:`read` of a block whose rows need not stay one batch (the batches of a
+        whole file read in memory): where the kernel gives up, only the lines up to the
+        one it stopped at go to the reference reader, the lines before it and after it
+        back to the kernel."""
+        hashing = self._hashing
+        batches: list[_PairsBatch] = []
+        newlines = None  # the block's newline offsets, found at the first fallback
+        start = 0  # the unread rest is raw[start:], from line first_line
+        # Each fallback costs a pass over the rest of the block (its copy, its lines
+        # counted): past this many, the rest goes to the reference reader at once.
+        fallbacks = 0
+        while start < len(raw):
+            rest = raw[start:] if start else raw
+            if fallbacks == _MAX_FALLBACKS or not self.compiled:
+                batch = self._reference(rest, name, first_line, bytes_read, options)
+                return batches if batch is None else [*batches, batch]
+            fallbacks += 1
+            self.source = name
+            batch = self._compiled(rest, bytes_read)
+            if batch is not None:
+                return [*batches, batch]
+            if newlines is None:
+                newlines = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == _NEWLINE)
+            # The kernel stopped at line `stop` of the rest, after `rows` rows.
+            stop, rows = int(self.state[hashing.LINE]), int(self.state[hashing.ROWS])
+            before = int(np.searchsorted(newlines, start))  # the lines before the rest
+            line_start = int(newlines[before + stop - 2]) + 1 if stop >= 2 else start
+            line_end = (
+                int(newlines[before + stop - 1]) + 1
+                if before + stop - 1 < len(newlines)
+                else len(raw)
+            )
+            if rows > 0:  # the lines before the stop, which the kernel reads
+                head = self._compiled(raw[start:line_start], bytes_read)
+                assert head is not None  # the same lines read again
+                batches.append(head)
+                reference_from, reference_line = line_start, first_line + stop - 1
+            else:
+                reference_from, reference_line = start, first_line
+            batch = self._reference(
+                raw[reference_from:line_end], name, reference_line, bytes_read, options
+            )
+            if batch is not None:
+                batches.append(batch)
+            start, first_line = line_end, first_line + stop
+        return batches
 
     def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
         """Output arrays that hold any block of this size (grown, never shrunk)."""
@@ -628,6 +686,9 @@ def _pairs_read(name: str, reader: _PairsReader, size: int, skip_bad_lines: bool
 
     def source() -> Iterator[_PairsBatch]:
         for raw, first_line, bytes_read in _byte_line_blocks(name, size):
+            if reader.parts:
+                yield from reader.read_parts(raw, name, first_line, bytes_read, reference)
+                continue
             batch = reader.read(raw, name, first_line, bytes_read, reference)
             if batch is not None:
                 yield batch
@@ -688,6 +749,7 @@ def read_pairs(
     if fit:
         featurizer.fit([""])  # fit_transform starts afresh: no names yet
     reader = _PairsReader(featurizer, fmt, names=fit)
+    reader.parts = True  # a line the kernel leaves costs that line, not its block
     skipped: list[tuple[int, str]] = []
     reader.skipped = skipped
     parts: list[sp.csr_matrix] = []

@@ -17,9 +17,15 @@ line, a number not in ``fast_float``'s exact fast path, a non-finite scaled valu
 byte outside ASCII (Unicode whitespace and case rules are Python's), a ``counts``
 name holding ``|`` (hashed names are joined by ``|``), a block without rows.
 
-The names of the hashed columns are kept in a table of every name seen so far (open
-addressing on the name's hash; the bytes compared): each name not in it is added and
-recorded, so the caller learns the *new* names of a block, few after the first blocks.
+The names of the hashed columns (``names=True``) are kept in a table of every name seen
+so far (open addressing on the name's hash; the bytes compared): each name not in it is
+added and recorded, so the caller learns the *new* names of a block, few after the first
+blocks. ``names=False`` (a featurizer that keeps no names, a transform) leaves the table
+alone.
+
+Each row without a repeated column (of at most ``_SORT_MAX`` values) leaves sorted by
+column; ``state[SORTED]`` says whether every row did, so that scipy need sort and sum
+only the rows with a repeat (their sums in scipy's order, bit for bit).
 """
 
 import warnings

@@ -4,10 +4,12 @@
 :func:`~perceptrons.io.formats.read_data` (``_line_chunks``), svmlight through the
 compiled reader into CSR buffers reused from chunk to chunk (``_svmlight_chunks``), and
 ``vw`` and ``counts`` files through the compiled hashing reader (``_PairsReader``,
-``_pairs_batches``); the reader thread that parses ahead of training (``_prefetched``).
-:mod:`perceptrons.io.stream` documents how they are used and holds the public entry
-points (:func:`~perceptrons.io.stream.iter_chunks`, :func:`~perceptrons.io.stream.scan`,
-:func:`~perceptrons.io.stream.fit_stream`) and the training loop.
+``_pairs_batches``), which also reads a whole such file in memory (``read_pairs``, behind
+:func:`perceptrons.io.prepare.read_featurized`); the reader thread that parses ahead of
+training (``_prefetched``). :mod:`perceptrons.io.stream` documents how they are used and
+holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
+:func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
+training loop.
 """
 
 from __future__ import annotations

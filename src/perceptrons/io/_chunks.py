@@ -39,6 +39,7 @@ from perceptrons.io.formats import (
     svmlight_block_data,
 )
 from perceptrons.io.formats._common import (
+    _READ_WHOLE_REMEDY,
     check_in_memory,
     open_binary,
     out_of_memory_in_one_line,
@@ -98,33 +99,56 @@ def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]
             first_line += n_lines
 
 
-def _byte_line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]:
+def _byte_line_blocks(
+    name: str, chunk_size: int, *, whole: bool = False
+) -> Iterator[tuple[bytes, int, int]]:
     """:func:`_line_blocks`' blocks, read ``_READ_BYTES`` at a time (the lines counted
     and the block cut by C-level byte searches, not a ``readline`` per line): the
-    compiled readers' source. ``bytes read`` counts the bytes read ahead too."""
+    compiled readers' source. ``bytes read`` counts the bytes read ahead too.
+
+    ``whole``: the file is being read whole (in memory): the memory is checked for all
+    the file read so far, as :func:`~perceptrons.io.formats.read_data` checks it."""
     stream, counter = open_binary(name)
     first_line = 1
     rest = b""  # bytes read past the last block
     eof = False
+    read_before = 0  # the bytes of the blocks before (whole)
     with stream, counter:
         while True:
-            with out_of_memory_in_one_line(
-                f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY
-            ):
-                block, rest, eof = _next_lines(stream, name, chunk_size, first_line, rest, eof)
+            what, lower = f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY
+            if whole:
+                what, lower = f"{name}: reading it whole", _READ_WHOLE_REMEDY
+            with out_of_memory_in_one_line(what, lower):
+                block, rest, eof = _next_lines(
+                    stream,
+                    name,
+                    chunk_size,
+                    first_line,
+                    rest,
+                    eof,
+                    (read_before, first_line - 1) if whole else None,
+                )
             if not block:
                 return
             n_lines = block.count(b"\n") + (not block.endswith(b"\n"))
             yield block, first_line, counter.tell()
             first_line += n_lines
+            read_before += len(block)
 
 
 def _next_lines(
-    stream, name: str, chunk_size: int, first_line: int, rest: bytes, eof: bool
+    stream,
+    name: str,
+    chunk_size: int,
+    first_line: int,
+    rest: bytes,
+    eof: bool,
+    whole: tuple[int, int] | None = None,
 ) -> tuple[bytes, bytes, bool]:
     """The next ``chunk_size`` lines (the bytes ``rest`` first, then the stream's), the
     bytes after them, and whether the stream is done; the memory checked as pieces
-    arrive, as :func:`_read_lines` does."""
+    arrive, as :func:`_read_lines` does, or (``whole``: the bytes and lines of the
+    file before the block) for the whole file read so far."""
     parts = [rest]
     n_bytes, n_lines = len(rest), rest.count(b"\n")
     while n_lines < chunk_size and not eof:
@@ -140,8 +164,12 @@ def _next_lines(
         n_lines += piece.count(b"\n")
         last = piece.rfind(b"\n")
         line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
-        what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
-        check_in_memory(what, n_bytes, n_lines, lower)
+        if whole is not None:
+            what = f"{name}: reading it whole"
+            check_in_memory(what, whole[0] + n_bytes, whole[1] + n_lines, _READ_WHOLE_REMEDY)
+        else:
+            what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
+            check_in_memory(what, n_bytes, n_lines, lower)
     data = b"".join(parts) if len(parts) > 1 else parts[0]
     if n_lines < chunk_size:  # the stream is done: the whole rest
         return data, b"", eof
@@ -675,7 +703,9 @@ def _pairs_label_chunks(
         yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
 
-def _pairs_read(name: str, reader: _PairsReader, size: int, skip_bad_lines: bool):
+def _pairs_read(
+    name: str, reader: _PairsReader, size: int, skip_bad_lines: bool, *, whole: bool = False
+):
     """The blocks of ``size`` lines of a ``vw`` or ``counts`` file, read by ``reader``
     in a thread ahead of the consumer (those without an example left out)."""
     # What iter_chunks gives read_data for a block the kernel leaves to it.
@@ -687,7 +717,7 @@ def _pairs_read(name: str, reader: _PairsReader, size: int, skip_bad_lines: bool
     }
 
     def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read in _byte_line_blocks(name, size):
+        for raw, first_line, bytes_read in _byte_line_blocks(name, size, whole=whole):
             if reader.parts:
                 yield from reader.read_parts(raw, name, first_line, bytes_read, reference)
                 continue
@@ -757,7 +787,7 @@ def read_pairs(
     parts: list[sp.csr_matrix] = []
     labels: list[np.ndarray] = []
     weights: list[np.ndarray | None] = []
-    for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines):
+    for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines, whole=True):
         X, y, w = _pairs_features(batch, featurizer, fit=fit)
         assert y is not None  # labels required
         parts.append(X)

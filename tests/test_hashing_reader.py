@@ -195,14 +195,14 @@ def test_kernel_checks_its_buffers():
     )
     state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
     table = (slots, np.empty(64, dtype=np.uint8), np.zeros(hashing.META_SIZE, dtype=np.int64))
-    status = hashing.parse_pairs(raw, True, True, 8, small, table, state)
+    status = hashing.parse_pairs(raw, True, True, 8, True, small, table, state)
     assert status == hashing.NO_ROOM  # 3 values do not fit in 2: stopped, nothing past
     bad = (slots[:, :3].copy(), table[1], table[2])  # too narrow: refused, nothing written
     with pytest.raises(ValueError, match="too narrow"):
-        hashing.parse_pairs(raw, True, True, 8, small, bad, state)
+        hashing.parse_pairs(raw, True, True, 8, True, small, bad, state)
     odd = (np.full((6, hashing.SLOT_WIDTH), -2, dtype=np.int64), table[1], table[2])
     with pytest.raises(ValueError, match="power of two"):
-        hashing.parse_pairs(raw, True, True, 8, small, odd, state)
+        hashing.parse_pairs(raw, True, True, 8, True, small, odd, state)
     with pytest.raises(ValueError, match="outside the table"):
         hashing.remove_names(slots, np.array([16]), 1)
     with pytest.raises(ValueError, match="twice the names"):
@@ -213,7 +213,9 @@ def test_kernel_checks_its_buffers():
         np.empty(64, np.uint8),
         np.zeros(2, np.int64),
     )
-    assert hashing.parse_pairs(raw, True, True, 8, small, tiny_table, state) == hashing.NO_ROOM
+    assert (
+        hashing.parse_pairs(raw, True, True, 8, True, small, tiny_table, state) == hashing.NO_ROOM
+    )
 
 
 # ------------------------------------------------------------------ streamed models

@@ -39,6 +39,33 @@ def _pairs(text: str, lowercase: bool) -> list[tuple[str, float]]:
     return pairs
 
 
+def _sum_repeats(X: sp.csr_array) -> sp.csr_array:
+    """``X.sum_duplicates()`` for a matrix whose rows are sorted but those with a
+    repeated column: only those go through scipy (which sorts and sums each row on its
+    own), the others are already as it leaves them."""
+    indices, indptr = X.indices, X.indptr
+    step = np.diff(indices) <= 0  # step[k]: position k + 1 not after position k
+    starts = indptr[1:-1]
+    step[starts[(starts > 0) & (starts < len(indices))] - 1] = False  # rows' first values
+    rows = np.unique(np.searchsorted(indptr, np.flatnonzero(step) + 1, side="right") - 1)
+    if len(rows) == 0:
+        X.has_canonical_format = True
+        return X
+    if len(rows) > max(8, X.shape[0] // 100):  # many: the whole matrix at once
+        X.sum_duplicates()
+        return X
+    summed = X[rows]
+    summed.sum_duplicates()
+    pieces, previous = [], 0
+    for k, row in enumerate(rows.tolist()):
+        pieces += [X[previous:row], summed[k : k + 1]]
+        previous = row + 1
+    pieces.append(X[previous:])
+    X = sp.vstack(pieces, format="csr")
+    X.has_canonical_format = True
+    return X
+
+
 class _PairsVectorizer:
     """``name:value`` documents to a sparse matrix: the part of scikit-learn's vectorizer
     interface :class:`~perceptrons.TextFeaturizer` uses, for ``tokenizer="pairs"``.
@@ -126,7 +153,12 @@ class _PairsVectorizer:
         return self._finish(X)
 
     def hashed_matrix(
-        self, indices: np.ndarray, indptr: np.ndarray, values: np.ndarray
+        self,
+        indices: np.ndarray,
+        indptr: np.ndarray,
+        values: np.ndarray,
+        *,
+        canonical: bool = False,
     ) -> sp.csr_matrix:
         """What :meth:`transform` gives (hashing), from the arrays FeatureHasher's
         kernel makes: each row's columns and nonzero values in token order.
@@ -134,6 +166,10 @@ class _PairsVectorizer:
         The same steps as ``FeatureHasher.transform`` then :meth:`_finish`, so the sums
         of repeated columns are those of the same scipy calls on the same arrays, bit
         for bit. ``indices`` and ``values`` are the caller's (summed in place).
+        ``canonical``: every row without a repeated column has its columns ascending
+        already and every value is nonzero (what the compiled reader gives), so scipy
+        has to sort and sum only the rows with a repeat -- row by row, as it does for
+        the whole matrix, so the sums are the same.
         """
         assert self.n_features is not None
         if indptr[-1] > np.iinfo(np.int32).max:
@@ -144,7 +180,10 @@ class _PairsVectorizer:
         X = sp.csr_array(
             (values, indices, indptr), dtype=np.float64, shape=(len(indptr) - 1, self.n_features)
         )
-        X.sum_duplicates()  # FeatureHasher's
+        if canonical:
+            X = _sum_repeats(X)
+        else:
+            X.sum_duplicates()  # FeatureHasher's
         return self._finish(sp.csr_matrix(X))
 
     def _finish(self, X: sp.csr_matrix) -> sp.csr_matrix:

@@ -314,6 +314,15 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
             # row norm (tf-idf) sums in the same order and fit_transform equals
             # fit().transform() to the bit.
             counts.sort_indices()
+        X = self._fit_weighting(counts, vectorizer)
+        self._hashed_names = self.name_columns(texts) if self._keeps_names else None
+        return X
+
+    def _fit_weighting(self, counts: sp.csr_matrix, vectorizer: Any) -> sp.csr_matrix:
+        """Fit the step after counting (the idf) on ``counts``, what ``vectorizer`` gave
+        for the training texts (rows with sorted columns), and return the features: the
+        rest of :meth:`fit_transform`, for callers that count the texts themselves
+        (:func:`perceptrons.io.prepare.read_featurized`). Names are the caller's."""
         weighting = self._make_weighting()
         if weighting is not None and weighting.use_idf:
             # scikit-learn's idf is dense, as wide as the hashing space: the document
@@ -326,7 +335,6 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         X = counts if weighting is None else weighting.fit_transform(counts)
         self._vectorizer, self._weighting = vectorizer, weighting
         self.n_features_out_ = int(counts.shape[1])
-        self._hashed_names = self.name_columns(texts) if self._keeps_names else None
         return _canonical(X)
 
     def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:

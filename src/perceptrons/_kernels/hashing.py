@@ -17,16 +17,31 @@ line, a number not in ``fast_float``'s exact fast path, a non-finite scaled valu
 byte outside ASCII (Unicode whitespace and case rules are Python's), a ``counts``
 name holding ``|`` (hashed names are joined by ``|``), a block without rows.
 
-The names of the hashed columns are kept in a table of every name seen so far (open
-addressing on the name's hash; the bytes compared): each name not in it is added and
-recorded, so the caller learns the *new* names of a block, few after the first blocks.
+The names of the hashed columns (``names=True``) are kept in a table of every name seen
+so far (open addressing on the name's hash; the bytes compared): each name not in it is
+added and recorded, so the caller learns the *new* names of a block, few after the first
+blocks. ``names=False`` (a featurizer that keeps no names, a transform) leaves the table
+alone.
+
+Each row without a repeated column (of at most ``_SORT_MAX`` values) leaves sorted by
+column; ``state[SORTED]`` says whether every row did, so that scipy need sort and sum
+only the rows with a repeat (their sums in scipy's order, bit for bit).
 """
 
+import warnings
+
 import numpy as np
+from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import register_jitable
 
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.parse import fast_float
+
+# parse_pairs inlines _add_name and murmurhash3_32 at both places it appends a value,
+# which trips a pedantic self-check of Numba's SSA pass ("variable ... is not in
+# scope", an internal assumption, not an error in the code: the tests check the kernel
+# against the reference) printed when the kernel compiles. Only that check is silenced.
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning, module=r"numba\.core\.ssa")
 
 # Return codes.
 OK = 0
@@ -39,7 +54,11 @@ NNZ = 1
 RECORDS = 2  # names added to the table by this block
 WEIGHTED = 3  # some row gave an importance (vw)
 LINE = 4  # the line the kernel stopped at (FALLBACK, NO_ROOM)
-STATE_SIZE = 5
+# Every row's columns strictly ascending (no repeat): the matrix is canonical. Either
+# way, each row without a repeat (of at most _SORT_MAX values) is sorted.
+SORTED = 5
+STATE_SIZE = 6
+_SORT_MAX = 64  # a row of more values, not in order already, is left to scipy
 
 # Columns of the name table's slots (an int64 array of shape (capacity, 6)): the name's
 # hash, column, bytes in the store, and its first 16 bytes packed (zeros after the end)
@@ -192,25 +211,41 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
 
 
 @register_jitable
-def _feature(scratch, length, value, n_features, table, data, indices, records, state, nnz):
-    """Hash the name in ``scratch[:length]``, note it in the table, append its value
-    unless 0 (FeatureHasher drops zeros). Returns the new nnz, or -1: no room."""
-    slots, store, meta = table
-    h = murmurhash3_32(scratch, 0, length, 0)
-    column = hashed_column(h, n_features)
-    if _add_name(scratch, length, h & _MASK32, column, slots, store, meta, records, state) < 0:
-        return -1
-    if value != 0.0:
-        if nnz >= data.shape[0] or nnz >= indices.shape[0]:
-            return -1
-        data[nnz] = value
-        indices[nnz] = column
-        nnz += 1
-    return nnz
+def _sort_row(indices, data, start, stop, sort_columns, sort_values):
+    """Sort the row ``indices[start:stop]`` (and its ``data``) by column when no column
+    repeats, and say whether it did; a row with a repeat (or too long to sort here) is
+    left as it is, its sum for scipy to do in scipy's order. Insertion sort into the
+    ``sort_*`` arrays, the row written back only once known to have no repeat."""
+    n = stop - start
+    ascending = True
+    for k in range(start + 1, stop):
+        if indices[k] <= indices[k - 1]:
+            ascending = False
+            break
+    if ascending:
+        return True
+    if n > sort_columns.shape[0] or n > sort_values.shape[0]:
+        return False
+    for k in range(n):
+        column = indices[start + k]
+        value = data[start + k]
+        j = k
+        while j > 0 and sort_columns[j - 1] > column:
+            sort_columns[j] = sort_columns[j - 1]
+            sort_values[j] = sort_values[j - 1]
+            j -= 1
+        if j > 0 and sort_columns[j - 1] == column:
+            return False  # a repeat: the row is left untouched
+        sort_columns[j] = column
+        sort_values[j] = value
+    for k in range(n):
+        indices[start + k] = sort_columns[k]
+        data[start + k] = sort_values[k]
+    return True
 
 
 @cached_njit(nogil=True)
-def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
+def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     """Parse every line of ``buf`` (whole lines; the last may lack ``\\n``).
 
     Parameters
@@ -223,6 +258,9 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
         Lowercase the names (ASCII; other bytes are a ``FALLBACK``).
     n_features : int
         Hashed columns, in ``[1, 2**31 - 2]``.
+    names : bool
+        Keep the names in ``table`` and record the new ones (else ``table`` is left
+        alone and ``records`` stays empty).
     out : tuple of arrays
         ``(data float64, indices int32, indptr int64, labels float64, label_spans
         int64 (n, 2), weights float64, records int64, scratch uint8)``: per value its
@@ -252,32 +290,35 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
         raise ValueError("parse_pairs: the table's capacity must be a power of two")
     if not 0 <= meta[STORE_USED] <= store.shape[0] or 2 * meta[ENTRIES] > slots.shape[0]:
         raise ValueError("parse_pairs: the table's counts do not fit its arrays")
+    # One column and no names (the labels-only pass of stream.scan): no hash needed.
+    hashed = n_features > 1 or names
     end = buf.shape[0]
     state[:] = 0
     rows = 0
     nnz = 0
     weighted = 0
     line = 0
+    in_order = True  # every row so far sorted without a repeated column
+    sort_columns = np.empty(_SORT_MAX, dtype=np.int32)
+    sort_values = np.empty(_SORT_MAX, dtype=np.float64)
     head_start = np.empty(5, dtype=np.int64)
     head_stop = np.empty(5, dtype=np.int64)
     indptr[0] = 0
     pos = 0
     status = OK
     while pos < end:
+        # The line's end, whether it is blank, whether it is ASCII: one pass.
         q = pos
-        while q < end and buf[q] != _LF:
+        blank = True
+        while q < end:
+            c = buf[q]
+            if c == _LF or c >= 128:
+                break
+            if blank and not _WS[c]:
+                blank = False
             q += 1
         line += 1
-        blank = True
-        ascii = True
-        for i in range(pos, q):
-            c = buf[i]
-            if c >= 128:
-                ascii = False
-                break
-            if not _WS[c]:
-                blank = False
-        if not ascii:
+        if q < end and buf[q] >= 128:
             status = FALLBACK
             break
         if blank:
@@ -384,20 +425,26 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
                     for i in range(start, c):
                         scratch[length] = _lower(buf[i], lowercase)
                         length += 1
-                    nnz = _feature(
-                        scratch,
-                        length,
-                        value,
-                        n_features,
-                        table,
-                        data,
-                        indices,
-                        records,
-                        state,
-                        nnz,
-                    )
-                    if nnz < 0:
+                    # (Written out here: a call per value, inlined or not, made the
+                    # kernel twice as slow.)
+                    h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                    column = hashed_column(h, n_features)
+                    if (
+                        names
+                        and _add_name(
+                            scratch, length, h & _MASK32, column, slots, store, meta, records, state
+                        )
+                        < 0
+                    ):
+                        nnz = -1
                         break
+                    if value != 0.0:  # FeatureHasher drops zeros
+                        if nnz >= data.shape[0] or nnz >= indices.shape[0]:
+                            nnz = -1
+                            break
+                        data[nnz] = value
+                        indices[nnz] = column
+                        nnz += 1
                 if not ok or nnz < 0 or e >= q:
                     break
                 s = e + 1
@@ -451,17 +498,32 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
                     length += 1
                 if not ok:
                     break
-                nnz = _feature(
-                    scratch, length, number, n_features, table, data, indices, records, state, nnz
-                )
-                if nnz < 0:
+                h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                column = hashed_column(h, n_features)
+                if (
+                    names
+                    and _add_name(
+                        scratch, length, h & _MASK32, column, slots, store, meta, records, state
+                    )
+                    < 0
+                ):
+                    nnz = -1
                     break
+                if number != 0.0:
+                    if nnz >= data.shape[0] or nnz >= indices.shape[0]:
+                        nnz = -1
+                        break
+                    data[nnz] = number
+                    indices[nnz] = column
+                    nnz += 1
         if nnz < 0:
             status = NO_ROOM
             break
         if not ok:
             status = FALLBACK
             break
+        if not _sort_row(indices, data, indptr[rows], nnz, sort_columns, sort_values):
+            in_order = False
         labels[rows] = label
         weights[rows] = weight
         rows += 1
@@ -473,6 +535,7 @@ def parse_pairs(buf, vw, lowercase, n_features, out, table, state):
     state[NNZ] = max(nnz, 0)
     state[WEIGHTED] = weighted
     state[LINE] = line
+    state[SORTED] = in_order
     return status
 
 

@@ -116,17 +116,40 @@ def say(args: argparse.Namespace, text: str = "") -> None:
         print(text, file=sys.stderr if getattr(args, "json", False) else sys.stdout, flush=True)
 
 
-def read(args: argparse.Namespace, path: str, *, labels: bool | None, model: Any = None):
-    """Read a data file with the input options; for ``model``, fitted to that model."""
+def read(
+    args: argparse.Namespace,
+    path: str,
+    *,
+    labels: bool | None,
+    model: Any = None,
+    featurizer: Any = None,
+    fit: bool = True,
+):
+    """Read a data file with the input options; for ``model``, fitted to that model.
+
+    With a ``featurizer`` (and ``labels``), a ``vw`` or ``counts`` file is read and
+    featurized in one pass where :func:`~perceptrons.io.prepare.read_featurized` can
+    (``X`` then holds the features, fitting the featurizer when ``fit``)."""
     from perceptrons.io.formats import read_data
-    from perceptrons.io.prepare import read_for_model
+    from perceptrons.io.prepare import read_featurized, read_for_model
 
     options = {
         "format": args.format,
         "skip_bad_lines": args.skip_bad_lines,
         "label_column": args.label_column,
     }
-    if model is None:
+    dataset = None
+    if featurizer is not None and labels:
+        dataset = read_featurized(
+            path,
+            featurizer,
+            fit=fit,
+            format=args.format,
+            skip_bad_lines=args.skip_bad_lines,
+        )
+    if dataset is not None:
+        pass
+    elif model is None:
         dataset = read_data(path, labels=labels, **options)
     else:
         dataset = read_for_model(path, model, labels=labels, **options)

@@ -43,10 +43,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.stream:
         return _train_stream(args)
     started = time.perf_counter()
-    train = read(args, args.data[0], labels=True)
-    dev = read(args, args.dev, labels=True) if args.dev else None
-    estimator = make_estimator(args, labels=train.y, text=train.texts is not None)
-    featurizer = make_featurizer(args, train.format) if train.texts is not None else None
+    featurizer = _pairs_featurizer(args, args.data[0])
+    train = read(args, args.data[0], labels=True, featurizer=featurizer, fit=True)
+    featurized = featurizer is not None and train.texts is None  # read_featurized's
+    dev = None
+    if args.dev:
+        dev = read(
+            args, args.dev, labels=True, featurizer=featurizer if featurized else None, fit=False
+        )
+    text = featurized or train.texts is not None
+    estimator = make_estimator(args, labels=train.y, text=text)
+    if not featurized:
+        featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
     sample_weight = train.sample_weight
     parallel = mixing.mixing_requested(args)
@@ -99,6 +107,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
+
+
+def _pairs_featurizer(args: argparse.Namespace, path: str):
+    """The featurizer of a ``vw`` or ``counts`` file, made before reading it so that
+    the file is read and featurized in one pass (``read``'s ``featurizer``); ``None``
+    for other files (and standard input), featurized after reading."""
+    from perceptrons.io.formats import WEIGHTED_TEXT_FORMATS, detect_format
+
+    fmt = args.format
+    if fmt == "auto":
+        if path == "-" or not os.path.isfile(path):
+            return None  # read_data words what is wrong
+        fmt = detect_format(path)
+    if fmt not in WEIGHTED_TEXT_FORMATS or args.ngrams > 1:  # --ngrams: make_featurizer's error
+        return None
+    return make_featurizer(args, fmt)
 
 
 def _train_files(args: argparse.Namespace) -> int:
@@ -264,7 +288,9 @@ def _train_stream(args: argparse.Namespace) -> int:
             cache=False if args.no_cache else (args.cache_dir or None),
             random_state=args.seed,
             skip_bad_lines=args.skip_bad_lines,
-            progress=progress,
+            # Without a bar shown, no progress calls: each makes the model current
+            # (a dense average per chunk for the averaged perceptron).
+            progress=None if bar.disable else progress,
             on_epoch=on_epoch,
         )
     path = save_model(args, model, estimator)

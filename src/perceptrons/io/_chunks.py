@@ -4,10 +4,12 @@
 :func:`~perceptrons.io.formats.read_data` (``_line_chunks``), svmlight through the
 compiled reader into CSR buffers reused from chunk to chunk (``_svmlight_chunks``), and
 ``vw`` and ``counts`` files through the compiled hashing reader (``_PairsReader``,
-``_pairs_batches``); the reader thread that parses ahead of training (``_prefetched``).
-:mod:`perceptrons.io.stream` documents how they are used and holds the public entry
-points (:func:`~perceptrons.io.stream.iter_chunks`, :func:`~perceptrons.io.stream.scan`,
-:func:`~perceptrons.io.stream.fit_stream`) and the training loop.
+``_pairs_batches``), which also reads a whole such file in memory (``read_pairs``, behind
+:func:`perceptrons.io.prepare.read_featurized`); the reader thread that parses ahead of
+training (``_prefetched``). :mod:`perceptrons.io.stream` documents how they are used and
+holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
+:func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
+training loop.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from perceptrons.io.formats import (
     svmlight_block_data,
 )
 from perceptrons.io.formats._common import (
+    _READ_WHOLE_REMEDY,
     check_in_memory,
     open_binary,
     out_of_memory_in_one_line,
@@ -53,6 +56,7 @@ _GROUP_PIECES = 256  # ...this many pieces at a time, the memory checked between
 _UTF8_BOM = b"\xef\xbb\xbf"
 _NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
+_MAX_FALLBACKS = 32  # lines of a block read alone by the reference reader (read_parts)
 
 
 @dataclass
@@ -93,6 +97,92 @@ def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]
                 return
             yield block, first_line, counter.tell()
             first_line += n_lines
+
+
+def _byte_line_blocks(
+    name: str, chunk_size: int, *, whole: bool = False
+) -> Iterator[tuple[bytes, int, int]]:
+    """:func:`_line_blocks`' blocks, read ``_READ_BYTES`` at a time (the lines counted
+    and the block cut by C-level byte searches, not a ``readline`` per line): the
+    compiled readers' source. ``bytes read`` counts the bytes read ahead too.
+
+    ``whole``: the file is being read whole (in memory): the memory is checked for all
+    the file read so far, as :func:`~perceptrons.io.formats.read_data` checks it."""
+    stream, counter = open_binary(name)
+    first_line = 1
+    rest = b""  # bytes read past the last block
+    eof = False
+    read_before = 0  # the bytes of the blocks before (whole)
+    with stream, counter:
+        while True:
+            what, lower = f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY
+            if whole:
+                what, lower = f"{name}: reading it whole", _READ_WHOLE_REMEDY
+            with out_of_memory_in_one_line(what, lower):
+                block, rest, eof = _next_lines(
+                    stream,
+                    name,
+                    chunk_size,
+                    first_line,
+                    rest,
+                    eof,
+                    (read_before, first_line - 1) if whole else None,
+                )
+            if not block:
+                return
+            n_lines = block.count(b"\n") + (not block.endswith(b"\n"))
+            yield block, first_line, counter.tell()
+            first_line += n_lines
+            read_before += len(block)
+
+
+def _next_lines(
+    stream,
+    name: str,
+    chunk_size: int,
+    first_line: int,
+    rest: bytes,
+    eof: bool,
+    whole: tuple[int, int] | None = None,
+) -> tuple[bytes, bytes, bool]:
+    """The next ``chunk_size`` lines (the bytes ``rest`` first, then the stream's), the
+    bytes after them, and whether the stream is done; the memory checked as pieces
+    arrive, as :func:`_read_lines` does, or (``whole``: the bytes and lines of the
+    file before the block) for the whole file read so far."""
+    parts = [rest]
+    n_bytes, n_lines = len(rest), rest.count(b"\n")
+    while n_lines < chunk_size and not eof:
+        try:
+            piece = stream.read(_READ_BYTES)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataFormatError(name, f"corrupt gzip data ({exc})") from None
+        if not piece:
+            eof = True
+            break
+        parts.append(piece)
+        n_bytes += len(piece)
+        n_lines += piece.count(b"\n")
+        last = piece.rfind(b"\n")
+        line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
+        if whole is not None:
+            what = f"{name}: reading it whole"
+            check_in_memory(what, whole[0] + n_bytes, whole[1] + n_lines, _READ_WHOLE_REMEDY)
+        else:
+            what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
+            check_in_memory(what, n_bytes, n_lines, lower)
+    data = b"".join(parts) if len(parts) > 1 else parts[0]
+    if n_lines < chunk_size:  # the stream is done: the whole rest
+        return data, b"", eof
+    # Cut after the chunk_size-th newline: it lies in the last piece.
+    before = n_lines - data.count(b"\n", len(data) - len(parts[-1]))
+    tail = np.frombuffer(parts[-1], dtype=np.uint8)
+    cut = (
+        len(data)
+        - len(parts[-1])
+        + int(np.flatnonzero(tail == _NEWLINE)[chunk_size - before - 1])
+        + 1
+    )
+    return data[:cut], data[cut:], eof
 
 
 def _chunk_cost(
@@ -187,16 +277,19 @@ class _PairsReader:
     block takes the reference path.
     """
 
-    def __init__(self, featurizer: TextFeaturizer, fmt: str) -> None:
+    def __init__(self, featurizer: TextFeaturizer, fmt: str, *, names: bool = True) -> None:
         from perceptrons._kernels import hashing
 
         self._hashing = hashing
         self.fmt = fmt
         if not 1 <= featurizer.n_features <= 2**31 - 2:  # the kernel takes h % n_features
             raise ValueError(f"n_features must be in [1, 2**31 - 2], got {featurizer.n_features}")
+        # The names of the hashed columns: kept unless the featurizer keeps none
+        # (hashed_names=False) or the caller only transforms (``names=False``).
+        self.names = names and bool(getattr(featurizer, "hashed_names", True))
         if hasattr(featurizer, "n_features_out_"):
             self.vectorizer = featurizer._vectorizer
-            self.compiled = featurizer._hashed_names_normalized()
+            self.compiled = not self.names or featurizer._hashed_names_normalized()
         else:
             featurizer._validate_params()
             self.vectorizer = featurizer._make_vectorizer()
@@ -209,6 +302,10 @@ class _PairsReader:
         self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
         self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
         self.source = "<data>"  # the file read, named when an allocation is refused
+        # The lines the reference reader skipped (skip_bad_lines), when set to a list.
+        self.skipped: list[tuple[int, str]] | None = None
+        self.labels_only = False  # the compiled blocks' labels and weights, no matrix
+        self.parts = False  # a block may be read as several batches (read_parts)
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
@@ -220,10 +317,66 @@ class _PairsReader:
             batch = self._compiled(raw, bytes_read)
             if batch is not None:
                 return batch
-        data = _parse(raw, self.fmt, name, first_line, **options)
-        if self.fmt == "counts" and b"|" in raw:
+        return self._reference(raw, name, first_line, bytes_read, options)
+
+    def _reference(
+        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+    ) -> _PairsBatch | None:
+        """Lines through the reference reader (``read_data``)."""
+        data = _parse(raw, self.fmt, name, first_line, self.skipped, **options)
+        if self.names and self.fmt == "counts" and b"|" in raw:
             self.compiled = False  # a name may hold "|": the names stop being normalized
         return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
+
+    def read_parts(
+        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+    ) -> list[_PairsBatch]:
+        """:meth:`read` of a block whose rows need not stay one batch (the batches of a
+        whole file read in memory): where the kernel gives up, only the lines up to the
+        one it stopped at go to the reference reader, the lines before it and after it
+        back to the kernel."""
+        hashing = self._hashing
+        batches: list[_PairsBatch] = []
+        newlines = None  # the block's newline offsets, found at the first fallback
+        start = 0  # the unread rest is raw[start:], from line first_line
+        # Each fallback costs a pass over the rest of the block (its copy, its lines
+        # counted): past this many, the rest goes to the reference reader at once.
+        fallbacks = 0
+        while start < len(raw):
+            rest = raw[start:] if start else raw
+            if fallbacks == _MAX_FALLBACKS or not self.compiled:
+                batch = self._reference(rest, name, first_line, bytes_read, options)
+                return batches if batch is None else [*batches, batch]
+            fallbacks += 1
+            self.source = name
+            batch = self._compiled(rest, bytes_read)
+            if batch is not None:
+                return [*batches, batch]
+            if newlines is None:
+                newlines = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == _NEWLINE)
+            # The kernel stopped at line `stop` of the rest, after `rows` rows.
+            stop, rows = int(self.state[hashing.LINE]), int(self.state[hashing.ROWS])
+            before = int(np.searchsorted(newlines, start))  # the lines before the rest
+            line_start = int(newlines[before + stop - 2]) + 1 if stop >= 2 else start
+            line_end = (
+                int(newlines[before + stop - 1]) + 1
+                if before + stop - 1 < len(newlines)
+                else len(raw)
+            )
+            if rows > 0:  # the lines before the stop, which the kernel reads
+                head = self._compiled(raw[start:line_start], bytes_read)
+                assert head is not None  # the same lines read again
+                batches.append(head)
+                reference_from, reference_line = line_start, first_line + stop - 1
+            else:
+                reference_from, reference_line = start, first_line
+            batch = self._reference(
+                raw[reference_from:line_end], name, reference_line, bytes_read, options
+            )
+            if batch is not None:
+                batches.append(batch)
+            start, first_line = line_end, first_line + stop
+        return batches
 
     def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
         """Output arrays that hold any block of this size (grown, never shrunk)."""
@@ -288,6 +441,7 @@ class _PairsReader:
                 vw=self.fmt == "vw",
                 lowercase=bool(vectorizer.lowercase),
                 n_features=int(vectorizer.n_features),
+                names=self.names,
                 out=out,
                 table=(self.slots, self.store, self.meta),
                 state=state,
@@ -299,17 +453,26 @@ class _PairsReader:
                 return None
             self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
-        added = records[: state[hashing.RECORDS]]
-        columns = self.slots[added, hashing.COLUMN]
-        offsets = self.slots[added, hashing.OFFSET].tolist()
-        lengths = self.slots[added, hashing.LENGTH].tolist()
-        store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
-        names = [store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)]
-        X = vectorizer.hashed_matrix(
-            indices[:nnz].copy(), indptr[: rows + 1].copy(), data[:nnz].copy()
-        )
+        columns, names = None, None
+        if self.names:
+            added = records[: state[hashing.RECORDS]]
+            columns = self.slots[added, hashing.COLUMN]
+            offsets = self.slots[added, hashing.OFFSET].tolist()
+            lengths = self.slots[added, hashing.LENGTH].tolist()
+            store = self.store[: self.meta[hashing.STORE_USED]].tobytes()
+            names = [
+                store[o : o + n].decode("ascii") for o, n in zip(offsets, lengths, strict=True)
+            ]
+        X = None
+        if not self.labels_only:
+            X = vectorizer.hashed_matrix(
+                indices[:nnz].copy(),
+                indptr[: rows + 1].copy(),
+                data[:nnz].copy(),
+                canonical=bool(state[hashing.SORTED]),
+            )
         if self.fmt == "vw":
-            y = numeric_labels(labels[:rows].tolist())
+            y = numeric_labels(labels[:rows].copy())
         else:
             y = np.asarray([raw[a:b].decode("ascii") for a, b in spans[:rows].tolist()])
         w = weights[:rows].copy() if state[hashing.WEIGHTED] else None
@@ -492,8 +655,12 @@ def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any
         reader.join()
 
 
-def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
-    """One chunk through the in-memory reader; line numbers shifted to the file's."""
+def _parse(
+    raw: bytes, fmt, name, first_line, skipped: list | None = None, **options
+) -> LabeledData | None:
+    """One chunk through the in-memory reader; line numbers shifted to the file's.
+    ``skipped`` (a list) gets the lines skipped, those of a chunk of bad lines only
+    (``None`` returned) included."""
     if not raw.strip():
         return None
     offset = first_line - 1
@@ -501,11 +668,15 @@ def _parse(raw: bytes, fmt, name, first_line, **options) -> LabeledData | None:
         parsed = read_data("-", fmt, stdin=io.BytesIO(raw), **options)
     except DataFormatError as error:
         if error.reason.startswith("no valid lines") and options["skip_bad_lines"]:
-            return None  # every line of this chunk was bad: counted by the caller below
+            if skipped is not None:
+                skipped.extend((line + offset, reason) for line, reason in error.skipped)
+            return None  # every line of this chunk was bad
         line = None if error.line is None else error.line + offset
         raise DataFormatError(name, error.reason, line) from None
     parsed.source = name
     parsed.skipped = [(line + offset, reason) for line, reason in parsed.skipped]
+    if skipped is not None:
+        skipped.extend(parsed.skipped)
     return parsed
 
 
@@ -517,9 +688,11 @@ def _pairs_label_chunks(
     :func:`~perceptrons.io.stream.scan`."""
     from perceptrons.features import TextFeaturizer
 
-    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt)
+    # One column and no names: the kernel only reads the lines (no hashing, no table).
+    reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt, names=False)
+    reader.labels_only = True
     reference = {"labels": True, "n_features": None, "zero_based": "auto"}
-    for raw, first_line, bytes_read in _line_blocks(name, chunk_size):
+    for raw, first_line, bytes_read in _byte_line_blocks(name, chunk_size):
         options = {**reference, "skip_bad_lines": skip_bad_lines}
         batch = reader.read(raw, name, first_line, bytes_read, options)
         if batch is None:
@@ -530,35 +703,130 @@ def _pairs_label_chunks(
         yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
 
-def _pairs_batches(name, options, featurizer, reader: _PairsReader):
-    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
-    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
-    names here, in file order."""
-    size = options["chunk_size"]
+def _pairs_read(
+    name: str, reader: _PairsReader, size: int, skip_bad_lines: bool, *, whole: bool = False
+):
+    """The blocks of ``size`` lines of a ``vw`` or ``counts`` file, read by ``reader``
+    in a thread ahead of the consumer (those without an example left out)."""
     # What iter_chunks gives read_data for a block the kernel leaves to it.
     reference = {
         "labels": True,
         "n_features": None,
         "zero_based": "auto",
-        "skip_bad_lines": options["skip_bad_lines"],
+        "skip_bad_lines": skip_bad_lines,
     }
 
     def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read in _line_blocks(name, size):
+        for raw, first_line, bytes_read in _byte_line_blocks(name, size, whole=whole):
+            if reader.parts:
+                yield from reader.read_parts(raw, name, first_line, bytes_read, reference)
+                continue
             batch = reader.read(raw, name, first_line, bytes_read, reference)
             if batch is not None:
                 yield batch
 
-    for batch in _prefetched(source, _QUEUE_DEPTH):
-        if batch.data is not None:  # the reference path
-            data = batch.data
-            yield _features(data, featurizer), data.y, data.sample_weight, batch.bytes_read
-            continue
-        if not hasattr(featurizer, "n_features_out_"):
-            featurizer.fit([""])  # the state fit_transform would give, without names
-        assert batch.new_columns is not None and batch.new_names is not None
+    return _prefetched(source, _QUEUE_DEPTH)
+
+
+def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
+    """(X, y, sample weights or None) of a block read by :class:`_PairsReader`: the
+    featurizer's output for its documents, the featurizer learning their names
+    (``fit``, as ``partial_fit``) or not (as ``transform``)."""
+    if batch.data is not None:  # the reference path
+        data = batch.data
+        X = _features(data, featurizer) if fit else featurizer.transform(data.texts)
+        return X, data.y, data.sample_weight
+    if not hasattr(featurizer, "n_features_out_"):
+        featurizer.fit([""])  # the state fit_transform would give, without names
+    if batch.new_columns is not None:
+        assert batch.new_names is not None
         featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
-        yield featurizer._weigh(batch.X), batch.y, batch.sample_weight, batch.bytes_read
+    return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+
+
+def _pairs_batches(name, options, featurizer, reader: _PairsReader):
+    """(X, y, sample weights or None, bytes read) per block of a ``vw`` or ``counts``
+    file, read by ``reader`` in a thread ahead of training; the featurizer learns the
+    names here, in file order."""
+    for batch in _pairs_read(name, reader, options["chunk_size"], options["skip_bad_lines"]):
+        yield (*_pairs_features(batch, featurizer, fit=True), batch.bytes_read)
+
+
+def read_pairs(
+    name: str,
+    fmt: str,
+    featurizer: TextFeaturizer,
+    *,
+    fit: bool,
+    skip_bad_lines: bool = False,
+    chunk_size: int = 10_000,
+) -> LabeledData:
+    """A whole ``vw`` or ``counts`` file featurized by a hashing ``tokenizer="pairs"``
+    featurizer (weighting ``"tf"`` or ``"binary"``), through the compiled hashing reader
+    a block at a time: what :func:`read_data` (labels required) then the featurizer's
+    ``fit_transform`` (``fit``) or ``transform`` of its texts give, bit for bit,
+    without the texts.
+
+    Blocks the kernel cannot read exactly go through :func:`read_data` and the
+    featurizer, which word the errors (``PATH:LINE``).
+
+    Returns
+    -------
+    LabeledData
+        ``X`` the featurizer's output and ``texts`` ``None``; labels, importance
+        weights and skipped lines as :func:`read_data` gives them for the whole file.
+    """
+    from perceptrons.features import _canonical
+
+    if fit:
+        featurizer.fit([""])  # fit_transform starts afresh: no names yet
+    reader = _PairsReader(featurizer, fmt, names=fit)
+    reader.parts = True  # a line the kernel leaves costs that line, not its block
+    skipped: list[tuple[int, str]] = []
+    reader.skipped = skipped
+    parts: list[sp.csr_matrix] = []
+    labels: list[np.ndarray] = []
+    weights: list[np.ndarray | None] = []
+    for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines, whole=True):
+        X, y, w = _pairs_features(batch, featurizer, fit=fit)
+        assert y is not None  # labels required
+        parts.append(X)
+        labels.append(y)
+        weights.append(w)
+    if not parts:  # no example: the reference reader says why
+        data = read_data(name, fmt, labels=True, skip_bad_lines=skip_bad_lines)
+        assert data.texts is not None  # a text format
+        X = featurizer.fit_transform(data.texts) if fit else featurizer.transform(data.texts)
+        return LabeledData(
+            X=X,
+            texts=None,
+            y=data.y,
+            format=fmt,
+            source=name,
+            skipped=data.skipped,
+            sample_weight=data.sample_weight,
+        )
+    if fmt == "vw":  # integers only when every label of the file is one
+        y = numeric_labels(np.concatenate([part.astype(np.float64) for part in labels]))
+    else:
+        y = np.concatenate(labels)
+    sample_weight = None
+    if any(w is not None for w in weights):
+        sample_weight = np.concatenate(
+            [
+                np.ones(len(y_part)) if w is None else w
+                for w, y_part in zip(weights, labels, strict=True)
+            ]
+        )
+    return LabeledData(
+        X=_canonical(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
+        texts=None,
+        y=y,
+        format=fmt,
+        source=name,
+        skipped=skipped,
+        sample_weight=sample_weight,
+    )
 
 
 def _weights(data: LabeledData) -> np.ndarray:

@@ -12,6 +12,7 @@ file, the way the ``perceptrons`` command does:
 - :func:`read_for_model`: read a file for a trained model (numeric files get its width);
 - :func:`model_inputs`: what the model's ``predict`` takes from a data set;
 - :func:`model_labels`: a data set's labels as the model's classes, all of them known;
+- :func:`read_featurized`: a ``vw`` or ``counts`` file read and featurized in one pass;
 - :func:`training_features`: feature matrices of a training set and a development set;
 - :func:`pad_columns`: a sparse matrix widened to a given number of columns.
 
@@ -32,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,6 +43,7 @@ from perceptrons.io.formats import (
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
     LabeledData,
+    detect_format,
     read_data,
 )
 
@@ -51,6 +54,7 @@ __all__ = [
     "model_inputs",
     "model_labels",
     "pad_columns",
+    "read_featurized",
     "read_for_model",
     "split_model",
     "training_features",
@@ -115,6 +119,78 @@ def read_for_model(
     featurizer, estimator = split_model(model)
     n_features = None if featurizer is not None else estimator.n_features_in_
     return read_data(path, labels=labels, n_features=n_features, **options)
+
+
+def read_featurized(
+    path: str | os.PathLike[str],
+    featurizer: TextFeaturizer,
+    *,
+    fit: bool,
+    format: str = "auto",
+    skip_bad_lines: bool = False,
+) -> LabeledData | None:
+    """A labelled ``vw`` or ``counts`` file read and featurized in one pass, by the
+    compiled hashing reader (:mod:`perceptrons._kernels.hashing`).
+
+    The same result, bit for bit, as :func:`~perceptrons.io.formats.read_data` (labels
+    required) then ``featurizer.fit_transform`` (``fit``) or ``featurizer.transform``
+    of the texts, with the same errors, without forming the texts.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (not standard input).
+    featurizer : TextFeaturizer
+        A hashing featurizer with ``tokenizer="pairs"`` (any weighting: tf-idf is fitted
+        on the counts the reader makes); fitted in place when ``fit``, else fitted
+        already.
+    fit : bool
+        Fit the featurizer on the file (training data) or only transform.
+    format : str, default="auto"
+        The file's format.
+    skip_bad_lines : bool, default=False
+        As for :func:`~perceptrons.io.formats.read_data`.
+
+    Returns
+    -------
+    LabeledData or None
+        ``X`` holds the features and ``texts`` is ``None``; ``None`` when this path
+        does not apply (another format, standard input, another featurizer), for the
+        caller to read the file with :func:`~perceptrons.io.formats.read_data`.
+    """
+    from perceptrons.io._chunks import read_pairs
+
+    name = os.fspath(path)
+    if name == "-" or not _compiled_pairs(featurizer, fit):
+        return None
+    fmt = detect_format(name) if format == "auto" else format
+    if fmt not in WEIGHTED_TEXT_FORMATS:
+        return None
+    if featurizer._make_weighting() is None:  # counts or presence: the reader's output
+        return read_pairs(name, fmt, featurizer, fit=fit, skip_bad_lines=skip_bad_lines)
+    # tf-idf or sublinear counts: the reader counts (a featurizer of counts with the same
+    # hashing and names), then the featurizer weighs, fitting its idf on the counts of
+    # the training file as its fit_transform does on the counts of the texts.
+    featurizer._validate_params()
+    counter = type(featurizer)(**{**featurizer.get_params(), "weighting": "tf"})
+    counter.set_params(sublinear_tf=False)
+    if not fit:
+        counter.fit([""])  # hashing learns nothing but names, which a transform needs not
+    data = read_pairs(name, fmt, counter, fit=fit, skip_bad_lines=skip_bad_lines)
+    if not fit:
+        return replace(data, X=featurizer._weigh(data.X))
+    X = featurizer._fit_weighting(data.X, featurizer._make_vectorizer())
+    featurizer._hashed_names = counter._hashed_names
+    return replace(data, X=X)
+
+
+def _compiled_pairs(featurizer: Any, fit: bool) -> bool:
+    """Whether :func:`read_featurized` can read for ``featurizer``."""
+    return (
+        getattr(featurizer, "tokenizer", None) == "pairs"
+        and featurizer.vocabulary == "hashing"
+        and (fit or hasattr(featurizer, "n_features_out_"))
+    )
 
 
 def model_inputs(model: Any, data: LabeledData) -> list[str] | np.ndarray | sp.csr_matrix:
@@ -221,9 +297,11 @@ def training_features(
     Parameters
     ----------
     train : LabeledData
-        The training set.
+        The training set; a ``vw`` or ``counts`` file read by :func:`read_featurized`
+        holds its features already (``featurizer`` fitted by it).
     dev : LabeledData, optional
-        Development data, in the training set's kind (text or numeric).
+        Development data, in the training set's kind (text or numeric), read by
+        :func:`read_featurized` with the fitted featurizer or not.
     featurizer : TextFeaturizer, optional
         Required for text, fitted in place; ignored for numeric features.  The
         ``name:value`` documents of :data:`~perceptrons.io.formats.WEIGHTED_TEXT_FORMATS`
@@ -244,6 +322,13 @@ def training_features(
         Text without a featurizer, or ``name:value`` documents with a featurizer whose
         tokenizer is not ``"pairs"``.
     """
+    if train.texts is None and train.format in WEIGHTED_TEXT_FORMATS and train.X is not None:
+        # Featurized as read (read_featurized), by the fitted featurizer.
+        if dev is None or (dev.texts is None and dev.format in WEIGHTED_TEXT_FORMATS):
+            return train.X, None if dev is None else dev.X
+        if dev.texts is None or featurizer is None:
+            raise DataFormatError(dev.source, f"its features do not match {train.source}'s")
+        return train.X, featurizer.transform(dev.texts)
     if train.texts is not None:
         if featurizer is None:
             raise ValueError(f"{train.source} is text ({train.format}): pass a featurizer")

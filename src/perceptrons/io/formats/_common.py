@@ -72,9 +72,13 @@ class DataFormatError(ValueError):
     source : str
     reason : str
     line : int or None
+    skipped : list of (int, str)
+        ``(line number, reason)`` of the lines skipped (``skip_bad_lines=True``) before
+        the error "no valid lines": all of them.
     """
 
     def __init__(self, source: str, reason: str, line: int | None = None) -> None:
+        self.skipped: list[tuple[int, str]] = []
         self.source = source
         self.reason = " ".join(str(reason).splitlines())
         self.line = line
@@ -163,7 +167,9 @@ def _is_number(cell: str) -> bool:
 def _check_rows(n_rows: int, skipped: list, source: str) -> None:
     if n_rows == 0:
         if skipped:
-            raise DataFormatError(source, f"no valid lines ({len(skipped)} skipped)")
+            error = DataFormatError(source, f"no valid lines ({len(skipped)} skipped)")
+            error.skipped = list(skipped)
+            raise error
         raise DataFormatError(source, "no data")
 
 

@@ -114,12 +114,12 @@ def _parse_counts(line: str) -> tuple[str | None, None, str]:
     return label, None, " ".join(tokens_out)
 
 
-def numeric_labels(labels: list) -> np.ndarray:
+def numeric_labels(labels: list | np.ndarray) -> np.ndarray:
     """Numbers as ``int64`` when all are integers (as svmlight's), else ``float64``.
 
     Parameters
     ----------
-    labels : list of float
+    labels : list or ndarray of float
         The labels of a ``vw`` file (or chunk), as read.
 
     Returns

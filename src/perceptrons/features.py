@@ -105,8 +105,9 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         times the smoothed idf learned on the training texts, ``1 + ln((1 + n) / (1 +
         df))``, each row then scaled to unit L2 norm (scikit-learn's
         ``TfidfVectorizer``). The default, with its sublinear tf: the best weighting
-        for every update rule on held-out parts of 20 Newsgroups' and the sentiment set's
-        training texts (``benchmarks/choose_text_defaults.py``). It costs a pass over
+        for every update rule on a held-out part of 20 Newsgroups' training texts, and
+        for all but the perceptron's on the sentiment set's
+        (``benchmarks/choose_text_defaults.py``). It costs a pass over
         the training texts for the idf (``fit``), and rules out ``partial_fit`` and
         streaming, which take ``"tf"`` or ``"binary"``.
     sublinear_tf : bool or None, default=None

@@ -16,6 +16,13 @@ with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
 of two): the parser and the training kernels release the GIL, so the two overlap, and
 the model is the same as without the thread, bit for bit.
 
+Before training, :func:`fit_stream` makes a first pass over the file for what it was not
+given: the classes and, for svmlight, the width and index base. For svmlight without
+``skip_bad_lines`` that pass is a compiled scan of the labels and indices alone
+(:func:`perceptrons._kernels.parse.scan_svmlight`: no values read, no rows stored), and
+the training pass checks the lines: a bad line is reported with the same ``PATH:LINE``
+message, when the training pass reaches it (see ``_scan_before_training``).
+
 ``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
 (weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
 hashing reader (:mod:`perceptrons._kernels.hashing`), also in the reader thread: it

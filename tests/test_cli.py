@@ -1581,3 +1581,16 @@ def test_a_library_warning_is_one_line_on_stderr(tmp_path):
         "number of samples. `y` could represent a regression problem, not a classification "
         "problem."
     ], err
+
+
+def test_stream_reports_an_epoch_shorter_than_its_rounding(tmp_path, monkeypatch):
+    # The record's seconds are rounded to the millisecond: a shorter epoch has 0, which
+    # the epoch line divided by.
+    import perceptrons.io.stream as stream_module
+
+    monkeypatch.setattr(stream_module.time, "perf_counter", lambda: 1.0)
+    path = tmp_path / "tiny.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    status, out, err = run("train", path, "-o", tmp_path / "m.npz", "--stream")
+    assert status == 0, err
+    assert "epoch 1: " in out and "2 examples (2,000 examples/s)" in out

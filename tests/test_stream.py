@@ -6,6 +6,8 @@ import resource
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import dump_svmlight_file, make_classification
 
@@ -354,3 +356,130 @@ def test_streamed_history_has_one_record_per_pass(tmp_path, cls):
     assert [r["mistakes"] for r in model.history_] == [r["mistakes"] for r in report.epochs]
     if cls is VotedPerceptron:  # what the last chunk's record said, kept
         assert model.history_[-1]["support_vectors"] == model.support_vectors_.shape[0]
+
+
+# The first pass of fit_stream over svmlight: the compiled plain scan
+# (perceptrons._kernels.parse.scan_svmlight), checked against the exact scan.
+
+_LABELS = ["1", "-1", "0", "2", "+3", "1.5", "-0", "-0.0", "1e3", "7.", "inf", "nan", "x", "1:1"]
+_INDICES = ["0", "1", "2", "3", "07", "12", "999999999", "1000000000", "+4", "-1", "qid", "a"]
+_VALUES = ["1", "0.5", "-2", "1e3", "", "x", "1e999", "nan", "3.25", "1:2"]
+_SPACES = [" ", "  ", "\t", " \r", "\x0b"]
+
+
+@st.composite
+def _svmlight_lines(draw, plain_only: bool):
+    """svmlight text, plain lines only or with every kind of bad or unusual one."""
+    lines = []
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["row", "row", "row", "blank", "comment"]))
+        if kind == "blank":
+            lines.append(draw(st.sampled_from(["", " ", "\t"])))
+            continue
+        if kind == "comment":
+            lines.append("# a comment 1:2")
+            continue
+        labels = _LABELS[:6] if plain_only else _LABELS
+        cells = [draw(st.sampled_from(labels))]
+        n_cells = draw(st.integers(0, 4))
+        if plain_only:
+            indices = sorted(draw(st.sets(st.integers(0, 40), max_size=n_cells)))
+            cells += [f"{j}:{draw(st.sampled_from(_VALUES[:4]))}" for j in indices]
+        else:
+            for _ in range(n_cells):
+                index, value = draw(st.sampled_from(_INDICES)), draw(st.sampled_from(_VALUES))
+                cells.append(f"{index}:{value}" if index != "qid" else "qid:3")
+        sep = draw(st.sampled_from(_SPACES)) if not plain_only else " "
+        tail = draw(st.sampled_from(["", " # note", "#x"])) if not plain_only else ""
+        lines.append(sep.join(cells) + tail)
+    text = "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
+    bom = draw(st.booleans()) and not plain_only
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+
+
+def _outcome(run):
+    try:
+        return "ok", run()
+    except (DataFormatError, ValueError) as error:  # a bad line; one class only
+        return type(error).__name__, str(error)
+
+
+@given(content=_svmlight_lines(plain_only=True), read_bytes=st.sampled_from([5, 64, 1 << 20]))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+def test_plain_scan_finds_what_the_exact_scan_finds(tmp_path_factory, content, read_bytes):
+    from perceptrons.io import _chunks
+    from perceptrons.io.stream import _scan_before_training
+
+    path = tmp_path_factory.mktemp("scan") / "plain.svm"
+    path.write_bytes(content)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_chunks, "_READ_BYTES", read_bytes)  # blocks end anywhere in a line
+        plain = _chunks._svmlight_plain_scan(str(path))
+        exact = _outcome(lambda: scan(path, chunk_size=3))
+        fast = _outcome(lambda: _scan_before_training(str(path), "svmlight", 3, False))
+    if exact[0] != "ok":  # no row at all
+        assert fast == exact
+        return
+    assert plain is not None and fast[0] == "ok"
+    for name in ("format", "n_features", "zero_based", "n_examples"):
+        assert getattr(fast[1], name) == getattr(exact[1], name), name
+    assert fast[1].classes.dtype == exact[1].classes.dtype
+    assert fast[1].classes.tobytes() == exact[1].classes.tobytes()
+
+
+def _streamed(path, chunk_size, skip_bad_lines=False):
+    model = AveragedPerceptron(shuffle=False)
+    fit_stream(model, path, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
+    return model.classes_.tolist(), model.n_features_in_, model.coef_.tobytes()
+
+
+@given(
+    content=_svmlight_lines(plain_only=False),
+    chunk_size=st.sampled_from([1, 2, 5, 10_000]),
+    skip_bad_lines=st.booleans(),
+)
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+def test_the_plain_first_pass_trains_and_fails_as_the_exact_one(
+    tmp_path_factory, content, chunk_size, skip_bad_lines
+):
+    # Bad lines, -0, qid, signed or long indices, BOM, CR, comments: the same model, or
+    # the same first error (PATH:LINE and reason), as with the exact scan first.
+    from perceptrons.io import _chunks
+
+    path = tmp_path_factory.mktemp("scan") / "any.svm"
+    path.write_bytes(content)
+    fast = _outcome(lambda: _streamed(path, chunk_size, skip_bad_lines))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_chunks, "_svmlight_plain_scan", lambda name: None)
+        patch.setattr("perceptrons.io.stream._svmlight_plain_scan", lambda name: None)
+        exact = _outcome(lambda: _streamed(path, chunk_size, skip_bad_lines))
+    assert fast == exact
+
+
+def test_plain_scan_gives_up_on_lines_it_does_not_read(tmp_path):
+    from perceptrons.io import _chunks
+
+    for text in ["1 qid:2 1:1\n", "1 +1:1\n", "1 1234567890:1\n", "inf 1:1\n", "-0 1:1\n"]:
+        path = tmp_path / "odd.svm"
+        path.write_text("1 1:1\n" + text)
+        assert _chunks._svmlight_plain_scan(str(path)) is None, text
+    path.write_text("1 1:1\n-1 0:2 5:1\n2.5\n")
+    found = _chunks._svmlight_plain_scan(str(path))
+    assert found is not None
+    assert (found.max_index, found.has_zero, found.n_examples) == (5, True, 3)
+    assert found.classes.tolist() == [-1.0, 1.0, 2.5]
+
+
+def test_a_line_longer_than_the_plain_scan_reads_goes_to_the_exact_scan(tmp_path, monkeypatch):
+    from perceptrons.io import _chunks
+    from perceptrons.io.stream import _scan_before_training
+
+    monkeypatch.setattr(_chunks, "_READ_BYTES", 64)
+    monkeypatch.setattr(_chunks, "_SCAN_MAX_BUFFER", 256)
+    path = tmp_path / "long.svm"
+    long_line = "1 " + " ".join(f"{j}:1" for j in range(1, 200))
+    path.write_text(f"-1 1:1\n{long_line}\n")
+    assert _chunks._svmlight_plain_scan(str(path)) is None
+    found = _scan_before_training(str(path), "svmlight", 10, False)
+    assert (found.n_features, found.n_examples) == (199, 2)
+    assert found.classes.tolist() == [-1, 1]

@@ -365,3 +365,112 @@ def parse_svmlight(buf, end, final, max_lines, label_required, stop_at_bad, max_
     state[PENDING] = n_pending
     state[BAD] = n_bad
     return status
+
+
+# scan_svmlight's state[...] slots (POS, LINE and ROWS as above).
+MAX_INDEX = 3  # the largest index of the rows read (-1: none yet)
+ZERO_INDEX = 4  # 1 once some row has index 0
+SCAN_STATE_SIZE = 5
+
+# scan_svmlight's return codes besides DONE and FULL (``labels`` full: empty it, call again).
+GIVE_UP = 3  # a line it does not read (state at that line's start): scan it exactly
+
+
+@cached_njit(nogil=True)
+def scan_svmlight(buf, end, final, labels, state):
+    """The labels, largest index and whether index 0 occurs, of the complete lines of
+    ``buf[state[POS]:end]``, for a pass before training that needs no more.
+
+    A line is read only in its plain shape: a label that :func:`fast_float` reads
+    (not ``-0``), then tokens of 1 to 9 ASCII digits, ``:`` and a value. The value is
+    skipped, not checked, and so is the order of the indices: a line that
+    :func:`parse_svmlight` would refuse for either is counted here, and the pass that
+    trains meets it and refuses it. Any other shape (a ``:`` in the first token, a
+    ``qid``, a signed or longer index, a label off the fast path) stops the scan at
+    that line with ``GIVE_UP``.
+
+    Parameters
+    ----------
+    buf : ndarray of uint8
+        The bytes.
+    end : int
+        Bytes of ``buf`` that hold data.
+    final : bool
+        ``buf[:end]`` ends the input: a last line without ``\\n`` is complete.
+    labels : ndarray of float64
+        Gets the label of each row, from ``state[ROWS]`` on.
+    state : ndarray of int64
+        ``POS``, ``LINE``, ``ROWS``, ``MAX_INDEX``, ``ZERO_INDEX``, updated in place.
+
+    Returns
+    -------
+    int
+        ``DONE`` (no complete line left), ``FULL`` or ``GIVE_UP``.
+    """
+    pos = state[POS]
+    line = state[LINE]
+    rows = state[ROWS]
+    max_index = state[MAX_INDEX]
+    zero = state[ZERO_INDEX]
+    status = DONE
+    while pos < end:
+        p = pos
+        while p < end and _CLASS[buf[p]] == _C_SPACE:
+            p += 1
+        if p == end or _CLASS[buf[p]] >= _C_NEWLINE:  # blank or comment only
+            q = _line_end(buf, p, end)
+            if q == end and not final:
+                break  # an incomplete last line: wait for more bytes
+            pos, line = min(q + 1, end), line + 1
+            continue
+        if rows >= labels.shape[0]:
+            status = FULL
+            break
+        start = p
+        while p < end and _CLASS[buf[p]] == _C_OTHER:
+            p += 1
+        plain = p == end or buf[p] != _COLON
+        label = 0.0
+        if plain:
+            plain, label = fast_float(buf, start, p)
+            # -0 and 0 are one class, which of them kept depends on the grouping.
+            plain = plain and not (label == 0.0 and buf[start] == _MINUS)
+        line_max = -1
+        line_zero = 0
+        while plain:
+            while p < end and _CLASS[buf[p]] == _C_SPACE:
+                p += 1
+            if p >= end or _CLASS[buf[p]] >= _C_NEWLINE:
+                break
+            index = 0
+            digits = 0
+            while p < end and digits < 10 and 48 <= buf[p] <= 57:
+                index = index * 10 + (buf[p] - 48)
+                digits += 1
+                p += 1
+            if not (0 < digits < 10 and p < end and buf[p] == _COLON):
+                plain = False
+                break
+            line_max = max(line_max, index)
+            if index == 0:
+                line_zero = 1
+            p += 1
+            while p < end and _CLASS[buf[p]] <= _C_COLON:  # the value, unread
+                p += 1
+        q = _line_end(buf, p, end)
+        if q == end and not final:
+            break  # an incomplete last line: wait for more bytes
+        if not plain:
+            status = GIVE_UP
+            break
+        labels[rows] = label
+        rows += 1
+        max_index = max(max_index, line_max)
+        zero = max(zero, line_zero)
+        pos, line = min(q + 1, end), line + 1
+    state[POS] = pos
+    state[LINE] = line
+    state[ROWS] = rows
+    state[MAX_INDEX] = max_index
+    state[ZERO_INDEX] = zero
+    return status

@@ -258,6 +258,8 @@ def _train_stream(args: argparse.Namespace) -> int:
         bar.update(n_bytes)
 
     def on_epoch(record: dict) -> None:
+        # The seconds are rounded to the millisecond: a shorter epoch has 0.
+        seconds = max(record["seconds"], 0.001)
         line = (
             f"epoch {record['epoch']}: "
             + (
@@ -266,7 +268,7 @@ def _train_stream(args: argparse.Namespace) -> int:
                 else f"mean log-loss {record['log_loss']:.4f}"
             )
             + " in "
-            f"{record['examples']} examples ({record['examples'] / record['seconds']:,.0f} "
+            f"{record['examples']} examples ({record['examples'] / seconds:,.0f} "
             "examples/s)"
         )
         if dev is not None:

@@ -609,6 +609,97 @@ def _svmlight_chunks(
                 yield chunk
 
 
+@dataclass
+class _PlainScan:
+    """What :func:`_svmlight_plain_scan` found: the labels (sorted, as the chunks'
+    labels would give them), the largest raw index (-1: none), whether index 0
+    occurs, the rows and the bytes of the file read."""
+
+    classes: np.ndarray
+    max_index: int
+    has_zero: bool
+    n_examples: int
+    n_bytes: int
+
+
+_SCAN_LABELS = 1 << 16  # labels the plain scan collects between two np.unique
+_SCAN_MAX_BUFFER = 1 << 23  # a line longer than about this: the exact scan reads it
+
+
+def _svmlight_plain_scan(name: str) -> _PlainScan | None:
+    """An svmlight file's labels and indices through the compiled scan
+    (:func:`perceptrons._kernels.parse.scan_svmlight`), which neither checks the
+    values nor stores the rows: ``None`` when it cannot read the file plainly (a line
+    off its shape, a very long line, corrupt gzip, any error) and the exact scan must.
+
+    Exact for a file without bad lines; with one, what it finds is used only by a
+    pass that stops at that line with the exact reader's message (see
+    :func:`perceptrons.io.stream.fit_stream`).
+    """
+    from perceptrons._kernels import parse
+
+    labels = np.empty(_SCAN_LABELS, dtype=np.float64)
+    state = np.zeros(parse.SCAN_STATE_SIZE, dtype=np.int64)
+    state[parse.MAX_INDEX] = -1
+    values: set[float] = set()
+    n_examples = 0
+    buf = np.empty(2 * _READ_BYTES, dtype=np.uint8)
+    start = end = 0  # the unread bytes are buf[start:end]
+    eof = False
+
+    def read() -> int:
+        nonlocal buf
+        if len(buf) - end < _READ_BYTES:  # a long line: grown, up to a bound
+            if 2 * len(buf) > _SCAN_MAX_BUFFER:
+                raise MemoryError
+            buf = np.concatenate([buf[:end], np.empty(len(buf), dtype=np.uint8)])
+        return stream.readinto(buf[end : end + _READ_BYTES].data)
+
+    try:
+        stream, counter = open_binary(name)
+        with stream, counter:
+            while end < len(_UTF8_BOM) and not eof:
+                n_read = read()
+                eof = n_read == 0
+                end += n_read
+            if buf[: min(end, len(_UTF8_BOM))].tobytes() == _UTF8_BOM:
+                start = len(_UTF8_BOM)  # dropped, as read_data does
+            n_read = end
+            while True:
+                if eof or _has_newline(buf, end - n_read, end):  # complete lines
+                    state[parse.POS] = start
+                    while True:
+                        status = parse.scan_svmlight(buf, end, eof, labels, state)
+                        rows = int(state[parse.ROWS])
+                        values.update(np.unique(labels[:rows]).tolist())
+                        n_examples += rows
+                        state[parse.ROWS] = 0
+                        if status == parse.GIVE_UP:
+                            return None
+                        if status == parse.DONE:
+                            break
+                    start = int(state[parse.POS])
+                if eof:
+                    break
+                if start:  # the unread bytes to the front
+                    buf[: end - start] = buf[start:end]
+                    end, start = end - start, 0
+                n_read = read()
+                eof = n_read == 0
+                end += n_read
+            n_bytes = counter.tell()
+    except (DataFormatError, OSError, EOFError, zlib.error, gzip.BadGzipFile, MemoryError):
+        return None
+    classes = np.array(sorted(values), dtype=np.float64)
+    # The labels of a chunk are int64 when all are integral (svmlight_block_data):
+    # all chunks are so exactly when all the labels are (no -0: the kernel gives up).
+    if len(classes) and np.all(classes == np.round(classes)) and np.abs(classes).max() < 2**53:
+        classes = classes.astype(np.int64)
+    return _PlainScan(
+        classes, int(state[parse.MAX_INDEX]), bool(state[parse.ZERO_INDEX]), n_examples, n_bytes
+    )
+
+
 def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any]:
     """``chunks()`` run by a reader thread, ``depth`` chunks ahead of the consumer.
 

@@ -16,6 +16,13 @@ with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
 of two): the parser and the training kernels release the GIL, so the two overlap, and
 the model is the same as without the thread, bit for bit.
 
+Before training, :func:`fit_stream` makes a first pass over the file for what it was not
+given: the classes and, for svmlight, the width and index base. For svmlight without
+``skip_bad_lines`` that pass is a compiled scan of the labels and indices alone
+(:func:`perceptrons._kernels.parse.scan_svmlight`: no values read, no rows stored), and
+the training pass checks the lines: a bad line is reported with the same ``PATH:LINE``
+message, when the training pass reaches it (see ``_scan_before_training``).
+
 ``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
 (weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
 hashing reader (:mod:`perceptrons._kernels.hashing`), also in the reader thread: it
@@ -62,8 +69,10 @@ from perceptrons.io._chunks import (
     _prefetched,
     _stack,
     _svmlight_chunks,
+    _svmlight_plain_scan,
 )
 from perceptrons.io.formats import (
+    MAX_SVMLIGHT_WIDTH,
     TEXT_FORMATS,
     WEIGHTED_TEXT_FORMATS,
     DataFormatError,
@@ -229,6 +238,36 @@ def scan(
     )
 
 
+def _scan_before_training(name: str, fmt: str, chunk_size: int, skip_bad_lines: bool) -> StreamScan:
+    """:func:`scan` for :func:`fit_stream`: for svmlight without ``skip_bad_lines``,
+    the compiled scan that reads only labels and indices (about a third of a parse),
+    else, or where it gives up, :func:`scan`.
+
+    Why it is exact: on a file without bad lines it finds what :func:`scan` finds (the
+    same labels, largest index and index 0, read by the same rules). On a file with
+    one it leaves that line unchecked and may count its indices, so the width may be
+    larger than :func:`scan`'s; but every chunk is then checked as it is parsed for
+    training, which stops at the first bad line with the message :func:`scan` gives
+    (the same reader, the same chunks and line numbers), and no good line before it
+    can exceed a width at least the largest index, nor hold an index 0 the scan
+    missed. The error only comes later: when the pass reaches the line. Widths past
+    ``MAX_SVMLIGHT_WIDTH`` go to :func:`scan`, which words their refusal.
+    """
+    if fmt == "svmlight" and not skip_bad_lines:
+        plain = _svmlight_plain_scan(name)
+        if plain is not None and plain.n_examples and plain.max_index <= MAX_SVMLIGHT_WIDTH:
+            # scikit-learn's rule: 1-based unless some index is 0 (as scan).
+            return StreamScan(
+                format=fmt,
+                classes=plain.classes,
+                n_features=max(plain.max_index + (1 if plain.has_zero else 0), 1),
+                zero_based=plain.has_zero,
+                n_examples=plain.n_examples,
+                n_bytes=plain.n_bytes,
+            )
+    return scan(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
+
+
 def fit_stream(
     estimator: Any,
     path: str | os.PathLike,
@@ -340,7 +379,7 @@ def fit_stream(
         )
     labels = None if classes is None else np.asarray(classes)
     if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
-        found = scan(name, fmt, chunk_size=chunk_size, skip_bad_lines=skip_bad_lines)
+        found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
         labels = found.classes if labels is None else labels
         if fmt == "svmlight":
             n_features = found.n_features if n_features is None else n_features

@@ -73,7 +73,7 @@ STORE_USED = 0
 ENTRIES = 1  # slots used, removed ones included
 META_SIZE = 2
 
-_LF, _PIPE, _COLON, _QUOTE, _CARET, _HASH = 10, 124, 58, 39, 94, 35
+_LF, _PIPE, _COLON, _QUOTE, _CARET, _HASH, _DOT = 10, 124, 58, 39, 94, 35, 46
 _MASK32 = 0xFFFFFFFF
 _INT32_MIN = -(2**31)
 
@@ -82,6 +82,17 @@ _WS = np.zeros(128, dtype=np.bool_)
 _WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
 ASCII_WHITESPACE = _WS  # the same table, for the text tokenizer (perceptrons._kernels.tokens)
 _LABEL_MARK = np.frombuffer(b"#label#:", dtype=np.uint8).copy()
+# A byte's class in a vw line, one table look-up per byte: the bytes of a name or a
+# value (_NAME), the colon ending a name, Python's ASCII whitespace, the bar between
+# segments, the end of the line, a byte outside ASCII (a FALLBACK).
+_NAME, _C_COLON, _C_SPACE, _C_PIPE, _C_LF, _C_HIGH = 0, 1, 2, 3, 4, 5
+_CLASS = np.full(256, _C_HIGH, dtype=np.uint8)
+_CLASS[:128] = _NAME
+_CLASS[:128][_WS] = _C_SPACE
+_CLASS[_COLON] = _C_COLON
+_CLASS[_PIPE] = _C_PIPE
+_CLASS[_LF] = _C_LF
+_POWERS = np.array([float(10**k) for k in range(16)])  # exact doubles
 
 
 @register_jitable(inline="always")
@@ -311,11 +322,10 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
         q = pos
         blank = True
         while q < end:
-            c = buf[q]
-            if c == _LF or c >= 128:
+            kind = _CLASS[buf[q]]
+            if kind >= _C_LF:
                 break
-            if blank and not _WS[c]:
-                blank = False
+            blank = blank and kind == _C_SPACE
             q += 1
         line += 1
         if q < end and buf[q] >= 128:
@@ -370,17 +380,17 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                 break
             if n_head >= 2:
                 weighted = 1
-            s = bar + 1
-            while True:  # the segments between bars
-                e = s
-                while e < q and buf[e] != _PIPE:
-                    e += 1
-                p = s
+            # The segments between bars, each token read in one pass: its name copied
+            # to scratch up to the first colon, then its value; a bar ends the token
+            # and the segment.
+            p = bar + 1
+            while True:
                 prefix = 0
                 scale = 1.0
-                if s < e and not _WS[buf[s]]:  # |name[:scale] opens a namespace
+                if p < q and _CLASS[buf[p]] < _C_SPACE:  # |name[:scale] opens a namespace
+                    s = p
                     t = s
-                    while t < e and not _WS[buf[t]]:
+                    while t < q and _CLASS[buf[t]] < _C_SPACE:
                         t += 1
                     c = s
                     while c < t and buf[c] != _COLON:
@@ -399,32 +409,54 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                             break
                     p = t
                 while True:  # the features
-                    while p < e and _WS[buf[p]]:
+                    while p < q and _CLASS[buf[p]] == _C_SPACE:
                         p += 1
-                    if p >= e:
+                    if p >= q or buf[p] == _PIPE:
                         break
                     start = p
-                    while p < e and not _WS[buf[p]]:
+                    length = prefix
+                    while p < q and _CLASS[buf[p]] == _NAME:
+                        scratch[length] = _lower(buf[p], lowercase)
+                        length += 1
                         p += 1
-                    c = start
-                    while c < p and buf[c] != _COLON:
-                        c += 1
-                    if c == start:
+                    if p == start:  # an empty name (the token starts with a colon)
                         ok = False
                         break
                     number = 1.0
-                    if c < p:
-                        ok, number = fast_float(buf, c + 1, p)
-                        if not ok:
-                            break
+                    if p < q and buf[p] == _COLON:
+                        # The value: up to 15 digits with at most one '.', then the
+                        # token's end, inline: the mantissa < 10**15 < 2**53 and at
+                        # most 15 decimals, so m / 10**f is the one correctly rounded
+                        # division fast_float does (m itself for none). Anything else
+                        # goes through fast_float.
+                        p += 1
+                        value_start = p
+                        mantissa = 0
+                        digits = 0
+                        while p < q and digits < 16 and 48 <= buf[p] <= 57:
+                            mantissa = mantissa * 10 + (buf[p] - 48)
+                            digits += 1
+                            p += 1
+                        fraction = 0
+                        if p < q and buf[p] == _DOT:
+                            p += 1
+                            while p < q and digits < 16 and 48 <= buf[p] <= 57:
+                                mantissa = mantissa * 10 + (buf[p] - 48)
+                                digits += 1
+                                fraction += 1
+                                p += 1
+                        if 0 < digits < 16 and (p == q or _CLASS[buf[p]] >= _C_SPACE):
+                            number = mantissa / _POWERS[fraction] if fraction else float(mantissa)
+                        else:
+                            while p < q and _CLASS[buf[p]] < _C_SPACE:
+                                p += 1
+                            ok, number = fast_float(buf, value_start, p)
+                            if not ok:
+                                break
                     value = number * scale
                     if not np.isfinite(value):
                         ok = False
                         break
-                    length = prefix
-                    for i in range(start, c):
-                        scratch[length] = _lower(buf[i], lowercase)
-                        length += 1
                     # (Written out here: a call per value, inlined or not, made the
                     # kernel twice as slow.)
                     h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
@@ -445,9 +477,9 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                         data[nnz] = value
                         indices[nnz] = column
                         nnz += 1
-                if not ok or nnz < 0 or e >= q:
+                if not ok or nnz < 0 or p >= q:
                     break
-                s = e + 1
+                p += 1  # past the bar: the next segment
         else:
             # The label: the last token, "#label#:" and at least one byte.
             le = q

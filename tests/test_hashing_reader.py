@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 from sklearn.utils import murmurhash3_32
 
@@ -147,6 +149,68 @@ def test_many_names_grow_the_table_and_stay_equal():
         _same(_compiled(raw, "counts", ours, reader), _reference(raw, "counts", theirs))
     assert len(reader.slots) > 1 << 18  # grown
     assert ours.feature_names() == theirs.feature_names()
+
+
+# Values on the kernel's inline path (digits with at most one '.', up to 15 digits) and
+# off it (16+ digits, signs, exponents, a second '.' or ':', nothing), names of bytes
+# that end tokens or not, bars touching tokens, Python's ASCII whitespace.
+_DECIMALS = st.from_regex(r"\A[0-9]{0,7}(\.[0-9]{0,8})?\Z").filter(lambda v: v not in ("", "."))
+_VALUES = _DECIMALS | st.from_regex(
+    r"\A[+-]?[0-9]{0,18}(\.[0-9]{0,18})?([eE][+-]?[0-9]{0,3})?(:[0-9]?|\.[0-9])?\Z"
+)
+_NAMES = st.text(alphabet="aZ09_.-'", min_size=1, max_size=6)
+_SPACES = st.sampled_from([" ", "  ", "\t", "\x1c", " \x0b"])
+
+
+def _vw_lines(values, names=_NAMES):
+    token = st.tuples(names, st.none() | values).map(
+        lambda t: t[0] if t[1] is None else f"{t[0]}:{t[1]}"
+    )
+    segment = st.tuples(
+        st.sampled_from(["", " ", "ns ", "NS:2 ", "n:0.5 "]),
+        st.lists(st.tuples(token, _SPACES), max_size=6),
+    ).map(lambda t: t[0] + "".join(a + b for a, b in t[1]))
+    line = st.tuples(
+        st.sampled_from(["1 ", "-1 ", "1 2 ", "0.5 'tag "]),
+        st.lists(segment, min_size=1, max_size=3),
+    ).map(lambda t: t[0] + "|" + "|".join(t[1]))
+    return st.lists(line, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
+
+
+def _kernel_and_reference(text: str):
+    params = {"tokenizer": "pairs", "n_features": 2**10, "weighting": "tf", "hashed_names": True}
+    ours, theirs = TextFeaturizer(**params), TextFeaturizer(**params)
+    raw = text.encode()
+    compiled = None
+    if _chunks._PairsReader(ours, "vw")._compiled(raw, 0) is not None:  # no fallback
+        compiled = _compiled(raw, "vw", ours, _chunks._PairsReader(ours, "vw"))
+    try:
+        reference = _reference(raw, "vw", theirs)
+    except DataFormatError:
+        reference = None
+    return compiled, reference
+
+
+@settings(max_examples=150, deadline=None)
+@given(_vw_lines(_VALUES, _NAMES | st.sampled_from(["\x1f", "a\x1fb", ":", "a|b"])))
+def test_adversarial_vw_values_equal_reference_or_fall_back(text):
+    """Whatever the kernel reads (its inline values or fast_float's) equals the reference
+    bit for bit; a line the reference rejects the kernel leaves to it."""
+    compiled, reference = _kernel_and_reference(text)
+    if reference is None:
+        assert compiled is None
+    elif compiled is not None:
+        _same(compiled, reference)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_vw_lines(_DECIMALS))
+def test_inline_decimal_values_take_the_compiled_path(text):
+    """Values of digits with at most one '.' (up to 15 digits) are the kernel's own:
+    no fallback, and the reference's values to the bit."""
+    compiled, reference = _kernel_and_reference(text)
+    assert compiled is not None and reference is not None
+    _same(compiled, reference)
 
 
 @pytest.mark.parametrize(

@@ -157,6 +157,8 @@ def hashed_column(h, n_features):
     ``abs(-2**31)`` taken as ``2**31`` (scikit-learn's special case)."""
     if h == _INT32_MIN:
         return (2147483647 - (n_features - 1)) % n_features
+    if n_features & (n_features - 1) == 0:  # a power of two: a mask, not a division
+        return abs(h) & (n_features - 1)
     return abs(h) % n_features
 
 

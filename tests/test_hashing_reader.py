@@ -329,8 +329,8 @@ def _fit(path, compiled, monkeypatch, estimator, **options):
     read = _chunks._PairsReader._compiled
     blocks = []
 
-    def counted(self, raw, bytes_read):
-        batch = read(self, raw, bytes_read)
+    def counted(self, raw, bytes_read, n_lines=None):
+        batch = read(self, raw, bytes_read, n_lines)
         blocks.append(batch is not None)
         return batch
 

@@ -153,6 +153,7 @@ def _next_lines(
     file before the block) for the whole file read so far."""
     parts = [rest]
     n_bytes, n_lines = len(rest), rest.count(b"\n")
+    piece_lines = n_lines  # the newlines of parts[-1]
     while n_lines < chunk_size and not eof:
         try:
             piece = stream.read(_READ_BYTES)
@@ -163,7 +164,8 @@ def _next_lines(
             break
         parts.append(piece)
         n_bytes += len(piece)
-        n_lines += piece.count(b"\n")
+        piece_lines = piece.count(b"\n")
+        n_lines += piece_lines
         last = piece.rfind(b"\n")
         line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
         if whole is not None:
@@ -176,7 +178,7 @@ def _next_lines(
     if n_lines < chunk_size:  # the stream is done: the whole rest
         return data, b"", eof, n_lines
     # Cut after the chunk_size-th newline: it lies in the last piece.
-    before = n_lines - data.count(b"\n", len(data) - len(parts[-1]))
+    before = n_lines - piece_lines
     tail = np.frombuffer(parts[-1], dtype=np.uint8)
     cut = (
         len(data)

@@ -4,6 +4,7 @@ TextFeaturizer(tokenizer="pairs", hashed_names=True, vocabulary="hashing"), name
 included, and the streamed models equal to the reference path's."""
 
 import io
+import itertools
 import json
 
 import numpy as np
@@ -523,3 +524,41 @@ def test_buffers_fit_every_block_after_smaller_and_larger_ones():
     for raw in blocks:
         _same(_compiled(raw, "counts", featurizer, reader), _reference(raw, "counts", theirs))
     assert featurizer.feature_names() == theirs.feature_names()
+
+
+# ------------------------------------------------------------------ a row's sort
+
+
+@njit
+def _sort_one(indices, data):
+    columns = np.empty(hashing._SORT_MAX, dtype=np.int32)
+    values = np.empty(hashing._SORT_MAX, dtype=np.float64)
+    ranks = np.empty(hashing._SORT_MAX, dtype=np.int32)
+    # The row between two others, which the sort must not touch.
+    return hashing._sort_row(indices, data, 1, indices.shape[0] - 1, columns, values, ranks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.integers(0, 2**31 - 2) | st.integers(0, 40) | st.sampled_from([0, 2**31 - 2]),
+        max_size=hashing._SORT_MAX + 6,
+    )
+)
+def test_sort_row_sorts_rows_without_a_repeat_and_leaves_the_others(columns):
+    """A row of distinct columns (at most _SORT_MAX, or ascending already) leaves sorted
+    with its values; a row with a repeat (or longer and out of order) is left as it is."""
+    indices = np.array([7, *columns, 3], dtype=np.int32)
+    data = np.arange(len(indices), dtype=np.float64) + 0.5
+    before_indices, before_data = indices.copy(), data.copy()
+    sorted_ = _sort_one(indices, data)
+    ascending = all(a < b for a, b in itertools.pairwise(columns))
+    distinct = len(set(columns)) == len(columns)
+    assert sorted_ == (ascending or (distinct and len(columns) <= hashing._SORT_MAX))
+    assert indices[0] == 7 and indices[-1] == 3 and data[0] == 0.5 and data[-1] == len(data) - 0.5
+    if sorted_:
+        order = sorted(range(len(columns)), key=lambda k: columns[k])
+        assert indices[1:-1].tolist() == sorted(columns)
+        assert data[1:-1].tolist() == [before_data[1 + k] for k in order]
+    else:
+        assert np.array_equal(indices, before_indices) and np.array_equal(data, before_data)

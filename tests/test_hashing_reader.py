@@ -168,7 +168,7 @@ def _vw_lines(values, names=_NAMES):
         lambda t: t[0] if t[1] is None else f"{t[0]}:{t[1]}"
     )
     segment = st.tuples(
-        st.sampled_from(["", " ", "ns ", "NS:2 ", "n:0.5 "]),
+        st.sampled_from(["", " ", "ns ", "NS:2 ", "n:0.5 ", "space ", "LongSpace_1:3 "]),
         st.lists(st.tuples(token, _SPACES), max_size=6),
     ).map(lambda t: t[0] + "".join(a + b for a, b in t[1]))
     line = st.tuples(

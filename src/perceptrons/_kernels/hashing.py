@@ -101,11 +101,39 @@ def _rotl32(x, r):
 
 
 @register_jitable(inline="always")
+def _murmur_block(h, k):
+    """MurmurHash3_x86_32's state ``h`` after the 4-byte block ``k`` (int64 arithmetic,
+    masked to 32 bits: products wrap modulo 2**64, their low 32 bits exact)."""
+    k = (k * 0xCC9E2D51) & _MASK32
+    k = _rotl32(k, 15)
+    k = (k * 0x1B873593) & _MASK32
+    h ^= k
+    h = _rotl32(h, 13)
+    return (h * 5 + 0xE6546B64) & _MASK32
+
+
+@register_jitable(inline="always")
+def _murmur_finish(h, k, n):
+    """The hash of ``n`` bytes from the state ``h`` after their whole blocks and ``k``
+    the last ``n % 4`` bytes (little-endian), as a signed 32-bit value."""
+    if n & 3:
+        k = (k * 0xCC9E2D51) & _MASK32
+        k = _rotl32(k, 15)
+        k = (k * 0x1B873593) & _MASK32
+        h ^= k
+    h ^= n & _MASK32
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _MASK32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _MASK32
+    h ^= h >> 16
+    return h - (1 << 32) if h >= (1 << 31) else h
+
+
+@register_jitable(inline="always")
 def murmurhash3_32(buf, start, stop, seed):
     """MurmurHash3_x86_32 of ``buf[start:stop]``, as a signed 32-bit value: what
-    ``sklearn.utils.murmurhash3_32(bytes, seed)`` gives. int64 arithmetic, masked to
-    32 bits (products wrap modulo 2**64, their low 32 bits exact)."""
-    c1, c2 = 0xCC9E2D51, 0x1B873593
+    ``sklearn.utils.murmurhash3_32(bytes, seed)`` gives."""
     h = seed & _MASK32
     n = stop - start
     body = start + (n // 4) * 4
@@ -117,32 +145,12 @@ def murmurhash3_32(buf, start, stop, seed):
             | (np.int64(buf[p + 2]) << 16)
             | (np.int64(buf[p + 3]) << 24)
         )
-        k = (k * c1) & _MASK32
-        k = _rotl32(k, 15)
-        k = (k * c2) & _MASK32
-        h ^= k
-        h = _rotl32(h, 13)
-        h = (h * 5 + 0xE6546B64) & _MASK32
+        h = _murmur_block(h, k)
         p += 4
-    rest = stop - body
-    if rest > 0:
-        k = np.int64(0)
-        if rest >= 3:
-            k ^= np.int64(buf[body + 2]) << 16
-        if rest >= 2:
-            k ^= np.int64(buf[body + 1]) << 8
-        k ^= np.int64(buf[body])
-        k = (k * c1) & _MASK32
-        k = _rotl32(k, 15)
-        k = (k * c2) & _MASK32
-        h ^= k
-    h ^= n & _MASK32
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & _MASK32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & _MASK32
-    h ^= h >> 16
-    return h - (1 << 32) if h >= (1 << 31) else h
+    k = np.int64(0)
+    for i in range(stop - body):
+        k |= np.int64(buf[body + i]) << (8 * i)
+    return _murmur_finish(h, k, n)
 
 
 @cached_njit(nogil=True)
@@ -397,6 +405,8 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
             p = bar + 1
             while True:
                 prefix = 0
+                prefix_h = np.int64(0)  # the seed, 0
+                prefix_k = np.int64(0)
                 scale = 1.0
                 if p < q and _CLASS[buf[p]] < _C_SPACE:  # |name[:scale] opens a namespace
                     s = p
@@ -414,6 +424,12 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                         prefix += 1
                     scratch[prefix] = _CARET
                     prefix += 1
+                    # The hash's state after the prefix, which each name goes on from.
+                    for i in range(prefix):
+                        prefix_k |= np.int64(scratch[i]) << (8 * (i & 3))
+                        if i & 3 == 3:
+                            prefix_h = _murmur_block(prefix_h, prefix_k)
+                            prefix_k = np.int64(0)
                     if c < t:
                         ok, scale = fast_float(buf, c + 1, t)
                         if not ok:
@@ -425,9 +441,18 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                     if p >= q or buf[p] == _PIPE:
                         break
                     start = p
+                    # The name copied and hashed as it is read (the hash's 4-byte
+                    # blocks mixed in as they fill).
                     length = prefix
+                    h = prefix_h
+                    k = prefix_k
                     while p < q and _CLASS[buf[p]] == _NAME:
-                        scratch[length] = _lower(buf[p], lowercase)
+                        byte = _lower(buf[p], lowercase)
+                        scratch[length] = byte
+                        k |= np.int64(byte) << (8 * (length & 3))
+                        if length & 3 == 3:
+                            h = _murmur_block(h, k)
+                            k = np.int64(0)
                         length += 1
                         p += 1
                     if p == start:  # an empty name (the token starts with a colon)
@@ -468,9 +493,7 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                     if not np.isfinite(value):
                         ok = False
                         break
-                    # (Written out here: a call per value, inlined or not, made the
-                    # kernel twice as slow.)
-                    h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                    h = _murmur_finish(h, k, length) if hashed else 0
                     column = hashed_column(h, n_features)
                     if (
                         names

@@ -4,10 +4,13 @@ TextFeaturizer(tokenizer="pairs", hashed_names=True, vocabulary="hashing"), name
 included, and the streamed models equal to the reference path's."""
 
 import io
+import itertools
 import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 from sklearn.utils import murmurhash3_32
 
@@ -149,6 +152,68 @@ def test_many_names_grow_the_table_and_stay_equal():
     assert ours.feature_names() == theirs.feature_names()
 
 
+# Values on the kernel's inline path (digits with at most one '.', up to 15 digits) and
+# off it (16+ digits, signs, exponents, a second '.' or ':', nothing), names of bytes
+# that end tokens or not, bars touching tokens, Python's ASCII whitespace.
+_DECIMALS = st.from_regex(r"\A[0-9]{0,7}(\.[0-9]{0,8})?\Z").filter(lambda v: v not in ("", "."))
+_VALUES = _DECIMALS | st.from_regex(
+    r"\A[+-]?[0-9]{0,18}(\.[0-9]{0,18})?([eE][+-]?[0-9]{0,3})?(:[0-9]?|\.[0-9])?\Z"
+)
+_NAMES = st.text(alphabet="aZ09_.-'", min_size=1, max_size=6)
+_SPACES = st.sampled_from([" ", "  ", "\t", "\x1c", " \x0b"])
+
+
+def _vw_lines(values, names=_NAMES):
+    token = st.tuples(names, st.none() | values).map(
+        lambda t: t[0] if t[1] is None else f"{t[0]}:{t[1]}"
+    )
+    segment = st.tuples(
+        st.sampled_from(["", " ", "ns ", "NS:2 ", "n:0.5 ", "space ", "LongSpace_1:3 "]),
+        st.lists(st.tuples(token, _SPACES), max_size=6),
+    ).map(lambda t: t[0] + "".join(a + b for a, b in t[1]))
+    line = st.tuples(
+        st.sampled_from(["1 ", "-1 ", "1 2 ", "0.5 'tag "]),
+        st.lists(segment, min_size=1, max_size=3),
+    ).map(lambda t: t[0] + "|" + "|".join(t[1]))
+    return st.lists(line, min_size=1, max_size=6).map(lambda lines: "\n".join(lines) + "\n")
+
+
+def _kernel_and_reference(text: str):
+    params = {"tokenizer": "pairs", "n_features": 2**10, "weighting": "tf", "hashed_names": True}
+    ours, theirs = TextFeaturizer(**params), TextFeaturizer(**params)
+    raw = text.encode()
+    compiled = None
+    if _chunks._PairsReader(ours, "vw")._compiled(raw, 0) is not None:  # no fallback
+        compiled = _compiled(raw, "vw", ours, _chunks._PairsReader(ours, "vw"))
+    try:
+        reference = _reference(raw, "vw", theirs)
+    except DataFormatError:
+        reference = None
+    return compiled, reference
+
+
+@settings(max_examples=150, deadline=None)
+@given(_vw_lines(_VALUES, _NAMES | st.sampled_from(["\x1f", "a\x1fb", ":", "a|b"])))
+def test_adversarial_vw_values_equal_reference_or_fall_back(text):
+    """Whatever the kernel reads (its inline values or fast_float's) equals the reference
+    bit for bit; a line the reference rejects the kernel leaves to it."""
+    compiled, reference = _kernel_and_reference(text)
+    if reference is None:
+        assert compiled is None
+    elif compiled is not None:
+        _same(compiled, reference)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_vw_lines(_DECIMALS))
+def test_inline_decimal_values_take_the_compiled_path(text):
+    """Values of digits with at most one '.' (up to 15 digits) are the kernel's own:
+    no fallback, and the reference's values to the bit."""
+    compiled, reference = _kernel_and_reference(text)
+    assert compiled is not None and reference is not None
+    _same(compiled, reference)
+
+
 @pytest.mark.parametrize(
     "fmt, line",
     [
@@ -265,8 +330,8 @@ def _fit(path, compiled, monkeypatch, estimator, **options):
     read = _chunks._PairsReader._compiled
     blocks = []
 
-    def counted(self, raw, bytes_read):
-        batch = read(self, raw, bytes_read)
+    def counted(self, raw, bytes_read, n_lines=None):
+        batch = read(self, raw, bytes_read, n_lines)
         blocks.append(batch is not None)
         return batch
 
@@ -459,3 +524,41 @@ def test_buffers_fit_every_block_after_smaller_and_larger_ones():
     for raw in blocks:
         _same(_compiled(raw, "counts", featurizer, reader), _reference(raw, "counts", theirs))
     assert featurizer.feature_names() == theirs.feature_names()
+
+
+# ------------------------------------------------------------------ a row's sort
+
+
+@njit
+def _sort_one(indices, data):
+    columns = np.empty(hashing._SORT_MAX, dtype=np.int32)
+    values = np.empty(hashing._SORT_MAX, dtype=np.float64)
+    ranks = np.empty(hashing._SORT_MAX, dtype=np.int32)
+    # The row between two others, which the sort must not touch.
+    return hashing._sort_row(indices, data, 1, indices.shape[0] - 1, columns, values, ranks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.integers(0, 2**31 - 2) | st.integers(0, 40) | st.sampled_from([0, 2**31 - 2]),
+        max_size=hashing._SORT_MAX + 6,
+    )
+)
+def test_sort_row_sorts_rows_without_a_repeat_and_leaves_the_others(columns):
+    """A row of distinct columns (at most _SORT_MAX, or ascending already) leaves sorted
+    with its values; a row with a repeat (or longer and out of order) is left as it is."""
+    indices = np.array([7, *columns, 3], dtype=np.int32)
+    data = np.arange(len(indices), dtype=np.float64) + 0.5
+    before_indices, before_data = indices.copy(), data.copy()
+    sorted_ = _sort_one(indices, data)
+    ascending = all(a < b for a, b in itertools.pairwise(columns))
+    distinct = len(set(columns)) == len(columns)
+    assert sorted_ == (ascending or (distinct and len(columns) <= hashing._SORT_MAX))
+    assert indices[0] == 7 and indices[-1] == 3 and data[0] == 0.5 and data[-1] == len(data) - 0.5
+    if sorted_:
+        order = sorted(range(len(columns)), key=lambda k: columns[k])
+        assert indices[1:-1].tolist() == sorted(columns)
+        assert data[1:-1].tolist() == [before_data[1 + k] for k in order]
+    else:
+        assert np.array_equal(indices, before_indices) and np.array_equal(data, before_data)

@@ -352,10 +352,12 @@ def test_byte_line_blocks_are_line_blocks(lines, end, read_bytes, chunk_size):
         saved = _chunks._READ_BYTES
         _chunks._READ_BYTES = read_bytes
         try:
-            got = [(b, line) for b, line, _ in _chunks._byte_line_blocks(str(path), chunk_size)]
+            blocks = list(_chunks._byte_line_blocks(str(path), chunk_size))
         finally:
             _chunks._READ_BYTES = saved
-        assert got == expected
+        assert [(b, line) for b, line, _, _ in blocks] == expected
+        # The lines counted as the bytes arrive: those of the block.
+        assert [n for *_, n in blocks] == [len(b.splitlines()) for b, *_ in blocks]
 
 
 @pytest.mark.parametrize("every", [1, 3, 40])
@@ -375,8 +377,8 @@ def test_lines_the_kernel_leaves_are_read_alone(tmp_path, monkeypatch, every):
     compiled = []
     original = _chunks._PairsReader._compiled
 
-    def counted(self, raw, bytes_read):
-        batch = original(self, raw, bytes_read)
+    def counted(self, raw, bytes_read, n_lines=None):
+        batch = original(self, raw, bytes_read, n_lines)
         compiled.append(batch is not None)
         return batch
 

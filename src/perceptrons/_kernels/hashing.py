@@ -73,7 +73,7 @@ STORE_USED = 0
 ENTRIES = 1  # slots used, removed ones included
 META_SIZE = 2
 
-_LF, _PIPE, _COLON, _QUOTE, _CARET, _HASH = 10, 124, 58, 39, 94, 35
+_LF, _PIPE, _COLON, _QUOTE, _CARET, _HASH, _DOT = 10, 124, 58, 39, 94, 35, 46
 _MASK32 = 0xFFFFFFFF
 _INT32_MIN = -(2**31)
 
@@ -82,6 +82,17 @@ _WS = np.zeros(128, dtype=np.bool_)
 _WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
 ASCII_WHITESPACE = _WS  # the same table, for the text tokenizer (perceptrons._kernels.tokens)
 _LABEL_MARK = np.frombuffer(b"#label#:", dtype=np.uint8).copy()
+# A byte's class in a vw line, one table look-up per byte: the bytes of a name or a
+# value (_NAME), the colon ending a name, Python's ASCII whitespace, the bar between
+# segments, the end of the line, a byte outside ASCII (a FALLBACK).
+_NAME, _C_COLON, _C_SPACE, _C_PIPE, _C_LF, _C_HIGH = 0, 1, 2, 3, 4, 5
+_CLASS = np.full(256, _C_HIGH, dtype=np.uint8)
+_CLASS[:128] = _NAME
+_CLASS[:128][_WS] = _C_SPACE
+_CLASS[_COLON] = _C_COLON
+_CLASS[_PIPE] = _C_PIPE
+_CLASS[_LF] = _C_LF
+_POWERS = np.array([float(10**k) for k in range(16)])  # exact doubles
 
 
 @register_jitable(inline="always")
@@ -90,11 +101,39 @@ def _rotl32(x, r):
 
 
 @register_jitable(inline="always")
+def _murmur_block(h, k):
+    """MurmurHash3_x86_32's state ``h`` after the 4-byte block ``k`` (int64 arithmetic,
+    masked to 32 bits: products wrap modulo 2**64, their low 32 bits exact)."""
+    k = (k * 0xCC9E2D51) & _MASK32
+    k = _rotl32(k, 15)
+    k = (k * 0x1B873593) & _MASK32
+    h ^= k
+    h = _rotl32(h, 13)
+    return (h * 5 + 0xE6546B64) & _MASK32
+
+
+@register_jitable(inline="always")
+def _murmur_finish(h, k, n):
+    """The hash of ``n`` bytes from the state ``h`` after their whole blocks and ``k``
+    the last ``n % 4`` bytes (little-endian), as a signed 32-bit value."""
+    if n & 3:
+        k = (k * 0xCC9E2D51) & _MASK32
+        k = _rotl32(k, 15)
+        k = (k * 0x1B873593) & _MASK32
+        h ^= k
+    h ^= n & _MASK32
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _MASK32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _MASK32
+    h ^= h >> 16
+    return h - (1 << 32) if h >= (1 << 31) else h
+
+
+@register_jitable(inline="always")
 def murmurhash3_32(buf, start, stop, seed):
     """MurmurHash3_x86_32 of ``buf[start:stop]``, as a signed 32-bit value: what
-    ``sklearn.utils.murmurhash3_32(bytes, seed)`` gives. int64 arithmetic, masked to
-    32 bits (products wrap modulo 2**64, their low 32 bits exact)."""
-    c1, c2 = 0xCC9E2D51, 0x1B873593
+    ``sklearn.utils.murmurhash3_32(bytes, seed)`` gives."""
     h = seed & _MASK32
     n = stop - start
     body = start + (n // 4) * 4
@@ -106,32 +145,12 @@ def murmurhash3_32(buf, start, stop, seed):
             | (np.int64(buf[p + 2]) << 16)
             | (np.int64(buf[p + 3]) << 24)
         )
-        k = (k * c1) & _MASK32
-        k = _rotl32(k, 15)
-        k = (k * c2) & _MASK32
-        h ^= k
-        h = _rotl32(h, 13)
-        h = (h * 5 + 0xE6546B64) & _MASK32
+        h = _murmur_block(h, k)
         p += 4
-    rest = stop - body
-    if rest > 0:
-        k = np.int64(0)
-        if rest >= 3:
-            k ^= np.int64(buf[body + 2]) << 16
-        if rest >= 2:
-            k ^= np.int64(buf[body + 1]) << 8
-        k ^= np.int64(buf[body])
-        k = (k * c1) & _MASK32
-        k = _rotl32(k, 15)
-        k = (k * c2) & _MASK32
-        h ^= k
-    h ^= n & _MASK32
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & _MASK32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & _MASK32
-    h ^= h >> 16
-    return h - (1 << 32) if h >= (1 << 31) else h
+    k = np.int64(0)
+    for i in range(stop - body):
+        k |= np.int64(buf[body + i]) << (8 * i)
+    return _murmur_finish(h, k, n)
 
 
 @cached_njit(nogil=True)
@@ -146,6 +165,8 @@ def hashed_column(h, n_features):
     ``abs(-2**31)`` taken as ``2**31`` (scikit-learn's special case)."""
     if h == _INT32_MIN:
         return (2147483647 - (n_features - 1)) % n_features
+    if n_features & (n_features - 1) == 0:  # a power of two: a mask, not a division
+        return abs(h) & (n_features - 1)
     return abs(h) % n_features
 
 
@@ -211,11 +232,16 @@ def _add_name(scratch, length, h, column, slots, store, meta, records, state):
 
 
 @register_jitable
-def _sort_row(indices, data, start, stop, sort_columns, sort_values):
+def _sort_row(indices, data, start, stop, sort_columns, sort_values, ranks):
     """Sort the row ``indices[start:stop]`` (and its ``data``) by column when no column
     repeats, and say whether it did; a row with a repeat (or too long to sort here) is
-    left as it is, its sum for scipy to do in scipy's order. Insertion sort into the
-    ``sort_*`` arrays, the row written back only once known to have no repeat."""
+    left as it is, its sum for scipy to do in scipy's order.
+
+    A rank sort: each column's place is the number of columns below it, counted by
+    comparing it with all the row's columns (loops without a branch to mispredict,
+    which the compiler vectorizes; an insertion sort spent most of its time in the
+    mispredicted end of each insertion). The row is written back only once known to
+    have no repeat."""
     n = stop - start
     ascending = True
     for k in range(start + 1, stop):
@@ -224,23 +250,26 @@ def _sort_row(indices, data, start, stop, sort_columns, sort_values):
             break
     if ascending:
         return True
-    if n > sort_columns.shape[0] or n > sort_values.shape[0]:
+    if n > sort_columns.shape[0] or n > sort_values.shape[0] or n > ranks.shape[0]:
         return False
     for k in range(n):
-        column = indices[start + k]
-        value = data[start + k]
-        j = k
-        while j > 0 and sort_columns[j - 1] > column:
-            sort_columns[j] = sort_columns[j - 1]
-            sort_values[j] = sort_values[j - 1]
-            j -= 1
-        if j > 0 and sort_columns[j - 1] == column:
-            return False  # a repeat: the row is left untouched
-        sort_columns[j] = column
-        sort_values[j] = value
-    for k in range(n):
-        indices[start + k] = sort_columns[k]
-        data[start + k] = sort_values[k]
+        sort_columns[k] = indices[start + k]
+        sort_values[k] = data[start + k]
+    total = 0
+    for i in range(n):
+        column = sort_columns[i]
+        below = 0
+        for j in range(n):
+            below += np.int32(sort_columns[j] < column)
+        ranks[i] = below
+        total += below
+    # The ranks are 0..n-1 (summing to n(n-1)/2) when no column repeats; a repeated
+    # column's later copies have fewer columns below them than their place: less.
+    if total != n * (n - 1) // 2:
+        return False  # a repeat: the row is left untouched
+    for i in range(n):
+        indices[start + ranks[i]] = sort_columns[i]
+        data[start + ranks[i]] = sort_values[i]
     return True
 
 
@@ -301,6 +330,7 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     in_order = True  # every row so far sorted without a repeated column
     sort_columns = np.empty(_SORT_MAX, dtype=np.int32)
     sort_values = np.empty(_SORT_MAX, dtype=np.float64)
+    ranks = np.empty(_SORT_MAX, dtype=np.int32)
     head_start = np.empty(5, dtype=np.int64)
     head_stop = np.empty(5, dtype=np.int64)
     indptr[0] = 0
@@ -311,11 +341,10 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
         q = pos
         blank = True
         while q < end:
-            c = buf[q]
-            if c == _LF or c >= 128:
+            kind = _CLASS[buf[q]]
+            if kind >= _C_LF:
                 break
-            if blank and not _WS[c]:
-                blank = False
+            blank = blank and kind == _C_SPACE
             q += 1
         line += 1
         if q < end and buf[q] >= 128:
@@ -370,17 +399,19 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                 break
             if n_head >= 2:
                 weighted = 1
-            s = bar + 1
-            while True:  # the segments between bars
-                e = s
-                while e < q and buf[e] != _PIPE:
-                    e += 1
-                p = s
+            # The segments between bars, each token read in one pass: its name copied
+            # to scratch up to the first colon, then its value; a bar ends the token
+            # and the segment.
+            p = bar + 1
+            while True:
                 prefix = 0
+                prefix_h = np.int64(0)  # the seed, 0
+                prefix_k = np.int64(0)
                 scale = 1.0
-                if s < e and not _WS[buf[s]]:  # |name[:scale] opens a namespace
+                if p < q and _CLASS[buf[p]] < _C_SPACE:  # |name[:scale] opens a namespace
+                    s = p
                     t = s
-                    while t < e and not _WS[buf[t]]:
+                    while t < q and _CLASS[buf[t]] < _C_SPACE:
                         t += 1
                     c = s
                     while c < t and buf[c] != _COLON:
@@ -393,41 +424,76 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                         prefix += 1
                     scratch[prefix] = _CARET
                     prefix += 1
+                    # The hash's state after the prefix, which each name goes on from.
+                    for i in range(prefix):
+                        prefix_k |= np.int64(scratch[i]) << (8 * (i & 3))
+                        if i & 3 == 3:
+                            prefix_h = _murmur_block(prefix_h, prefix_k)
+                            prefix_k = np.int64(0)
                     if c < t:
                         ok, scale = fast_float(buf, c + 1, t)
                         if not ok:
                             break
                     p = t
                 while True:  # the features
-                    while p < e and _WS[buf[p]]:
+                    while p < q and _CLASS[buf[p]] == _C_SPACE:
                         p += 1
-                    if p >= e:
+                    if p >= q or buf[p] == _PIPE:
                         break
                     start = p
-                    while p < e and not _WS[buf[p]]:
+                    # The name copied and hashed as it is read (the hash's 4-byte
+                    # blocks mixed in as they fill).
+                    length = prefix
+                    h = prefix_h
+                    k = prefix_k
+                    while p < q and _CLASS[buf[p]] == _NAME:
+                        byte = _lower(buf[p], lowercase)
+                        scratch[length] = byte
+                        k |= np.int64(byte) << (8 * (length & 3))
+                        if length & 3 == 3:
+                            h = _murmur_block(h, k)
+                            k = np.int64(0)
+                        length += 1
                         p += 1
-                    c = start
-                    while c < p and buf[c] != _COLON:
-                        c += 1
-                    if c == start:
+                    if p == start:  # an empty name (the token starts with a colon)
                         ok = False
                         break
                     number = 1.0
-                    if c < p:
-                        ok, number = fast_float(buf, c + 1, p)
-                        if not ok:
-                            break
+                    if p < q and buf[p] == _COLON:
+                        # The value: up to 15 digits with at most one '.', then the
+                        # token's end, inline: the mantissa < 10**15 < 2**53 and at
+                        # most 15 decimals, so m / 10**f is the one correctly rounded
+                        # division fast_float does (m itself for none). Anything else
+                        # goes through fast_float.
+                        p += 1
+                        value_start = p
+                        mantissa = 0
+                        digits = 0
+                        while p < q and digits < 16 and 48 <= buf[p] <= 57:
+                            mantissa = mantissa * 10 + (buf[p] - 48)
+                            digits += 1
+                            p += 1
+                        fraction = 0
+                        if p < q and buf[p] == _DOT:
+                            p += 1
+                            while p < q and digits < 16 and 48 <= buf[p] <= 57:
+                                mantissa = mantissa * 10 + (buf[p] - 48)
+                                digits += 1
+                                fraction += 1
+                                p += 1
+                        if 0 < digits < 16 and (p == q or _CLASS[buf[p]] >= _C_SPACE):
+                            number = mantissa / _POWERS[fraction] if fraction else float(mantissa)
+                        else:
+                            while p < q and _CLASS[buf[p]] < _C_SPACE:
+                                p += 1
+                            ok, number = fast_float(buf, value_start, p)
+                            if not ok:
+                                break
                     value = number * scale
                     if not np.isfinite(value):
                         ok = False
                         break
-                    length = prefix
-                    for i in range(start, c):
-                        scratch[length] = _lower(buf[i], lowercase)
-                        length += 1
-                    # (Written out here: a call per value, inlined or not, made the
-                    # kernel twice as slow.)
-                    h = murmurhash3_32(scratch, 0, length, 0) if hashed else 0
+                    h = _murmur_finish(h, k, length) if hashed else 0
                     column = hashed_column(h, n_features)
                     if (
                         names
@@ -445,9 +511,9 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                         data[nnz] = value
                         indices[nnz] = column
                         nnz += 1
-                if not ok or nnz < 0 or e >= q:
+                if not ok or nnz < 0 or p >= q:
                     break
-                s = e + 1
+                p += 1  # past the bar: the next segment
         else:
             # The label: the last token, "#label#:" and at least one byte.
             le = q
@@ -522,7 +588,7 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
         if not ok:
             status = FALLBACK
             break
-        if not _sort_row(indices, data, indptr[rows], nnz, sort_columns, sort_values):
+        if not _sort_row(indices, data, indptr[rows], nnz, sort_columns, sort_values, ranks):
             in_order = False
         labels[rows] = label
         weights[rows] = weight

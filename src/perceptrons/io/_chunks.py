@@ -101,10 +101,11 @@ def _line_blocks(name: str, chunk_size: int) -> Iterator[tuple[bytes, int, int]]
 
 def _byte_line_blocks(
     name: str, chunk_size: int, *, whole: bool = False
-) -> Iterator[tuple[bytes, int, int]]:
+) -> Iterator[tuple[bytes, int, int, int]]:
     """:func:`_line_blocks`' blocks, read ``_READ_BYTES`` at a time (the lines counted
     and the block cut by C-level byte searches, not a ``readline`` per line): the
-    compiled readers' source. ``bytes read`` counts the bytes read ahead too.
+    compiled readers' source. ``bytes read`` counts the bytes read ahead too; each block
+    comes with its number of lines (counted once, here, for the readers' buffers).
 
     ``whole``: the file is being read whole (in memory): the memory is checked for all
     the file read so far, as :func:`~perceptrons.io.formats.read_data` checks it."""
@@ -119,7 +120,7 @@ def _byte_line_blocks(
             if whole:
                 what, lower = f"{name}: reading it whole", _READ_WHOLE_REMEDY
             with out_of_memory_in_one_line(what, lower):
-                block, rest, eof = _next_lines(
+                block, rest, eof, newlines = _next_lines(
                     stream,
                     name,
                     chunk_size,
@@ -130,8 +131,8 @@ def _byte_line_blocks(
                 )
             if not block:
                 return
-            n_lines = block.count(b"\n") + (not block.endswith(b"\n"))
-            yield block, first_line, counter.tell()
+            n_lines = newlines + (not block.endswith(b"\n"))
+            yield block, first_line, counter.tell(), n_lines
             first_line += n_lines
             read_before += len(block)
 
@@ -144,13 +145,15 @@ def _next_lines(
     rest: bytes,
     eof: bool,
     whole: tuple[int, int] | None = None,
-) -> tuple[bytes, bytes, bool]:
+) -> tuple[bytes, bytes, bool, int]:
     """The next ``chunk_size`` lines (the bytes ``rest`` first, then the stream's), the
-    bytes after them, and whether the stream is done; the memory checked as pieces
+    bytes after them, whether the stream is done, and the newlines in the lines (counted
+    as the pieces arrive, not again); the memory checked as pieces
     arrive, as :func:`_read_lines` does, or (``whole``: the bytes and lines of the
     file before the block) for the whole file read so far."""
     parts = [rest]
     n_bytes, n_lines = len(rest), rest.count(b"\n")
+    piece_lines = n_lines  # the newlines of parts[-1]
     while n_lines < chunk_size and not eof:
         try:
             piece = stream.read(_READ_BYTES)
@@ -161,7 +164,8 @@ def _next_lines(
             break
         parts.append(piece)
         n_bytes += len(piece)
-        n_lines += piece.count(b"\n")
+        piece_lines = piece.count(b"\n")
+        n_lines += piece_lines
         last = piece.rfind(b"\n")
         line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
         if whole is not None:
@@ -172,9 +176,9 @@ def _next_lines(
             check_in_memory(what, n_bytes, n_lines, lower)
     data = b"".join(parts) if len(parts) > 1 else parts[0]
     if n_lines < chunk_size:  # the stream is done: the whole rest
-        return data, b"", eof
+        return data, b"", eof, n_lines
     # Cut after the chunk_size-th newline: it lies in the last piece.
-    before = n_lines - data.count(b"\n", len(data) - len(parts[-1]))
+    before = n_lines - piece_lines
     tail = np.frombuffer(parts[-1], dtype=np.uint8)
     cut = (
         len(data)
@@ -182,7 +186,7 @@ def _next_lines(
         + int(np.flatnonzero(tail == _NEWLINE)[chunk_size - before - 1])
         + 1
     )
-    return data[:cut], data[cut:], eof
+    return data[:cut], data[cut:], eof, chunk_size
 
 
 def _chunk_cost(
@@ -309,12 +313,20 @@ class _PairsReader:
         self.out: tuple[np.ndarray, ...] = ()
 
     def read(
-        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+        self,
+        raw: bytes,
+        name: str,
+        first_line: int,
+        bytes_read: int,
+        options,
+        *,
+        n_lines: int | None = None,
     ) -> _PairsBatch | None:
-        """One block of whole lines; ``None`` when it holds no example."""
+        """One block of whole lines (``n_lines`` of them, when known); ``None`` when it
+        holds no example."""
         if self.compiled:
             self.source = name  # for the message of an allocation refused
-            batch = self._compiled(raw, bytes_read)
+            batch = self._compiled(raw, bytes_read, n_lines)
             if batch is not None:
                 return batch
         return self._reference(raw, name, first_line, bytes_read, options)
@@ -329,7 +341,14 @@ class _PairsReader:
         return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
 
     def read_parts(
-        self, raw: bytes, name: str, first_line: int, bytes_read: int, options
+        self,
+        raw: bytes,
+        name: str,
+        first_line: int,
+        bytes_read: int,
+        options,
+        *,
+        n_lines: int | None = None,
     ) -> list[_PairsBatch]:
         """:meth:`read` of a block whose rows need not stay one batch (the batches of a
         whole file read in memory): where the kernel gives up, only the lines up to the
@@ -349,7 +368,7 @@ class _PairsReader:
                 return batches if batch is None else [*batches, batch]
             fallbacks += 1
             self.source = name
-            batch = self._compiled(rest, bytes_read)
+            batch = self._compiled(rest, bytes_read, None if start else n_lines)
             if batch is not None:
                 return [*batches, batch]
             if newlines is None:
@@ -428,11 +447,17 @@ class _PairsReader:
         store[:used] = self.store[:used]
         self.store = store
 
-    def _compiled(self, raw: bytes, bytes_read: int) -> _PairsBatch | None:
+    def _compiled(
+        self, raw: bytes, bytes_read: int, n_lines: int | None = None
+    ) -> _PairsBatch | None:
+        """The block through the kernel (``n_lines``: its lines, counted if not given);
+        ``None`` where the kernel gives up."""
         hashing = self._hashing
         buf = np.frombuffer(raw, dtype=np.uint8)
         vectorizer = self.vectorizer
-        out = self._buffers(len(buf), raw.count(b"\n") + 1)
+        if n_lines is None:
+            n_lines = raw.count(b"\n") + 1
+        out = self._buffers(len(buf), n_lines)
         data, indices, indptr, labels, spans, weights, records, _ = out
         state = self.state
         while True:
@@ -783,9 +808,9 @@ def _pairs_label_chunks(
     reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt, names=False)
     reader.labels_only = True
     reference = {"labels": True, "n_features": None, "zero_based": "auto"}
-    for raw, first_line, bytes_read in _byte_line_blocks(name, chunk_size):
+    for raw, first_line, bytes_read, n_lines in _byte_line_blocks(name, chunk_size):
         options = {**reference, "skip_bad_lines": skip_bad_lines}
-        batch = reader.read(raw, name, first_line, bytes_read, options)
+        batch = reader.read(raw, name, first_line, bytes_read, options, n_lines=n_lines)
         if batch is None:
             continue
         y = batch.y if batch.data is None else batch.data.y
@@ -808,11 +833,13 @@ def _pairs_read(
     }
 
     def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read in _byte_line_blocks(name, size, whole=whole):
+        for raw, first_line, bytes_read, n_lines in _byte_line_blocks(name, size, whole=whole):
             if reader.parts:
-                yield from reader.read_parts(raw, name, first_line, bytes_read, reference)
+                yield from reader.read_parts(
+                    raw, name, first_line, bytes_read, reference, n_lines=n_lines
+                )
                 continue
-            batch = reader.read(raw, name, first_line, bytes_read, reference)
+            batch = reader.read(raw, name, first_line, bytes_read, reference, n_lines=n_lines)
             if batch is not None:
                 yield batch
 

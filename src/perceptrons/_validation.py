@@ -486,3 +486,14 @@ def predict_in_batches(
     if count:
         raise NonFiniteRows(name, count, first)
     return np.concatenate(labels)
+
+
+def canonical_csr(X) -> sp.csr_matrix:
+    """CSR matrix, float64, sorted indices without duplicates, int32 index arrays: the
+    layout the kernels read without a copy (what every featurizer gives)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    if X.nnz < 2**31:
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32, copy=False)
+    return X

@@ -37,6 +37,7 @@ from perceptrons import _params as rules
 from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._text_codec import _TextCodec
 from perceptrons._text_pairs import _PairsVectorizer
+from perceptrons._validation import canonical_csr
 
 __all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
 
@@ -336,7 +337,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         X = counts if weighting is None else weighting.fit_transform(counts)
         self._vectorizer, self._weighting = vectorizer, weighting
         self.n_features_out_ = int(counts.shape[1])
-        return _canonical(X)
+        return canonical_csr(X)
 
     def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
         """Learn from more texts without a pass over all of them: hashing only.
@@ -502,7 +503,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
         """The vectorizer's counts to the output: the weighting step, canonical CSR."""
         if self._weighting is not None:
             X = self._weighting.transform(X)
-        return _canonical(X)
+        return canonical_csr(X)
 
     def feature_names(self) -> list[str] | None:
         """The term (word or space-joined n-gram) of each column, in column order.
@@ -727,13 +728,3 @@ def _rows_merged(counts: sp.csr_matrix, rows: sp.csr_matrix, where: list[int]) -
     indices[from_rows], data[from_rows] = rows.indices, rows.data
     indices[~from_rows], data[~from_rows] = counts.indices, counts.data
     return sp.csr_matrix((data, indices, indptr), shape=counts.shape)
-
-
-def _canonical(X) -> sp.csr_matrix:
-    """CSR matrix, float64, sorted indices without duplicates, int32 index arrays."""
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sum_duplicates()
-    if X.nnz < 2**31:
-        X.indices = X.indices.astype(np.int32, copy=False)
-        X.indptr = X.indptr.astype(np.int32, copy=False)
-    return X

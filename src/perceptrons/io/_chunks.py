@@ -39,7 +39,7 @@ from perceptrons.io.formats import (
     svmlight_block_data,
 )
 from perceptrons.io.formats._common import (
-    _READ_WHOLE_REMEDY,
+    READ_WHOLE_REMEDY,
     check_in_memory,
     open_binary,
     out_of_memory_in_one_line,
@@ -118,7 +118,7 @@ def _byte_line_blocks(
         while True:
             what, lower = f"{name}: the chunk from line {first_line:,}", _CHUNK_REMEDY
             if whole:
-                what, lower = f"{name}: reading it whole", _READ_WHOLE_REMEDY
+                what, lower = f"{name}: reading it whole", READ_WHOLE_REMEDY
             with out_of_memory_in_one_line(what, lower):
                 block, rest, eof, newlines = _next_lines(
                     stream,
@@ -170,7 +170,7 @@ def _next_lines(
         line_bytes = len(piece) - last - 1 if last >= 0 else n_bytes  # (an upper bound)
         if whole is not None:
             what = f"{name}: reading it whole"
-            check_in_memory(what, whole[0] + n_bytes, whole[1] + n_lines, _READ_WHOLE_REMEDY)
+            check_in_memory(what, whole[0] + n_bytes, whole[1] + n_lines, READ_WHOLE_REMEDY)
         else:
             what, lower = _chunk_cost(name, first_line, n_lines, n_bytes, line_bytes)
             check_in_memory(what, n_bytes, n_lines, lower)
@@ -894,7 +894,7 @@ def read_pairs(
         ``X`` the featurizer's output and ``texts`` ``None``; labels, importance
         weights and skipped lines as :func:`read_data` gives them for the whole file.
     """
-    from perceptrons.features import _canonical
+    from perceptrons._validation import canonical_csr
 
     if fit:
         featurizer.fit([""])  # fit_transform starts afresh: no names yet
@@ -937,7 +937,7 @@ def read_pairs(
             ]
         )
     return LabeledData(
-        X=_canonical(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
+        X=canonical_csr(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
         texts=None,
         y=y,
         format=fmt,

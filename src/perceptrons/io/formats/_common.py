@@ -47,7 +47,7 @@ _SAMPLE_BYTES = 1 << 16  # this much of the file is read for detection...
 _LONG_LINE_BYTES = 1 << 20  # ...or up to this much, to see a whole first line
 _READ_BLOCK = 1 << 20  # bytes read (decompressed) at a time, the memory checked between
 _LINE_COST = 100  # bytes a line read whole takes besides its text (see in_memory_cost)
-_READ_WHOLE_REMEDY = "stream it (--stream, fit_stream) or set a higher limit"
+READ_WHOLE_REMEDY = "stream it (--stream, fit_stream) or set a higher limit"
 
 
 class DataFormatError(ValueError):
@@ -297,7 +297,7 @@ def out_of_memory_in_one_line(what: str, lower: str) -> Iterator[None]:
         raise MemoryBudgetError(f"{what}: out of memory; {lower}") from None
 
 
-def read_checked(stream: Readable, source: str, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+def read_checked(stream: Readable, source: str, lower: str = READ_WHOLE_REMEDY) -> bytes | str:
     """All of ``stream``, a block at a time, checked by :func:`check_in_memory` as it
     grows: a small gzip file that inflates past the memory limit is refused when the
     limit is reached, not after it is all in memory."""
@@ -330,7 +330,7 @@ def _read_plain(raw: io.FileIO, name: str, lower: str) -> bytes:
     return data
 
 
-def read_input(name: str, stdin: IO | None = None, lower: str = _READ_WHOLE_REMEDY) -> bytes | str:
+def read_input(name: str, stdin: IO | None = None, lower: str = READ_WHOLE_REMEDY) -> bytes | str:
     """The whole input, gunzipped, read by :func:`read_checked`: the file ``name``, or
     standard input (``stdin``, else ``sys.stdin``) for ``"-"``; bytes, or str for a
     text-mode stream without a binary buffer."""

@@ -14,8 +14,8 @@ import numpy as np
 from perceptrons._decimal import decimal_number
 from perceptrons._memory import array_bytes, check_allocation
 from perceptrons.io.formats._common import (
-    _READ_WHOLE_REMEDY,
     MAX_SVMLIGHT_WIDTH,
+    READ_WHOLE_REMEDY,
     DataFormatError,
     LabeledData,
     _check_rows,
@@ -386,7 +386,7 @@ def _read_svmlight(
     n_lines = raw.count(b"\n") + 1
     # Every value has its ':', so the buffers are sized once, without waste.
     buffers = SvmlightBuffers(
-        rows=n_lines, nnz=raw.count(b":"), source=source, lower=_READ_WHOLE_REMEDY
+        rows=n_lines, nnz=raw.count(b":"), source=source, lower=READ_WHOLE_REMEDY
     )
     parse_svmlight_block(
         buffers,

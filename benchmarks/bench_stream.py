@@ -406,8 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     notes.append(
         'Text path (`vw` and `counts` with a hashing `TextFeaturizer(tokenizer="pairs")`, '
-        "the names of hashed columns kept): the compiled reader parses, lowercases and "
-        "hashes in one pass and reports only names not seen before; the epoch alone "
+        "`--weighting tf`, no names of hashed columns kept, the default): the compiled "
+        "reader parses, lowercases and hashes in one pass; the epoch alone "
         + ", ".join(
             f"`{fmt}` {text_rates[fmt, False]:,.0f}/s against {text_rates[fmt, True]:,.0f}/s "
             f"({text_rates[fmt, False] / text_rates[fmt, True]:.1f}x)"

@@ -278,14 +278,14 @@ def main(argv: list[str] | None = None) -> int:
             [*_ours(), "train", str(news[f"train.{kind}"]), "-o", str(model), "--quiet"], repeats
         )
         accuracy = _our_accuracy(model, news[f"test.{kind}"])
-        met = seconds <= fast_time and accuracy >= best_acc
         add(
             f"20 Newsgroups from {label}, 10 passes, `perceptrons train FILE -o MODEL`",
             f"VW: time of {fast_name}, accuracy of the best ({best_name})",
             f"{fast_time:.2f} s, accuracy {best_acc:.4f}",
             f"{seconds:.2f} s, accuracy {accuracy:.4f}",
             f"{seconds / fast_time:.1f}x VW's time, {100 * (accuracy - best_acc):+.2f} points",
-            f"time <= VW's and accuracy >= VW's best: {'met' if met else 'missed'}",
+            f"accuracy >= VW's best: {'met' if accuracy >= best_acc else 'missed'}; "
+            f"time <= VW's: {'met' if seconds <= fast_time else 'missed'}",
         )
 
     # --- one line from stdin, model load included
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _vw_version() -> str:
     _, _, out = _child([*VW, "--version"])
-    return out.strip()
+    return out.strip().splitlines()[0]
 
 
 if __name__ == "__main__":

@@ -135,7 +135,7 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     hashed_names : bool, default=False
         With ``vocabulary="hashing"``: record, while fitting, which training terms each
         hashed column stands for, so that :meth:`feature_names` (and
-        :func:`top_features`, ``perceptrons inspect``) can name the columns, and a saved
+        :func:`~perceptrons.features.top_features`, ``perceptrons inspect``) can name the columns, and a saved
         model holds the names.  It costs a second pass over the training terms in
         Python (more than the hashing itself), memory for every distinct term, and a
         name table in the model file as large as the vocabulary.  Without it the
@@ -546,7 +546,7 @@ def top_features(
         Features per class and sign.
     names_from : iterable of str, optional
         Texts to name the hashed columns shown by, for a hashing featurizer that kept
-        no names (``hashed_names=False``): :meth:`TextFeaturizer.name_columns` of the
+        no names (``hashed_names=False``): :meth:`~perceptrons.TextFeaturizer.name_columns` of the
         columns shown, one pass over the texts.  Ignored when the names are known.
 
     Returns

@@ -135,10 +135,11 @@ class TextFeaturizer(TransformerMixin, BaseEstimator):
     hashed_names : bool, default=False
         With ``vocabulary="hashing"``: record, while fitting, which training terms each
         hashed column stands for, so that :meth:`feature_names` (and
-        :func:`~perceptrons.features.top_features`, ``perceptrons inspect``) can name the columns, and a saved
-        model holds the names.  It costs a second pass over the training terms in
-        Python (more than the hashing itself), memory for every distinct term, and a
-        name table in the model file as large as the vocabulary.  Without it the
+        :func:`~perceptrons.features.top_features`, ``perceptrons inspect``) can name
+        the columns, and a saved model holds the names.  It costs a second pass over
+        the training terms in Python (more than the hashing itself), memory for every
+        distinct term, and a name table in the model file as large as the vocabulary.
+        Without it the
         columns have no names, and :meth:`name_columns` recovers those of chosen
         columns from texts on demand.  Ignored with ``vocabulary="fit"`` (the
         vocabulary is the names).

@@ -464,7 +464,9 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                         # token's end, inline: the mantissa < 10**15 < 2**53 and at
                         # most 15 decimals, so m / 10**f is the one correctly rounded
                         # division fast_float does (m itself for none). Anything else
-                        # goes through fast_float.
+                        # goes through fast_float. The same loop as parse_svmlight's,
+                        # written out in both: a shared inline helper returning a tuple
+                        # made this kernel 11% slower (1.27 -> 1.41 us a row of vw).
                         p += 1
                         value_start = p
                         mantissa = 0

@@ -292,6 +292,8 @@ def parse_svmlight(buf, end, final, max_lines, label_required, stop_at_bad, max_
             # The value: up to 15 digits with at most one '.', then the token's end,
             # inline: m < 10**15 < 2**53 and at most 15 decimals, so m / 10**f is the
             # one correctly rounded division fast_float would do (m * 1 for none).
+            # The same loop as hashing.parse_pairs', written out in both (a shared
+            # inline helper slowed the vw kernel by 11%).
             p = colon + 1
             start = p
             mantissa = 0

@@ -192,6 +192,8 @@ def check_training_state(
     copies: int = 1,
     lower: str | None = None,
     classes: str = "classes",
+    statistics: int = 0,
+    statistics_what: str = "",
 ) -> None:
     """Refuse, before any of it is allocated, a training state that will not fit.
 
@@ -215,17 +217,22 @@ def check_training_state(
         What else lowers the cost, added to the advice on features, classes and jobs.
     classes : str, default="classes"
         What the columns are called (a tagger's are its ``"tags"``).
+    statistics : int, default=0
+        Float64 entries an adaptive rule keeps besides (its covariance, per copy).
+    statistics_what : str, default=""
+        What those are, for the message (``"a full covariance of 785 x 785 per class"``).
 
     Raises
     ------
     MemoryBudgetError
         The whole state is above :func:`memory_limit`.
     """
-    n_bytes = array_bytes(n_rows, n_columns) * arrays * copies
+    n_bytes = (array_bytes(n_rows, n_columns) * arrays + 8 * statistics) * copies
     held = f" x {copies:,} copies (one per shard, and the mixed one)" if copies > 1 else ""
+    besides = f", plus {statistics_what}" if statistics else ""
     what = (
         f"{who}'s training state ({n_rows:,} weight rows x {n_columns:,} columns "
-        f"x {arrays} arrays{held})"
+        f"x {arrays} arrays{besides}{held})"
     )
     remedies = [FEWER_FEATURES, f"fewer {classes}"]
     if copies > 1:

@@ -22,7 +22,14 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping, check_statistic
 from perceptrons._memory import check_training_state
-from perceptrons._states import CompactState, Frozen, TrainingState, as_count, sorted_union
+from perceptrons._states import (
+    AdaptiveState,
+    CompactState,
+    Frozen,
+    TrainingState,
+    as_count,
+    sorted_union,
+)
 
 __all__ = ["LinearEngine", "check_epoch_inputs"]
 
@@ -206,8 +213,24 @@ class LinearEngine:
         """:meth:`check_state_memory` for weights of ``rows`` rows (and the intercept's)
         and ``columns`` columns."""
         arrays = (2 if self.averaged else 1) + 1
+        state_class = self.estimator._state_class
+        statistics, what = 0, ""
+        if issubclass(state_class, AdaptiveState):
+            statistics = state_class.stats_entries(rows + 1, columns)
+            what = (
+                f"a full covariance of {rows + 1:,} x {rows + 1:,} per class"
+                if state_class.FULL
+                else f"{len(state_class.STATS)} arrays of per-weight statistics"
+            )
         check_training_state(
-            self.name, rows + 1, columns, arrays=arrays, copies=copies, classes=self.COLUMNS
+            self.name,
+            rows + 1,
+            columns,
+            arrays=arrays,
+            copies=copies,
+            classes=self.COLUMNS,
+            statistics=statistics,
+            statistics_what=what,
         )
 
     def new_state(self, n_features: int) -> TrainingState:

@@ -12,8 +12,10 @@ files (:mod:`perceptrons.io.persist`) store their arrays and values.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +25,7 @@ from perceptrons import _params as rules
 from perceptrons._kernels import finite as _finite
 
 __all__ = [
+    "AdaptiveState",
     "CompactState",
     "Frozen",
     "LogisticState",
@@ -380,6 +383,134 @@ class LogisticState(TrainingState):
         if scale == 0.0:
             raise ValueError(f"scale must be in (0, 1], got {scale!r}")
         return cls(state.weights, state.aux, state.count, np.array([scale, scale_sum]))
+
+
+@dataclass
+class AdaptiveState(TrainingState):
+    """The state of the rules that keep statistics of their own beside the weights
+    (:mod:`perceptrons._adaptive`): a covariance, per-feature step sizes, counters.
+
+    The weights and the average are kept explicitly, as :class:`TrainingState` keeps
+    them (the model is theirs). ``stats`` holds the rule's arrays of statistics, and
+    ``scalars`` its numbers (an update counter, a normalizer); both are what a model
+    file stores beside the weights. Their layout is the family's, set on a subclass made
+    by :func:`adaptive_state`:
+
+    * diagonal (``FULL`` False): ``stats`` has shape ``(len(STATS), *weights.shape)``
+      (one statistic per weight), or ``(len(STATS), n_features + 1)`` when the
+      statistics are shared by the classes (``PER_CLASS`` False);
+    * full (``FULL`` True): ``(len(STATS), columns, n_features + 1, n_features + 1)``,
+      one matrix per class (``columns`` is 1 for a binary model or shared statistics),
+      starting at ``STATS[k]`` times the identity.
+
+    ``STATS`` are the initial values of the statistics (diagonal: every entry),
+    ``SCALARS`` those of the numbers; ``STATS_LOW`` is the least value a statistic
+    may hold (a file's are checked against it).
+    """
+
+    stats: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    scalars: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    STATS: ClassVar[tuple[float, ...]] = ()
+    SCALARS: ClassVar[tuple[float, ...]] = ()
+    FULL: ClassVar[bool] = False
+    PER_CLASS: ClassVar[bool] = True
+    STATS_LOW: ClassVar[float | None] = None
+
+    @classmethod
+    def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape of ``stats`` for weights of ``shape``."""
+        rows = shape[0]
+        columns = shape[1] if len(shape) == 2 and cls.PER_CLASS else 1
+        if cls.FULL:
+            return (len(cls.STATS), columns, rows, rows)
+        if cls.PER_CLASS:
+            return (len(cls.STATS), *shape)
+        return (len(cls.STATS), rows)
+
+    @classmethod
+    def stats_entries(cls, rows: int, columns: int) -> int:
+        """How many floats ``stats`` holds for ``rows`` weight rows and ``columns``
+        columns (what the memory check adds for it)."""
+        shape = (rows,) if columns == 1 else (rows, columns)
+        return math.prod(cls.stats_shape(shape))
+
+    @classmethod
+    def initial_stats(cls, shape: tuple[int, ...]) -> np.ndarray:
+        stats = np.zeros(cls.stats_shape(shape))
+        for k, value in enumerate(cls.STATS):
+            if cls.FULL:
+                for column in range(stats.shape[1]):
+                    np.fill_diagonal(stats[k, column], value)
+            else:
+                stats[k] = value
+        return stats
+
+    @classmethod
+    def zeros(cls, n_features: int, n_columns: int, average: bool) -> AdaptiveState:
+        state = TrainingState.zeros(n_features, n_columns, average)
+        return cls(
+            state.weights,
+            state.aux,
+            0,
+            cls.initial_stats(state.weights.shape),
+            np.array(cls.SCALARS, dtype=np.float64),
+        )
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {**super().arrays(), "stats": self.stats, "scalars": self.scalars}
+
+    @classmethod
+    def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
+        # A full covariance has entries of either sign off its diagonal (checked in
+        # restore); a diagonal one holds variances.
+        low = None if cls.FULL else cls.STATS_LOW
+        stats = _checked.floats(*cls.stats_shape(shape), low=low)
+        scalars = _checked.floats(len(cls.SCALARS))
+        return {**super().layout(shape, averaged), "stats": stats, "scalars": scalars}
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> AdaptiveState:
+        state = TrainingState.restore(arrays, values)
+        stats = np.ascontiguousarray(arrays["stats"], dtype=np.float64)
+        scalars = np.ascontiguousarray(arrays["scalars"], dtype=np.float64)
+        if cls.FULL and cls.STATS_LOW is not None and stats.size:
+            diagonal = np.diagonal(stats, axis1=-2, axis2=-1)
+            if diagonal.min() < cls.STATS_LOW:
+                raise ValueError(
+                    f"stats holds a covariance with a diagonal entry below {cls.STATS_LOW:g}"
+                )
+        # A compact state's weights hold only some rows: its statistics stay whole.
+        return cls(state.weights, state.aux, state.count, stats, scalars)
+
+    def is_finite(self) -> bool:
+        return super().is_finite() and all_finite(self.stats) and all_finite(self.scalars)
+
+
+@cache
+def adaptive_state(
+    family: str,
+    stats: tuple[float, ...],
+    scalars: tuple[float, ...] = (),
+    *,
+    full: bool = False,
+    per_class: bool = True,
+    stats_low: float | None = None,
+    base: type[AdaptiveState] = AdaptiveState,
+) -> type[AdaptiveState]:
+    """The :class:`AdaptiveState` subclass of one configuration (the same class for the
+    same arguments, so that a state's class says how it was made)."""
+    name = f"{base.__name__}[{family}{', full' if full else ''}]"
+    attributes = {
+        "STATS": tuple(float(v) for v in stats),
+        "SCALARS": tuple(float(v) for v in scalars),
+        "FULL": full,
+        "PER_CLASS": per_class,
+        "STATS_LOW": stats_low,
+        "__module__": __name__,
+        "__qualname__": name,
+    }
+    return dataclass(type(name, (base,), attributes))
 
 
 def sorted_union(*arrays: Any) -> np.ndarray:

@@ -15,11 +15,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from perceptrons import _adaptive
 from perceptrons import _params as rules
 from perceptrons._kernels import perceptron as _kernels
 from perceptrons._kernels import romma as _romma
 from perceptrons._online import OnlineLinearClassifier
-from perceptrons._states import PerceptronState, RommaState, TrainingState
+from perceptrons._states import AdaptiveState, PerceptronState, RommaState, TrainingState
+from perceptrons._update_rules import RULES, check_update_params, rule_of
 
 __all__ = ["AveragedPerceptron", "Perceptron"]
 
@@ -44,7 +46,8 @@ class _PerceptronBase(OnlineLinearClassifier):
         "validation_fraction": rules.real_open_interval(0.0, 1.0, allow_none=True),
         "n_iter_no_change": rules.integer(1),
         "delta": rules.real(0.0),
-        "update": rules.one_of(*_UPDATE_KINDS, *_ROMMA_KINDS),
+        "update": rules.one_of(*RULES),
+        "covariance": rules.one_of("diagonal", "full"),
         "margin": rules.real(0.0),
         "C": rules.real(0.0, inclusive=False),
         "n_jobs": rules.Rule(
@@ -72,6 +75,8 @@ class _PerceptronBase(OnlineLinearClassifier):
         C: float = 1.0,
         n_jobs: int | None = None,
         class_weight: dict[Any, float] | str | None = None,
+        update_params: dict[str, float] | None = None,
+        covariance: str = "diagonal",
     ) -> None:
         self.max_epochs = max_epochs
         self.shuffle = shuffle
@@ -88,47 +93,74 @@ class _PerceptronBase(OnlineLinearClassifier):
         self.C = C
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.update_params = update_params
+        self.covariance = covariance
 
     @property
     def _state_class(self) -> type[TrainingState]:  # type: ignore[override]
-        """The family's training state: ROMMA's lazily scaled weights have their own."""
-        return RommaState if self.update in _ROMMA_KINDS else PerceptronState
+        """The family's training state: ROMMA's lazily scaled weights have their own,
+        and so have the rules that keep statistics of their own (:mod:`perceptrons._adaptive`)."""
+        rule = RULES.get(self.update) if isinstance(self.update, str) else None
+        if rule is None or rule.family == "perceptron":
+            return PerceptronState  # (an unknown rule is refused by _check_params)
+        if rule.family == "romma":
+            return RommaState
+        constants = check_update_params(type(self).__name__, rule, self.update_params)
+        return _adaptive.state_class(rule, constants, self._covariance(rule))
+
+    def _covariance(self, rule: Any) -> str:
+        """``covariance`` as the rule takes it (a rule without a full form is diagonal)."""
+        return self.covariance if rule.covariance else "diagonal"
 
     def _mixing_refusal(self) -> str | None:
-        """Not ROMMA's epochs: every update rescales all the weights."""
-        if self.update in _ROMMA_KINDS:
+        """Why parameter mixing cannot train this rule (the table's reason), if so."""
+        rule = rule_of(self.update)
+        if rule.mixing is not None:
+            return f"update={self.update!r}: {rule.mixing}"
+        if rule.covariance and self.covariance == "full":
             return (
-                f"update={self.update!r}: every ROMMA update rescales all the weights, "
-                "which the shards cannot share"
+                f"update={self.update!r} with covariance='full': each shard's covariance "
+                "is a dense matrix over all features, which the mixing does not combine"
             )
         return None
 
     def _check_params(self) -> None:
         super()._check_params()
-        if self.update not in _ROMMA_KINDS:
-            return
+        rule = rule_of(self.update)
+        name = type(self).__name__
+        check_update_params(name, rule, self.update_params)
+        if self.covariance == "full" and not rule.covariance:
+            raise ValueError(
+                f"{name}: update={self.update!r} has no full-covariance form; "
+                "covariance='full' applies to "
+                + ", ".join(repr(r.name) for r in RULES.values() if r.covariance)
+            )
         refused = {
             "delta > 0 (the Δ trick)": (
-                self.delta > 0,
-                "its per-example features would be rescaled with every update",
+                self.delta > 0 and not rule.delta_trick,
+                "its per-example features would be rescaled with every update"
+                if rule.family == "romma"
+                else "its per-example features have no statistics of their own",
             ),
-            "class_weight": (self.class_weight is not None, "ROMMA has no weighted form"),
+            "class_weight": (
+                self.class_weight is not None and not rule.weighted,
+                f"{rule.summary} has no weighted form",
+            ),
             "n_jobs other than None or 1 (parameter mixing)": (
-                self.n_jobs not in (None, 1),
-                "every ROMMA update rescales all the weights, which shards cannot share",
+                self.n_jobs not in (None, 1) and self._mixing_refusal() is not None,
+                (self._mixing_refusal() or "").partition(": ")[2],
             ),
         }
         for what, (given, why) in refused.items():
             if given:
-                raise ValueError(
-                    f"{type(self).__name__}: update={self.update!r} does not support {what}: {why}."
-                )
+                raise ValueError(f"{name}: update={self.update!r} does not support {what}: {why}.")
 
     def _check_sample_weight(self, sample_weight: ArrayLike | None) -> None:
-        if sample_weight is not None and self.update in _ROMMA_KINDS:
+        rule = RULES.get(self.update) if isinstance(self.update, str) else None
+        if sample_weight is not None and rule is not None and not rule.weighted:
             raise ValueError(
                 f"{type(self).__name__}: update={self.update!r} does not support "
-                "sample_weight (ROMMA has no weighted form); pass sample_weight=None."
+                f"sample_weight ({rule.summary} has no weighted form); pass sample_weight=None."
             )
 
     def fit(
@@ -190,12 +222,33 @@ class _PerceptronBase(OnlineLinearClassifier):
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
     ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
         bias_feature = 1.0 if self.fit_intercept else 0.0
-        if isinstance(state, RommaState) != (self.update in _ROMMA_KINDS):
+        # A state continues under the same family and statistics (an adaptive state's
+        # class names them; its constants may change between calls).
+        if type(state).__name__ != self._state_class.__name__:
             raise ValueError(
                 f"{type(self).__name__}: update={self.update!r} cannot continue a state "
-                "trained with another family of update rules (ROMMA scales its weights); "
+                "trained with another family of update rules or other statistics (ROMMA "
+                "scales its weights; the adaptive rules keep statistics of their own); "
                 "call fit (without warm_start) to start again."
             )
+        if isinstance(state, AdaptiveState):
+            rule = rule_of(self.update)
+            constants = check_update_params(type(self).__name__, rule, self.update_params)
+            kernel, rule_array = _adaptive.epoch_kernel(
+                rule,
+                constants,
+                self._covariance(rule),
+                multiclass,
+                bias_feature=bias_feature,
+                C=self.C,
+            )
+            arguments = {
+                "stats": state.stats,
+                "scalars": state.scalars,
+                "mistake_log": _NO_MISTAKE_LOG,
+                "rule": rule_array,
+            }
+            return kernel, arguments
         if isinstance(state, RommaState):
             romma = _romma.multiclass_epoch if multiclass else _romma.binary_epoch
             arguments = {
@@ -207,14 +260,14 @@ class _PerceptronBase(OnlineLinearClassifier):
             }
             return romma, arguments
         kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
-        rule = _kernels.update_rule(
+        rule_array = _kernels.update_rule(
             _UPDATE_KINDS[self.update],
             self.margin,
             self.C,
             bias_feature=bias_feature,
             delta=self.delta,
         )
-        return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule}
+        return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule_array}
 
     def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
         return {"mistakes": int(statistic), "examples": n_examples}

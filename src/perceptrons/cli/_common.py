@@ -35,6 +35,8 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "no_shuffle": ("shuffle", _EPOCHS),
     "delta": ("delta", ("perceptron", "averaged", "voted")),
     "update": ("update", _RULES),
+    "update_param": ("update_params", _RULES),
+    "covariance": ("covariance", _RULES),
     "margin": ("margin", _RULES),
     "C": ("C", _RULES),
     "kernel": ("kernel", ("voted",)),
@@ -197,10 +199,24 @@ def make_estimator(
             value = _class_weight(value, labels, numeric_labels)
         elif dest == "update" and value == "auto":
             value = AUTO_UPDATE[text]
+        elif dest == "update_param":
+            value = _update_params(value)
         if param not in accepted:
             raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter", EXIT_USAGE)
         params[param] = value
     return cls(**params)
+
+
+def _update_params(items: list[str]) -> dict[str, float]:
+    """``--update-param NAME=VALUE`` (repeated) as the estimator's ``update_params``;
+    the estimator checks the names and values against its rule."""
+    params = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UserError(f"--update-param: {item!r} is not NAME=VALUE", EXIT_USAGE)
+        params[name.strip()] = _number("--update-param", value)
+    return params
 
 
 def _number(option: str, text: str) -> float:

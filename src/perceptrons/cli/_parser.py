@@ -16,6 +16,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from perceptrons._update_rules import RULES
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
 from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.train import add_saving_options
@@ -89,6 +90,20 @@ class _Given(argparse.Action):
         _mark_given(namespace, self.dest)
 
 
+class _GivenAppend(argparse.Action):
+    """``append`` that records the option was given (a repeatable estimator option)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        _mark_given(namespace, self.dest)
+
+
 class _GivenFlag(argparse.Action):
     """``store_true`` that records the flag was given."""
 
@@ -131,8 +146,8 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         )
 
     def add(*names: str, **options: Any) -> None:  # an estimator option: record it given
-        flag = options.get("action") == "store_true"
-        options["action"] = _GivenFlag if flag else _Given
+        action = options.get("action")
+        options["action"] = {"store_true": _GivenFlag, "append": _GivenAppend}.get(action, _Given)
         group.add_argument(*names, **options)
 
     add(
@@ -147,11 +162,33 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
     add("--delta", metavar="DELTA", type=float, default=0.0, help="the Δ trick" + _applies("delta"))
     add(
         "--update",
-        choices=("auto", "perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"),
+        choices=("auto", *RULES),
         default="auto",
-        help="update rule: the perceptron's, passive-aggressive (PA, PA-I, PA-II), MIRA "
-        "(1-best, the same as PA-I), or ROMMA and aggressive ROMMA (Li & Long 2002); "
-        "auto: pa-i for text, perceptron for numeric features" + _applies("update"),
+        help="update rule: "
+        + "; ".join(f"{name}: {rule.summary} ({rule.cite})" for name, rule in RULES.items())
+        + "; auto: pa-i for text, perceptron for numeric features"
+        + _applies("update"),
+    )
+    add(
+        "--update-param",
+        metavar="NAME=VALUE",
+        action="append",
+        default=None,
+        help="a constant of the update rule, named as its paper names it (repeat for "
+        "several): "
+        + "; ".join(
+            f"{name}: " + ", ".join(f"{c}={v.default:g}" for c, v in rule.constants.items())
+            for name, rule in RULES.items()
+            if rule.constants
+        )
+        + _applies("update_param"),
+    )
+    add(
+        "--covariance",
+        choices=("diagonal", "full"),
+        default="diagonal",
+        help="the second-order rules' covariance: diagonal (O(nnz) per update, for many "
+        "features) or full (O(d²), for few)" + _applies("covariance"),
     )
     add(
         "--margin",

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons._update_rules import RULES, UpdateRule
 from perceptrons.cli._common import (
     EXIT_USAGE,
     UserError,
@@ -46,6 +47,22 @@ def _strongest_transitions(tagger: Any, k: int) -> dict[str, list[tuple[str, str
     }
 
 
+def _update_rule(estimator: Any, rule: UpdateRule) -> dict[str, Any]:
+    """What ``inspect`` says of an online learner's update rule: its name, family and
+    paper, its constants as trained (the defaults where not given), its covariance."""
+    given = estimator.get_params().get("update_params") or {}
+    constants = {name: float(given.get(name, c.default)) for name, c in rule.constants.items()}
+    covariance = estimator.get_params().get("covariance") if rule.covariance else None
+    return {
+        "name": rule.name,
+        "summary": rule.summary,
+        "cite": rule.cite,
+        "family": rule.family,
+        "constants": constants,
+        "covariance": covariance,
+    }
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     """A model file's algorithm, settings, classes, history and heaviest features."""
     from perceptrons.io import persist
@@ -77,6 +94,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         else None,
         "top_features": None if tagger else _named_top_features(model, featurizer, args),
     }
+    update = result["hyperparameters"].get("update")
+    if isinstance(update, str) and update in RULES:
+        result["update_rule"] = _update_rule(estimator, RULES[update])
     if tagger:
         # A tagger's features are fingerprints without names: show its templates and
         # its strongest tag transitions instead.
@@ -89,6 +109,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     print(
         "hyperparameters: " + ", ".join(f"{k}={v!r}" for k, v in result["hyperparameters"].items())
     )
+    if "update_rule" in result:
+        rule = result["update_rule"]
+        constants = ", ".join(f"{k}={v:g}" for k, v in rule["constants"].items())
+        print(
+            f"update rule: {rule['name']}, {rule['summary']} ({rule['cite']}; {rule['family']}"
+            + (f"; {constants}" if constants else "")
+            + (f"; {rule['covariance']} covariance" if rule["covariance"] else "")
+            + ")"
+        )
     print(f"classes ({len(result['classes'])}): {', '.join(result['classes'])}")
     print(f"features: {result['features']:,}", end="")
     if featurizer is not None:

@@ -12,6 +12,7 @@ comes from. One module per family:
 ``kernel``      the dual (kernel) perceptron and voted perceptron on a Gram matrix
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
+``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -140,6 +141,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         multiclass_averaged_perceptron_delta_list,
         perceptron,
     )
+    from perceptrons.reference.confidence import confidence_weighted
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
         dual_vote_scores,
@@ -178,6 +180,7 @@ __all__ = [
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
     "brute_force_decode",
+    "confidence_weighted",
     "dual_kernel_perceptron",
     "dual_vote_scores",
     "dual_voted_perceptron",
@@ -213,6 +216,7 @@ _ORIGINS = {
     "averaged_perceptron_wb": "perceptrons.reference.averaged",
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
+    "confidence_weighted": "perceptrons.reference.confidence",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -1,0 +1,59 @@
+"""The glue between the estimators and the families of update rules that keep
+statistics of their own (:data:`perceptrons._update_rules.RULES`: ``"confidence"``,
+``"second-order"``, ``"gradient"``).
+
+A rule is plugged into the one engine by three things, looked up here by its family:
+its training state (an :class:`~perceptrons._states.AdaptiveState` configuration: which
+statistics, their initial values, diagonal or full), its compiled epochs (binary and
+multiclass, with the signature of :mod:`perceptrons._kernels.confidence`), and the
+``rule`` array those epochs read. The engine's loop, checks, averaging, model files
+and mixing are the same for every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from perceptrons._states import AdaptiveState, adaptive_state
+from perceptrons._update_rules import UpdateRule
+
+__all__ = ["epoch_kernel", "state_class"]
+
+
+def state_class(
+    rule: UpdateRule, constants: dict[str, float], covariance: str
+) -> type[AdaptiveState]:
+    """The training state of ``rule`` with its ``constants`` (checked) and
+    ``covariance`` (``"diagonal"`` or ``"full"``)."""
+    full = covariance == "full"
+    if rule.family == "confidence":
+        # One covariance, starting at a I (AROW's Σ_0 = I: a = 1).
+        return adaptive_state(rule.family, (constants.get("a", 1.0),), full=full, stats_low=0.0)
+    raise ValueError(f"no training state for the {rule.family!r} family")
+
+
+def epoch_kernel(
+    rule: UpdateRule,
+    constants: dict[str, float],
+    covariance: str,
+    multiclass: bool,
+    *,
+    bias_feature: float,
+    C: float,
+) -> tuple[Callable[..., tuple[Any, Any]], np.ndarray]:
+    """``(kernel, rule array)``: the compiled epoch of ``rule`` and what it reads."""
+    if rule.family == "confidence":
+        from perceptrons._kernels import confidence
+
+        kernels = {
+            ("diagonal", False): confidence.binary_epoch,
+            ("diagonal", True): confidence.multiclass_epoch,
+            ("full", False): confidence.binary_epoch_full,
+            ("full", True): confidence.multiclass_epoch_full,
+        }
+        kernel = kernels[covariance, multiclass]
+        return kernel, confidence.confidence_rule(rule.name, bias_feature, C, constants)
+    raise ValueError(f"no kernels for the {rule.family!r} family")

@@ -1,0 +1,125 @@
+"""The per-example pieces of the rules that keep one statistic per weight (a diagonal
+covariance, a per-feature step size), for both input layouts.
+
+The companions of :mod:`perceptrons._kernels._rows` (the same dense/CSR pairs, added in
+the same order, so that dense and canonical CSR input train bit-identical models), for
+updates that scale each coordinate by its own statistic: ``weights[j] += step * s[j] *
+x_j`` rather than ``step * x_j``. Binary pieces take 1-D ``weights`` and statistics;
+the ``_column`` pieces column ``k`` of 2-D ones (multiclass). Feature rows only: the
+intercept row (the last) is the caller's. ``aux`` is the averaging trick's array, or
+empty: every change ``c`` written to ``weights`` is written as ``aux_factor * c`` to it.
+Nothing here allocates.
+"""
+
+from numba.extending import register_jitable
+
+_jit = register_jitable
+
+
+@_jit
+def weighted_sq_norm(rows, i, stat, total):
+    """``total + Σ_j stat[j] x_ij²``: ``x``'s variance ``xᵀ Σ x`` under a diagonal
+    ``Σ = diag(stat)`` (1-D ``stat``)."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            total += stat[indices[p]] * data[p] * data[p]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            total += stat[j] * value * value
+    return total
+
+
+@_jit
+def weighted_sq_norm_column(rows, i, stat, k, total):
+    """:func:`weighted_sq_norm` with column ``k`` of a 2-D ``stat``."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            total += stat[indices[p], k] * data[p] * data[p]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            total += stat[j, k] * value * value
+    return total
+
+
+@_jit
+def scaled_add(rows, i, step, stat, weights, aux, aux_factor):
+    """``weights[j] += step * stat[j] * x_ij`` (1-D), tracked in ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        if averaged:
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                change = step * stat[j] * data[p]
+                weights[j] += change
+                aux[j] += aux_factor * change
+        else:
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                weights[j] += step * stat[j] * data[p]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                change = step * stat[j] * value
+                weights[j] += change
+                if averaged:
+                    aux[j] += aux_factor * change
+
+
+@_jit
+def scaled_add_column(rows, i, step, stat, k, weights, aux, aux_factor):
+    """:func:`scaled_add` on column ``k`` of 2-D ``stat``, ``weights`` and ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            change = step * stat[j, k] * data[p]
+            weights[j, k] += change
+            if averaged:
+                aux[j, k] += aux_factor * change
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                change = step * stat[j, k] * value
+                weights[j, k] += change
+                if averaged:
+                    aux[j, k] += aux_factor * change
+
+
+@_jit
+def add_precision(rows, i, factor, stat):
+    """``stat[j] <- 1 / (1 / stat[j] + factor * x_ij²)``, written ``stat[j] / (1 +
+    factor * stat[j] * x_ij²)`` (exact for ``stat[j] = 0``): the diagonal of the inverse
+    covariance grows by ``factor * x²`` (1-D ``stat``)."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            stat[j] = stat[j] / (1.0 + factor * stat[j] * data[p] * data[p])
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                stat[j] = stat[j] / (1.0 + factor * stat[j] * value * value)
+
+
+@_jit
+def add_precision_column(rows, i, factor, stat, k):
+    """:func:`add_precision` on column ``k`` of a 2-D ``stat``."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            stat[j, k] = stat[j, k] / (1.0 + factor * stat[j, k] * data[p] * data[p])
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                stat[j, k] = stat[j, k] / (1.0 + factor * stat[j, k] * value * value)

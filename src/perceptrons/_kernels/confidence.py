@@ -1,0 +1,295 @@
+"""Compiled epochs of the confidence-weighted family with a diagonal covariance, binary
+and multiclass: AROW (Crammer, Kulesza & Dredze 2009).
+
+These rules keep a Gaussian ``N(w, Σ)`` over the weights. An example of margin
+``m = y w·x`` and variance ``v = xᵀ Σ x`` whose loss is positive moves the mean by
+``α y Σ x`` and shrinks the covariance along ``x``; a feature seen often gets a small
+variance and small steps, a rare one large steps. ``α`` and the shrinking are each
+rule's (:func:`_coefficients`).
+
+The diagonal form (Dredze, Crammer & Pereira 2008; Crammer et al. 2009, for sparse
+high-dimensional data) keeps the diagonal of the *inverse* covariance: where the full
+rule adds ``c x xᵀ`` to ``Σ⁻¹``, the diagonal adds ``c x_j²`` to each ``1 / Σ_j``
+(:func:`perceptrons._kernels._diagonal.add_precision`), O(nnz(x)) per update.
+
+AROW: with the hinge loss ``l = max(0, 1 - m)``, on ``l > 0``: ``β = 1 / (v + r)``,
+``α = l β``, ``w <- w + α y Σ x`` and ``Σ⁻¹ <- Σ⁻¹ + x xᵀ / r``.
+
+Multiclass (Crammer, Dredze & Kulesza 2009, "Multi-class confidence weighted
+algorithms", with the single constraint against the best other class): one mean and one
+diagonal covariance per class (the joint feature space ``Φ(x, c)``, whose covariance is
+block-diagonal); the example is ``Φ(x, gold) - Φ(x, other)`` with ``other`` the
+highest-scoring class but the gold one (ties to the lowest), its margin ``s_gold -
+s_other`` and its variance ``xᵀ Σ_gold x + xᵀ Σ_other x``. The update moves the gold
+class's mean by ``+α Σ_gold x`` and the other's by ``-α Σ_other x``, and shrinks both
+covariances along ``x``.
+
+``weights``, ``aux``, ``mistake_log``, ``count``
+    As in :mod:`perceptrons._kernels.perceptron`; the intercept is the weight of a
+    constant feature of value ``bias_feature`` with a variance of its own (the last row).
+``stats``
+    ``stats[0]``: the diagonal covariance, the shape of ``weights``.
+``scalars``
+    Unused (empty).
+``rule``
+    Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`confidence_rule`).
+``sample_weight``
+    As in :mod:`perceptrons._kernels.perceptron` (or empty). A weight ``s`` counts the
+    example's loss ``s`` times in the rule's objective: AROW's ``r`` becomes ``r / s``
+    for that example (``β = 1 / (v + r / s)``, ``Σ⁻¹ += s x xᵀ / r``). Weight 1 is the
+    unweighted rule; weight 0 skips the example (no update, no count).
+
+The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
+first non-finite score or variance (see :mod:`perceptrons._kernels._rows`).
+"""
+
+import numpy as np
+
+from perceptrons._kernels import _diagonal, _rows
+from perceptrons._kernels._cache import cached_njit
+
+_jit = cached_njit(nogil=True)
+
+AROW = 0
+KINDS = {"arow": AROW}
+# Positions in the ``rule`` array; the rule's constants follow, in the order of its
+# entry in perceptrons._update_rules.
+KIND, BIAS_FEATURE, C_VALUE, FIRST_CONSTANT = 0, 1, 2, 3
+
+
+def confidence_rule(name: str, bias_feature: float, C: float, constants: dict) -> np.ndarray:
+    """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
+    return np.array([float(KINDS[name]), float(bias_feature), float(C), *constants.values()])
+
+
+@_jit
+def _coefficients(signed, variance, weight, rule):
+    """``(α, c)`` for an example of margin ``signed``, variance ``variance`` and weight
+    ``weight``: the mean moves by ``α y Σ x`` and ``Σ⁻¹`` gains ``c x xᵀ``; ``(0, 0)``:
+    no update."""
+    loss = 1.0 - signed
+    if loss <= 0.0:
+        return 0.0, 0.0
+    # AROW: r, the first constant.
+    r = rule[FIRST_CONSTANT] / weight
+    beta = 1.0 / (variance + r)
+    return loss * beta, 1.0 / r
+
+
+@_jit
+def binary_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features = weights.shape[0] - 1
+    bias_feature = rule[BIAS_FEATURE]
+    averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
+    sigma = stats[0]
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue  # as if the example were absent
+        score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        bias_sq = bias_feature * bias_feature
+        variance = _diagonal.weighted_sq_norm(rows, i, sigma, sigma[n_features] * bias_sq)
+        if not (np.isfinite(score) and np.isfinite(variance)):
+            return _rows.NON_FINITE_SCORE, count
+        alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
+        if alpha != 0.0 or shrink != 0.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = -1
+            updates += 1
+            step = alpha * y[i]
+            _diagonal.scaled_add(rows, i, step, sigma, weights, aux, count)
+            change = step * sigma[n_features] * bias_feature
+            weights[n_features] += change
+            if averaged:
+                aux[n_features] += count * change
+            _diagonal.add_precision(rows, i, shrink, sigma)
+            sigma[n_features] = sigma[n_features] / (1.0 + shrink * sigma[n_features] * bias_sq)
+        count += weight
+    return updates, count
+
+
+@_jit
+def _best_other(scores, gold):
+    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
+    best = 1 if gold == 0 else 0
+    for k in range(best + 1, scores.shape[0]):
+        if k != gold and scores[k] > scores[best]:
+            best = k
+    return best
+
+
+@_jit
+def multiclass_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    bias_feature = rule[BIAS_FEATURE]
+    bias_sq = bias_feature * bias_feature
+    averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
+    sigma = stats[0]
+    scores = np.empty(n_classes)
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        for k in range(n_classes):
+            scores[k] = weights[n_features, k] * bias_feature
+        _rows.add_scores(rows, i, weights, scores)
+        if not _rows.finite_scores(scores):
+            return _rows.NON_FINITE_SCORE, count
+        gold = y[i]
+        other = _best_other(scores, gold)
+        variance = sigma[n_features, gold] * bias_sq + sigma[n_features, other] * bias_sq
+        variance = _diagonal.weighted_sq_norm_column(rows, i, sigma, gold, variance)
+        variance = _diagonal.weighted_sq_norm_column(rows, i, sigma, other, variance)
+        if not np.isfinite(variance):
+            return _rows.NON_FINITE_SCORE, count
+        alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
+        if alpha != 0.0 or shrink != 0.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = other
+            updates += 1
+            for k, sign in ((gold, 1.0), (other, -1.0)):
+                step = sign * alpha
+                _diagonal.scaled_add_column(rows, i, step, sigma, k, weights, aux, count)
+                change = step * sigma[n_features, k] * bias_feature
+                weights[n_features, k] += change
+                if averaged:
+                    aux[n_features, k] += count * change
+                _diagonal.add_precision_column(rows, i, shrink, sigma, k)
+                bias_sigma = sigma[n_features, k]
+                sigma[n_features, k] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
+        count += weight
+    return updates, count
+
+
+# ------------------------------------------------------------------ full covariance
+@_jit
+def _sigma_x(rows, i, sigma, bias_feature, out):
+    """``out = Σ x̃`` for the example ``x̃ = [x_i, bias_feature]`` (``Σ`` symmetric, so
+    its rows are read: contiguous), O(nnz(x) d)."""
+    last = sigma.shape[0] - 1
+    for m in range(sigma.shape[0]):
+        out[m] = sigma[last, m] * bias_feature
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            for m in range(sigma.shape[0]):
+                out[m] += sigma[j, m] * value
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                for m in range(sigma.shape[0]):
+                    out[m] += sigma[j, m] * value
+
+
+@_jit
+def _full_update(sigma, sx, step, factor, weights, aux, k, count):
+    """``μ_k += step Σ x̃`` (tracked in ``aux``) and ``Σ -= factor (Σ x̃)(Σ x̃)ᵀ`` (a
+    rank-one update of the precision, by Sherman-Morrison); 2-D ``weights`` and
+    ``aux`` (a binary model's as one-column views)."""
+    averaged = aux.shape[0] != 0
+    for j in range(sx.shape[0]):
+        change = step * sx[j]
+        weights[j, k] += change
+        if averaged:
+            aux[j, k] += count * change
+    for j in range(sx.shape[0]):
+        scaled = factor * sx[j]
+        for m in range(sx.shape[0]):
+            sigma[j, m] -= scaled * sx[m]
+
+
+@_jit
+def binary_epoch_full(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    """:func:`binary_epoch` with a full covariance: ``stats[0, 0]`` is ``Σ``, of shape
+    ``(n_features + 1, n_features + 1)`` (the intercept last), O(nnz(x) d) per example
+    and O(d²) per update."""
+    n_features = weights.shape[0] - 1
+    bias_feature = rule[BIAS_FEATURE]
+    log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
+    sigma = stats[0, 0]
+    sx = np.empty(n_features + 1)
+    columns = weights.reshape((n_features + 1, 1))
+    aux_columns = aux.reshape((aux.shape[0], 1))
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        _sigma_x(rows, i, sigma, bias_feature, sx)
+        variance = _rows.dot(rows, i, sx, sx[n_features] * bias_feature)
+        if not (np.isfinite(score) and np.isfinite(variance)):
+            return _rows.NON_FINITE_SCORE, count
+        alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
+        if alpha != 0.0 or shrink != 0.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = -1
+            updates += 1
+            factor = shrink / (1.0 + shrink * variance)
+            _full_update(sigma, sx, alpha * y[i], factor, columns, aux_columns, 0, count)
+        count += weight
+    return updates, count
+
+
+@_jit
+def multiclass_epoch_full(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    """:func:`multiclass_epoch` with a full covariance per class: ``stats[0, k]`` is
+    ``Σ_k``."""
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    bias_feature = rule[BIAS_FEATURE]
+    log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
+    scores = np.empty(n_classes)
+    sx_gold = np.empty(n_features + 1)
+    sx_other = np.empty(n_features + 1)
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        for k in range(n_classes):
+            scores[k] = weights[n_features, k] * bias_feature
+        _rows.add_scores(rows, i, weights, scores)
+        if not _rows.finite_scores(scores):
+            return _rows.NON_FINITE_SCORE, count
+        gold = y[i]
+        other = _best_other(scores, gold)
+        _sigma_x(rows, i, stats[0, gold], bias_feature, sx_gold)
+        _sigma_x(rows, i, stats[0, other], bias_feature, sx_other)
+        v_gold = _rows.dot(rows, i, sx_gold, sx_gold[n_features] * bias_feature)
+        v_other = _rows.dot(rows, i, sx_other, sx_other[n_features] * bias_feature)
+        variance = v_gold + v_other
+        if not np.isfinite(variance):
+            return _rows.NON_FINITE_SCORE, count
+        alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
+        if alpha != 0.0 or shrink != 0.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = other
+            updates += 1
+            factor = shrink / (1.0 + shrink * v_gold)
+            _full_update(stats[0, gold], sx_gold, alpha, factor, weights, aux, gold, count)
+            factor = shrink / (1.0 + shrink * v_other)
+            _full_update(stats[0, other], sx_other, -alpha, factor, weights, aux, other, count)
+        count += weight
+    return updates, count

@@ -1,0 +1,169 @@
+"""The adaptive and second-order update rules against their oracles, and what every
+rule of the engine must do (model files, averaging, weights, refusals)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+from perceptrons import AveragedPerceptron, Perceptron, reference
+from perceptrons._update_rules import RULES
+from perceptrons.io.persist import load, save
+
+TOL = {"rtol": 1e-9, "atol": 1e-9}
+CONFIDENCE = [name for name, rule in RULES.items() if rule.family == "confidence"]
+
+
+@st.composite
+def problems(draw, max_classes=4):
+    k = draw(st.integers(2, max_classes))
+    n = draw(st.integers(k, 20))
+    d = draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
+    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
+    rng.shuffle(y)
+    return X, y, k
+
+
+def _both(params, data, y, sample_weight=None):
+    last = Perceptron(**params).fit(data, y, sample_weight=sample_weight)
+    mean = AveragedPerceptron(**params).fit(data, y, sample_weight=sample_weight)
+    return last, mean
+
+
+def _dense(coef):
+    return coef.toarray() if sp.issparse(coef) else coef
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    problems(),
+    st.integers(1, 3),
+    st.integers(0, 2**16),
+    st.sampled_from(CONFIDENCE),
+    st.sampled_from(["diagonal", "full"]),
+    st.sampled_from([0.1, 1.0, 10.0]),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_confidence_rules_equal_their_oracle(
+    problem, epochs, seed, rule, covariance, constant, sparse, weighted, fit_intercept
+):
+    X, y, k = problem
+    first = next(iter(RULES[rule].constants))
+    constants = {first: constant}
+    data = sp.csr_matrix(X) if sparse else X
+    rng = np.random.default_rng(seed)
+    weights = rng.choice([0.0, 0.5, 1.0, 3.0], size=len(y)) if weighted else None
+    if weights is not None:
+        weights[:k] = 1.0  # every class keeps an example of positive weight
+    params = {
+        "max_epochs": epochs,
+        "random_state": seed,
+        "update": rule,
+        "update_params": constants,
+        "covariance": covariance,
+        "fit_intercept": fit_intercept,
+    }
+    last, mean = _both(params, data, y, weights)
+    orders = reference.epoch_orders(len(y), epochs, True, seed)
+    W, b, W_mean, b_mean, _ = reference.confidence_weighted(
+        X,
+        y,
+        k,
+        orders,
+        rule=rule,
+        covariance=covariance,
+        constants=constants,
+        fit_intercept=fit_intercept,
+        sample_weight=weights,
+    )
+    assert_allclose(_dense(last.coef_), W, **TOL)
+    assert_allclose(last.intercept_, b, **TOL)
+    assert_allclose(_dense(mean.coef_), W_mean, **TOL)
+    assert_allclose(mean.intercept_, b_mean, **TOL)
+
+
+@pytest.mark.parametrize("rule", CONFIDENCE)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dense_and_sparse_train_the_same_model(rule, n_classes):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 8)) * (rng.random((60, 8)) < 0.4)
+    y = rng.integers(0, n_classes, size=60)
+    params = {"update": rule, "random_state": 1, "max_epochs": 3}
+    dense = AveragedPerceptron(**params).fit(X, y)
+    sparse = AveragedPerceptron(**params).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(_dense(dense.coef_), _dense(sparse.coef_))
+    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
+
+
+@pytest.mark.parametrize("rule", CONFIDENCE)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_a_saved_model_continues_exactly(rule, n_classes, covariance, tmp_path):
+    """The statistics are part of the state: a loaded model trains on as the original."""
+    if covariance == "full" and not RULES[rule].covariance:
+        pytest.skip(f"{rule} has no full-covariance form")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 6))
+    y = rng.integers(0, n_classes, size=50)
+    model = AveragedPerceptron(update=rule, covariance=covariance, random_state=0).fit(X, y)
+    save(model, tmp_path / "m.model")
+    loaded = load(tmp_path / "m.model")
+    model.partial_fit(X, y)
+    loaded.partial_fit(X, y)
+    np.testing.assert_array_equal(_dense(model.coef_), _dense(loaded.coef_))
+    np.testing.assert_array_equal(model.predict(X), loaded.predict(X))
+
+
+@pytest.mark.parametrize("rule", CONFIDENCE)
+def test_partial_fit_in_batches_equals_one_epoch_in_order(rule):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 5))
+    y = rng.integers(0, 3, size=40)
+    params = {"update": rule, "shuffle": False, "max_epochs": 1}
+    whole = AveragedPerceptron(**params).fit(X, y)
+    parts = AveragedPerceptron(**params)
+    for start in range(0, 40, 7):
+        parts.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1, 2])
+    assert_allclose(parts.coef_, whole.coef_, **TOL)
+
+
+@pytest.mark.parametrize("rule", CONFIDENCE)
+def test_weight_zero_is_absence_and_weight_one_is_none(rule):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 4))
+    y = rng.integers(0, 3, size=30)
+    params = {"update": rule, "random_state": 0, "shuffle": False}
+    keep = np.ones(30, dtype=bool)
+    keep[::4] = False
+    zeroed = AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
+    dropped = AveragedPerceptron(**params).fit(X[keep], y[keep])
+    assert_allclose(zeroed.coef_, dropped.coef_, **TOL)
+    ones = AveragedPerceptron(**params).fit(X, y, sample_weight=np.ones(30))
+    plain = AveragedPerceptron(**params).fit(X, y)
+    np.testing.assert_array_equal(ones.coef_, plain.coef_)
+
+
+def test_bad_update_params_are_refused_by_name():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"update_params\['r'\].*arow.*\(0, inf\]"):
+        Perceptron(update="arow", update_params={"r": 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"no constant 'C'.*its constants: r, a"):
+        Perceptron(update="arow", update_params={"C": 1.0}).fit(X, y)
+    with pytest.raises(ValueError, match="no full-covariance form"):
+        Perceptron(update="pa", covariance="full").fit(X, y)
+    with pytest.raises(ValueError, match="delta > 0"):
+        Perceptron(update="arow", delta=1.0).fit(X, y)
+
+
+def test_full_covariance_too_large_is_refused_before_allocating():
+    from perceptrons._memory import MemoryBudgetError
+
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
+    with pytest.raises(MemoryBudgetError, match="full covariance of 1,048,577 x 1,048,577"):
+        Perceptron(update="arow", covariance="full").fit(X, [0, 1, 0, 1])

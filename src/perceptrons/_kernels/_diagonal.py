@@ -123,3 +123,46 @@ def add_precision_column(rows, i, factor, stat, k):
             value = rows[i, j]
             if value != 0.0:
                 stat[j, k] = stat[j, k] / (1.0 + factor * stat[j, k] * value * value)
+
+
+@_jit
+def weighted_sq_norm_two_columns(rows, i, stat, first, second, total):
+    """``total + Σ_j (stat[j, first] + stat[j, second]) x_ij²``: ``x``'s variance under
+    two classes' diagonal covariances, in one pass."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    return total
+
+
+@_jit
+def step_and_precision(rows, i, step, factor, stat, weights, aux, aux_factor):
+    """The binary :func:`step_and_precision_two_columns`: ``weights[j] += step * stat[j]
+    * x_ij`` then ``stat[j] <- stat[j] / (1 + factor * stat[j] * x_ij²)``, one pass."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j]
+            change = step * s * value
+            weights[j] += change
+            if averaged:
+                aux[j] += aux_factor * change
+            stat[j] = s / (1.0 + factor * s * value * value)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j]
+                change = step * s * value
+                weights[j] += change
+                if averaged:
+                    aux[j] += aux_factor * change
+                stat[j] = s / (1.0 + factor * s * value * value)

@@ -103,12 +103,11 @@ def binary_epoch(
                 mistake_log[updates, 1] = -1
             updates += 1
             step = alpha * y[i]
-            _diagonal.scaled_add(rows, i, step, sigma, weights, aux, count)
+            _diagonal.step_and_precision(rows, i, step, shrink, sigma, weights, aux, count)
             change = step * sigma[n_features] * bias_feature
             weights[n_features] += change
             if averaged:
                 aux[n_features] += count * change
-            _diagonal.add_precision(rows, i, shrink, sigma)
             sigma[n_features] = sigma[n_features] / (1.0 + shrink * sigma[n_features] * bias_sq)
         count += weight
     return updates, count
@@ -149,8 +148,7 @@ def multiclass_epoch(
         gold = y[i]
         other = _best_other(scores, gold)
         variance = sigma[n_features, gold] * bias_sq + sigma[n_features, other] * bias_sq
-        variance = _diagonal.weighted_sq_norm_column(rows, i, sigma, gold, variance)
-        variance = _diagonal.weighted_sq_norm_column(rows, i, sigma, other, variance)
+        variance = _diagonal.weighted_sq_norm_two_columns(rows, i, sigma, gold, other, variance)
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
@@ -159,14 +157,13 @@ def multiclass_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = other
             updates += 1
-            for k, sign in ((gold, 1.0), (other, -1.0)):
-                step = sign * alpha
+            for k, step in ((gold, alpha), (other, -alpha)):
                 _diagonal.scaled_add_column(rows, i, step, sigma, k, weights, aux, count)
+                _diagonal.add_precision_column(rows, i, shrink, sigma, k)
                 change = step * sigma[n_features, k] * bias_feature
                 weights[n_features, k] += change
                 if averaged:
                     aux[n_features, k] += count * change
-                _diagonal.add_precision_column(rows, i, shrink, sigma, k)
                 bias_sigma = sigma[n_features, k]
                 sigma[n_features, k] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
         count += weight

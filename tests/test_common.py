@@ -593,3 +593,44 @@ def test_precomputed_round_trip_without_partial_fit(tmp_path):
         model.fit(X @ X.T, y)
         loaded = load(save(model, tmp_path / f"{rule}.npz"))
         _assert_same_outputs(model, loaded, X_test @ X.T)
+
+
+def _adaptive_configurations():
+    """One estimator per rule that keeps statistics of its own (alternately last and
+    averaged weights), and the full-covariance form of each rule that has one, averaged."""
+    from perceptrons._update_rules import RULES
+
+    adaptive = [r for r in RULES.values() if r.family not in ("perceptron", "romma")]
+    estimators = [
+        (AveragedPerceptron if n % 2 else Perceptron)(update=rule.name)
+        for n, rule in enumerate(adaptive)
+    ]
+    estimators += [
+        AveragedPerceptron(update=rule.name, covariance="full")
+        for rule in adaptive
+        if rule.covariance
+    ]
+    return estimators
+
+
+def _adaptive_expected_failures(estimator):
+    from perceptrons._update_rules import RULES
+
+    if not RULES[estimator.update].weighted:
+        return {**ARRAY_API, **dict.fromkeys(WEIGHT_CHECKS, UNWEIGHTED_ADAPTIVE)}
+    # Unlike the mistake-driven perceptron, the confidence-weighted rules pass the
+    # class-weight check: their steps shrink with the variance, so they do not cycle.
+    return {**ARRAY_API, **SAMPLE_WEIGHT_EQUIVALENCE}
+
+
+UNWEIGHTED_ADAPTIVE = (
+    "this rule has no weighted form: it refuses sample_weight and class_weight with a "
+    "ValueError (the rule table's 'weighted'), tested in tests/test_adaptive.py"
+)
+
+
+@parametrize_with_checks(
+    _adaptive_configurations(), expected_failed_checks=_adaptive_expected_failures
+)
+def test_adaptive_rules_pass_the_estimator_checks(estimator, check):
+    check(estimator)

@@ -486,6 +486,22 @@ class AdaptiveState(TrainingState):
     def is_finite(self) -> bool:
         return super().is_finite() and all_finite(self.stats) and all_finite(self.scalars)
 
+    #: The arguments of :func:`adaptive_state` that made this class.
+    CONFIGURATION: ClassVar[tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]] = ((), ())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The class is made at run time: a pickle names how to make it again.
+        fields = (self.weights, self.aux, self.count, self.stats, self.scalars)
+        return _rebuild_adaptive_state, (type(self).CONFIGURATION, fields)
+
+
+def _rebuild_adaptive_state(
+    configuration: tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]], fields: tuple[Any, ...]
+) -> AdaptiveState:
+    """An unpickled :class:`AdaptiveState`: its class made again, then its fields."""
+    arguments, options = configuration
+    return adaptive_state(*arguments, **dict(options))(*fields)
+
 
 @cache
 def adaptive_state(
@@ -507,6 +523,10 @@ def adaptive_state(
         "FULL": full,
         "PER_CLASS": per_class,
         "STATS_LOW": stats_low,
+        "CONFIGURATION": (
+            (family, tuple(stats), tuple(scalars)),
+            (("full", full), ("per_class", per_class), ("stats_low", stats_low), ("base", base)),
+        ),
         "__module__": __name__,
         "__qualname__": name,
     }

@@ -146,7 +146,7 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         )
 
     def add(*names: str, **options: Any) -> None:  # an estimator option: record it given
-        action = options.get("action")
+        action = str(options.get("action"))
         options["action"] = {"store_true": _GivenFlag, "append": _GivenAppend}.get(action, _Given)
         group.add_argument(*names, **options)
 

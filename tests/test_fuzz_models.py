@@ -58,6 +58,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         VotedPerceptron,
         save,
     )
+    from perceptrons._update_rules import RULES
     from perceptrons.logistic_batch import LogisticRegressionBatch
 
     rng = np.random.default_rng(0)
@@ -83,8 +84,11 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "voted-precomputed": (VotedPerceptron(kernel="precomputed"), gram, y3),
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
-    for update in ("perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"):
+    for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
         models[f"averaged-{update}"] = (AveragedPerceptron(update=update), X, y3)
+        if rule.covariance:
+            full = AveragedPerceptron(update=update, covariance="full")
+            models[f"averaged-{update}-full"] = (full, X, y3)
     # Trained with sample weights: a float count, the voted perceptron's update weights.
     weights = rng.choice([0.0, 0.5, 1.0, 2.5], size=len(y3))
     weighted = {

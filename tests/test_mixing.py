@@ -29,8 +29,18 @@ FAMILIES = [
     LogisticRegressionSGD(learning_rate=0.05),
     LogisticRegressionSGD(learning_rate=0.05, average=True),
     LogisticRegressionSGD(learning_rate=0.05, average=True, l2=0.01),
+    # Each shard keeps its own per-weight statistics; the weights are mixed.
+    AveragedPerceptron(update="arow", update_params={"r": 0.5}),
 ]
-IDS = ["perceptron", "averaged", "averaged-pa-i", "logistic", "logistic-avg", "logistic-l2"]
+IDS = [
+    "perceptron",
+    "averaged",
+    "averaged-pa-i",
+    "logistic",
+    "logistic-avg",
+    "logistic-l2",
+    "averaged-arow",
+]
 
 
 def _fresh(estimator, **params):

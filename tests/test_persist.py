@@ -5,6 +5,7 @@ import hashlib
 import io
 import itertools
 import json
+import re
 import os
 import pickle
 import subprocess
@@ -1136,6 +1137,9 @@ SPARSE_ESTIMATORS = {
     "perceptron": lambda: Perceptron(max_epochs=3, delta=0.3, random_state=0),
     "averaged": lambda: AveragedPerceptron(max_epochs=3, random_state=0),
     "averaged-romma": lambda: AveragedPerceptron(max_epochs=2, update="romma", random_state=0),
+    "averaged-arow": lambda: AveragedPerceptron(
+        max_epochs=2, update="arow", update_params={"r": 0.5}, random_state=0
+    ),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, average=True, l2=0.1, random_state=0),
     "multinomial-nb": lambda: MultinomialNaiveBayes(),
 }
@@ -1805,3 +1809,53 @@ def test_cli_sentiment_trigrams_round_trip(tmp_path, capsys):
     assert main(["inspect", str(model)]) == 0, capsys.readouterr().err
     with zipfile.ZipFile(model) as archive:
         assert archive.getinfo("__meta__.npy").file_size < 100_000
+
+
+# ------------------------------------------------------------------ adaptive states
+@pytest.fixture
+def arow_file(tmp_path):
+    X, y = _problem(3, "int", n=40, d=6)
+    model = AveragedPerceptron(update="arow", max_epochs=2, random_state=0).fit(X, y)
+    return save(model, tmp_path / "arow.npz"), X, y
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda a, m: a.__setitem__("estimator/stats", -a["estimator/stats"]), "non-negative"),
+        (
+            lambda a, m: a.__setitem__("estimator/stats", a["estimator/stats"][:, :-1]),
+            "do not fit",
+        ),
+        (
+            lambda a, m: (a.pop("estimator/stats"), m["state_arrays"].remove("stats")),
+            "missing: estimator/stats",
+        ),
+        (lambda a, m: a.__setitem__("estimator/scalars", np.ones(3)), "scalars"),
+        (
+            lambda a, m: m["params"].__setitem__("update_params", {"r": -1.0}),
+            "update_params['r']",
+        ),
+        (
+            lambda a, m: m["params"].__setitem__("update_params", {"evil": 1.0}),
+            "no constant 'evil'",
+        ),
+        (lambda a, m: m["params"].__setitem__("covariance", "full"), "do not fit"),
+    ],
+)
+def test_an_adaptive_state_is_checked_before_a_kernel_sees_it(arow_file, tmp_path, edit, message):
+    """The statistics are untrusted input like the weights: their shape, finiteness and
+    range, and the rule's constants, are checked by the loader."""
+    path, X, y = arow_file
+    arrays, meta = _read(path)
+    edit(arrays, meta)
+    bad = _rewrite(tmp_path / "bad.npz", arrays, meta)
+    _rejects(bad, re.escape(message))
+
+
+def test_an_adaptive_model_loads_and_continues(arow_file):
+    path, X, y = arow_file
+    model = load(path)
+    before = model.coef_.copy()
+    model.partial_fit(X, y)
+    assert not np.array_equal(model.coef_, before)

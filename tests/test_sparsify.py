@@ -38,6 +38,10 @@ FACTORIES = {
     "perceptron-aggressive-romma": lambda: Perceptron(
         max_epochs=2, update="aggressive-romma", random_state=0
     ),
+    "averaged-arow": lambda: AveragedPerceptron(max_epochs=2, update="arow", random_state=0),
+    "perceptron-arow-full": lambda: Perceptron(
+        max_epochs=2, update="arow", covariance="full", random_state=0
+    ),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, random_state=0),
     "logistic-averaged": lambda: LogisticRegressionSGD(
         max_epochs=2, average=True, l2=0.01, random_state=0

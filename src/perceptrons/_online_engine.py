@@ -449,8 +449,16 @@ class LinearEngine:
         n_columns = 1 if estimator.classes_.shape[0] == 2 else estimator.classes_.shape[0]
         rows = estimator.n_features_in_ + 1
         shape = (rows,) if n_columns == 1 else (rows, n_columns)
-        averaged = self.averaged and values.get("resumable", True) is not False
-        return estimator._state_class.layout(shape, averaged)
+        resumable = values.get("resumable", True) is not False
+        layout = estimator._state_class.layout(shape, self.averaged and resumable)
+        if resumable:
+            return layout
+        # Only what predicts: the weights (a family's statistics stay out of the file).
+        return {
+            name: spec
+            for name, spec in layout.items()
+            if name == "weights" or name == "aux" or spec.optional
+        }
 
 
 def _stored_rows(weights: Any, aux: Any) -> np.ndarray | None:

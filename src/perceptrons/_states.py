@@ -472,6 +472,8 @@ class AdaptiveState(TrainingState):
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> AdaptiveState:
         state = TrainingState.restore(arrays, values)
+        if "stats" not in arrays:  # a model saved without its training state
+            return cls(state.weights, state.aux, state.count)
         stats = np.ascontiguousarray(arrays["stats"], dtype=np.float64)
         scalars = np.ascontiguousarray(arrays["scalars"], dtype=np.float64)
         if cls.FULL and cls.STATS_LOW is not None and stats.size:

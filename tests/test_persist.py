@@ -5,9 +5,9 @@ import hashlib
 import io
 import itertools
 import json
-import re
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -1846,7 +1846,7 @@ def arow_file(tmp_path):
 def test_an_adaptive_state_is_checked_before_a_kernel_sees_it(arow_file, tmp_path, edit, message):
     """The statistics are untrusted input like the weights: their shape, finiteness and
     range, and the rule's constants, are checked by the loader."""
-    path, X, y = arow_file
+    path, _, _ = arow_file
     arrays, meta = _read(path)
     edit(arrays, meta)
     bad = _rewrite(tmp_path / "bad.npz", arrays, meta)

@@ -160,6 +160,54 @@ RULES: dict[str, UpdateRule] = {
             },
             covariance=True,
         ),
+        # The second-order family (perceptrons._kernels.second_order).
+        UpdateRule(
+            "sop",
+            "second-order",
+            "the second-order perceptron",
+            "Cesa-Bianchi, Conconi & Gentile 2005",
+            constants={
+                "a": Constant(
+                    1.0,
+                    0.0,
+                    low_open=True,
+                    doc="the correlation matrix's initial a I: larger a, closer to the "
+                    "first-order perceptron",
+                ),
+            },
+            covariance=True,
+        ),
+        UpdateRule(
+            "iellip",
+            "second-order",
+            "the improved ellipsoid method (IELLIP)",
+            "Yang, Jin & Ye 2009",
+            constants={
+                "a": Constant(
+                    1.0,
+                    0.0,
+                    low_open=True,
+                    doc="the initial ellipsoid a I (the steps are invariant to its scale)",
+                ),
+                "b": Constant(
+                    0.3,
+                    0.0,
+                    1.0,
+                    low_open=True,
+                    high_open=True,
+                    doc="the decay of c per example: the ellipsoid's memory",
+                ),
+                "c": Constant(
+                    0.1,
+                    0.0,
+                    1.0,
+                    low_open=True,
+                    high_open=True,
+                    doc="how much a mistake first shrinks the ellipsoid along x",
+                ),
+            },
+            covariance=True,
+        ),
     )
 }
 

@@ -232,3 +232,12 @@ def test_a_state_of_one_rule_does_not_continue_under_the_other():
     model.set_params(update="iellip")
     with pytest.raises(ValueError, match="cannot continue a state"):
         model.fit(X, y)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+def test_full_form_too_large_is_refused_before_allocating(rule):
+    from perceptrons._memory import MemoryBudgetError
+
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
+    with pytest.raises(MemoryBudgetError, match="1,048,577 x 1,048,577"):
+        Perceptron(update=rule, covariance="full").fit(X, [0, 1, 0, 1])

@@ -19,7 +19,8 @@ Families
     covariance (CW, AROW, NAROW, SCW, NHERD): diagonal by default, full on request.
 ``"second-order"``
     The second-order perceptron and IELLIP (a correlation matrix of the examples updated
-    on, or an ellipsoid).
+    on, or an ellipsoid), diagonal by default, full on request
+    (:mod:`perceptrons._kernels.second_order`).
 ``"gradient"``
     The first-order adaptive rules: ALMA, OGD, AdaGrad (FOBOS and RDA) and the
     normalized adaptive update.

@@ -241,3 +241,53 @@ def test_full_form_too_large_is_refused_before_allocating(rule):
     X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
     with pytest.raises(MemoryBudgetError, match="1,048,577 x 1,048,577"):
         Perceptron(update=rule, covariance="full").fit(X, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_kernels_log_each_mistake_with_the_class_moved_away_from(rule, covariance, n_classes):
+    from perceptrons import _adaptive
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 4))
+    codes = rng.integers(0, n_classes, size=40)
+    y = np.where(codes == 1, 1.0, -1.0) if n_classes == 2 else codes.astype(np.int64)
+    spec = RULES[rule]
+    constants = {name: constant.default for name, constant in spec.constants.items()}
+    state = _adaptive.state_class(spec, constants, covariance).zeros(
+        4, 1 if n_classes == 2 else n_classes, False
+    )
+    kernel, rule_array = _adaptive.epoch_kernel(
+        spec, constants, covariance, n_classes > 2, bias_feature=1.0, C=1.0
+    )
+    order = np.arange(40)
+    log = np.full((40, 2), -7, dtype=np.int64)
+    unlogged = _adaptive.state_class(spec, constants, covariance).zeros(
+        4, 1 if n_classes == 2 else n_classes, False
+    )
+    args = (X, y, order)
+    mistakes, _ = kernel(
+        *args, state.weights, state.aux, state.stats, state.scalars, log, 0, rule_array, np.empty(0)
+    )
+    again, _ = kernel(
+        *args,
+        unlogged.weights,
+        unlogged.aux,
+        unlogged.stats,
+        unlogged.scalars,
+        np.empty((0, 2), dtype=np.int64),
+        0,
+        rule_array,
+        np.empty(0),
+    )
+    assert 0 < mistakes == again
+    np.testing.assert_array_equal(state.weights, unlogged.weights)  # logging changes nothing
+    positions, others = log[:mistakes, 0], log[:mistakes, 1]
+    assert np.all(np.diff(positions) > 0)
+    assert np.all(log[mistakes:] == -7)
+    if n_classes == 2:
+        assert np.all(others == -1)
+    else:
+        assert np.all(others != codes[positions])
+        assert np.all((others >= 0) & (others < n_classes))

@@ -32,6 +32,16 @@ def state_class(
     if rule.family == "confidence":
         # One covariance, starting at a I (AROW's Σ_0 = I: a = 1).
         return adaptive_state(rule.family, (constants.get("a", 1.0),), full=full, stats_low=0.0)
+    if rule.family == "second-order":
+        # Named by the rule: the two rules' statistics have different layouts.
+        a = constants["a"]
+        if rule.name == "sop":
+            # The correlation a I + Σ x xᵀ of the examples updated on, shared by the
+            # classes: its diagonal, or its inverse (full).
+            initial = 1.0 / a if full else a
+            return adaptive_state(rule.name, (initial,), full=full, per_class=False, stats_low=0.0)
+        # IELLIP: the ellipsoid per class (up to its scale), starting at a I, and c_t.
+        return adaptive_state(rule.name, (a,), (constants["c"],), full=full, stats_low=0.0)
     raise ValueError(f"no training state for the {rule.family!r} family")
 
 
@@ -56,4 +66,12 @@ def epoch_kernel(
         }
         kernel = kernels[covariance, multiclass]
         return kernel, confidence.confidence_rule(rule.name, bias_feature, C, constants)
+    if rule.family == "second-order":
+        from perceptrons._kernels import second_order
+
+        prefix = "sop" if rule.name == "sop" else "iellip"
+        suffix = "_full" if covariance == "full" else ""
+        shape = "multiclass" if multiclass else "binary"
+        kernel = getattr(second_order, f"{prefix}_{shape}_epoch{suffix}")
+        return kernel, second_order.second_order_rule(rule.name, bias_feature, C, constants)
     raise ValueError(f"no kernels for the {rule.family!r} family")

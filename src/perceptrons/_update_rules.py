@@ -19,7 +19,8 @@ Families
     covariance (CW, AROW, NAROW, SCW, NHERD): diagonal by default, full on request.
 ``"second-order"``
     The second-order perceptron and IELLIP (a correlation matrix of the examples updated
-    on, or an ellipsoid).
+    on, or an ellipsoid), diagonal by default, full on request
+    (:mod:`perceptrons._kernels.second_order`).
 ``"gradient"``
     The first-order adaptive rules: ALMA, OGD, AdaGrad (FOBOS and RDA) and the
     normalized adaptive update.
@@ -157,6 +158,54 @@ RULES: dict[str, UpdateRule] = {
                     doc="the regularization: larger r, smaller and slower-shrinking steps",
                 ),
                 "a": Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight"),
+            },
+            covariance=True,
+        ),
+        # The second-order family (perceptrons._kernels.second_order).
+        UpdateRule(
+            "sop",
+            "second-order",
+            "the second-order perceptron",
+            "Cesa-Bianchi, Conconi & Gentile 2005",
+            constants={
+                "a": Constant(
+                    1.0,
+                    0.0,
+                    low_open=True,
+                    doc="the correlation matrix's initial a I: larger a, closer to the "
+                    "first-order perceptron",
+                ),
+            },
+            covariance=True,
+        ),
+        UpdateRule(
+            "iellip",
+            "second-order",
+            "the improved ellipsoid method (IELLIP)",
+            "Yang, Jin & Ye 2009",
+            constants={
+                "a": Constant(
+                    1.0,
+                    0.0,
+                    low_open=True,
+                    doc="the initial ellipsoid a I (the steps are invariant to its scale)",
+                ),
+                "b": Constant(
+                    0.3,
+                    0.0,
+                    1.0,
+                    low_open=True,
+                    high_open=True,
+                    doc="the decay of c per example: the ellipsoid's memory",
+                ),
+                "c": Constant(
+                    0.1,
+                    0.0,
+                    1.0,
+                    low_open=True,
+                    high_open=True,
+                    doc="how much a mistake first shrinks the ellipsoid along x",
+                ),
             },
             covariance=True,
         ),

@@ -13,6 +13,7 @@ comes from. One module per family:
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
+``second_order``  the second-order perceptron and the improved ellipsoid method
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -57,6 +58,9 @@ None of these documents
     ``update="mira"`` is 1-best MIRA, Crammer & Singer 2003, as McDonald, Crammer &
     Pereira 2005 apply it to structures), ``sequence_score`` and ``brute_force_decode``
     (the first-order model's score, and exact decoding by enumeration).
+    ``second_order_perceptron`` (Cesa-Bianchi, Conconi & Gentile 2005) and
+    ``improved_ellipsoid`` (Yang, Jin & Ye 2009), each from its paper's pseudocode (see
+    :mod:`~perceptrons.reference.second_order`).
 
 Conventions
 -----------
@@ -159,6 +163,10 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         multiclass_averaged_perceptron_naive,
         multiclass_perceptron,
     )
+    from perceptrons.reference.second_order import (
+        improved_ellipsoid,
+        second_order_perceptron,
+    )
     from perceptrons.reference.sequence import (
         brute_force_decode,
         sequence_score,
@@ -185,6 +193,7 @@ __all__ = [
     "dual_vote_scores",
     "dual_voted_perceptron",
     "epoch_orders",
+    "improved_ellipsoid",
     "linear_update_rule",
     "logistic_regression_batch",
     "logistic_regression_sgd",
@@ -198,6 +207,7 @@ __all__ = [
     "multiclass_voted_perceptron_naive",
     "perceptron",
     "romma",
+    "second_order_perceptron",
     "sequence_score",
     "structured_perceptron",
     "vote_predict",
@@ -229,6 +239,8 @@ _ORIGINS = {
     "multiclass_averaged_perceptron": "perceptrons.reference.multiclass",
     "multiclass_averaged_perceptron_naive": "perceptrons.reference.multiclass",
     "multiclass_perceptron": "perceptrons.reference.multiclass",
+    "improved_ellipsoid": "perceptrons.reference.second_order",
+    "second_order_perceptron": "perceptrons.reference.second_order",
     "brute_force_decode": "perceptrons.reference.sequence",
     "sequence_score": "perceptrons.reference.sequence",
     "structured_perceptron": "perceptrons.reference.sequence",

@@ -1,0 +1,293 @@
+"""The second-order family (the second-order perceptron and the improved ellipsoid
+method) against its oracles, and what every rule of the engine must do (model files,
+averaging, weights, mixing, refusals)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+from perceptrons import AveragedPerceptron, Perceptron, reference
+from perceptrons._update_rules import RULES
+from perceptrons.io.persist import load, save
+
+TOL = {"rtol": 1e-9, "atol": 1e-9}
+SECOND_ORDER = [name for name, rule in RULES.items() if rule.family == "second-order"]
+ORACLES = {"sop": reference.second_order_perceptron, "iellip": reference.improved_ellipsoid}
+# Constants other than the defaults, to reach every term of each rule.
+CONSTANTS = {
+    "sop": [{"a": 0.1}, {"a": 1.0}, {"a": 10.0}],
+    "iellip": [{"a": 1.0}, {"a": 0.5, "b": 0.9, "c": 0.5}, {"a": 3.0, "b": 0.99, "c": 0.9}],
+}
+
+
+@st.composite
+def problems(draw, max_classes=4):
+    k = draw(st.integers(2, max_classes))
+    n = draw(st.integers(k, 20))
+    d = draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
+    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
+    rng.shuffle(y)
+    return X, y, k
+
+
+def _dense(coef):
+    return coef.toarray() if sp.issparse(coef) else coef
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    problems(),
+    st.integers(1, 3),
+    st.integers(0, 2**16),
+    st.sampled_from(SECOND_ORDER),
+    st.sampled_from(["diagonal", "full"]),
+    st.integers(0, 2),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_second_order_rules_equal_their_oracle(
+    problem, epochs, seed, rule, covariance, which, sparse, weighted, fit_intercept
+):
+    X, y, k = problem
+    constants = CONSTANTS[rule][which]
+    data = sp.csr_matrix(X) if sparse else X
+    rng = np.random.default_rng(seed)
+    weights = rng.choice([0.0, 0.5, 1.0, 3.0], size=len(y)) if weighted else None
+    if weights is not None:
+        weights[:k] = 1.0  # every class keeps an example of positive weight
+    params = {
+        "max_epochs": epochs,
+        "random_state": seed,
+        "update": rule,
+        "update_params": constants,
+        "covariance": covariance,
+        "fit_intercept": fit_intercept,
+    }
+    last = Perceptron(**params).fit(data, y, sample_weight=weights)
+    mean = AveragedPerceptron(**params).fit(data, y, sample_weight=weights)
+    orders = reference.epoch_orders(len(y), epochs, True, seed)
+    W, b, W_mean, b_mean, mistakes = ORACLES[rule](
+        X,
+        y,
+        k,
+        orders,
+        covariance=covariance,
+        fit_intercept=fit_intercept,
+        sample_weight=weights,
+        **constants,
+    )
+    assert_allclose(_dense(last.coef_), W, **TOL)
+    assert_allclose(last.intercept_, b, **TOL)
+    assert_allclose(_dense(mean.coef_), W_mean, **TOL)
+    assert_allclose(mean.intercept_, b_mean, **TOL)
+    assert sum(record["mistakes"] for record in last.history_) == mistakes
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_dense_and_sparse_train_the_same_model(rule, n_classes, covariance):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 8)) * (rng.random((60, 8)) < 0.4)
+    y = rng.integers(0, n_classes, size=60)
+    params = {"update": rule, "covariance": covariance, "random_state": 1, "max_epochs": 3}
+    dense = AveragedPerceptron(**params).fit(X, y)
+    sparse = AveragedPerceptron(**params).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(_dense(dense.coef_), _dense(sparse.coef_))
+    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_a_saved_model_continues_exactly(rule, n_classes, covariance, tmp_path):
+    """The statistics (and IELLIP's c_t) are part of the state: a loaded model trains on
+    as the original does."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 6))
+    y = rng.integers(0, n_classes, size=50)
+    model = AveragedPerceptron(update=rule, covariance=covariance, random_state=0).fit(X, y)
+    save(model, tmp_path / "m.model")
+    loaded = load(tmp_path / "m.model")
+    model.partial_fit(X, y)
+    loaded.partial_fit(X, y)
+    np.testing.assert_array_equal(_dense(model.coef_), _dense(loaded.coef_))
+    np.testing.assert_array_equal(model.predict(X), loaded.predict(X))
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_partial_fit_in_batches_equals_one_epoch_in_order(rule, covariance):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 5))
+    y = rng.integers(0, 3, size=40)
+    params = {"update": rule, "covariance": covariance, "shuffle": False, "max_epochs": 1}
+    whole = AveragedPerceptron(**params).fit(X, y)
+    parts = AveragedPerceptron(**params)
+    for start in range(0, 40, 7):
+        parts.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1, 2])
+    assert_allclose(parts.coef_, whole.coef_, **TOL)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_weight_zero_is_absence_and_weight_one_is_none(rule, n_classes):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 4))
+    y = rng.integers(0, n_classes, size=30)
+    params = {"update": rule, "random_state": 0, "shuffle": False}
+    keep = np.ones(30, dtype=bool)
+    keep[::4] = False
+    zeroed = AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
+    dropped = AveragedPerceptron(**params).fit(X[keep], y[keep])
+    assert_allclose(zeroed.coef_, dropped.coef_, **TOL)
+    ones = AveragedPerceptron(**params).fit(X, y, sample_weight=np.ones(30))
+    plain = AveragedPerceptron(**params).fit(X, y)
+    np.testing.assert_array_equal(ones.coef_, plain.coef_)
+
+
+def test_sop_weight_counts_the_example_that_many_times_in_the_correlation():
+    """Weight ``s`` on a mistake is the ridge regression with that example ``s`` times:
+    after one mistake on ``x`` of weight ``s``, ``w_j = s y x_j / (a + s x_j²)``."""
+    X = np.array([[2.0, -1.0], [-2.0, 1.0]])
+    params = {"update": "sop", "max_epochs": 1, "shuffle": False, "fit_intercept": False}
+    # The first example (score 0) is a mistake; the second, -x, is then scored right.
+    x = X[0]
+    for s in (1.0, 2.0, 0.25):
+        model = Perceptron(**params).fit(X, [1, 0], sample_weight=[s, 1.0])
+        assert model.history_[0]["mistakes"] == 1
+        assert_allclose(model.coef_[0], s * x / (1.0 + s * x * x), **TOL)
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_iellip_weights_do_not_depend_on_the_initial_scale(covariance):
+    """Both of IELLIP's steps are invariant to the scale of the ellipsoid, so ``a`` (its
+    initial a I) leaves the weights unchanged (to rounding)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 5))
+    y = rng.integers(0, 3, size=60)
+    params = {"update": "iellip", "covariance": covariance, "random_state": 0}
+    small = Perceptron(**params, update_params={"a": 0.01}).fit(X, y)
+    large = Perceptron(**params, update_params={"a": 100.0}).fit(X, y)
+    assert_allclose(small.coef_, large.coef_, rtol=1e-9, atol=1e-12)
+    other_c = Perceptron(**params, update_params={"c": 0.9, "b": 0.99}).fit(X, y)
+    assert not np.allclose(small.coef_, other_c.coef_)  # c and b do matter
+
+
+def test_the_sop_correlation_is_shared_by_the_classes():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 4))
+    y = rng.integers(0, 3, size=40)
+    diagonal = Perceptron(update="sop", random_state=0).fit(X, y)
+    full = Perceptron(update="sop", covariance="full", random_state=0).fit(X, y)
+    assert diagonal._state.stats.shape == (1, 5)
+    assert full._state.stats.shape == (1, 1, 5, 5)
+    iellip = Perceptron(update="iellip", random_state=0).fit(X, y)
+    assert iellip._state.stats.shape == (1, 5, 3)  # one ellipsoid per class
+    assert iellip._state.scalars.shape == (1,)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+def test_parameter_mixing_trains_the_diagonal_form_and_refuses_the_full(rule):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(80, 5))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    mixed = AveragedPerceptron(update=rule, n_jobs=2, random_state=0).fit(X, y)
+    assert mixed.score(X, y) > 0.85
+    with pytest.raises(ValueError, match=r"parameter mixing.*dense matrix"):
+        AveragedPerceptron(update=rule, covariance="full", n_jobs=2).fit(X, y)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_overflowing_scores_are_refused(rule, covariance, n_classes):
+    X = np.array([[1e200, 1.0], [1e200, -1.0], [-1e200, 1.0], [1e200, 2.0]])
+    y = np.array([0, 1, 2, 1])[:4] % n_classes
+    with pytest.raises(ValueError, match="non-finite"):
+        Perceptron(update=rule, covariance=covariance, max_epochs=5).fit(X * 1e100, y)
+
+
+def test_bad_update_params_are_refused_by_name():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"update_params\['a'\].*sop.*\(0, inf\]"):
+        Perceptron(update="sop", update_params={"a": 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"update_params\['b'\].*iellip.*\(0, 1\)"):
+        Perceptron(update="iellip", update_params={"b": 1.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"update_params\['c'\].*iellip.*\(0, 1\)"):
+        Perceptron(update="iellip", update_params={"c": 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"no constant 'r'.*its constants: a, b, c"):
+        Perceptron(update="iellip", update_params={"r": 1.0}).fit(X, y)
+
+
+def test_a_state_of_one_rule_does_not_continue_under_the_other():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    model = Perceptron(update="sop", warm_start=True).fit(X, y)
+    model.set_params(update="iellip")
+    with pytest.raises(ValueError, match="cannot continue a state"):
+        model.fit(X, y)
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+def test_full_form_too_large_is_refused_before_allocating(rule):
+    from perceptrons._memory import MemoryBudgetError
+
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
+    with pytest.raises(MemoryBudgetError, match="1,048,577 x 1,048,577"):
+        Perceptron(update=rule, covariance="full").fit(X, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("rule", SECOND_ORDER)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_kernels_log_each_mistake_with_the_class_moved_away_from(rule, covariance, n_classes):
+    from perceptrons import _adaptive
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 4))
+    codes = rng.integers(0, n_classes, size=40)
+    y = np.where(codes == 1, 1.0, -1.0) if n_classes == 2 else codes.astype(np.int64)
+    spec = RULES[rule]
+    constants = {name: constant.default for name, constant in spec.constants.items()}
+    state = _adaptive.state_class(spec, constants, covariance).zeros(
+        4, 1 if n_classes == 2 else n_classes, False
+    )
+    kernel, rule_array = _adaptive.epoch_kernel(
+        spec, constants, covariance, n_classes > 2, bias_feature=1.0, C=1.0
+    )
+    order = np.arange(40)
+    log = np.full((40, 2), -7, dtype=np.int64)
+    unlogged = _adaptive.state_class(spec, constants, covariance).zeros(
+        4, 1 if n_classes == 2 else n_classes, False
+    )
+    args = (X, y, order)
+    mistakes, _ = kernel(
+        *args, state.weights, state.aux, state.stats, state.scalars, log, 0, rule_array, np.empty(0)
+    )
+    again, _ = kernel(
+        *args,
+        unlogged.weights,
+        unlogged.aux,
+        unlogged.stats,
+        unlogged.scalars,
+        np.empty((0, 2), dtype=np.int64),
+        0,
+        rule_array,
+        np.empty(0),
+    )
+    assert 0 < mistakes == again
+    np.testing.assert_array_equal(state.weights, unlogged.weights)  # logging changes nothing
+    positions, others = log[:mistakes, 0], log[:mistakes, 1]
+    assert np.all(np.diff(positions) > 0)
+    assert np.all(log[mistakes:] == -7)
+    if n_classes == 2:
+        assert np.all(others == -1)
+    else:
+        assert np.all(others != codes[positions])
+        assert np.all((others >= 0) & (others < n_classes))

@@ -451,8 +451,10 @@ class Perceptron(_PerceptronBase):
     the predicted class and adds it to the gold class (one pass per epoch, not
     one-vs-rest). ``update`` selects other rules of the same family: the perceptron with
     margin, the passive-aggressive updates (PA, PA-I, PA-II; Crammer et al. 2006), 1-best
-    MIRA (Crammer & Singer 2003, the multiclass PA-I), and ROMMA and aggressive ROMMA
-    (Li & Long 2002).
+    MIRA (Crammer & Singer 2003, the multiclass PA-I), ROMMA and aggressive ROMMA (Li &
+    Long 2002), and the adaptive and second-order rules (CW, AROW, NAROW, SCW, NHERD, the
+    second-order perceptron, IELLIP, ALMA, OGD, AdaGrad, NAG), whose constants are
+    ``update_params``.
 """
         + _SHARED_PARAMETERS
         + """

@@ -33,6 +33,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_parser",
     "cli_reference",
+    "update_rules",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}

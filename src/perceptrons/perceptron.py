@@ -320,8 +320,9 @@ _SHARED_PARAMETERS = """
         (the passive-aggressive steps still count ``delta**2`` in the squared norm of
         ``x``). Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
-    update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma"}, \
-default="perceptron"
+    update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
+"cw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
+"ada-fobos", "ada-rda", "nag"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -350,7 +351,34 @@ default="perceptron"
         ROMMA ignores ``margin`` and ``C`` and has no weighted or augmented form: it
         refuses ``delta > 0``, ``class_weight``, ``sample_weight`` and ``n_jobs`` > 1
         (parameter mixing). Averaging and ``history_`` (which counts updates as
-        mistakes) work with every rule, and the Δ trick with every other rule.
+        mistakes) work with every rule, and the Δ trick with the rules above.
+
+        The adaptive and second-order rules keep statistics of their own beside the
+        weights (a covariance, a correlation matrix, sums of squared gradients), their
+        constants given by ``update_params``; the user guide's page "Adaptive and
+        second-order updates" gives their updates and guarantees:
+
+        - ``"cw"``: confidence-weighted learning (Dredze, Crammer & Pereira 2008; the
+          exact update of Crammer, Dredze & Pereira 2009);
+        - ``"arow"``: adaptive regularization of weight vectors (Crammer, Kulesza &
+          Dredze 2009);
+        - ``"narow"``: AROW with a data-dependent regularization (Orabona & Crammer
+          2010);
+        - ``"scw-i"``, ``"scw-ii"``: soft confidence-weighted learning (Wang, Zhao & Hoi
+          2012);
+        - ``"nherd"``: normal herding (Crammer & Lee 2010);
+        - ``"sop"``: the second-order perceptron (Cesa-Bianchi, Conconi & Gentile 2005);
+        - ``"iellip"``: the improved ellipsoid method (Yang, Jin & Ye 2009);
+        - ``"alma"``: approximate large margin algorithm (Gentile 2001);
+        - ``"ogd"``: online gradient descent (Zinkevich 2003);
+        - ``"ada-fobos"``, ``"ada-rda"``: AdaGrad, composite mirror descent and dual
+          averaging forms (Duchi, Hazan & Singer 2011);
+        - ``"nag"``: the normalized adaptive gradient (Ross, Mineiro & Langford 2013),
+          Vowpal Wabbit's default update.
+
+        The confidence rules are multiclass with one constraint against the best other
+        class and a covariance per class (Crammer, Dredze & Kulesza 2009). These rules
+        refuse ``delta > 0``.
     n_jobs : int or None, default=None
         ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
         2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
@@ -364,7 +392,8 @@ default="perceptron"
         is at most ``margin``: the perceptron with margin.
     C : float, default=1.0
         Aggressiveness of PA-I (MIRA) and PA-II (larger: bigger steps, less
-        regularization).
+        regularization), and of the adaptive rules that read it (the user guide's
+        table of rules says which).
     class_weight : dict, "balanced" or None, default=None
         Weight of each class, ``{label: weight}`` (labels not named weigh 1), as in
         scikit-learn: example ``i`` weighs ``sample_weight[i] * class_weight[y_i]``, and
@@ -372,6 +401,23 @@ default="perceptron"
         ``s_i`` times in the average. ``"balanced"`` weighs class ``c`` by
         ``n_samples / (n_classes * n_c)``, computed on the labels given to ``fit``
         (``partial_fit`` refuses it: one batch does not tell the class frequencies).
+        The adaptive and second-order rules count a weight ``s_i`` as the example's
+        multiplicity in the objective they minimize instead (AROW: its ``r`` becomes
+        ``r / s_i`` for that example); weight 0 leaves the example out.
+    update_params : dict or None, default=None
+        The constants of the adaptive and second-order rules, named as their papers
+        name them, e.g. ``{"r": 0.1}`` for ``update="arow"``; constants not given keep
+        their defaults (None: all of them). An unknown name or a value outside the
+        constant's interval is a ValueError naming it; the other rules take none.
+        ``perceptrons inspect`` prints a model's constants, and ``perceptrons train
+        --update-param NAME=VALUE`` sets them on the command line.
+    covariance : {"diagonal", "full"}, default="diagonal"
+        The covariance (or correlation matrix) of the rules that have a full form:
+        ``"diagonal"`` keeps one variance per weight (the diagonal of the precision),
+        O(nnz(x)) per update, for many features; ``"full"`` keeps a
+        ``(n_features + 1)²`` matrix per class, O(n_features²) per update and in
+        memory, for a few thousand features at most. The other rules refuse
+        ``"full"``, and parameter mixing (``n_jobs`` > 1) refuses it.
 
     Attributes
     ----------
@@ -405,8 +451,10 @@ class Perceptron(_PerceptronBase):
     the predicted class and adds it to the gold class (one pass per epoch, not
     one-vs-rest). ``update`` selects other rules of the same family: the perceptron with
     margin, the passive-aggressive updates (PA, PA-I, PA-II; Crammer et al. 2006), 1-best
-    MIRA (Crammer & Singer 2003, the multiclass PA-I), and ROMMA and aggressive ROMMA
-    (Li & Long 2002).
+    MIRA (Crammer & Singer 2003, the multiclass PA-I), ROMMA and aggressive ROMMA (Li &
+    Long 2002), and the adaptive and second-order rules (CW, AROW, NAROW, SCW, NHERD, the
+    second-order perceptron, IELLIP, ALMA, OGD, AdaGrad, NAG), whose constants are
+    ``update_params``.
 """
         + _SHARED_PARAMETERS
         + """

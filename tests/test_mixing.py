@@ -396,3 +396,36 @@ def test_romma_state_in_plain_form(n_classes):
         state.restart_count()
         assert state.count == 0 and state.scales[0] == 1.0 and state.scales[1] == 0.0
         assert_allclose(state.scales[2], np.sum(weights**2), **TOL)
+
+
+# ----------------------------------------------------------------- adaptive rules
+@pytest.mark.parametrize("update", ["arow", "sop", "iellip"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_one_shard_publishes_the_serial_statistics(update, n_classes):
+    """With one shard the mixed model is the serial fit's state, statistics included:
+    a partial_fit after it continues exactly as after the serial fit."""
+    X, y = _text_like(n_classes)
+    serial = AveragedPerceptron(update=update, max_epochs=3, random_state=4).fit(X, y)
+    mixed = mix_threads(
+        AveragedPerceptron(update=update, max_epochs=3, random_state=4), X, y, n_jobs=1
+    )
+    assert_array_equal(mixed._state.stats, serial._state.stats)
+    assert_array_equal(mixed._state.scalars, serial._state.scalars)
+    serial.partial_fit(X, y)
+    mixed.partial_fit(X, y)
+    _same(mixed, serial)
+
+
+def test_several_shards_publish_the_mean_of_their_statistics():
+    """Each row's statistic is the mean of those of the shards that changed it: after a
+    mixed fit, AROW's variances have shrunk where the data are, as after a serial fit."""
+    X, y = _text_like(3)
+    mixed = mix_threads(
+        AveragedPerceptron(update="arow", max_epochs=2, random_state=0), X, y, n_jobs=3
+    )
+    variance = mixed._state.stats[0]
+    used = np.unique(X.indices)
+    assert (variance[used].min(axis=1) < 1.0).all()  # the classes it moved
+    unused = np.setdiff1d(np.arange(X.shape[1]), used)
+    assert (variance[unused] == 1.0).all()
+    assert (variance > 0).all()

@@ -29,7 +29,7 @@ from sklearn.utils import check_random_state
 from perceptrons import _params as rules
 from perceptrons._engine import hold_out, run_epochs
 from perceptrons._kernels.mixing import add_shard, apply_mix, union_rows
-from perceptrons._states import PerceptronState, all_finite, as_count
+from perceptrons._states import AdaptiveState, PerceptronState, all_finite, as_count
 from perceptrons.parallel._names import MIXINGS
 from perceptrons.parallel._shards import Plan, RngState, ShardData, ShardResult, Start, engine_of
 
@@ -88,6 +88,38 @@ class RowBuffers:
             np.empty(n_rows, dtype=np.int64),
             np.empty(n_rows, dtype=np.int64),
         )
+
+
+def mix_statistics(state: TrainingState, results: Sequence[ShardResult]) -> None:
+    """Give the mixed ``state`` the statistics of an adaptive rule (a variance, per-feature
+    step sizes; see :class:`~perceptrons._states.AdaptiveState`) from its shards' epochs.
+
+    One shard: its own statistics, so the model continues exactly as the serial fit.
+    Several: each shard keeps its statistics for its own next epoch (only the weights
+    are mixed); the published model takes, at every row a shard changed this epoch,
+    the mean of the statistics of the shards that changed it (other rows keep theirs),
+    and the mean of their scalars: what a later ``partial_fit`` or warm start goes on
+    from.
+    """
+    received = [r for r in results if r.stats is not None]
+    if not received or not isinstance(state, AdaptiveState):
+        return
+    if len(received) == 1:
+        (result,) = received
+        where: Any = slice(None) if result.rows is None else result.rows
+        state.stats[:, where] = result.stats
+        state.scalars[:] = result.scalars
+        return
+    total = np.zeros_like(state.stats)
+    counts = np.zeros(state.stats.shape[1])
+    for result in received:
+        where = slice(None) if result.rows is None else result.rows
+        total[:, where] += result.stats
+        counts[where] += 1
+    touched = counts > 0
+    shape = (1, int(touched.sum())) + (1,) * (state.stats.ndim - 2)
+    state.stats[:, touched] = total[:, touched] / counts[touched].reshape(shape)
+    state.scalars[:] = np.mean([r.scalars for r in received if r.scalars is not None], axis=0)
 
 
 def mix_into(
@@ -312,6 +344,7 @@ class _MixedEpochs:
             self.finite = False
             return {}
         self.changed = changed
+        mix_statistics(state, results)
         if self.mixes is not None:
             # Σ_k W_k = epoch * W - B: B grows by (epoch - 1) D at the changed rows.
             self.mixes[slice(None) if changed is None else changed] += (epoch - 1) * change
@@ -355,6 +388,9 @@ class _MixedEpochs:
         values = state.values() if training.plan.single else state.plain_values()
         aux = state.aux.copy() if mixes is None else mixes * (state.count / n_iter)
         published = dataclasses.replace(state, weights=state.weights.copy(), aux=aux)
+        if isinstance(published, AdaptiveState) and isinstance(state, AdaptiveState):
+            # Its own arrays, not the mixer's (which later epochs write to).
+            published.stats, published.scalars = state.stats.copy(), state.scalars.copy()
         published.load_values(values)
         if isinstance(published, PerceptronState):
             published.slack = None  # the shards keep the Δ weights of their own examples

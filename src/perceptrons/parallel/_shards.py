@@ -19,7 +19,7 @@ import numpy as np
 
 from perceptrons._engine import Engine
 from perceptrons._kernels.mixing import sorted_rows_of_examples
-from perceptrons._states import as_count
+from perceptrons._states import AdaptiveState, as_count
 
 if TYPE_CHECKING:
     from perceptrons._online import OnlineLinearClassifier
@@ -182,6 +182,10 @@ class ShardResult:
     examples: int
     rng_state: RngState | None
     slack: np.ndarray | None
+    #: An adaptive rule's statistics at ``rows`` (all rows when None) and its scalars,
+    #: as the shard's epoch left them (None for the other families).
+    stats: np.ndarray | None = None
+    scalars: np.ndarray | None = None
 
     @property
     def mistakes(self) -> int:
@@ -302,6 +306,7 @@ class ShardTrainer:
             examples=examples,
             rng_state=rng_state,
             slack=slack if slack.shape[0] else None,
+            **_statistics(state, rows),
         )
 
     def _feature_rows(self, shard: Any, X: Any, updated: np.ndarray | None) -> np.ndarray | None:
@@ -346,3 +351,12 @@ def shard_epoch(
     if not trainer.begin(start):
         return None
     return trainer.run(shard, start.epoch, rng_state, slack)
+
+
+def _statistics(state: Any, rows: np.ndarray | None) -> dict[str, np.ndarray]:
+    """An adaptive rule's statistics at ``rows`` (copies) and its scalars, for the
+    mixer to publish with the weights (nothing for the families without them)."""
+    if not isinstance(state, AdaptiveState) or state.stats.size == 0:
+        return {}
+    stats = state.stats.copy() if rows is None else state.stats[:, rows]
+    return {"stats": stats, "scalars": state.scalars.copy()}

@@ -13,6 +13,7 @@ comes from. One module per family:
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
+``first_order`` ALMA_2 and online gradient descent on the hinge loss
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -57,6 +58,8 @@ None of these documents
     ``update="mira"`` is 1-best MIRA, Crammer & Singer 2003, as McDonald, Crammer &
     Pereira 2005 apply it to structures), ``sequence_score`` and ``brute_force_decode``
     (the first-order model's score, and exact decoding by enumeration).
+    ``first_order`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
+    loss, Zinkevich 2003: each paper's pseudocode, see its module).
 
 Conventions
 -----------
@@ -125,6 +128,12 @@ Y. Li and P. M. Long, "The relaxed online maximum margin algorithm", Machine Lea
 
 M. Collins, "Discriminative training methods for hidden Markov models: theory and
 experiments with perceptron algorithms", Proceedings of EMNLP, 2002.
+
+C. Gentile, "A new approximate maximal margin classification algorithm", Journal of
+Machine Learning Research 2:213-242, 2001.
+
+M. Zinkevich, "Online convex programming and generalized infinitesimal gradient ascent",
+ICML 2003.
 """
 
 from typing import TYPE_CHECKING
@@ -142,6 +151,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
+    from perceptrons.reference.first_order import first_order
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
         dual_vote_scores,
@@ -185,6 +195,7 @@ __all__ = [
     "dual_vote_scores",
     "dual_voted_perceptron",
     "epoch_orders",
+    "first_order",
     "linear_update_rule",
     "logistic_regression_batch",
     "logistic_regression_sgd",
@@ -217,6 +228,7 @@ _ORIGINS = {
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
+    "first_order": "perceptrons.reference.first_order",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -77,7 +77,7 @@ def test_first_order_rules_equal_their_oracle(
     last = Perceptron(**params).fit(rows, y, sample_weight=weights)
     mean = AveragedPerceptron(**params).fit(rows, y, sample_weight=weights)
     orders = reference.epoch_orders(len(y), epochs, True, seed)
-    W, b, W_mean, b_mean, updates = reference.first_order(
+    W, b, W_mean, b_mean, updates = reference.first_order_online(
         X,
         y,
         k,
@@ -121,7 +121,7 @@ def test_alma_folds_its_scale_and_the_average_stays_exact(n_classes):
     # Without folding the scale would be below 1e-4 after two updates of a class.
     assert scales.min() >= 1e-4
     orders = reference.epoch_orders(60, 4, True, 2)
-    _, _, W_mean, b_mean, updates = reference.first_order(
+    _, _, W_mean, b_mean, updates = reference.first_order_online(
         X, y, n_classes, orders, rule="alma", constants={"step": 1000.0}
     )
     assert updates > 10
@@ -250,3 +250,21 @@ def test_a_state_of_the_other_rule_is_not_continued():
     model.set_params(update="ogd")
     with pytest.raises(ValueError, match="cannot continue a state"):
         model.partial_fit(X, y)
+
+
+@pytest.mark.parametrize("rule", FIRST_ORDER)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_class_weight_is_the_weight_of_each_class_examples(rule, n_classes):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 4))
+    y = rng.integers(0, n_classes, size=40)
+    class_weight = {c: 0.5 + c for c in range(n_classes)}
+    params = {"update": rule, "random_state": 0, "max_epochs": 2}
+    by_class = AveragedPerceptron(**params, class_weight=class_weight).fit(X, y)
+    orders = reference.epoch_orders(40, 2, True, 0)
+    weights = np.array([class_weight[c] for c in y])
+    _, _, W_mean, b_mean, _ = reference.first_order_online(
+        X, y, n_classes, orders, rule=rule, sample_weight=weights
+    )
+    assert_allclose(by_class.coef_, W_mean, **TOL)
+    assert_allclose(by_class.intercept_, b_mean, **TOL)

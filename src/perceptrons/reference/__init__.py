@@ -58,7 +58,7 @@ None of these documents
     ``update="mira"`` is 1-best MIRA, Crammer & Singer 2003, as McDonald, Crammer &
     Pereira 2005 apply it to structures), ``sequence_score`` and ``brute_force_decode``
     (the first-order model's score, and exact decoding by enumeration).
-    ``first_order`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
+    ``first_order_online`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
     loss, Zinkevich 2003: each paper's pseudocode, see its module).
 
 Conventions
@@ -151,7 +151,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
-    from perceptrons.reference.first_order import first_order
+    from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
         dual_vote_scores,
@@ -195,7 +195,7 @@ __all__ = [
     "dual_vote_scores",
     "dual_voted_perceptron",
     "epoch_orders",
-    "first_order",
+    "first_order_online",
     "linear_update_rule",
     "logistic_regression_batch",
     "logistic_regression_sgd",
@@ -228,7 +228,7 @@ _ORIGINS = {
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
-    "first_order": "perceptrons.reference.first_order",
+    "first_order_online": "perceptrons.reference.first_order",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

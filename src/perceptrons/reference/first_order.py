@@ -52,7 +52,7 @@ from perceptrons.reference._common import (
     _sample_weights,
 )
 
-__all__ = ["first_order"]
+__all__ = ["first_order_online"]
 
 _DEFAULTS = {
     "alma": {"alpha": 0.9, "B": 1.0 / 0.9, "step": np.sqrt(2.0)},
@@ -74,7 +74,7 @@ def _constraint(w: np.ndarray, x: np.ndarray, code: int) -> tuple[float, list]:
     return scores[code] - scores[other], [(code, 1.0), (other, -1.0)]
 
 
-def first_order(
+def first_order_online(
     X: Matrix,
     y: np.ndarray,
     n_classes: int,

@@ -268,3 +268,13 @@ def test_class_weight_is_the_weight_of_each_class_examples(rule, n_classes):
     )
     assert_allclose(by_class.coef_, W_mean, **TOL)
     assert_allclose(by_class.intercept_, b_mean, **TOL)
+
+
+def test_a_model_file_with_a_scale_that_is_not_positive_is_refused():
+    X, y = np.eye(4), np.array([0, 1, 2, 1])
+    state = Perceptron(update="alma").fit(X, y)._state
+    arrays = {name: array.copy() for name, array in state.arrays().items()}
+    type(state).restore(arrays, state.values())  # the state as trained is accepted
+    arrays["stats"][0, 1] = 0.0
+    with pytest.raises(ValueError, match="scale that is not positive"):
+        type(state).restore(arrays, state.values())

@@ -1,6 +1,6 @@
 """The glue between the estimators and the families of update rules that keep
 statistics of their own (:data:`perceptrons._update_rules.RULES`: ``"confidence"``,
-``"second-order"``, ``"gradient"``).
+``"second-order"``, ``"gradient"``, ``"first-order"``).
 
 A rule is plugged into the one engine by three things, looked up here by its family:
 its training state (an :class:`~perceptrons._states.AdaptiveState` configuration: which
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perceptrons._states import AdaptiveState, adaptive_state
+from perceptrons._states import AdaptiveState, AlmaState, adaptive_state
 from perceptrons._update_rules import UpdateRule
 
 __all__ = ["epoch_kernel", "state_class"]
@@ -42,6 +42,12 @@ def state_class(
             return adaptive_state(rule.name, (initial,), full=full, per_class=False, stats_low=0.0)
         # IELLIP: the ellipsoid per class (up to its scale), starting at a I, and c_t.
         return adaptive_state(rule.name, (a,), (constants["c"],), full=full, stats_low=0.0)
+    if rule.family == "first-order":
+        if rule.name == "alma":
+            # Per class: scale 1, scale_sum 0, ||w||² 0; the update counter k from 1.
+            return adaptive_state(rule.name, (1.0, 0.0, 0.0), (1.0,), stats_low=0.0, base=AlmaState)
+        # OGD: explicit weights and t, the examples seen.
+        return adaptive_state(rule.name, (), (0.0,))
     raise ValueError(f"no training state for the {rule.family!r} family")
 
 
@@ -74,4 +80,9 @@ def epoch_kernel(
         shape = "multiclass" if multiclass else "binary"
         kernel = getattr(second_order, f"{prefix}_{shape}_epoch{suffix}")
         return kernel, second_order.second_order_rule(rule.name, bias_feature, C, constants)
+    if rule.family == "first-order":
+        from perceptrons._kernels import first_order
+
+        kernel = first_order.KERNELS[rule.name, multiclass]
+        return kernel, first_order.first_order_rule(rule.name, bias_feature, constants)
     raise ValueError(f"no kernels for the {rule.family!r} family")

@@ -26,6 +26,7 @@ from perceptrons._kernels import finite as _finite
 
 __all__ = [
     "AdaptiveState",
+    "AlmaState",
     "CompactState",
     "Frozen",
     "LogisticState",
@@ -710,3 +711,72 @@ def _non_negative_count(value: Any) -> int | float:
     if rules.real(0.0).accepts(value):
         return as_count(value)
     raise ValueError(f"count must be a finite number >= 0, got {value!r}")
+
+
+@dataclass
+class AlmaState(AdaptiveState):
+    """ALMA's state (:mod:`perceptrons._kernels.first_order`): the true weights of class
+    ``c`` are ``scale_c * weights[:, c]`` (every row, the intercept included; a binary
+    model has one class), so that projecting a class on the unit ball is the O(1)
+    ``scale_c /= ||w_c||``. ``stats`` has shape ``(3, columns)``: per class its
+    ``scale``, ``scale_sum`` (the sum of the scales, times the examples' weights, of
+    the examples seen since the last rescale; the average's bookkeeping of
+    :class:`RommaState`) and ``||w_c||²``. ``scalars`` is ``[k]``, the paper's update
+    counter (1 before the first update). Made by :func:`adaptive_state` with
+    ``base=AlmaState``."""
+
+    @classmethod
+    def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return (len(cls.STATS), shape[1] if len(shape) == 2 else 1)
+
+    def _scales(self) -> tuple[Any, Any]:
+        """``(scale, scale_sum)``: scalars for a binary model, one per column else."""
+        scale, scale_sum = self.stats[0], self.stats[1]
+        if self.weights.ndim == 1:
+            return float(scale[0]), float(scale_sum[0])
+        return scale, scale_sum
+
+    def model(self) -> np.ndarray:
+        scale, scale_sum = self._scales()
+        if not self.averaged or self.count == 0:
+            return scale * self.weights
+        return (scale_sum * self.weights - self.aux) / self.count
+
+    def model_rows(self, rows: np.ndarray) -> np.ndarray:
+        scale, scale_sum = self._scales()
+        weights = self.weights[rows]
+        if not self.averaged or self.count == 0:
+            return scale * weights
+        return (scale_sum * weights - self.aux[rows]) / self.count
+
+    def zero_rows_stay_zero(self) -> bool:
+        return _zero_preserving(self.stats[:2])
+
+    def model_entries(self, index: np.ndarray) -> np.ndarray:
+        return self.model().ravel()[index]
+
+    def plain_rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The true weights ``W = scale * v`` and, averaged, ``A = count * W - (P v -
+        aux)``, as :meth:`RommaState.plain_rows` (one scale per class)."""
+        scale, scale_sum = self._scales()
+        stored = self.weights if rows is None else self.weights[rows]
+        weights = scale * stored
+        if not self.averaged:
+            return weights, None
+        aux = self.aux if rows is None else self.aux[rows]
+        return weights, self.count * weights - (scale_sum * stored - aux)
+
+    def restart_count(self) -> None:
+        super().restart_count()
+        # The caller has written the true weights: scale 1, and ||w_c||² is theirs.
+        columns = self.weights.reshape(self.weights.shape[0], -1)
+        self.stats[0] = 1.0
+        self.stats[1] = 0.0
+        self.stats[2] = np.einsum("ij,ij->j", columns, columns)
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> AdaptiveState:
+        state = super().restore(arrays, values)
+        if state.stats.size and state.stats[0].min() <= 0.0:
+            raise ValueError("stats holds a scale that is not positive")
+        return state

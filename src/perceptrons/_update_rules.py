@@ -22,8 +22,12 @@ Families
     on, or an ellipsoid), diagonal by default, full on request
     (:mod:`perceptrons._kernels.second_order`).
 ``"gradient"``
-    The first-order adaptive rules: ALMA, OGD, AdaGrad (FOBOS and RDA) and the
-    normalized adaptive update.
+    The first-order adaptive rules: AdaGrad (FOBOS and RDA) and the normalized adaptive
+    update.
+``"first-order"``
+    ALMA (the approximate large margin algorithm, lazily scaled weights projected on
+    the unit ball) and online gradient descent on the hinge loss
+    (:mod:`perceptrons._kernels.first_order`).
 """
 
 from __future__ import annotations
@@ -95,6 +99,10 @@ class UpdateRule:
 
 
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
+_ALMA_MIXING = (
+    "every ALMA update projects a class's weights on the unit ball, rescaling all of them, "
+    "which the shards cannot share"
+)
 
 RULES: dict[str, UpdateRule] = {
     rule.name: rule
@@ -208,6 +216,52 @@ RULES: dict[str, UpdateRule] = {
                 ),
             },
             covariance=True,
+        ),
+        # ---------------------------------------------------------------- first-order
+        UpdateRule(
+            "alma",
+            "first-order",
+            "ALMA_2, the approximate large margin algorithm",
+            "Gentile 2001",
+            constants={
+                "alpha": Constant(
+                    0.9,
+                    0.0,
+                    1.0,
+                    low_open=True,
+                    doc="the approximation: update while the normalized margin is at most "
+                    "(1 - alpha) B / sqrt(k) (k: the updates so far, from 1)",
+                ),
+                "B": Constant(
+                    1.0 / 0.9,
+                    0.0,
+                    low_open=True,
+                    doc="the margin's scale; the paper's B = 1/alpha at the default alpha "
+                    "(set it to 1/alpha with another alpha to keep the paper's choice)",
+                ),
+                "step": Constant(
+                    math.sqrt(2.0),
+                    0.0,
+                    low_open=True,
+                    doc="the paper's C: the k-th update adds step / sqrt(k) times the "
+                    "normalized example",
+                ),
+            },
+            mixing=_ALMA_MIXING,
+        ),
+        UpdateRule(
+            "ogd",
+            "first-order",
+            "online gradient descent on the hinge loss",
+            "Zinkevich 2003",
+            constants={
+                "eta": Constant(1.0, 0.0, low_open=True, doc="the initial step size"),
+                "power_t": Constant(
+                    0.5,
+                    0.0,
+                    doc="the decay: the t-th example's step is eta / t**power_t",
+                ),
+            },
         ),
     )
 }

@@ -13,7 +13,8 @@ comes from. One module per family:
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
-``second_order``  the second-order perceptron and the improved ellipsoid method
+``second_order`` the second-order perceptron and the improved ellipsoid method
+``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -61,6 +62,8 @@ None of these documents
     ``second_order_perceptron`` (Cesa-Bianchi, Conconi & Gentile 2005) and
     ``improved_ellipsoid`` (Yang, Jin & Ye 2009), each from its paper's pseudocode (see
     :mod:`~perceptrons.reference.second_order`).
+    ``first_order_online`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
+    loss, Zinkevich 2003: each paper's pseudocode, see its module).
 
 Conventions
 -----------
@@ -129,6 +132,12 @@ Y. Li and P. M. Long, "The relaxed online maximum margin algorithm", Machine Lea
 
 M. Collins, "Discriminative training methods for hidden Markov models: theory and
 experiments with perceptron algorithms", Proceedings of EMNLP, 2002.
+
+C. Gentile, "A new approximate maximal margin classification algorithm", Journal of
+Machine Learning Research 2:213-242, 2001.
+
+M. Zinkevich, "Online convex programming and generalized infinitesimal gradient ascent",
+ICML 2003.
 """
 
 from typing import TYPE_CHECKING
@@ -146,6 +155,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
+    from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
         dual_vote_scores,
@@ -193,6 +203,7 @@ __all__ = [
     "dual_vote_scores",
     "dual_voted_perceptron",
     "epoch_orders",
+    "first_order_online",
     "improved_ellipsoid",
     "linear_update_rule",
     "logistic_regression_batch",
@@ -227,6 +238,7 @@ _ORIGINS = {
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
+    "first_order_online": "perceptrons.reference.first_order",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -1,0 +1,336 @@
+"""Compiled epochs of the first-order rules, binary and multiclass: ALMA_2 (Gentile 2001)
+and online gradient descent on the hinge loss (Zinkevich 2003).
+
+Both work on the example augmented with its bias feature, ``x̃ = [x, bias_feature]``
+(the intercept is the weight of a constant feature, the last row).
+
+ALMA_2, the approximate large margin algorithm with ``p = 2`` (Gentile 2001, JMLR 2,
+Figure 1): with ``k`` the number of updates so far plus one and ``x̂ = x̃ / ||x̃||``, an
+example of ``y w·x̂ <= (1 - alpha) B / sqrt(k)`` updates ``w <- w + η_k y x̂``, ``η_k =
+step / sqrt(k)`` (the paper's ``C``), then projects ``w`` on the unit ball, ``w <- w /
+max(1, ||w||)``, and ``k <- k + 1``. An example with ``x̃ = 0`` (no features, no
+intercept) has no direction to normalize and does not update.
+
+Online gradient descent (Zinkevich 2003) on the hinge loss ``max(0, 1 - y w·x̃)``,
+unconstrained (the feasible set is the whole space, its projection the identity): with
+``t`` the number of examples seen, this one included, an example of ``y w·x̃ < 1``
+updates ``w <- w + η_t y x̃``, ``η_t = eta / t**power_t``.
+
+Multiclass, both rules (the single constraint against the best other class, as the
+"max-score" hinge loss): one weight vector per class; with ``g`` the gold class and
+``o`` the highest-scoring other one (ties to the lowest), the margin is ``s_g - s_o``
+(ALMA: of the normalized example) and the update adds the step times the example to
+``w_g`` and subtracts it from ``w_o``. ALMA projects each of the two classes on the
+unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update.
+
+``weights``, ``aux``, ``mistake_log``, ``count``
+    As in :mod:`perceptrons._kernels.perceptron`. OGD's weights are explicit. ALMA's
+    column ``c`` holds ``v_c`` with the true weights ``w_c = scale_c * v_c`` (the
+    intercept row included): the projection is the O(1) ``scale_c /= ||w_c||`` and a
+    step ``δ x̃`` adds ``δ / scale_c * x̃`` to ``v_c``, so an update costs O(nnz(x)).
+    ALMA's averaging is the bookkeeping of :mod:`perceptrons._kernels.romma`, per
+    class: with ``P_c`` the sum of ``scale_c`` times the weight of each example seen
+    since the last rescale, a change ``δ`` of ``v_c`` adds ``P_c δ`` to ``aux[:, c]``
+    (``P_c`` before the example), the (weighted) sum of the weights after every
+    example is ``P_c v_c - aux[:, c]`` and their mean that over ``count``. A class whose
+    scale falls below ``1 / MAX_SCALE`` is folded (``aux_c <- aux_c - P_c v_c``, ``v_c
+    <- scale_c v_c``, ``scale_c = 1``, ``P_c = 0``): O(n_features), once per factor
+    ``MAX_SCALE`` of shrinking.
+``stats``
+    ALMA: shape ``(3, columns)`` (a binary model has one column): per class
+    ``[scale, P, ||w||²]``, read and written back. ``||w||²`` is kept without a pass
+    over the weights: a step ``δ x̃`` makes it ``||w||² + 2 δ w·x̃ + δ² ||x̃||²`` (``w·x̃``
+    is the score just computed), the projection 1. OGD: empty.
+``scalars``
+    ALMA: ``[k]``, the paper's update counter (1 before the first update). OGD: ``[t]``,
+    the examples seen (of positive weight). Both continue over epochs and calls.
+``rule``
+    Float64 array ``(kind, bias_feature, constants...)`` (:func:`first_order_rule`),
+    the constants in the order of the rule's entry in :mod:`perceptrons._update_rules`.
+``sample_weight``
+    As in :mod:`perceptrons._kernels.perceptron` (or empty): an example of weight
+    ``s`` steps ``s`` times as far (ALMA: ``s η_k``, then the projection; OGD: ``s
+    η_t``, the gradient of ``s`` times its hinge loss) and counts ``s`` times in the
+    average; it advances ``k`` (an ALMA update) and ``t`` (OGD) by one whatever its
+    weight. Weight 1 is the unweighted rule; weight 0 skips the example (no update, no
+    count, no ``t``).
+
+The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the first
+non-finite score or ``||x̃||²`` (see :mod:`perceptrons._kernels._rows`). Nothing is
+allocated per example (one score buffer per multiclass call).
+"""
+
+import numpy as np
+
+from perceptrons._kernels import _rows
+from perceptrons._kernels._cache import cached_njit
+
+_jit = cached_njit(nogil=True)
+
+ALMA, OGD = 0, 1
+KINDS = {"alma": ALMA, "ogd": OGD}
+# Positions in the ``rule`` array; the rule's constants follow.
+KIND, BIAS_FEATURE, FIRST_CONSTANT = 0, 1, 2
+# ALMA's constants (alpha, B, step) and OGD's (eta, power_t), from FIRST_CONSTANT on.
+ALPHA, MARGIN_SCALE, ALMA_STEP = 2, 3, 4
+ETA, POWER_T = 2, 3
+# A class's scale is folded into its weights when it falls below 1 / MAX_SCALE (the
+# projection only shrinks it): P v and aux then stay within about MAX_SCALE times the
+# sum they represent, which bounds the mean's rounding error (as ROMMA's).
+MAX_SCALE = 1e4
+# Row of each statistic of ALMA's ``stats``.
+SCALE, SCALE_SUM, SQ_NORM = 0, 1, 2
+
+
+def first_order_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
+    """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
+    return np.array([float(KINDS[name]), float(bias_feature), *constants.values()])
+
+
+# ------------------------------------------------------------------------------ ALMA
+@_jit
+def _fold_column(weights, aux, k, scale_sum, factor):
+    """``aux[:, k] -= scale_sum * v[:, k]`` (the running sum into ``aux``), then
+    ``v[:, k] *= factor`` (2-D ``weights`` and ``aux``)."""
+    if aux.shape[0] != 0:
+        for j in range(weights.shape[0]):
+            aux[j, k] -= scale_sum * weights[j, k]
+    for j in range(weights.shape[0]):
+        weights[j, k] *= factor
+
+
+@_jit
+def _add_column(rows, i, step, weights, k, aux, aux_factor):
+    """``weights[:, k] += step * x_i`` (feature rows), tracked in ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            change = step * data[p]
+            weights[indices[p], k] += change
+            if averaged:
+                aux[indices[p], k] += aux_factor * change
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                change = step * value
+                weights[j, k] += change
+                if averaged:
+                    aux[j, k] += aux_factor * change
+
+
+@_jit
+def _alma_step(rows, i, delta, score, sq_norm, weights, aux, stats, k, bias_feature):
+    """Class ``k`` of ALMA's 2-D state: ``w_k <- w_k + delta * x̃``, then the projection
+    on the unit ball; ``score`` is ``w_k·x̃`` before the step, ``sq_norm`` is ``||x̃||²``."""
+    n_features = weights.shape[0] - 1
+    scale, scale_sum = stats[SCALE, k], stats[SCALE_SUM, k]
+    w_sq = stats[SQ_NORM, k] + 2.0 * delta * score + delta * delta * sq_norm
+    w_sq = max(w_sq, 0.0)  # rounding near w = 0
+    change = delta / scale
+    _add_column(rows, i, change, weights, k, aux, scale_sum)
+    weights[n_features, k] += change * bias_feature
+    if aux.shape[0] != 0:
+        aux[n_features, k] += scale_sum * (change * bias_feature)
+    if w_sq > 1.0:
+        scale /= np.sqrt(w_sq)
+        w_sq = 1.0
+        if scale < 1.0 / MAX_SCALE:
+            _fold_column(weights, aux, k, scale_sum, scale)
+            scale, scale_sum = 1.0, 0.0
+    stats[SCALE, k], stats[SCALE_SUM, k], stats[SQ_NORM, k] = scale, scale_sum, w_sq
+
+
+@_jit
+def _best_other(scores, gold):
+    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
+    best = 1 if gold == 0 else 0
+    for k in range(best + 1, scores.shape[0]):
+        if k != gold and scores[k] > scores[best]:
+            best = k
+    return best
+
+
+@_jit
+def alma_binary_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features = weights.shape[0] - 1
+    bias_feature = rule[BIAS_FEATURE]
+    bias_sq = bias_feature * bias_feature
+    alpha, margin_scale, step = rule[ALPHA], rule[MARGIN_SCALE], rule[ALMA_STEP]
+    log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
+    # One column: the 2-D pieces serve the binary model through these views.
+    columns = weights.reshape((n_features + 1, 1))
+    aux_columns = aux.reshape((aux.shape[0], 1))
+    k = scalars[0]
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue  # as if the example were absent
+        raw = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        score = stats[SCALE, 0] * raw
+        sq_norm = _rows.sq_norm(rows, i, bias_sq)
+        if not (np.isfinite(score) and np.isfinite(sq_norm)):
+            scalars[0] = k
+            return _rows.NON_FINITE_SCORE, count
+        if sq_norm > 0.0:
+            norm = np.sqrt(sq_norm)
+            root_k = np.sqrt(k)
+            if y[i] * score / norm <= (1.0 - alpha) * margin_scale / root_k:
+                if log:
+                    mistake_log[updates, 0] = position
+                    mistake_log[updates, 1] = -1
+                updates += 1
+                delta = weight * (step / root_k) * y[i] / norm
+                _alma_step(
+                    rows, i, delta, score, sq_norm, columns, aux_columns, stats, 0, bias_feature
+                )
+                k += 1.0
+        stats[SCALE_SUM, 0] += weight * stats[SCALE, 0]
+        count += weight
+    scalars[0] = k
+    return updates, count
+
+
+@_jit
+def alma_multiclass_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    bias_feature = rule[BIAS_FEATURE]
+    bias_sq = bias_feature * bias_feature
+    alpha, margin_scale, step = rule[ALPHA], rule[MARGIN_SCALE], rule[ALMA_STEP]
+    log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
+    scores = np.empty(n_classes)
+    k = scalars[0]
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        for c in range(n_classes):
+            scores[c] = weights[n_features, c] * bias_feature
+        _rows.add_scores(rows, i, weights, scores)
+        for c in range(n_classes):
+            scores[c] *= stats[SCALE, c]
+        sq_norm = _rows.sq_norm(rows, i, bias_sq)
+        if not (_rows.finite_scores(scores) and np.isfinite(sq_norm)):
+            scalars[0] = k
+            return _rows.NON_FINITE_SCORE, count
+        if sq_norm > 0.0:
+            gold = y[i]
+            other = _best_other(scores, gold)
+            norm = np.sqrt(sq_norm)
+            root_k = np.sqrt(k)
+            if (scores[gold] - scores[other]) / norm <= (1.0 - alpha) * margin_scale / root_k:
+                if log:
+                    mistake_log[updates, 0] = position
+                    mistake_log[updates, 1] = other
+                updates += 1
+                delta = weight * (step / root_k) / norm
+                for c, move in ((gold, delta), (other, -delta)):
+                    _alma_step(
+                        rows, i, move, scores[c], sq_norm, weights, aux, stats, c, bias_feature
+                    )
+                k += 1.0
+        for c in range(n_classes):
+            stats[SCALE_SUM, c] += weight * stats[SCALE, c]
+        count += weight
+    scalars[0] = k
+    return updates, count
+
+
+# ------------------------------------------------------------------------------- OGD
+@_jit
+def ogd_binary_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features = weights.shape[0] - 1
+    bias_feature = rule[BIAS_FEATURE]
+    eta, power_t = rule[ETA], rule[POWER_T]
+    averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
+    t = scalars[0]
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        t += 1.0
+        score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        if not np.isfinite(score):
+            scalars[0] = t
+            return _rows.NON_FINITE_SCORE, count
+        if y[i] * score < 1.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = -1
+            updates += 1
+            step = weight * (eta / t**power_t) * y[i]
+            _rows.add(rows, i, step, weights, aux, count)
+            change = step * bias_feature
+            weights[n_features] += change
+            if averaged:
+                aux[n_features] += count * change
+        count += weight
+    scalars[0] = t
+    return updates, count
+
+
+@_jit
+def ogd_multiclass_epoch(
+    rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
+):
+    n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    bias_feature = rule[BIAS_FEATURE]
+    eta, power_t = rule[ETA], rule[POWER_T]
+    averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
+    weighted = sample_weight.shape[0] != 0
+    scores = np.empty(n_classes)
+    t = scalars[0]
+    updates = 0
+    for position in range(order.shape[0]):
+        i = order[position]
+        weight = sample_weight[i] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        t += 1.0
+        for c in range(n_classes):
+            scores[c] = weights[n_features, c] * bias_feature
+        _rows.add_scores(rows, i, weights, scores)
+        if not _rows.finite_scores(scores):
+            scalars[0] = t
+            return _rows.NON_FINITE_SCORE, count
+        gold = y[i]
+        other = _best_other(scores, gold)
+        if scores[gold] - scores[other] < 1.0:
+            if log:
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = other
+            updates += 1
+            step = weight * (eta / t**power_t)
+            _rows.move(rows, i, step, gold, other, weights, aux, count)
+            change = step * bias_feature
+            weights[n_features, gold] += change
+            weights[n_features, other] -= change
+            if averaged:
+                aux[n_features, gold] += count * change
+                aux[n_features, other] -= count * change
+        count += weight
+    scalars[0] = t
+    return updates, count
+
+
+#: The kernel of each rule, binary (False) and multiclass (True).
+KERNELS = {
+    ("alma", False): alma_binary_epoch,
+    ("alma", True): alma_multiclass_epoch,
+    ("ogd", False): ogd_binary_epoch,
+    ("ogd", True): ogd_multiclass_epoch,
+}

@@ -399,7 +399,7 @@ def test_romma_state_in_plain_form(n_classes):
 
 
 # ----------------------------------------------------------------- adaptive rules
-@pytest.mark.parametrize("update", ["arow", "sop", "iellip"])
+@pytest.mark.parametrize("update", ["arow", "sop", "iellip", "ogd"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_one_shard_publishes_the_serial_statistics(update, n_classes):
     """With one shard the mixed model is the serial fit's state, statistics included:

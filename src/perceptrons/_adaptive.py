@@ -1,6 +1,6 @@
 """The glue between the estimators and the families of update rules that keep
 statistics of their own (:data:`perceptrons._update_rules.RULES`: ``"confidence"``,
-``"second-order"``, ``"gradient"``).
+``"second-order"``, ``"gradient"``, ``"adagrad"``).
 
 A rule is plugged into the one engine by three things, looked up here by its family:
 its training state (an :class:`~perceptrons._states.AdaptiveState` configuration: which
@@ -32,7 +32,32 @@ def state_class(
     if rule.family == "confidence":
         # One covariance, starting at a I (AROW's Σ_0 = I: a = 1).
         return adaptive_state(rule.family, (constants.get("a", 1.0),), full=full, stats_low=0.0)
+    if rule.family == "adagrad":
+        # The sums of squared gradients G (and RDA's sum of gradients u, of either sign;
+        # NAG's scales s), all from 0; scalars: the rounds' weight t (NAG: and N).
+        if rule.name == "ada-fobos":
+            return adaptive_state(rule.name, (0.0,), (0.0,), stats_low=0.0)
+        if rule.name == "ada-rda":
+            return adaptive_state(rule.name, (0.0, 0.0), (0.0,))
+        return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
     raise ValueError(f"no training state for the {rule.family!r} family")
+
+
+def _unaveraged(kernel: Callable[..., tuple[Any, Any]], name: str) -> Callable[..., Any]:
+    """``kernel``, refusing an averaged model (AdaGrad with an L1 penalty: the penalty
+    moves every weight every round, applied lazily, which the averaging trick, O(nnz)
+    per example, cannot follow)."""
+
+    def refusing_averages(**arguments: Any) -> tuple[Any, Any]:
+        if arguments["aux"].shape[0] != 0:
+            raise ValueError(
+                f"update={name!r} with l1 > 0 cannot be averaged: the L1 penalty moves "
+                "every weight every round (applied lazily), which the average cannot "
+                "follow at O(nnz) cost; use Perceptron (the last weights) or l1=0."
+            )
+        return kernel(**arguments)
+
+    return refusing_averages
 
 
 def epoch_kernel(
@@ -56,4 +81,11 @@ def epoch_kernel(
         }
         kernel = kernels[covariance, multiclass]
         return kernel, confidence.confidence_rule(rule.name, bias_feature, C, constants)
+    if rule.family == "adagrad":
+        from perceptrons._kernels import adagrad
+
+        kernel = adagrad.multiclass_epoch if multiclass else adagrad.binary_epoch
+        if constants.get("l1", 0.0) > 0.0:
+            kernel = _unaveraged(kernel, rule.name)
+        return kernel, adagrad.adagrad_rule(rule.name, bias_feature, constants)
     raise ValueError(f"no kernels for the {rule.family!r} family")

@@ -13,6 +13,7 @@ comes from. One module per family:
 ``logistic``    logistic regression by SGD with a Gaussian prior
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
+``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -57,6 +58,8 @@ None of these documents
     ``update="mira"`` is 1-best MIRA, Crammer & Singer 2003, as McDonald, Crammer &
     Pereira 2005 apply it to structures), ``sequence_score`` and ``brute_force_decode``
     (the first-order model's score, and exact decoding by enumeration).
+    ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
+    Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
 
 Conventions
 -----------
@@ -131,6 +134,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     from perceptrons.reference._common import epoch_orders
+    from perceptrons.reference.adagrad import adaptive_gradient
     from perceptrons.reference.averaged import (
         averaged_perceptron_decreasing_step,
         averaged_perceptron_delta_list,
@@ -173,6 +177,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     )
 
 __all__ = [
+    "adaptive_gradient",
     "averaged_perceptron_decreasing_step",
     "averaged_perceptron_delta_list",
     "averaged_perceptron_fast",
@@ -217,6 +222,7 @@ _ORIGINS = {
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
+    "adaptive_gradient": "perceptrons.reference.adagrad",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -110,7 +110,8 @@ def _rda_weight(u, g_sq, eta, delta, threshold):
 def _bring_up_to_date(j, value, weights, aux, stats, last, t, kind, rule, count):
     """Before feature ``j`` (of value ``value`` in ``x``) is scored: its weights as the
     model of round ``t`` has them (FOBOS with L1: the pending shrinking; RDA with L1:
-    the threshold of ``t``; NAG: the rescaling to a larger scale)."""
+    the threshold of ``t``; NAG: the rescaling to a larger scale). Returns NAG's
+    ``(x_j / s_j)²``, the feature's share of ``N`` (0 for the other rules)."""
     averaged = aux.shape[0] != 0
     if kind == NAG:
         magnitude = abs(value)
@@ -125,10 +126,12 @@ def _bring_up_to_date(j, value, weights, aux, stats, last, t, kind, rule, count)
                     weights[j, k] = rescaled
             for k in range(weights.shape[1]):
                 stats[1, j, k] = magnitude
-        return
+            scale = magnitude
+        ratio = value / scale
+        return ratio * ratio
     l1 = rule[L1]
     if l1 == 0.0:
-        return
+        return 0.0
     if kind == FOBOS:
         rounds = t - last[j]
         if rounds > 0.0:
@@ -141,6 +144,7 @@ def _bring_up_to_date(j, value, weights, aux, stats, last, t, kind, rule, count)
             weights[j, k] = _rda_weight(
                 stats[1, j, k], stats[0, j, k], rule[ETA], rule[DELTA], l1 * t
             )
+    return 0.0
 
 
 @_piece
@@ -186,23 +190,25 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         weight = sample_weight[i] if weighted else 1.0
         if weight == 0.0:
             continue  # as if the example were absent
-        # The model of this round, then its scores.
+        # The model of this round, then its scores; NAG's N gains the example's squared
+        # norm in the features' own scales (the scales of this round).
+        normalized = 0.0
         if kind == NAG or lazy:
             if isinstance(rows, tuple):
                 data, indices, indptr = rows
                 for p in range(indptr[i], indptr[i + 1]):
                     if data[p] != 0.0:
-                        _bring_up_to_date(
+                        normalized += _bring_up_to_date(
                             indices[p], data[p], weights, aux, stats, last, t, kind, rule, count
                         )
             else:
                 for j in range(n_features):
                     if rows[i, j] != 0.0:
-                        _bring_up_to_date(
+                        normalized += _bring_up_to_date(
                             j, rows[i, j], weights, aux, stats, last, t, kind, rule, count
                         )
             if kind == NAG and bias_feature != 0.0:
-                _bring_up_to_date(
+                normalized += _bring_up_to_date(
                     n_features, bias_feature, weights, aux, stats, last, t, kind, rule, count
                 )
         # The features' terms, then the intercept's: NAG's scores tie exactly in theory
@@ -228,22 +234,6 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         t += weight
         rate = 0.0
         if kind == NAG:
-            # N gains the example's squared norm in the features' own scales.
-            normalized = 0.0
-            if isinstance(rows, tuple):
-                data, indices, indptr = rows
-                for p in range(indptr[i], indptr[i + 1]):
-                    if data[p] != 0.0:
-                        ratio = data[p] / stats[1, indices[p], 0]
-                        normalized += ratio * ratio
-            else:
-                for j in range(n_features):
-                    if rows[i, j] != 0.0:
-                        ratio = rows[i, j] / stats[1, j, 0]
-                        normalized += ratio * ratio
-            if bias_feature != 0.0:
-                ratio = bias_feature / stats[1, n_features, 0]
-                normalized += ratio * ratio
             scalars[1] += weight * normalized
             if scalars[1] > 0.0:
                 rate = rule[ETA] * np.sqrt(t / scalars[1])

@@ -286,3 +286,24 @@ def test_bad_update_params_are_refused_by_name():
         Perceptron(update="ada-rda", update_params={"l1": -1.0}).fit(X, y)
     with pytest.raises(ValueError, match=r"no constant 'l1'.*its constants: eta"):
         Perceptron(update="nag", update_params={"l1": 1.0}).fit(X, y)
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.01])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_rda_weights_follow_new_constants_on_every_feature(l1, n_classes):
+    """RDA's weights are a function of its statistics and constants: a later call with
+    another eta or delta recomputes every weight, not only the features it sees."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 6))
+    y = rng.integers(0, n_classes, size=40)
+    model = Perceptron(update="ada-rda", random_state=0, update_params={"l1": l1}).fit(X, y)
+    model.set_params(update_params={"eta": 0.25, "delta": 2.0, "l1": l1})
+    only_first = np.zeros((1, 6))
+    only_first[0, 0] = 1.0
+    model.partial_fit(only_first, y[:1])
+    state = model._state
+    G, u, t = state.stats[0], state.stats[1], state.scalars[0]
+    expected = -0.25 * np.sign(u) * np.maximum(np.abs(u) - l1 * t, 0.0) / (2.0 + np.sqrt(G))
+    expected[-1] = -0.25 * u[-1] / (2.0 + np.sqrt(G[-1]))  # the intercept: no penalty
+    coef = model.coef_.ravel() if n_classes == 2 else model.coef_.T.ravel()
+    assert_allclose(np.append(coef, model.intercept_), expected.ravel(), **TOL)

@@ -38,7 +38,8 @@ def state_class(
         if rule.name == "ada-fobos":
             return adaptive_state(rule.name, (0.0,), (0.0,), stats_low=0.0)
         if rule.name == "ada-rda":
-            return adaptive_state(rule.name, (0.0, 0.0), (0.0,))
+            # RDA's scalars also hold the eta, delta and l1 its weights were made with.
+            return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
         return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
     raise ValueError(f"no training state for the {rule.family!r} family")
 

@@ -48,7 +48,9 @@ x̃`` on the other's. Every weight has its own statistics (``G``, ``u``); NAG's 
     ``s`` (the same in every class's column). Each the shape of ``weights``.
 ``scalars``
     ``scalars[0]``: ``t``, the total weight of the rounds seen; NAG's ``scalars[1]``:
-    ``N``.
+    ``N``; RDA's ``scalars[1:4]``: the ``eta``, ``delta`` and ``l1`` its weights were
+    computed with (0 before the first epoch): a call with other constants recomputes
+    every weight first, so that the weights are always the function of the statistics.
 ``rule``
     Float64 array ``(kind, bias_feature, eta, delta, l1)`` (:func:`adagrad_rule`).
 ``sample_weight``
@@ -102,8 +104,31 @@ def _shrink(value, amount):
 
 @_piece
 def _rda_weight(u, g_sq, eta, delta, threshold):
-    """``-eta sign(u) max(0, |u| - threshold) / (delta + sqrt(G))``."""
-    return -eta * _shrink(u, threshold) / (delta + np.sqrt(g_sq))
+    """``-eta sign(u) max(0, |u| - threshold) / (delta + sqrt(G))`` (+0.0 when the
+    threshold zeroes it: a negative zero would make the row look used in a model file)."""
+    shrunk = _shrink(u, threshold)
+    if shrunk == 0.0:
+        return 0.0
+    return -eta * shrunk / (delta + np.sqrt(g_sq))
+
+
+@_piece
+def _rda_model(weights, aux, stats, scalars, rule, count, t):
+    """RDA's weights recomputed from ``u``, ``G`` and ``t`` with ``rule``'s constants for
+    every feature (the intercept unpenalized), the changes tracked in ``aux``, and the
+    constants recorded in ``scalars[1:4]``."""
+    averaged = aux.shape[0] != 0
+    eta, delta, l1 = rule[ETA], rule[DELTA], rule[L1]
+    n_features = weights.shape[0] - 1
+    for j in range(weights.shape[0]):
+        threshold = l1 * t if j < n_features else 0.0
+        for k in range(weights.shape[1]):
+            new = _rda_weight(stats[1, j, k], stats[0, j, k], eta, delta, threshold)
+            if new != weights[j, k]:
+                if averaged:
+                    aux[j, k] += count * (new - weights[j, k])
+                weights[j, k] = new
+    scalars[1], scalars[2], scalars[3] = eta, delta, l1
 
 
 @_piece
@@ -180,6 +205,12 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
     log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
     lazy = kind != NAG and l1 > 0.0
     t = scalars[0]
+    if kind == RDA and (
+        scalars[1] != rule[ETA] or scalars[2] != rule[DELTA] or scalars[3] != rule[L1]
+    ):
+        # Every RDA weight is a function of the statistics and of the constants: new
+        # constants (a later call's update_params) give every weight anew.
+        _rda_model(weights, aux, stats, scalars, rule, count, t)
     # FOBOS with L1: the round each feature's weights were last shrunk to (all of them
     # at the start: every epoch ends with the weights up to date).
     last = np.full(n_features if (lazy and kind == FOBOS) else 0, t)

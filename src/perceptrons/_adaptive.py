@@ -54,7 +54,8 @@ def _unaveraged(kernel: Callable[..., tuple[Any, Any]], name: str) -> Callable[.
             raise ValueError(
                 f"update={name!r} with l1 > 0 cannot be averaged: the L1 penalty moves "
                 "every weight every round (applied lazily), which the average cannot "
-                "follow at O(nnz) cost; use Perceptron (the last weights) or l1=0."
+                "follow at O(nnz) cost; use Perceptron (the last weights; the command "
+                "line's --algorithm perceptron) or l1=0."
             )
         return kernel(**arguments)
 

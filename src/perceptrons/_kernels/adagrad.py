@@ -58,6 +58,18 @@ x̃`` on the other's. Every weight has its own statistics (``G``, ``u``); NAG's 
     the round's gradient (and, for the L1 penalty and NAG's ``t`` and ``N``, counts the
     round ``s`` times); weight 1 is the unweighted rule; weight 0 skips the example (no
     update, no count, no round).
+    For NAG this is the plain weighted gradient, not the importance-weight-invariant
+    update of Karampatziakis & Langford (2011) that Vowpal Wabbit also applies (which
+    integrates the step of weight ``s`` as ``s`` infinitesimal steps): a weight of 2 is
+    one step of twice the gradient, as in the AdaGrad rules.
+
+Averaging and mixing
+    Every change to a weight happens on a feature of the example (NAG's rescaling
+    included) and is tracked in ``aux``: the averaged model is exact, except with an L1
+    penalty, whose shrinking moves every weight every round (applied lazily): averaging
+    with ``l1 > 0`` is refused (:mod:`perceptrons._adaptive`). Parameter mixing: the
+    shards of ada-fobos and nag keep their own statistics and mix the weights; ada-rda
+    is refused (its weights are recomputed from each shard's own sums of gradients).
 
 The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
 first non-finite score (see :mod:`perceptrons._kernels._rows`).

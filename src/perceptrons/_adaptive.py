@@ -1,6 +1,6 @@
 """The glue between the estimators and the families of update rules that keep
 statistics of their own (:data:`perceptrons._update_rules.RULES`: ``"confidence"``,
-``"second-order"``, ``"gradient"``, ``"first-order"``).
+``"second-order"``, ``"first-order"``, ``"adagrad"``).
 
 A rule is plugged into the one engine by three things, looked up here by its family:
 its training state (an :class:`~perceptrons._states.AdaptiveState` configuration: which
@@ -48,7 +48,34 @@ def state_class(
             return adaptive_state(rule.name, (1.0, 0.0, 0.0), (1.0,), stats_low=0.0, base=AlmaState)
         # OGD: explicit weights and t, the examples seen.
         return adaptive_state(rule.name, (), (0.0,))
+    if rule.family == "adagrad":
+        # The sums of squared gradients G (and RDA's sum of gradients u, of either sign;
+        # NAG's scales s), all from 0; scalars: the rounds' weight t (NAG: and N).
+        if rule.name == "ada-fobos":
+            return adaptive_state(rule.name, (0.0,), (0.0,), stats_low=0.0)
+        if rule.name == "ada-rda":
+            # RDA's scalars also hold the eta, delta and l1 its weights were made with.
+            return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
+        return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
     raise ValueError(f"no training state for the {rule.family!r} family")
+
+
+def _unaveraged(kernel: Callable[..., tuple[Any, Any]], name: str) -> Callable[..., Any]:
+    """``kernel``, refusing an averaged model (AdaGrad with an L1 penalty: the penalty
+    moves every weight every round, applied lazily, which the averaging trick, O(nnz)
+    per example, cannot follow)."""
+
+    def refusing_averages(**arguments: Any) -> tuple[Any, Any]:
+        if arguments["aux"].shape[0] != 0:
+            raise ValueError(
+                f"update={name!r} with l1 > 0 cannot be averaged: the L1 penalty moves "
+                "every weight every round (applied lazily), which the average cannot "
+                "follow at O(nnz) cost; use Perceptron (the last weights; the command "
+                "line's --algorithm perceptron) or l1=0."
+            )
+        return kernel(**arguments)
+
+    return refusing_averages
 
 
 def epoch_kernel(
@@ -85,4 +112,11 @@ def epoch_kernel(
 
         kernel = first_order.KERNELS[rule.name, multiclass]
         return kernel, first_order.first_order_rule(rule.name, bias_feature, constants)
+    if rule.family == "adagrad":
+        from perceptrons._kernels import adagrad
+
+        kernel = adagrad.multiclass_epoch if multiclass else adagrad.binary_epoch
+        if constants.get("l1", 0.0) > 0.0:
+            kernel = _unaveraged(kernel, rule.name)
+        return kernel, adagrad.adagrad_rule(rule.name, bias_feature, constants)
     raise ValueError(f"no kernels for the {rule.family!r} family")

@@ -21,13 +21,15 @@ Families
     The second-order perceptron and IELLIP (a correlation matrix of the examples updated
     on, or an ellipsoid), diagonal by default, full on request
     (:mod:`perceptrons._kernels.second_order`).
-``"gradient"``
-    The first-order adaptive rules: AdaGrad (FOBOS and RDA) and the normalized adaptive
-    update.
 ``"first-order"``
     ALMA (the approximate large margin algorithm, lazily scaled weights projected on
     the unit ball) and online gradient descent on the hinge loss
     (:mod:`perceptrons._kernels.first_order`).
+``"adagrad"``
+    AdaGrad's per-feature steps on the hinge loss, in the composite mirror descent
+    (FOBOS, ``"ada-fobos"``) and regularized dual averaging (``"ada-rda"``) forms, and
+    the normalized adaptive gradient (``"nag"``, Vowpal Wabbit's default update)
+    (:mod:`perceptrons._kernels.adagrad`).
 """
 
 from __future__ import annotations
@@ -97,6 +99,19 @@ class UpdateRule:
     delta_trick: bool = False
     mixing: str | None = None
 
+
+# AdaGrad's constants (Duchi, Hazan & Singer 2011); the defaults of eta and delta match
+# SOL's ada-fobos and ada-rda.
+_ADAGRAD_CONSTANTS = {
+    "eta": Constant(1.0, 0.0, low_open=True, doc="the learning rate"),
+    "delta": Constant(
+        10.0,
+        0.0,
+        low_open=True,
+        doc="added to every per-feature step's denominator (H = delta I + diag(G)^(1/2))",
+    ),
+    "l1": Constant(0.0, 0.0, doc="the L1 penalty (lambda) on the feature weights"),
+}
 
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
 _ALMA_MIXING = (
@@ -261,6 +276,35 @@ RULES: dict[str, UpdateRule] = {
                     0.0,
                     doc="the decay: the t-th example's step is eta / t**power_t",
                 ),
+            },
+        ),
+        # The adagrad family: per-feature steps from each feature's gradient history
+        # (perceptrons._kernels.adagrad).
+        UpdateRule(
+            "ada-fobos",
+            "adagrad",
+            "AdaGrad, composite mirror descent (FOBOS) form, on the hinge loss",
+            "Duchi, Hazan & Singer 2011",
+            constants=_ADAGRAD_CONSTANTS,
+        ),
+        UpdateRule(
+            "ada-rda",
+            "adagrad",
+            "AdaGrad, regularized dual averaging (RDA) form, on the hinge loss",
+            "Duchi, Hazan & Singer 2011",
+            constants=_ADAGRAD_CONSTANTS,
+            mixing=(
+                "its weights are recomputed from each shard's own sum of gradients, "
+                "which would overwrite the mixed weights"
+            ),
+        ),
+        UpdateRule(
+            "nag",
+            "adagrad",
+            "normalized adaptive gradient (NAG, Vowpal Wabbit's default), on the hinge loss",
+            "Ross, Mineiro & Langford 2013",
+            constants={
+                "eta": Constant(0.5, 0.0, low_open=True, doc="the learning rate"),
             },
         ),
     )

@@ -128,7 +128,14 @@ class _PerceptronBase(OnlineLinearClassifier):
         super()._check_params()
         rule = rule_of(self.update)
         name = type(self).__name__
-        check_update_params(name, rule, self.update_params)
+        constants = check_update_params(name, rule, self.update_params)
+        if rule.family == "adagrad" and constants.get("l1", 0.0) > 0 and self._averaged:
+            raise ValueError(
+                f"{name}: update={self.update!r} with l1 > 0 cannot be averaged: the L1 "
+                "penalty moves every weight every round (applied lazily), which the average "
+                "cannot follow at O(nnz) cost; use Perceptron (the last weights; the command "
+                "line's --algorithm perceptron) or l1=0."
+            )
         if self.covariance == "full" and not rule.covariance:
             raise ValueError(
                 f"{name}: update={self.update!r} has no full-covariance form; "

@@ -15,6 +15,7 @@ comes from. One module per family:
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
 ``second_order`` the second-order perceptron and the improved ellipsoid method
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
+``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 
 Every public name is importable from here: ``from perceptrons import reference;
@@ -64,6 +65,8 @@ None of these documents
     :mod:`~perceptrons.reference.second_order`).
     ``first_order_online`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
     loss, Zinkevich 2003: each paper's pseudocode, see its module).
+    ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
+    Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
 
 Conventions
 -----------
@@ -144,6 +147,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     from perceptrons.reference._common import epoch_orders
+    from perceptrons.reference.adagrad import adaptive_gradient
     from perceptrons.reference.averaged import (
         averaged_perceptron_decreasing_step,
         averaged_perceptron_delta_list,
@@ -191,6 +195,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     )
 
 __all__ = [
+    "adaptive_gradient",
     "averaged_perceptron_decreasing_step",
     "averaged_perceptron_delta_list",
     "averaged_perceptron_fast",
@@ -239,6 +244,7 @@ _ORIGINS = {
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
     "first_order_online": "perceptrons.reference.first_order",
+    "adaptive_gradient": "perceptrons.reference.adagrad",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

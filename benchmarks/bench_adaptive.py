@@ -574,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     notes.append(
         f"Load average {load_before:.2f} before, {load_after:.2f} after; medians of {repeats} "
         f"runs. SOL runs at its defaults (listed; they learn no bias, `bias_eta=0`), ours at "
-        f"theirs (listed, with an intercept); SOL reads the training file in its shuffled "
+        f"our defaults (listed, with an intercept); SOL reads the training file in its shuffled "
         f"order on every pass, ours reshuffle every epoch (`random_state=0`)."
         + (" **--quick: small subsets, not the issue's numbers.**" if args.quick else "")
     )
@@ -623,8 +623,8 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "Default for text: `AveragedPerceptron` (10 epochs) on held-out fifths of the "
             "*training* sets (test sets unread; text hashed into 2**20 columns with sublinear "
-            "tf-idf, as the command line does): accuracy (fit time / `AveragedPerceptron()`'s, "
-            "one fit each).",
+            "tf-idf, as the command line does): accuracy (median fit time / "
+            f"`AveragedPerceptron()`'s, {repeats} fits each).",
             "",
             _report.md_table(held_header, held_rows) if all_sets else "(no held-out set)",
             "",

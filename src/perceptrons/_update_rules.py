@@ -93,6 +93,19 @@ class UpdateRule:
     mixing: str | None = None
 
 
+def _confidence_eta(default: float) -> Constant:
+    """The confidence ``eta`` of the CW rules, in (0.5, 1): ``φ = Φ⁻¹(eta) > 0``."""
+    return Constant(
+        default,
+        0.5,
+        1.0,
+        low_open=True,
+        high_open=True,
+        doc="the confidence: the probability of a correct prediction each update demands",
+    )
+
+
+_INITIAL_VARIANCE = Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight")
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
 
 RULES: dict[str, UpdateRule] = {
@@ -158,6 +171,68 @@ RULES: dict[str, UpdateRule] = {
                 ),
                 "a": Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight"),
             },
+            covariance=True,
+        ),
+        # The confidence family's other rules (with AROW above).
+        UpdateRule(
+            "cw",
+            "confidence",
+            "confidence-weighted learning (CW, the variance form)",
+            "Dredze, Crammer & Pereira 2008",
+            constants={
+                "eta": _confidence_eta(0.7),
+                "a": _INITIAL_VARIANCE,
+            },
+            covariance=True,
+            weighted=False,
+        ),
+        UpdateRule(
+            "scw-i",
+            "confidence",
+            "soft confidence-weighted learning SCW-I",
+            "Wang, Zhao & Hoi 2012",
+            constants={
+                "eta": _confidence_eta(0.75),
+                "a": _INITIAL_VARIANCE,
+            },
+            uses_C=True,
+            covariance=True,
+        ),
+        UpdateRule(
+            "scw-ii",
+            "confidence",
+            "soft confidence-weighted learning SCW-II",
+            "Wang, Zhao & Hoi 2012",
+            constants={
+                "eta": _confidence_eta(0.9),
+                "a": _INITIAL_VARIANCE,
+            },
+            uses_C=True,
+            covariance=True,
+        ),
+        UpdateRule(
+            "narow",
+            "confidence",
+            "narrow adaptive regularization (NAROW)",
+            "Orabona & Crammer 2010",
+            constants={
+                "b": Constant(
+                    1.0,
+                    0.0,
+                    low_open=True,
+                    doc="updates only where the variance exceeds 1 / b; larger b, more updates",
+                ),
+                "a": _INITIAL_VARIANCE,
+            },
+            covariance=True,
+        ),
+        UpdateRule(
+            "nherd",
+            "confidence",
+            "normal herding (NHERD)",
+            "Crammer & Lee 2010",
+            constants={"a": _INITIAL_VARIANCE},
+            uses_C=True,
             covariance=True,
         ),
     )

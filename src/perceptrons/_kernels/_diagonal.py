@@ -166,3 +166,50 @@ def step_and_precision(rows, i, step, factor, stat, weights, aux, aux_factor):
                 if averaged:
                     aux[j] += aux_factor * change
                 stat[j] = s / (1.0 + factor * s * value * value)
+
+
+@_jit
+def step_and_herd(rows, i, step, herd, stat, weights, aux, aux_factor):
+    """:func:`step_and_precision` with normal herding's diagonal shrinking (Crammer &
+    Lee 2010): ``stat[j] <- stat[j] / (1 + herd * stat[j] * x_ij²)²``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j]
+            change = step * s * value
+            weights[j] += change
+            if averaged:
+                aux[j] += aux_factor * change
+            shrink = 1.0 + herd * value * value * s
+            stat[j] = s / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j]
+                change = step * s * value
+                weights[j] += change
+                if averaged:
+                    aux[j] += aux_factor * change
+                shrink = 1.0 + herd * value * value * s
+                stat[j] = s / (shrink * shrink)
+
+
+@_jit
+def herd_precision_column(rows, i, herd, stat, k):
+    """Normal herding's diagonal shrinking (:func:`step_and_herd`) on column ``k`` of a
+    2-D ``stat``."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            shrink = 1.0 + herd * value * value * stat[j, k]
+            stat[j, k] = stat[j, k] / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                shrink = 1.0 + herd * value * value * stat[j, k]
+                stat[j, k] = stat[j, k] / (shrink * shrink)

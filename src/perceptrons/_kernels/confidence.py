@@ -1,5 +1,7 @@
-"""Compiled epochs of the confidence-weighted family with a diagonal covariance, binary
-and multiclass: AROW (Crammer, Kulesza & Dredze 2009).
+"""Compiled epochs of the confidence-weighted family, binary and multiclass, with a
+diagonal or a full covariance: AROW (Crammer, Kulesza & Dredze 2009), CW (Dredze,
+Crammer & Pereira 2008), SCW-I and SCW-II (Wang, Zhao & Hoi 2012), NAROW (Orabona &
+Crammer 2010) and NHERD (Crammer & Lee 2010).
 
 These rules keep a Gaussian ``N(w, Σ)`` over the weights. An example of margin
 ``m = y w·x`` and variance ``v = xᵀ Σ x`` whose loss is positive moves the mean by
@@ -13,7 +15,14 @@ rule adds ``c x xᵀ`` to ``Σ⁻¹``, the diagonal adds ``c x_j²`` to each ``1
 (:func:`perceptrons._kernels._diagonal.add_precision`), O(nnz(x)) per update.
 
 AROW: with the hinge loss ``l = max(0, 1 - m)``, on ``l > 0``: ``β = 1 / (v + r)``,
-``α = l β``, ``w <- w + α y Σ x`` and ``Σ⁻¹ <- Σ⁻¹ + x xᵀ / r``.
+``α = l β``, ``w <- w + α y Σ x`` and ``Σ⁻¹ <- Σ⁻¹ + x xᵀ / r``. NAROW: AROW with ``r =
+v / (b v - 1)`` where ``v > 1 / b``, no update elsewhere. NHERD: ``α = l / (v + 1 / C)``,
+``Σ⁻¹ <- Σ⁻¹ + (C² v + 2 C) x xᵀ``; its diagonal form is the paper's own, ``Σ_j <- Σ_j /
+(1 + C x_j² Σ_j)²`` (:func:`perceptrons._kernels._diagonal.step_and_herd`). CW (the
+variance form): on ``m < φ v``, ``α`` the root of the paper's quadratic, ``Σ⁻¹ <- Σ⁻¹ + 2
+α φ x xᵀ``. SCW-I and SCW-II: on ``m < φ √v``, the paper's ``α`` (SCW-I's at most ``C``),
+``Σ⁻¹ <- Σ⁻¹ + (α φ / √u) x xᵀ`` (the paper's ``Σ - β Σ x xᵀ Σ``). ``φ = Φ⁻¹(eta)``; the
+oracles (:mod:`perceptrons.reference.confidence`) hold the formulas line by line.
 
 Multiclass (Crammer, Dredze & Kulesza 2009, "Multi-class confidence weighted
 algorithms", with the single constraint against the best other class): one mean and one
@@ -35,13 +44,17 @@ covariances along ``x``.
     Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`confidence_rule`).
 ``sample_weight``
     As in :mod:`perceptrons._kernels.perceptron` (or empty). A weight ``s`` counts the
-    example's loss ``s`` times in the rule's objective: AROW's ``r`` becomes ``r / s``
-    for that example (``β = 1 / (v + r / s)``, ``Σ⁻¹ += s x xᵀ / r``). Weight 1 is the
-    unweighted rule; weight 0 skips the example (no update, no count).
+    example's loss ``s`` times in the rule's objective: AROW's and NAROW's ``r`` become
+    ``r / s`` for that example (``β = 1 / (v + r / s)``, ``Σ⁻¹ += s x xᵀ / r``), and the
+    ``C`` of SCW and NHERD becomes ``s C``. CW has no loss to weight (the estimators
+    refuse weights for it). Weight 1 is the unweighted rule; weight 0 skips the example
+    (no update, no count).
 
 The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
 first non-finite score or variance (see :mod:`perceptrons._kernels._rows`).
 """
+
+from statistics import NormalDist
 
 import numpy as np
 
@@ -50,30 +63,97 @@ from perceptrons._kernels._cache import cached_njit
 
 _jit = cached_njit(nogil=True)
 
-AROW = 0
-KINDS = {"arow": AROW}
+AROW, CW, SCW_I, SCW_II, NAROW, NHERD = 0, 1, 2, 3, 4, 5
+KINDS = {"arow": AROW, "cw": CW, "scw-i": SCW_I, "scw-ii": SCW_II, "narow": NAROW, "nherd": NHERD}
 # Positions in the ``rule`` array; the rule's constants follow, in the order of its
-# entry in perceptrons._update_rules.
+# entry in perceptrons._update_rules (with ``eta`` given as ``φ = Φ⁻¹(eta)``).
 KIND, BIAS_FEATURE, C_VALUE, FIRST_CONSTANT = 0, 1, 2, 3
 
 
 def confidence_rule(name: str, bias_feature: float, C: float, constants: dict) -> np.ndarray:
-    """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
-    return np.array([float(KINDS[name]), float(bias_feature), float(C), *constants.values()])
+    """The ``rule`` argument of the kernels (plain Python: called once per epoch). The
+    confidence ``eta`` of CW and SCW is passed as ``φ = Φ⁻¹(eta)``, the standard normal
+    quantile (:class:`statistics.NormalDist`)."""
+    values = [
+        NormalDist().inv_cdf(value) if key == "eta" else value for key, value in constants.items()
+    ]
+    return np.array([float(KINDS[name]), float(bias_feature), float(C), *values])
+
+
+@_jit
+def _sqrt_u(alpha, variance, phi):
+    """``√u`` of exact CW and SCW: ``u = (-α v φ + √(α² v² φ² + 4 v))² / 4``."""
+    avp = alpha * variance * phi
+    return 0.5 * (-avp + np.sqrt(avp * avp + 4.0 * variance))
 
 
 @_jit
 def _coefficients(signed, variance, weight, rule):
     """``(α, c)`` for an example of margin ``signed``, variance ``variance`` and weight
-    ``weight``: the mean moves by ``α y Σ x`` and ``Σ⁻¹`` gains ``c x xᵀ``; ``(0, 0)``:
-    no update."""
-    loss = 1.0 - signed
-    if loss <= 0.0:
+    ``weight``: the mean moves by ``α y Σ x`` and ``Σ⁻¹`` gains ``c x xᵀ`` (the diagonal
+    of NHERD instead shrinks by its own rule, :func:`_herded`); ``(0, 0)``: no update.
+    Each rule's lines follow its paper (see :mod:`perceptrons.reference.confidence`)."""
+    kind = rule[KIND]
+    if kind == AROW or kind == NAROW or kind == NHERD:
+        loss = 1.0 - signed
+        if loss <= 0.0:
+            return 0.0, 0.0
+        if kind == AROW:
+            r = rule[FIRST_CONSTANT] / weight
+            beta = 1.0 / (variance + r)
+            return loss * beta, 1.0 / r
+        if kind == NAROW:
+            b = rule[FIRST_CONSTANT]
+            if not variance > 1.0 / b:
+                return 0.0, 0.0  # r = +inf: no step
+            r = variance / (b * variance - 1.0) / weight
+            beta = 1.0 / (variance + r)
+            return loss * beta, 1.0 / r
+        C = rule[C_VALUE] * weight  # NHERD
+        beta = 1.0 / (variance + 1.0 / C)
+        return loss * beta, C * C * variance + 2.0 * C
+    phi = rule[FIRST_CONSTANT]
+    if not variance > 0.0:
+        return 0.0, 0.0  # Σ x = 0: nothing can move
+    if kind == CW:
+        if phi * variance - signed <= 0.0:
+            return 0.0, 0.0
+        b = 1.0 + 2.0 * phi * signed
+        gamma = (-b + np.sqrt(b * b - 8.0 * phi * (signed - phi * variance))) / (
+            4.0 * phi * variance
+        )
+        alpha = max(0.0, gamma)
+        return alpha, 2.0 * alpha * phi
+    if phi * np.sqrt(variance) - signed <= 0.0:
         return 0.0, 0.0
-    # AROW: r, the first constant.
-    r = rule[FIRST_CONSTANT] / weight
-    beta = 1.0 / (variance + r)
-    return loss * beta, 1.0 / r
+    C = rule[C_VALUE] * weight
+    phi2 = phi * phi
+    if kind == SCW_I:
+        psi, zeta = 1.0 + phi2 / 2.0, 1.0 + phi2
+        root = np.sqrt(signed * signed * phi2 * phi2 / 4.0 + variance * phi2 * zeta)
+        alpha = min(C, max(0.0, (-signed * psi + root) / (variance * zeta)))
+    else:  # SCW_II
+        n = variance + 1.0 / (2.0 * C)
+        gamma = phi * np.sqrt(
+            phi2 * signed * signed * variance * variance
+            + 4.0 * n * variance * (n + variance * phi2)
+        )
+        alpha = max(
+            0.0,
+            (-(2.0 * signed * n + phi2 * signed * variance) + gamma)
+            / (2.0 * (n * n + n * variance * phi2)),
+        )
+    if alpha == 0.0:
+        return 0.0, 0.0
+    return alpha, alpha * phi / _sqrt_u(alpha, variance, phi)
+
+
+@_jit
+def _herded(sigma, herd, x_sq):
+    """NHERD's diagonal variance after an update (Crammer & Lee 2010, the "exact"
+    diagonal): ``Σ_jj / (1 + C x_j² Σ_jj)²``."""
+    shrink = 1.0 + herd * x_sq * sigma
+    return sigma / (shrink * shrink)
 
 
 @_jit
@@ -85,6 +165,7 @@ def binary_epoch(
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
     sigma = stats[0]
+    herding = rule[KIND] == NHERD  # its own diagonal form
     updates = 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -103,12 +184,18 @@ def binary_epoch(
                 mistake_log[updates, 1] = -1
             updates += 1
             step = alpha * y[i]
-            _diagonal.step_and_precision(rows, i, step, shrink, sigma, weights, aux, count)
-            change = step * sigma[n_features] * bias_feature
+            bias_sigma = sigma[n_features]
+            if herding:
+                herd = rule[C_VALUE] * weight
+                _diagonal.step_and_herd(rows, i, step, herd, sigma, weights, aux, count)
+                sigma[n_features] = _herded(bias_sigma, herd, bias_sq)
+            else:
+                _diagonal.step_and_precision(rows, i, step, shrink, sigma, weights, aux, count)
+                sigma[n_features] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
+            change = step * bias_sigma * bias_feature
             weights[n_features] += change
             if averaged:
                 aux[n_features] += count * change
-            sigma[n_features] = sigma[n_features] / (1.0 + shrink * sigma[n_features] * bias_sq)
         count += weight
     return updates, count
 
@@ -133,6 +220,7 @@ def multiclass_epoch(
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
     sigma = stats[0]
+    herding = rule[KIND] == NHERD  # its own diagonal form
     scores = np.empty(n_classes)
     updates = 0
     for position in range(order.shape[0]):
@@ -157,15 +245,22 @@ def multiclass_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = other
             updates += 1
+            herd = rule[C_VALUE] * weight
             for k, step in ((gold, alpha), (other, -alpha)):
                 _diagonal.scaled_add_column(rows, i, step, sigma, k, weights, aux, count)
-                _diagonal.add_precision_column(rows, i, shrink, sigma, k)
-                change = step * sigma[n_features, k] * bias_feature
+                if herding:
+                    _diagonal.herd_precision_column(rows, i, herd, sigma, k)
+                else:
+                    _diagonal.add_precision_column(rows, i, shrink, sigma, k)
+                bias_sigma = sigma[n_features, k]
+                change = step * bias_sigma * bias_feature
                 weights[n_features, k] += change
                 if averaged:
                     aux[n_features, k] += count * change
-                bias_sigma = sigma[n_features, k]
-                sigma[n_features, k] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
+                if herding:
+                    sigma[n_features, k] = _herded(bias_sigma, herd, bias_sq)
+                else:
+                    sigma[n_features, k] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
         count += weight
     return updates, count
 

@@ -213,3 +213,58 @@ def herd_precision_column(rows, i, herd, stat, k):
             if value != 0.0:
                 shrink = 1.0 + herd * value * value * stat[j, k]
                 stat[j, k] = stat[j, k] / (shrink * shrink)
+
+
+@_jit
+def step_and_precision_column(rows, i, step, factor, stat, k, weights, aux, aux_factor):
+    """:func:`step_and_precision` on column ``k`` of 2-D ``stat``, ``weights`` and
+    ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, k]
+            change = step * s * value
+            weights[j, k] += change
+            if averaged:
+                aux[j, k] += aux_factor * change
+            stat[j, k] = s / (1.0 + factor * s * value * value)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, k]
+                change = step * s * value
+                weights[j, k] += change
+                if averaged:
+                    aux[j, k] += aux_factor * change
+                stat[j, k] = s / (1.0 + factor * s * value * value)
+
+
+@_jit
+def step_and_herd_column(rows, i, step, herd, stat, k, weights, aux, aux_factor):
+    """:func:`step_and_herd` on column ``k`` of 2-D ``stat``, ``weights`` and ``aux``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, k]
+            change = step * s * value
+            weights[j, k] += change
+            if averaged:
+                aux[j, k] += aux_factor * change
+            shrink = 1.0 + herd * value * value * s
+            stat[j, k] = s / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, k]
+                change = step * s * value
+                weights[j, k] += change
+                if averaged:
+                    aux[j, k] += aux_factor * change
+                shrink = 1.0 + herd * value * value * s
+                stat[j, k] = s / (shrink * shrink)

@@ -13,6 +13,8 @@ Nothing here allocates.
 
 from numba.extending import register_jitable
 
+from perceptrons._kernels._prefetch import prefetch
+
 _jit = register_jitable
 
 
@@ -268,3 +270,45 @@ def step_and_herd_column(rows, i, step, herd, stat, k, weights, aux, aux_factor)
                     aux[j, k] += aux_factor * change
                 shrink = 1.0 + herd * value * value * s
                 stat[j, k] = s / (shrink * shrink)
+
+
+@_jit
+def add_scores_prefetching(rows, i, weights, scores, stat, column):
+    """:func:`perceptrons._kernels._rows.add_scores` (the same sums, in the same order)
+    that also prefetches ``stat[j, column]`` at each feature ``j`` of a CSR row: the
+    variances the update will read (:mod:`perceptrons._kernels._prefetch`)."""
+    n_classes = scores.shape[0]
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            value, row = data[p], indices[p]
+            prefetch(stat, row, column)
+            for k in range(n_classes):
+                scores[k] += value * weights[row, k]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    scores[k] += value * weights[j, k]
+
+
+@_jit
+def weighted_sq_norm_two_columns_prefetching(rows, i, stat, first, second, total, ahead):
+    """:func:`weighted_sq_norm_two_columns` (the same sum) that also prefetches
+    ``ahead[j, first]`` and ``ahead[j, second]`` (``ahead`` 2-D, or empty: nothing) at
+    each feature ``j`` of a CSR row: the ``aux`` entries the update will write."""
+    prefetching = ahead.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            if prefetching:
+                prefetch(ahead, j, first)
+                prefetch(ahead, j, second)
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    return total

@@ -247,16 +247,19 @@ def multiclass_epoch(
             continue
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
-        _rows.add_scores(rows, i, weights, scores)
+        gold = y[i]
+        # The update's cache misses, asked for a pass early (_kernels._prefetch).
+        _diagonal.add_scores_prefetching(rows, i, weights, scores, sigma, gold)
         if not _rows.finite_scores(scores):
             return _rows.NON_FINITE_SCORE, count
-        gold = y[i]
         other = _best_other(scores, gold)
         if not _may_update(scores[gold] - scores[other], rule):
             count += weight
             continue
         variance = sigma[n_features, gold] * bias_sq + sigma[n_features, other] * bias_sq
-        variance = _diagonal.weighted_sq_norm_two_columns(rows, i, sigma, gold, other, variance)
+        variance = _diagonal.weighted_sq_norm_two_columns_prefetching(
+            rows, i, sigma, gold, other, variance, aux
+        )
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)

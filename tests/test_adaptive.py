@@ -185,3 +185,34 @@ def test_full_covariance_too_large_is_refused_before_allocating():
     X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
     with pytest.raises(MemoryBudgetError, match="full covariance of 1,048,577 x 1,048,577"):
         Perceptron(update="arow", covariance="full").fit(X, [0, 1, 0, 1])
+
+
+def test_the_confidence_eta_is_passed_as_its_normal_quantile():
+    from perceptrons._kernels.confidence import FIRST_CONSTANT, confidence_rule
+
+    defaults = {name: c.default for name, c in RULES["cw"].constants.items()}
+    # eta = 0.7 is the phi = 0.5244 of SOL's CW and of Dredze et al.'s experiments
+    assert confidence_rule("cw", 1.0, 1.0, defaults)[FIRST_CONSTANT] == pytest.approx(
+        0.5244, abs=1e-4
+    )
+    assert confidence_rule("scw-ii", 1.0, 1.0, {"eta": 0.5 + 1e-12, "a": 1.0})[
+        FIRST_CONSTANT
+    ] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("rule", ["cw", "scw-i", "scw-ii"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_the_variance_bound_skips_exactly(rule, n_classes):
+    """CW and SCW skip the variance pass where a bound on the variance rules out an
+    update: on sparse data whose variances have spread, still the oracle's model."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 12)) * (rng.random((80, 12)) < 0.3)
+    y = rng.integers(0, n_classes, size=80)
+    model = AveragedPerceptron(update=rule, random_state=3, max_epochs=6).fit(sp.csr_matrix(X), y)
+    orders = reference.epoch_orders(80, 6, True, 3)
+    _, _, W_mean, b_mean, updates = reference.confidence_weighted(
+        X, y, n_classes, orders, rule=rule, covariance="diagonal"
+    )
+    assert 0 < updates < 6 * 80  # some examples updated, some did not
+    assert_allclose(_dense(model.coef_), W_mean, **TOL)
+    assert_allclose(model.intercept_, b_mean, **TOL)

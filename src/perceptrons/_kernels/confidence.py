@@ -161,6 +161,40 @@ def _may_update(signed, rule):
 
 
 @_jit
+def _variance_decides(rule):
+    """Whether the rule compares the margin with the variance (CW, SCW), so that only a
+    bound on the variance can rule an update out before the variance pass."""
+    kind = rule[KIND]
+    return kind == CW or kind == SCW_I or kind == SCW_II
+
+
+@_jit
+def _cannot_update(signed, variance_bound, rule):
+    """Whether an example of margin ``signed`` and variance at most ``variance_bound``
+    cannot update CW or SCW (``m ≥ φ v`` for CW, ``m ≥ φ √v`` for SCW: both grow with
+    ``v``). The bound is widened by a millionth, far above the rounding of the sums that
+    give the variance, so that the skip never disagrees with the variance's own test."""
+    phi = rule[FIRST_CONSTANT]
+    bound = variance_bound * (1.0 + 1e-6)
+    if not np.isfinite(bound):
+        return False
+    if rule[KIND] == CW:
+        return phi * bound - signed <= 0.0
+    return phi * np.sqrt(bound) - signed <= 0.0
+
+
+@_jit
+def _column_maxima(sigma, out):
+    """``out[k]``: the largest variance of a feature (not the intercept) of class
+    ``k``. The rules only shrink variances, so this bounds them for a whole epoch."""
+    out[:] = 0.0
+    for j in range(sigma.shape[0] - 1):
+        for k in range(sigma.shape[1]):
+            if sigma[j, k] > out[k]:
+                out[k] = sigma[j, k]
+
+
+@_jit
 def _herded(sigma, herd, x_sq):
     """NHERD's diagonal variance after an update (Crammer & Lee 2010, the "exact"
     diagonal): ``Σ_jj / (1 + C x_j² Σ_jj)²``."""
@@ -178,6 +212,10 @@ def binary_epoch(
     weighted = sample_weight.shape[0] != 0
     sigma = stats[0]
     herding = rule[KIND] == NHERD  # its own diagonal form
+    bounding = _variance_decides(rule)  # as in multiclass_epoch
+    ceiling = np.zeros(1)
+    if bounding:
+        _column_maxima(sigma.reshape((n_features + 1, 1)), ceiling)
     updates = 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -191,6 +229,11 @@ def binary_epoch(
             count += weight
             continue
         bias_sq = bias_feature * bias_feature
+        if bounding:
+            bound = sigma[n_features] * bias_sq + ceiling[0] * _rows.sq_norm(rows, i, 0.0)
+            if _cannot_update(y[i] * score, bound, rule):
+                count += weight
+                continue
         variance = _diagonal.weighted_sq_norm(rows, i, sigma, sigma[n_features] * bias_sq)
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, count
@@ -239,6 +282,12 @@ def multiclass_epoch(
     sigma = stats[0]
     herding = rule[KIND] == NHERD  # its own diagonal form
     scores = np.empty(n_classes)
+    # CW and SCW test the variance itself: a bound from the epoch's largest variances
+    # and ||x||² skips the variance pass of most examples that cannot update.
+    bounding = _variance_decides(rule)
+    ceiling = np.zeros(n_classes)
+    if bounding:
+        _column_maxima(sigma, ceiling)
     updates = 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -257,6 +306,12 @@ def multiclass_epoch(
             count += weight
             continue
         variance = sigma[n_features, gold] * bias_sq + sigma[n_features, other] * bias_sq
+        if bounding:
+            norm = _rows.sq_norm(rows, i, 0.0)
+            bound = variance + (ceiling[gold] + ceiling[other]) * norm
+            if _cannot_update(scores[gold] - scores[other], bound, rule):
+                count += weight
+                continue
         variance = _diagonal.weighted_sq_norm_two_columns_prefetching(
             rows, i, sigma, gold, other, variance, aux
         )

@@ -200,79 +200,6 @@ def step_and_herd(rows, i, step, herd, stat, weights, aux, aux_factor):
 
 
 @_jit
-def herd_precision_column(rows, i, herd, stat, k):
-    """Normal herding's diagonal shrinking (:func:`step_and_herd`) on column ``k`` of a
-    2-D ``stat``."""
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        for p in range(indptr[i], indptr[i + 1]):
-            j, value = indices[p], data[p]
-            shrink = 1.0 + herd * value * value * stat[j, k]
-            stat[j, k] = stat[j, k] / (shrink * shrink)
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            if value != 0.0:
-                shrink = 1.0 + herd * value * value * stat[j, k]
-                stat[j, k] = stat[j, k] / (shrink * shrink)
-
-
-@_jit
-def step_and_precision_column(rows, i, step, factor, stat, k, weights, aux, aux_factor):
-    """:func:`step_and_precision` on column ``k`` of 2-D ``stat``, ``weights`` and
-    ``aux``."""
-    averaged = aux.shape[0] != 0
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        for p in range(indptr[i], indptr[i + 1]):
-            j, value = indices[p], data[p]
-            s = stat[j, k]
-            change = step * s * value
-            weights[j, k] += change
-            if averaged:
-                aux[j, k] += aux_factor * change
-            stat[j, k] = s / (1.0 + factor * s * value * value)
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            if value != 0.0:
-                s = stat[j, k]
-                change = step * s * value
-                weights[j, k] += change
-                if averaged:
-                    aux[j, k] += aux_factor * change
-                stat[j, k] = s / (1.0 + factor * s * value * value)
-
-
-@_jit
-def step_and_herd_column(rows, i, step, herd, stat, k, weights, aux, aux_factor):
-    """:func:`step_and_herd` on column ``k`` of 2-D ``stat``, ``weights`` and ``aux``."""
-    averaged = aux.shape[0] != 0
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        for p in range(indptr[i], indptr[i + 1]):
-            j, value = indices[p], data[p]
-            s = stat[j, k]
-            change = step * s * value
-            weights[j, k] += change
-            if averaged:
-                aux[j, k] += aux_factor * change
-            shrink = 1.0 + herd * value * value * s
-            stat[j, k] = s / (shrink * shrink)
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            if value != 0.0:
-                s = stat[j, k]
-                change = step * s * value
-                weights[j, k] += change
-                if averaged:
-                    aux[j, k] += aux_factor * change
-                shrink = 1.0 + herd * value * value * s
-                stat[j, k] = s / (shrink * shrink)
-
-
-@_jit
 def add_scores_prefetching(rows, i, weights, scores, stat, column):
     """:func:`perceptrons._kernels._rows.add_scores` (the same sums, in the same order)
     that also prefetches ``stat[j, column]`` at each feature ``j`` of a CSR row: the
@@ -312,3 +239,83 @@ def weighted_sq_norm_two_columns_prefetching(rows, i, stat, first, second, total
             value = rows[i, j]
             total += stat[j, first] * value * value + stat[j, second] * value * value
     return total
+
+
+@_jit
+def step_and_precision_two_columns(
+    rows, i, step, factor, stat, first, second, weights, aux, aux_factor
+):
+    """:func:`step_and_precision_column` on columns ``first`` (by ``+step``) and
+    ``second`` (by ``-step``) in one pass, the same arithmetic."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, first]
+            t = stat[j, second]
+            change = step * s * value
+            other_change = -step * t * value
+            weights[j, first] += change
+            weights[j, second] += other_change
+            if averaged:
+                aux[j, first] += aux_factor * change
+                aux[j, second] += aux_factor * other_change
+            stat[j, first] = s / (1.0 + factor * s * value * value)
+            stat[j, second] = t / (1.0 + factor * t * value * value)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, first]
+                t = stat[j, second]
+                change = step * s * value
+                other_change = -step * t * value
+                weights[j, first] += change
+                weights[j, second] += other_change
+                if averaged:
+                    aux[j, first] += aux_factor * change
+                    aux[j, second] += aux_factor * other_change
+                stat[j, first] = s / (1.0 + factor * s * value * value)
+                stat[j, second] = t / (1.0 + factor * t * value * value)
+
+
+@_jit
+def step_and_herd_two_columns(rows, i, step, herd, stat, first, second, weights, aux, aux_factor):
+    """:func:`step_and_precision_two_columns` with normal herding's shrinking
+    (:func:`step_and_herd`)."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, first]
+            t = stat[j, second]
+            change = step * s * value
+            other_change = -step * t * value
+            weights[j, first] += change
+            weights[j, second] += other_change
+            if averaged:
+                aux[j, first] += aux_factor * change
+                aux[j, second] += aux_factor * other_change
+            shrink = 1.0 + herd * value * value * s
+            stat[j, first] = s / (shrink * shrink)
+            shrink = 1.0 + herd * value * value * t
+            stat[j, second] = t / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, first]
+                t = stat[j, second]
+                change = step * s * value
+                other_change = -step * t * value
+                weights[j, first] += change
+                weights[j, second] += other_change
+                if averaged:
+                    aux[j, first] += aux_factor * change
+                    aux[j, second] += aux_factor * other_change
+                shrink = 1.0 + herd * value * value * s
+                stat[j, first] = s / (shrink * shrink)
+                shrink = 1.0 + herd * value * value * t
+                stat[j, second] = t / (shrink * shrink)

@@ -408,9 +408,14 @@ def binary_epoch_full(
         if weight == 0.0:
             continue
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+        if not np.isfinite(score):
+            return _rows.NON_FINITE_SCORE, count
+        if not _may_update(y[i] * score, rule):
+            count += weight
+            continue  # (Σ x, O(nnz(x) d), only where it can be used)
         _sigma_x(rows, i, sigma, bias_feature, sx)
         variance = _rows.dot(rows, i, sx, sx[n_features] * bias_feature)
-        if not (np.isfinite(score) and np.isfinite(variance)):
+        if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, count
         alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
         if alpha != 0.0 or shrink != 0.0:
@@ -449,6 +454,9 @@ def multiclass_epoch_full(
             return _rows.NON_FINITE_SCORE, count
         gold = y[i]
         other = _best_other(scores, gold)
+        if not _may_update(scores[gold] - scores[other], rule):
+            count += weight
+            continue
         _sigma_x(rows, i, stats[0, gold], bias_feature, sx_gold)
         _sigma_x(rows, i, stats[0, other], bias_feature, sx_other)
         v_gold = _rows.dot(rows, i, sx_gold, sx_gold[n_features] * bias_feature)

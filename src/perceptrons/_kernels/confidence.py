@@ -33,6 +33,17 @@ s_other`` and its variance ``xᵀ Σ_gold x + xᵀ Σ_other x``. The update move
 class's mean by ``+α Σ_gold x`` and the other's by ``-α Σ_other x``, and shrinks both
 covariances along ``x``.
 
+What an example costs (the diagonal multiclass epoch, on sparse rows): the score pass
+(every class's weights at the example's features, as the perceptron's), which also
+prefetches the gold class's variances; then, only where an update is possible, the
+variance pass over the two classes (prefetching their ``aux`` entries); then the update,
+both classes in one pass. The hinge rules (AROW, NAROW, NHERD) know from the margin
+alone that no update is possible (``m ≥ 1``) and skip the variance pass; CW and SCW,
+whose test involves the variance, skip it where a bound rules an update out (the
+epoch's largest variance of each class times ``||x||²``: variances only shrink). Every
+skip and prefetch leaves the arithmetic as the oracle's (bit-identical models with and
+without them).
+
 ``weights``, ``aux``, ``mistake_log``, ``count``
     As in :mod:`perceptrons._kernels.perceptron`; the intercept is the weight of a
     constant feature of value ``bias_feature`` with a variance of its own (the last row).

@@ -49,13 +49,18 @@ def _dense(coef):
     st.booleans(),
     st.booleans(),
     st.booleans(),
+    st.sampled_from([0.1, 1.0, 10.0]),
 )
 def test_confidence_rules_equal_their_oracle(
-    problem, epochs, seed, rule, covariance, constant, sparse, weighted, fit_intercept
+    problem, epochs, seed, rule, covariance, scale, sparse, weighted, fit_intercept, C
 ):
     X, y, k = problem
-    first = next(iter(RULES[rule].constants))
-    constants = {first: constant}
+    first, constant = next(iter(RULES[rule].constants.items()))
+    # The first constant at 0.1, 1 or 10, or (a confidence eta, in (0.5, 1)) its low,
+    # middle or high values.
+    value = scale if constant.accepts(scale) else {0.1: 0.55, 1.0: 0.75, 10.0: 0.95}[scale]
+    constants = {first: value}
+    weighted = weighted and RULES[rule].weighted
     data = sp.csr_matrix(X) if sparse else X
     rng = np.random.default_rng(seed)
     weights = rng.choice([0.0, 0.5, 1.0, 3.0], size=len(y)) if weighted else None
@@ -68,6 +73,7 @@ def test_confidence_rules_equal_their_oracle(
         "update_params": constants,
         "covariance": covariance,
         "fit_intercept": fit_intercept,
+        "C": C,
     }
     last, mean = _both(params, data, y, weights)
     orders = reference.epoch_orders(len(y), epochs, True, seed)
@@ -79,6 +85,7 @@ def test_confidence_rules_equal_their_oracle(
         rule=rule,
         covariance=covariance,
         constants=constants,
+        C=C,
         fit_intercept=fit_intercept,
         sample_weight=weights,
     )
@@ -133,7 +140,7 @@ def test_partial_fit_in_batches_equals_one_epoch_in_order(rule):
     assert_allclose(parts.coef_, whole.coef_, **TOL)
 
 
-@pytest.mark.parametrize("rule", CONFIDENCE)
+@pytest.mark.parametrize("rule", [name for name in CONFIDENCE if RULES[name].weighted])
 def test_weight_zero_is_absence_and_weight_one_is_none(rule):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 4))
@@ -159,6 +166,17 @@ def test_bad_update_params_are_refused_by_name():
         Perceptron(update="pa", covariance="full").fit(X, y)
     with pytest.raises(ValueError, match="delta > 0"):
         Perceptron(update="arow", delta=1.0).fit(X, y)
+    for eta in (0.5, 1.0):  # φ = Φ⁻¹(eta) must be positive and finite
+        with pytest.raises(ValueError, match=r"update_params\['eta'\].*scw-i.*\(0.5, 1\)"):
+            Perceptron(update="scw-i", update_params={"eta": eta}).fit(X, y)
+
+
+def test_cw_has_no_weighted_form():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="'cw' does not support sample_weight"):
+        Perceptron(update="cw").fit(X, y, sample_weight=np.ones(4))
+    with pytest.raises(ValueError, match="'cw' does not support class_weight"):
+        Perceptron(update="cw", class_weight={0: 2.0}).fit(X, y)
 
 
 def test_full_covariance_too_large_is_refused_before_allocating():
@@ -167,3 +185,34 @@ def test_full_covariance_too_large_is_refused_before_allocating():
     X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 1])), shape=(4, 2**20))
     with pytest.raises(MemoryBudgetError, match="full covariance of 1,048,577 x 1,048,577"):
         Perceptron(update="arow", covariance="full").fit(X, [0, 1, 0, 1])
+
+
+def test_the_confidence_eta_is_passed_as_its_normal_quantile():
+    from perceptrons._kernels.confidence import FIRST_CONSTANT, confidence_rule
+
+    defaults = {name: c.default for name, c in RULES["cw"].constants.items()}
+    # eta = 0.7 is the phi = 0.5244 of SOL's CW and of Dredze et al.'s experiments
+    assert confidence_rule("cw", 1.0, 1.0, defaults)[FIRST_CONSTANT] == pytest.approx(
+        0.5244, abs=1e-4
+    )
+    assert confidence_rule("scw-ii", 1.0, 1.0, {"eta": 0.5 + 1e-12, "a": 1.0})[
+        FIRST_CONSTANT
+    ] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("rule", ["cw", "scw-i", "scw-ii"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_the_variance_bound_skips_exactly(rule, n_classes):
+    """CW and SCW skip the variance pass where a bound on the variance rules out an
+    update: on sparse data whose variances have spread, still the oracle's model."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 12)) * (rng.random((80, 12)) < 0.3)
+    y = rng.integers(0, n_classes, size=80)
+    model = AveragedPerceptron(update=rule, random_state=3, max_epochs=6).fit(sp.csr_matrix(X), y)
+    orders = reference.epoch_orders(80, 6, True, 3)
+    _, _, W_mean, b_mean, updates = reference.confidence_weighted(
+        X, y, n_classes, orders, rule=rule, covariance="diagonal"
+    )
+    assert 0 < updates < 6 * 80  # some examples updated, some did not
+    assert_allclose(_dense(model.coef_), W_mean, **TOL)
+    assert_allclose(model.intercept_, b_mean, **TOL)

@@ -632,7 +632,7 @@ def _adaptive_expected_failures(estimator):
             **SAMPLE_WEIGHT_EQUIVALENCE,
             "check_class_weight_classifiers": FIRST_ORDER_CLASS_WEIGHT,
         }
-    if estimator.update == "ada-fobos":
+    if estimator.update == "ada-fobos" and isinstance(estimator, AveragedPerceptron):
         return {
             **ARRAY_API,
             **SAMPLE_WEIGHT_EQUIVALENCE,
@@ -640,7 +640,28 @@ def _adaptive_expected_failures(estimator):
         }
     # Unlike the mistake-driven perceptron, the confidence-weighted rules pass the
     # class-weight check: their steps shrink with the variance, so they do not cycle.
-    return {**ARRAY_API, **SAMPLE_WEIGHT_EQUIVALENCE}
+    # Two whose weighted steps stop early do not (CONFIDENCE_CLASS_WEIGHT).
+    failures = {**ARRAY_API, **SAMPLE_WEIGHT_EQUIVALENCE}
+    if estimator.update in CONFIDENCE_CLASS_WEIGHT and estimator.covariance == "diagonal":
+        failures["check_class_weight_classifiers"] = CONFIDENCE_CLASS_WEIGHT[estimator.update]
+    return failures
+
+
+CONFIDENCE_CLASS_WEIGHT = {
+    "narow": (
+        "the check wants 87% of predictions for the class weighted 1000 on blobs of std 20; "
+        "diagonal NAROW steps only while an example's variance exceeds 1 / b, whatever its "
+        "weight, so once the variances have shrunk the heavy class stops moving the boundary; "
+        "class_weight = sample_weight (r / s) is tested against the oracle in "
+        "tests/test_adaptive.py"
+    ),
+    "nherd": (
+        "the check wants 87% of predictions for the class weighted 1000 on blobs of std 20; "
+        "NHERD's weight multiplies C, and its diagonal variance shrinks by (1 + C x² Σ)² per "
+        "update, so the heavy class freezes its own weights after a few updates; class_weight "
+        "= sample_weight (C s) is tested against the oracle in tests/test_adaptive.py"
+    ),
+}
 
 
 SECOND_ORDER_CLASS_WEIGHT = (

@@ -113,200 +113,284 @@ _ADAGRAD_CONSTANTS = {
     "l1": Constant(0.0, 0.0, doc="the L1 penalty (lambda) on the feature weights"),
 }
 
+
+def _confidence_eta(default: float) -> Constant:
+    """The confidence ``eta`` of the CW rules, in (0.5, 1): ``φ = Φ⁻¹(eta) > 0``."""
+    return Constant(
+        default,
+        0.5,
+        1.0,
+        low_open=True,
+        high_open=True,
+        doc="the confidence: the probability of a correct prediction each update demands",
+    )
+
+
+_INITIAL_VARIANCE = Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight")
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
 _ALMA_MIXING = (
     "every ALMA update projects a class's weights on the unit ball, rescaling all of them, "
     "which the shards cannot share"
 )
 
+#: The families in the order the table lists them (the command line's help, inspect).
+FAMILIES = ("perceptron", "romma", "confidence", "second-order", "first-order", "adagrad")
+
 RULES: dict[str, UpdateRule] = {
     rule.name: rule
-    for rule in (
-        UpdateRule(
-            "perceptron",
-            "perceptron",
-            "the perceptron (with margin)",
-            "Rosenblatt 1958",
-            uses_margin=True,
-            delta_trick=True,
-        ),
-        UpdateRule(
-            "pa", "perceptron", "passive-aggressive", "Crammer et al. 2006", delta_trick=True
-        ),
-        UpdateRule(
-            "pa-i",
-            "perceptron",
-            "passive-aggressive PA-I",
-            "Crammer et al. 2006",
-            uses_C=True,
-            delta_trick=True,
-        ),
-        UpdateRule(
-            "pa-ii",
-            "perceptron",
-            "passive-aggressive PA-II",
-            "Crammer et al. 2006",
-            uses_C=True,
-            delta_trick=True,
-        ),
-        UpdateRule(
-            "mira",
-            "perceptron",
-            "1-best MIRA (the same as PA-I)",
-            "Crammer & Singer 2003",
-            uses_C=True,
-            delta_trick=True,
-        ),
-        UpdateRule(
-            "romma", "romma", "ROMMA", "Li & Long 2002", weighted=False, mixing=_ROMMA_MIXING
-        ),
-        UpdateRule(
-            "aggressive-romma",
-            "romma",
-            "aggressive ROMMA",
-            "Li & Long 2002",
-            weighted=False,
-            mixing=_ROMMA_MIXING,
-        ),
-        UpdateRule(
-            "arow",
-            "confidence",
-            "adaptive regularization of weight vectors (AROW)",
-            "Crammer, Kulesza & Dredze 2009",
-            constants={
-                "r": Constant(
-                    1.0,
-                    0.0,
-                    low_open=True,
-                    doc="the regularization: larger r, smaller and slower-shrinking steps",
+    for rule in sorted(
+        (
+            UpdateRule(
+                "perceptron",
+                "perceptron",
+                "the perceptron (with margin)",
+                "Rosenblatt 1958",
+                uses_margin=True,
+                delta_trick=True,
+            ),
+            UpdateRule(
+                "pa", "perceptron", "passive-aggressive", "Crammer et al. 2006", delta_trick=True
+            ),
+            UpdateRule(
+                "pa-i",
+                "perceptron",
+                "passive-aggressive PA-I",
+                "Crammer et al. 2006",
+                uses_C=True,
+                delta_trick=True,
+            ),
+            UpdateRule(
+                "pa-ii",
+                "perceptron",
+                "passive-aggressive PA-II",
+                "Crammer et al. 2006",
+                uses_C=True,
+                delta_trick=True,
+            ),
+            UpdateRule(
+                "mira",
+                "perceptron",
+                "1-best MIRA (the same as PA-I)",
+                "Crammer & Singer 2003",
+                uses_C=True,
+                delta_trick=True,
+            ),
+            UpdateRule(
+                "romma", "romma", "ROMMA", "Li & Long 2002", weighted=False, mixing=_ROMMA_MIXING
+            ),
+            UpdateRule(
+                "aggressive-romma",
+                "romma",
+                "aggressive ROMMA",
+                "Li & Long 2002",
+                weighted=False,
+                mixing=_ROMMA_MIXING,
+            ),
+            UpdateRule(
+                "arow",
+                "confidence",
+                "adaptive regularization of weight vectors (AROW)",
+                "Crammer, Kulesza & Dredze 2009",
+                constants={
+                    "r": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="the regularization: larger r, smaller and slower-shrinking steps",
+                    ),
+                    "a": Constant(
+                        1.0, 0.0, low_open=True, doc="the initial variance of every weight"
+                    ),
+                },
+                covariance=True,
+            ),
+            # The second-order family (perceptrons._kernels.second_order).
+            UpdateRule(
+                "sop",
+                "second-order",
+                "the second-order perceptron",
+                "Cesa-Bianchi, Conconi & Gentile 2005",
+                constants={
+                    "a": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="the correlation matrix's initial a I: larger a, closer to the "
+                        "first-order perceptron",
+                    ),
+                },
+                covariance=True,
+            ),
+            UpdateRule(
+                "iellip",
+                "second-order",
+                "the improved ellipsoid method (IELLIP)",
+                "Yang, Jin & Ye 2009",
+                constants={
+                    "a": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="the initial ellipsoid a I (the steps are invariant to its scale)",
+                    ),
+                    "b": Constant(
+                        0.3,
+                        0.0,
+                        1.0,
+                        low_open=True,
+                        high_open=True,
+                        doc="the decay of c per example: the ellipsoid's memory",
+                    ),
+                    "c": Constant(
+                        0.1,
+                        0.0,
+                        1.0,
+                        low_open=True,
+                        high_open=True,
+                        doc="how much a mistake first shrinks the ellipsoid along x",
+                    ),
+                },
+                covariance=True,
+            ),
+            # ---------------------------------------------------------------- first-order
+            UpdateRule(
+                "alma",
+                "first-order",
+                "ALMA_2, the approximate large margin algorithm",
+                "Gentile 2001",
+                constants={
+                    "alpha": Constant(
+                        0.9,
+                        0.0,
+                        1.0,
+                        low_open=True,
+                        doc="the approximation: update while the normalized margin is at most "
+                        "(1 - alpha) B / sqrt(k) (k: the updates so far, from 1)",
+                    ),
+                    "B": Constant(
+                        1.0 / 0.9,
+                        0.0,
+                        low_open=True,
+                        doc="the margin's scale; the paper's B = 1/alpha at the default alpha "
+                        "(set it to 1/alpha with another alpha to keep the paper's choice)",
+                    ),
+                    "step": Constant(
+                        math.sqrt(2.0),
+                        0.0,
+                        low_open=True,
+                        doc="the paper's C: the k-th update adds step / sqrt(k) times the "
+                        "normalized example",
+                    ),
+                },
+                mixing=_ALMA_MIXING,
+            ),
+            UpdateRule(
+                "ogd",
+                "first-order",
+                "online gradient descent on the hinge loss",
+                "Zinkevich 2003",
+                constants={
+                    "eta": Constant(1.0, 0.0, low_open=True, doc="the initial step size"),
+                    "power_t": Constant(
+                        0.5,
+                        0.0,
+                        doc="the decay: the t-th example's step is eta / t**power_t",
+                    ),
+                },
+            ),
+            # The adagrad family: per-feature steps from each feature's gradient history
+            # (perceptrons._kernels.adagrad).
+            UpdateRule(
+                "ada-fobos",
+                "adagrad",
+                "AdaGrad, composite mirror descent (FOBOS) form, on the hinge loss",
+                "Duchi, Hazan & Singer 2011",
+                constants=_ADAGRAD_CONSTANTS,
+            ),
+            UpdateRule(
+                "ada-rda",
+                "adagrad",
+                "AdaGrad, regularized dual averaging (RDA) form, on the hinge loss",
+                "Duchi, Hazan & Singer 2011",
+                constants=_ADAGRAD_CONSTANTS,
+                mixing=(
+                    "its weights are recomputed from each shard's own sum of gradients, "
+                    "which would overwrite the mixed weights"
                 ),
-                "a": Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight"),
-            },
-            covariance=True,
-        ),
-        # The second-order family (perceptrons._kernels.second_order).
-        UpdateRule(
-            "sop",
-            "second-order",
-            "the second-order perceptron",
-            "Cesa-Bianchi, Conconi & Gentile 2005",
-            constants={
-                "a": Constant(
-                    1.0,
-                    0.0,
-                    low_open=True,
-                    doc="the correlation matrix's initial a I: larger a, closer to the "
-                    "first-order perceptron",
-                ),
-            },
-            covariance=True,
-        ),
-        UpdateRule(
-            "iellip",
-            "second-order",
-            "the improved ellipsoid method (IELLIP)",
-            "Yang, Jin & Ye 2009",
-            constants={
-                "a": Constant(
-                    1.0,
-                    0.0,
-                    low_open=True,
-                    doc="the initial ellipsoid a I (the steps are invariant to its scale)",
-                ),
-                "b": Constant(
-                    0.3,
-                    0.0,
-                    1.0,
-                    low_open=True,
-                    high_open=True,
-                    doc="the decay of c per example: the ellipsoid's memory",
-                ),
-                "c": Constant(
-                    0.1,
-                    0.0,
-                    1.0,
-                    low_open=True,
-                    high_open=True,
-                    doc="how much a mistake first shrinks the ellipsoid along x",
-                ),
-            },
-            covariance=True,
-        ),
-        # ---------------------------------------------------------------- first-order
-        UpdateRule(
-            "alma",
-            "first-order",
-            "ALMA_2, the approximate large margin algorithm",
-            "Gentile 2001",
-            constants={
-                "alpha": Constant(
-                    0.9,
-                    0.0,
-                    1.0,
-                    low_open=True,
-                    doc="the approximation: update while the normalized margin is at most "
-                    "(1 - alpha) B / sqrt(k) (k: the updates so far, from 1)",
-                ),
-                "B": Constant(
-                    1.0 / 0.9,
-                    0.0,
-                    low_open=True,
-                    doc="the margin's scale; the paper's B = 1/alpha at the default alpha "
-                    "(set it to 1/alpha with another alpha to keep the paper's choice)",
-                ),
-                "step": Constant(
-                    math.sqrt(2.0),
-                    0.0,
-                    low_open=True,
-                    doc="the paper's C: the k-th update adds step / sqrt(k) times the "
-                    "normalized example",
-                ),
-            },
-            mixing=_ALMA_MIXING,
-        ),
-        UpdateRule(
-            "ogd",
-            "first-order",
-            "online gradient descent on the hinge loss",
-            "Zinkevich 2003",
-            constants={
-                "eta": Constant(1.0, 0.0, low_open=True, doc="the initial step size"),
-                "power_t": Constant(
-                    0.5,
-                    0.0,
-                    doc="the decay: the t-th example's step is eta / t**power_t",
-                ),
-            },
-        ),
-        # The adagrad family: per-feature steps from each feature's gradient history
-        # (perceptrons._kernels.adagrad).
-        UpdateRule(
-            "ada-fobos",
-            "adagrad",
-            "AdaGrad, composite mirror descent (FOBOS) form, on the hinge loss",
-            "Duchi, Hazan & Singer 2011",
-            constants=_ADAGRAD_CONSTANTS,
-        ),
-        UpdateRule(
-            "ada-rda",
-            "adagrad",
-            "AdaGrad, regularized dual averaging (RDA) form, on the hinge loss",
-            "Duchi, Hazan & Singer 2011",
-            constants=_ADAGRAD_CONSTANTS,
-            mixing=(
-                "its weights are recomputed from each shard's own sum of gradients, "
-                "which would overwrite the mixed weights"
+            ),
+            UpdateRule(
+                "nag",
+                "adagrad",
+                "normalized adaptive gradient (NAG, Vowpal Wabbit's default), on the hinge loss",
+                "Ross, Mineiro & Langford 2013",
+                constants={
+                    "eta": Constant(0.5, 0.0, low_open=True, doc="the learning rate"),
+                },
+            ),
+            # The confidence family's other rules (with AROW above).
+            UpdateRule(
+                "cw",
+                "confidence",
+                "confidence-weighted learning (CW, the variance form)",
+                "Dredze, Crammer & Pereira 2008",
+                constants={
+                    "eta": _confidence_eta(0.7),
+                    "a": _INITIAL_VARIANCE,
+                },
+                covariance=True,
+                weighted=False,
+            ),
+            UpdateRule(
+                "scw-i",
+                "confidence",
+                "soft confidence-weighted learning SCW-I",
+                "Wang, Zhao & Hoi 2012",
+                constants={
+                    "eta": _confidence_eta(0.75),
+                    "a": _INITIAL_VARIANCE,
+                },
+                uses_C=True,
+                covariance=True,
+            ),
+            UpdateRule(
+                "scw-ii",
+                "confidence",
+                "soft confidence-weighted learning SCW-II",
+                "Wang, Zhao & Hoi 2012",
+                constants={
+                    "eta": _confidence_eta(0.9),
+                    "a": _INITIAL_VARIANCE,
+                },
+                uses_C=True,
+                covariance=True,
+            ),
+            UpdateRule(
+                "narow",
+                "confidence",
+                "narrow adaptive regularization (NAROW)",
+                "Orabona & Crammer 2010",
+                constants={
+                    "b": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="updates only where the variance exceeds 1 / b; larger b, more updates",
+                    ),
+                    "a": _INITIAL_VARIANCE,
+                },
+                covariance=True,
+            ),
+            UpdateRule(
+                "nherd",
+                "confidence",
+                "normal herding (NHERD)",
+                "Crammer & Lee 2010",
+                constants={"a": _INITIAL_VARIANCE},
+                uses_C=True,
+                covariance=True,
             ),
         ),
-        UpdateRule(
-            "nag",
-            "adagrad",
-            "normalized adaptive gradient (NAG, Vowpal Wabbit's default), on the hinge loss",
-            "Ross, Mineiro & Langford 2013",
-            constants={
-                "eta": Constant(0.5, 0.0, low_open=True, doc="the learning rate"),
-            },
-        ),
+        key=lambda rule: FAMILIES.index(rule.family),  # stable: the table's order within
     )
 }
 

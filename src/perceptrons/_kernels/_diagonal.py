@@ -13,6 +13,8 @@ Nothing here allocates.
 
 from numba.extending import register_jitable
 
+from perceptrons._kernels._prefetch import prefetch
+
 _jit = register_jitable
 
 
@@ -166,3 +168,154 @@ def step_and_precision(rows, i, step, factor, stat, weights, aux, aux_factor):
                 if averaged:
                     aux[j] += aux_factor * change
                 stat[j] = s / (1.0 + factor * s * value * value)
+
+
+@_jit
+def step_and_herd(rows, i, step, herd, stat, weights, aux, aux_factor):
+    """:func:`step_and_precision` with normal herding's diagonal shrinking (Crammer &
+    Lee 2010): ``stat[j] <- stat[j] / (1 + herd * stat[j] * x_ij²)²``."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j]
+            change = step * s * value
+            weights[j] += change
+            if averaged:
+                aux[j] += aux_factor * change
+            shrink = 1.0 + herd * value * value * s
+            stat[j] = s / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j]
+                change = step * s * value
+                weights[j] += change
+                if averaged:
+                    aux[j] += aux_factor * change
+                shrink = 1.0 + herd * value * value * s
+                stat[j] = s / (shrink * shrink)
+
+
+@_jit
+def add_scores_prefetching(rows, i, weights, scores, stat, column):
+    """:func:`perceptrons._kernels._rows.add_scores` (the same sums, in the same order)
+    that also prefetches ``stat[j, column]`` at each feature ``j`` of a CSR row: the
+    variances the update will read (:mod:`perceptrons._kernels._prefetch`)."""
+    n_classes = scores.shape[0]
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            value, row = data[p], indices[p]
+            prefetch(stat, row, column)
+            for k in range(n_classes):
+                scores[k] += value * weights[row, k]
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                for k in range(n_classes):
+                    scores[k] += value * weights[j, k]
+
+
+@_jit
+def weighted_sq_norm_two_columns_prefetching(rows, i, stat, first, second, total, ahead):
+    """:func:`weighted_sq_norm_two_columns` (the same sum) that also prefetches
+    ``ahead[j, first]`` and ``ahead[j, second]`` (``ahead`` 2-D, or empty: nothing) at
+    each feature ``j`` of a CSR row: the ``aux`` entries the update will write."""
+    prefetching = ahead.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            if prefetching:
+                prefetch(ahead, j, first)
+                prefetch(ahead, j, second)
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            total += stat[j, first] * value * value + stat[j, second] * value * value
+    return total
+
+
+@_jit
+def step_and_precision_two_columns(
+    rows, i, step, factor, stat, first, second, weights, aux, aux_factor
+):
+    """:func:`step_and_precision_column` on columns ``first`` (by ``+step``) and
+    ``second`` (by ``-step``) in one pass, the same arithmetic."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, first]
+            t = stat[j, second]
+            change = step * s * value
+            other_change = -step * t * value
+            weights[j, first] += change
+            weights[j, second] += other_change
+            if averaged:
+                aux[j, first] += aux_factor * change
+                aux[j, second] += aux_factor * other_change
+            stat[j, first] = s / (1.0 + factor * s * value * value)
+            stat[j, second] = t / (1.0 + factor * t * value * value)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, first]
+                t = stat[j, second]
+                change = step * s * value
+                other_change = -step * t * value
+                weights[j, first] += change
+                weights[j, second] += other_change
+                if averaged:
+                    aux[j, first] += aux_factor * change
+                    aux[j, second] += aux_factor * other_change
+                stat[j, first] = s / (1.0 + factor * s * value * value)
+                stat[j, second] = t / (1.0 + factor * t * value * value)
+
+
+@_jit
+def step_and_herd_two_columns(rows, i, step, herd, stat, first, second, weights, aux, aux_factor):
+    """:func:`step_and_precision_two_columns` with normal herding's shrinking
+    (:func:`step_and_herd`)."""
+    averaged = aux.shape[0] != 0
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j, value = indices[p], data[p]
+            s = stat[j, first]
+            t = stat[j, second]
+            change = step * s * value
+            other_change = -step * t * value
+            weights[j, first] += change
+            weights[j, second] += other_change
+            if averaged:
+                aux[j, first] += aux_factor * change
+                aux[j, second] += aux_factor * other_change
+            shrink = 1.0 + herd * value * value * s
+            stat[j, first] = s / (shrink * shrink)
+            shrink = 1.0 + herd * value * value * t
+            stat[j, second] = t / (shrink * shrink)
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                s = stat[j, first]
+                t = stat[j, second]
+                change = step * s * value
+                other_change = -step * t * value
+                weights[j, first] += change
+                weights[j, second] += other_change
+                if averaged:
+                    aux[j, first] += aux_factor * change
+                    aux[j, second] += aux_factor * other_change
+                shrink = 1.0 + herd * value * value * s
+                stat[j, first] = s / (shrink * shrink)
+                shrink = 1.0 + herd * value * value * t
+                stat[j, second] = t / (shrink * shrink)

@@ -10,7 +10,6 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons._update_rules import RULES
-from perceptrons.io.persist import load, save
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 CONFIDENCE = [name for name, rule in RULES.items() if rule.family == "confidence"]
@@ -93,67 +92,6 @@ def test_confidence_rules_equal_their_oracle(
     assert_allclose(last.intercept_, b, **TOL)
     assert_allclose(_dense(mean.coef_), W_mean, **TOL)
     assert_allclose(mean.intercept_, b_mean, **TOL)
-
-
-@pytest.mark.parametrize("rule", CONFIDENCE)
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_dense_and_sparse_train_the_same_model(rule, n_classes):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 8)) * (rng.random((60, 8)) < 0.4)
-    y = rng.integers(0, n_classes, size=60)
-    params = {"update": rule, "random_state": 1, "max_epochs": 3}
-    dense = AveragedPerceptron(**params).fit(X, y)
-    sparse = AveragedPerceptron(**params).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(_dense(dense.coef_), _dense(sparse.coef_))
-    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
-
-
-@pytest.mark.parametrize("rule", CONFIDENCE)
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("covariance", ["diagonal", "full"])
-def test_a_saved_model_continues_exactly(rule, n_classes, covariance, tmp_path):
-    """The statistics are part of the state: a loaded model trains on as the original."""
-    if covariance == "full" and not RULES[rule].covariance:
-        pytest.skip(f"{rule} has no full-covariance form")
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(50, 6))
-    y = rng.integers(0, n_classes, size=50)
-    model = AveragedPerceptron(update=rule, covariance=covariance, random_state=0).fit(X, y)
-    save(model, tmp_path / "m.model")
-    loaded = load(tmp_path / "m.model")
-    model.partial_fit(X, y)
-    loaded.partial_fit(X, y)
-    np.testing.assert_array_equal(_dense(model.coef_), _dense(loaded.coef_))
-    np.testing.assert_array_equal(model.predict(X), loaded.predict(X))
-
-
-@pytest.mark.parametrize("rule", CONFIDENCE)
-def test_partial_fit_in_batches_equals_one_epoch_in_order(rule):
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(40, 5))
-    y = rng.integers(0, 3, size=40)
-    params = {"update": rule, "shuffle": False, "max_epochs": 1}
-    whole = AveragedPerceptron(**params).fit(X, y)
-    parts = AveragedPerceptron(**params)
-    for start in range(0, 40, 7):
-        parts.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1, 2])
-    assert_allclose(parts.coef_, whole.coef_, **TOL)
-
-
-@pytest.mark.parametrize("rule", [name for name in CONFIDENCE if RULES[name].weighted])
-def test_weight_zero_is_absence_and_weight_one_is_none(rule):
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(30, 4))
-    y = rng.integers(0, 3, size=30)
-    params = {"update": rule, "random_state": 0, "shuffle": False}
-    keep = np.ones(30, dtype=bool)
-    keep[::4] = False
-    zeroed = AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
-    dropped = AveragedPerceptron(**params).fit(X[keep], y[keep])
-    assert_allclose(zeroed.coef_, dropped.coef_, **TOL)
-    ones = AveragedPerceptron(**params).fit(X, y, sample_weight=np.ones(30))
-    plain = AveragedPerceptron(**params).fit(X, y)
-    np.testing.assert_array_equal(ones.coef_, plain.coef_)
 
 
 def test_bad_update_params_are_refused_by_name():

@@ -10,7 +10,6 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons._update_rules import RULES
-from perceptrons.io.persist import load, save
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 FIRST_ORDER = [name for name, rule in RULES.items() if rule.family == "first-order"]
@@ -127,73 +126,6 @@ def test_alma_folds_its_scale_and_the_average_stays_exact(n_classes):
     assert updates > 10
     assert_allclose(model.coef_, W_mean, **TOL)
     assert_allclose(model.intercept_, b_mean, **TOL)
-
-
-@pytest.mark.parametrize("rule", FIRST_ORDER)
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_dense_and_sparse_train_the_same_model(rule, n_classes):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 8)) * (rng.random((60, 8)) < 0.4)
-    y = rng.integers(0, n_classes, size=60)
-    params = {"update": rule, "random_state": 1, "max_epochs": 3}
-    dense = AveragedPerceptron(**params).fit(X, y)
-    sparse = AveragedPerceptron(**params).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(_dense(dense.coef_), _dense(sparse.coef_))
-    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
-
-
-@pytest.mark.parametrize("rule", FIRST_ORDER)
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("averaged", [False, True])
-def test_a_saved_model_continues_exactly(rule, n_classes, averaged, tmp_path):
-    """ALMA's scales and update counter, OGD's example counter, are part of the state:
-    a loaded model trains on as the original."""
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(50, 6))
-    y = rng.integers(0, n_classes, size=50)
-    estimator = AveragedPerceptron if averaged else Perceptron
-    model = estimator(update=rule, random_state=0, max_epochs=3).fit(X, y)
-    save(model, tmp_path / "m.model")
-    loaded = load(tmp_path / "m.model")
-    np.testing.assert_array_equal(model._state.scalars, loaded._state.scalars)
-    assert model._state.scalars[0] > 1.0  # k or t has moved: restarting it would show
-    model.partial_fit(X, y)
-    loaded.partial_fit(X, y)
-    np.testing.assert_array_equal(_dense(model.coef_), _dense(loaded.coef_))
-    np.testing.assert_array_equal(model.intercept_, loaded.intercept_)
-
-
-@pytest.mark.parametrize("rule", FIRST_ORDER)
-def test_partial_fit_in_batches_equals_one_epoch_in_order(rule):
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(40, 5))
-    y = rng.integers(0, 3, size=40)
-    params = {"update": rule, "shuffle": False, "max_epochs": 1}
-    whole = AveragedPerceptron(**params).fit(X, y)
-    parts = AveragedPerceptron(**params)
-    for start in range(0, 40, 7):
-        parts.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1, 2])
-    assert_allclose(parts.coef_, whole.coef_, **TOL)
-    assert_allclose(parts.intercept_, whole.intercept_, **TOL)
-
-
-@pytest.mark.parametrize("rule", FIRST_ORDER)
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_weight_zero_is_absence_and_weight_one_is_none(rule, n_classes):
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(30, 4))
-    y = rng.integers(0, n_classes, size=30)
-    params = {"update": rule, "random_state": 0, "shuffle": False}
-    keep = np.ones(30, dtype=bool)
-    keep[::4] = False
-    zeroed = AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
-    dropped = AveragedPerceptron(**params).fit(X[keep], y[keep])
-    assert_allclose(zeroed.coef_, dropped.coef_, **TOL)
-    ones = AveragedPerceptron(**params).fit(X, y, sample_weight=np.ones(30))
-    plain = AveragedPerceptron(**params).fit(X, y)
-    np.testing.assert_array_equal(ones.coef_, plain.coef_)
-    doubled = AveragedPerceptron(**params).fit(X, y, sample_weight=np.full(30, 2.0))
-    assert not np.allclose(doubled.coef_, plain.coef_)  # the weight does step farther
 
 
 def test_alma_skips_an_example_with_nothing_to_normalize():

@@ -365,8 +365,8 @@ _SHARED_PARAMETERS = """
         constants given by ``update_params``; the user guide's page "Adaptive and
         second-order updates" gives their updates and guarantees:
 
-        - ``"cw"``: confidence-weighted learning (Dredze, Crammer & Pereira 2008; the
-          exact update of Crammer, Dredze & Pereira 2009);
+        - ``"cw"``: confidence-weighted learning, its variance form (Dredze, Crammer &
+          Pereira 2008); no weighted form;
         - ``"arow"``: adaptive regularization of weight vectors (Crammer, Kulesza &
           Dredze 2009);
         - ``"narow"``: AROW with a data-dependent regularization (Orabona & Crammer
@@ -408,9 +408,9 @@ _SHARED_PARAMETERS = """
         ``s_i`` times in the average. ``"balanced"`` weighs class ``c`` by
         ``n_samples / (n_classes * n_c)``, computed on the labels given to ``fit``
         (``partial_fit`` refuses it: one batch does not tell the class frequencies).
-        The adaptive and second-order rules count a weight ``s_i`` as the example's
-        multiplicity in the objective they minimize instead (AROW: its ``r`` becomes
-        ``r / s_i`` for that example); weight 0 leaves the example out.
+        The adaptive and second-order rules say each what a weight counts (AROW: the
+        example's loss ``s_i`` times, its ``r`` becoming ``r / s_i``; the user guide's
+        page lists them all; CW refuses weights); weight 0 leaves the example out.
     update_params : dict or None, default=None
         The constants of the adaptive and second-order rules, named as their papers
         name them, e.g. ``{"r": 0.1}`` for ``update="arow"``; constants not given keep

@@ -1,0 +1,114 @@
+"""What every update rule that keeps statistics of its own must do, whatever its family:
+the engine's contract, checked for each rule of the table and each of its forms.
+
+The oracle tests of each family (test_adaptive, test_second_order, test_first_order,
+test_adagrad) check the arithmetic; these check that the rule is plugged into the one
+engine like any other: dense and CSR input train the same model, a saved model goes on
+training exactly, ``partial_fit`` in batches is one epoch, a weight of 0 is the example's
+absence and a weight of 1 no weight at all (or weights are refused, for a rule without a
+weighted form), and the published statistics are those the kernels left.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from perceptrons import AveragedPerceptron, Perceptron
+from perceptrons._update_rules import RULES
+from perceptrons.io.persist import load, save
+
+TOL = {"rtol": 1e-9, "atol": 1e-9}
+ADAPTIVE = [rule for rule in RULES.values() if rule.family not in ("perceptron", "romma")]
+#: (rule, covariance): every form of every rule.
+FORMS = [
+    pytest.param(rule.name, covariance, id=f"{rule.name}-{covariance}")
+    for rule in ADAPTIVE
+    for covariance in (("diagonal", "full") if rule.covariance else ("diagonal",))
+]
+
+
+def _dense(coef):
+    return coef.toarray() if sp.issparse(coef) else coef
+
+
+def _data(n, d, n_classes, seed, density=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < density)
+    y = rng.integers(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    return X, y
+
+
+def _same(a, b):
+    assert_array_equal(_dense(a.coef_), _dense(b.coef_))
+    assert_array_equal(a.intercept_, b.intercept_)
+
+
+@pytest.mark.parametrize(("rule", "covariance"), FORMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dense_and_sparse_train_the_same_model(rule, covariance, n_classes):
+    X, y = _data(60, 8, n_classes, 0, density=0.4)
+    params = {"update": rule, "covariance": covariance, "random_state": 1, "max_epochs": 3}
+    for cls in (Perceptron, AveragedPerceptron):
+        _same(cls(**params).fit(X, y), cls(**params).fit(sp.csr_matrix(X), y))
+
+
+@pytest.mark.parametrize(("rule", "covariance"), FORMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+def test_a_saved_model_continues_exactly(rule, covariance, n_classes, cls, tmp_path):
+    """The statistics and counters are part of the state: a loaded model trains on as the
+    original, and they are what training left (not restarted)."""
+    X, y = _data(50, 6, n_classes, 1)
+    model = cls(update=rule, covariance=covariance, random_state=0, max_epochs=3).fit(X, y)
+    state = model._state
+    initial = (type(state).initial_stats(state.weights.shape), np.array(type(state).SCALARS))
+    assert not (
+        np.array_equal(state.stats, initial[0]) and np.array_equal(state.scalars, initial[1])
+    )  # training moved them: a file that restarted them would show
+    save(model, tmp_path / "m.model")
+    loaded = load(tmp_path / "m.model")
+    assert_array_equal(loaded._state.stats, model._state.stats)
+    assert_array_equal(loaded._state.scalars, model._state.scalars)
+    model.partial_fit(X, y)
+    loaded.partial_fit(X, y)
+    _same(model, loaded)
+
+
+@pytest.mark.parametrize(("rule", "covariance"), FORMS)
+def test_partial_fit_in_batches_equals_one_epoch_in_order(rule, covariance):
+    X, y = _data(40, 5, 3, 2)
+    params = {"update": rule, "covariance": covariance, "shuffle": False, "max_epochs": 1}
+    whole = AveragedPerceptron(**params).fit(X, y)
+    parts = AveragedPerceptron(**params)
+    for start in range(0, 40, 7):
+        parts.partial_fit(X[start : start + 7], y[start : start + 7], classes=[0, 1, 2])
+    assert_allclose(parts.coef_, whole.coef_, **TOL)
+    assert_allclose(parts.intercept_, whole.intercept_, **TOL)
+
+
+@pytest.mark.parametrize(("rule", "covariance"), FORMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_weight_zero_is_absence_and_weight_one_is_none(rule, covariance, n_classes):
+    X, y = _data(30, 4, n_classes, 3)
+    params = {"update": rule, "covariance": covariance, "random_state": 0, "shuffle": False}
+    keep = np.ones(30, dtype=bool)
+    keep[::4] = False
+    if not RULES[rule].weighted:
+        with pytest.raises(ValueError, match="no weighted form"):
+            AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
+        with pytest.raises(ValueError, match="class_weight"):
+            AveragedPerceptron(**params, class_weight={0: 2.0}).fit(X, y)
+        return
+    zeroed = AveragedPerceptron(**params).fit(X, y, sample_weight=keep.astype(float))
+    dropped = AveragedPerceptron(**params).fit(X[keep], y[keep])
+    assert_allclose(zeroed.coef_, dropped.coef_, **TOL)
+    assert_allclose(zeroed.intercept_, dropped.intercept_, **TOL)
+    plain = AveragedPerceptron(**params).fit(X, y)
+    _same(AveragedPerceptron(**params).fit(X, y, sample_weight=np.ones(30)), plain)
+    # Weights that differ between examples change the model (uniform ones need not: NAG
+    # normalizes them away).
+    uneven = np.where(np.arange(30) % 2 == 0, 1.0, 3.0)
+    weighted = AveragedPerceptron(**params).fit(X, y, sample_weight=uneven)
+    assert not np.allclose(weighted.coef_, plain.coef_)

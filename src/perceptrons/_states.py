@@ -631,7 +631,12 @@ class CompactState:
         n_rows = weights.shape[0]
         last = np.array([n_rows - 1], dtype=np.int64)
         rows = sorted_union(_rows_of(weights), _rows_of(aux), last)
-        rows_only = {**arrays, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
+        # The family's other arrays (an adaptive rule's statistics) are kept whole.
+        others = {
+            name: array.to_dense() if isinstance(array, _checked.SparseArray) else array
+            for name, array in arrays.items()
+        }
+        rows_only = {**others, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
         return cls(rows, n_rows, state_class.restore(rows_only, values))
 
     def expand(self) -> TrainingState:

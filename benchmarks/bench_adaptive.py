@@ -364,13 +364,22 @@ def decide(
 ) -> tuple[str, str]:
     """The rule the held-out numbers support over ``sets``, and why in one sentence.
 
-    A challenger must fit within ``TARGET_FIT_RATIO`` of AveragedPerceptron()'s time on
+    A challenger must do all that the default is used for, weights and parameter mixing
+    (the command line's text path trains on a VW file's importance weights, takes
+    ``--class-weight`` and ``--workers``: a rule the table says refuses either cannot be
+    a default), and fit within ``TARGET_FIT_RATIO`` of AveragedPerceptron()'s time on
     every set; the one of best mean accuracy replaces ``current`` only when it is ahead on
     the mean by more than ``DECISION_MARGIN`` and behind by no more than that on any set."""
     sets = [name for name in sets if name in scores]
     if not sets:
         return current, "no held-out set was measured: keep it"
-    common = [rule for rule in scores[sets[0]] if all(rule in scores[name] for name in sets)]
+    table = _rules()
+    common = [
+        rule
+        for rule in scores[sets[0]]
+        if all(rule in scores[name] for name in sets)
+        and (rule == current or (table[rule].weighted and table[rule].mixing is None))
+    ]
 
     def mean(rule: str) -> float:
         return float(np.mean([scores[name][rule][0] for name in sets]))

@@ -7,8 +7,8 @@ whole vector (the compiled kernels apply the rounds' L1 steps lazily, which is t
 model). The hinge loss ``l = max(0, 1 - y w·x̃)`` has the subgradient ``g = -y x̃``
 where ``l > 0``, and 0 elsewhere; a sample weight ``s`` multiplies it.
 
-AdaGrad, composite mirror descent (Duchi, Hazan & Singer 2011, section 1.2 and the
-diagonal updates of section 5.1, "ada-fobos")
+AdaGrad, composite mirror descent ("ada-fobos")
+    Duchi, Hazan & Singer (2011), section 1.2 and the diagonal updates of section 5.1:
     ``G <- G + g²`` (elementwise), ``H = δ + sqrt(G)``, then ``w <- sign(w - η g / H)
     [|w - η g / H| - λ η / H]_+`` (a round of weight ``s``: ``λ s``). The L1 penalty
     ``λ`` is on the feature weights, not on the intercept.

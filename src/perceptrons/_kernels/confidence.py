@@ -71,6 +71,7 @@ import numpy as np
 
 from perceptrons._kernels import _diagonal, _rows
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels.perceptron import best_other
 
 _jit = cached_njit(nogil=True)
 
@@ -272,16 +273,6 @@ def binary_epoch(
 
 
 @_jit
-def _best_other(scores, gold):
-    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
-    best = 1 if gold == 0 else 0
-    for k in range(best + 1, scores.shape[0]):
-        if k != gold and scores[k] > scores[best]:
-            best = k
-    return best
-
-
-@_jit
 def multiclass_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
@@ -312,7 +303,7 @@ def multiclass_epoch(
         _diagonal.add_scores_prefetching(rows, i, weights, scores, sigma, gold)
         if not _rows.finite_scores(scores):
             return _rows.NON_FINITE_SCORE, count
-        other = _best_other(scores, gold)
+        other = best_other(scores, gold)
         if not _may_update(scores[gold] - scores[other], rule):
             count += weight
             continue
@@ -464,7 +455,7 @@ def multiclass_epoch_full(
         if not _rows.finite_scores(scores):
             return _rows.NON_FINITE_SCORE, count
         gold = y[i]
-        other = _best_other(scores, gold)
+        other = best_other(scores, gold)
         if not _may_update(scores[gold] - scores[other], rule):
             count += weight
             continue

@@ -64,6 +64,7 @@ import numpy as np
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels.perceptron import best_other
 
 _jit = cached_njit(nogil=True)
 
@@ -143,16 +144,6 @@ def _alma_step(rows, i, delta, score, sq_norm, weights, aux, stats, k, bias_feat
 
 
 @_jit
-def _best_other(scores, gold):
-    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
-    best = 1 if gold == 0 else 0
-    for k in range(best + 1, scores.shape[0]):
-        if k != gold and scores[k] > scores[best]:
-            best = k
-    return best
-
-
-@_jit
 def alma_binary_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
@@ -224,7 +215,7 @@ def alma_multiclass_epoch(
             return _rows.NON_FINITE_SCORE, count
         if sq_norm > 0.0:
             gold = y[i]
-            other = _best_other(scores, gold)
+            other = best_other(scores, gold)
             norm = np.sqrt(sq_norm)
             root_k = np.sqrt(k)
             if (scores[gold] - scores[other]) / norm <= (1.0 - alpha) * margin_scale / root_k:
@@ -308,7 +299,7 @@ def ogd_multiclass_epoch(
             scalars[0] = t
             return _rows.NON_FINITE_SCORE, count
         gold = y[i]
-        other = _best_other(scores, gold)
+        other = best_other(scores, gold)
         if scores[gold] - scores[other] < 1.0:
             if log:
                 mistake_log[updates, 0] = position

@@ -169,7 +169,7 @@ def argmax_lowest(scores):
 
 
 @_jit
-def _best_other(scores, gold):
+def best_other(scores, gold):
     """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
     best = 1 if gold == 0 else 0
     for k in range(best + 1, scores.shape[0]):
@@ -184,7 +184,7 @@ def _multiclass_decision(scores, gold, sq_norm, rule):
     if _plain_perceptron(rule):
         predicted = argmax_lowest(scores)
         return predicted, 1.0 if predicted != gold else 0.0
-    other = _best_other(scores, gold)
+    other = best_other(scores, gold)
     return other, _step(scores[gold] - scores[other], 2.0 * sq_norm, rule)
 
 

@@ -70,6 +70,7 @@ import numpy as np
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels.perceptron import best_other
 
 _jit = cached_njit(nogil=True)
 
@@ -174,16 +175,6 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
 
 
 @_jit
-def _best_other(scores, gold):
-    """The highest-scoring class other than ``gold`` (ties to the lowest index)."""
-    best = 1 if gold == 0 else 0
-    for k in range(best + 1, scores.shape[0]):
-        if k != gold and scores[k] > scores[best]:
-            best = k
-    return best
-
-
-@_jit
 def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule, sample_weight):
     if sample_weight.shape[0] != 0:
         raise ValueError("ROMMA takes no sample weights")
@@ -201,7 +192,7 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
         if not _rows.finite_scores(scores):
             return _rows.NON_FINITE_SCORE, count
         gold = y[i]
-        other = _best_other(scores, gold)
+        other = best_other(scores, gold)
         z = scale * (scores[gold] - scores[other])
         if not np.isfinite(z):
             return _rows.NON_FINITE_SCORE, count

@@ -10,21 +10,10 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons._update_rules import RULES
+from rule_problems import problems
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 CONFIDENCE = [name for name, rule in RULES.items() if rule.family == "confidence"]
-
-
-@st.composite
-def problems(draw, max_classes=4):
-    k = draw(st.integers(2, max_classes))
-    n = draw(st.integers(k, 20))
-    d = draw(st.integers(1, 5))
-    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
-    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
-    rng.shuffle(y)
-    return X, y, k
 
 
 def _both(params, data, y, sample_weight=None):

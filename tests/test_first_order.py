@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons._update_rules import RULES
+from rule_problems import problems
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 FIRST_ORDER = [name for name, rule in RULES.items() if rule.family == "first-order"]
@@ -20,20 +21,6 @@ CONSTANTS = {
     "alma": [{}, {"alpha": 0.5}, {"alpha": 0.1, "B": 3.0}, {"alpha": 1.0}, {"step": 20.0}],
     "ogd": [{}, {"eta": 0.1, "power_t": 1.0}, {"eta": 2.0, "power_t": 0.0}],
 }
-
-
-@st.composite
-def problems(draw, max_classes=4, zeros=True):
-    k = draw(st.integers(2, max_classes))
-    n = draw(st.integers(k, 20))
-    d = draw(st.integers(1, 5))
-    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    X = rng.normal(size=(n, d))
-    if zeros:
-        X *= rng.random((n, d)) < 0.7
-    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
-    rng.shuffle(y)
-    return X, y, k
 
 
 def _dense(coef):

@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons._update_rules import RULES
+from rule_problems import problems
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 SECOND_ORDER = [name for name, rule in RULES.items() if rule.family == "second-order"]
@@ -20,18 +21,6 @@ CONSTANTS = {
     "sop": [{"a": 0.1}, {"a": 1.0}, {"a": 10.0}],
     "iellip": [{"a": 1.0}, {"a": 0.5, "b": 0.9, "c": 0.5}, {"a": 3.0, "b": 0.99, "c": 0.9}],
 }
-
-
-@st.composite
-def problems(draw, max_classes=4):
-    k = draw(st.integers(2, max_classes))
-    n = draw(st.integers(k, 20))
-    d = draw(st.integers(1, 5))
-    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
-    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
-    rng.shuffle(y)
-    return X, y, k
 
 
 def _dense(coef):

@@ -12,21 +12,10 @@ from perceptrons import AveragedPerceptron, Perceptron, reference
 from perceptrons.io.persist import load, save
 from perceptrons.parallel._mixing import mixing_refusal
 from perceptrons.reference import margin as reference_margin
+from rule_problems import problems
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 RULES = [("perceptron", "margin"), ("pa", "pa"), ("pa-i", "pa-i"), ("pa-ii", "pa-ii")]
-
-
-@st.composite
-def problems(draw):
-    k = draw(st.integers(2, 4))
-    n = draw(st.integers(k, 20))
-    d = draw(st.integers(1, 5))
-    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
-    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
-    rng.shuffle(y)
-    return X, y, k
 
 
 @settings(max_examples=60, deadline=None)

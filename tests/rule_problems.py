@@ -1,0 +1,24 @@
+"""The random problems the oracle tests of the update rules draw (hypothesis): a few
+examples of a few features, some entries zero, every class present."""
+
+import numpy as np
+from hypothesis import strategies as st
+
+
+@st.composite
+def problems(draw, max_classes=4, zeros=True, scales=None):
+    """``(X, y, k)``: ``k`` classes (2 to ``max_classes``), ``k`` to 20 examples of 1 to
+    5 features, about 30% of the entries zero (``zeros``), each column multiplied by
+    one of ``scales`` when given (features of different scales)."""
+    k = draw(st.integers(2, max_classes))
+    n = draw(st.integers(k, 20))
+    d = draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    X = rng.normal(size=(n, d))
+    if zeros:
+        X = X * (rng.random((n, d)) < 0.7)
+    if scales is not None:
+        X = X * rng.choice(scales, d)
+    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
+    rng.shuffle(y)
+    return X, y, k

@@ -83,6 +83,14 @@ def test_confidence_rules_equal_their_oracle(
     assert_allclose(mean.intercept_, b_mean, **TOL)
 
 
+@pytest.mark.parametrize("value", [True, "1.0", None, float("nan"), [1.0]])
+def test_a_constant_must_be_a_real_number(value):
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"update_params\['r'\] .* must be a finite number"):
+        Perceptron(update="arow", update_params={"r": value}).fit(X, y)
+    assert Perceptron(update="arow", update_params={"r": np.float32(2.0)}).fit(X, y).coef_.size
+
+
 def test_bad_update_params_are_refused_by_name():
     X, y = np.eye(4), np.array([0, 1, 0, 1])
     with pytest.raises(ValueError, match=r"update_params\['r'\].*arow.*\(0, inf\]"):

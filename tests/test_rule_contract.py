@@ -116,14 +116,17 @@ def test_weight_zero_is_absence_and_weight_one_is_none(rule, covariance, n_class
 
 @pytest.mark.parametrize(("rule", "covariance"), FORMS)
 def test_a_sparsified_file_loads_compact_and_dense(rule, covariance, tmp_path):
-    """``sparsify`` then ``save`` (what the command line writes for sparse input), loaded
-    both ways (``load(sparse=True)`` is what ``predict`` and ``evaluate`` use)."""
+    """``sparsify`` then ``save`` (what the command line writes for sparse input), with
+    and without the training state, loaded both ways (``load(sparse=True)`` is what
+    ``predict`` and ``evaluate`` use): ``load`` takes whatever ``save`` writes."""
     X, y = _data(80, 30, 3, 4, density=0.2)
     model = AveragedPerceptron(update=rule, covariance=covariance, random_state=0)
     model.fit(sp.csr_matrix(X), y).sparsify()
     path = save(model, tmp_path / "m.npz")
-    for loaded in (load(path, sparse=True), load(path)):
+    lean = save(model, tmp_path / "lean.npz", resumable=False)  # without the statistics
+    for loaded in (load(path, sparse=True), load(path), load(lean), load(lean, sparse=True)):
         assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert not load(lean).resumable
 
 
 def test_statistics_stored_sparse_load_back():

@@ -60,24 +60,6 @@ def state_class(
     raise ValueError(f"no training state for the {rule.family!r} family")
 
 
-def _unaveraged(kernel: Callable[..., tuple[Any, Any]], name: str) -> Callable[..., Any]:
-    """``kernel``, refusing an averaged model (AdaGrad with an L1 penalty: the penalty
-    moves every weight every round, applied lazily, which the averaging trick, O(nnz)
-    per example, cannot follow)."""
-
-    def refusing_averages(**arguments: Any) -> tuple[Any, Any]:
-        if arguments["aux"].shape[0] != 0:
-            raise ValueError(
-                f"update={name!r} with l1 > 0 cannot be averaged: the L1 penalty moves "
-                "every weight every round (applied lazily), which the average cannot "
-                "follow at O(nnz) cost; use Perceptron (the last weights; the command "
-                "line's --algorithm perceptron) or l1=0."
-            )
-        return kernel(**arguments)
-
-    return refusing_averages
-
-
 def epoch_kernel(
     rule: UpdateRule,
     constants: dict[str, float],
@@ -115,8 +97,7 @@ def epoch_kernel(
     if rule.family == "adagrad":
         from perceptrons._kernels import adagrad
 
+        # (An averaged model with l1 > 0 is refused by the estimator's parameter check.)
         kernel = adagrad.multiclass_epoch if multiclass else adagrad.binary_epoch
-        if constants.get("l1", 0.0) > 0.0:
-            kernel = _unaveraged(kernel, rule.name)
         return kernel, adagrad.adagrad_rule(rule.name, bias_feature, constants)
     raise ValueError(f"no kernels for the {rule.family!r} family")

@@ -417,6 +417,8 @@ class AdaptiveState(TrainingState):
     FULL: ClassVar[bool] = False
     PER_CLASS: ClassVar[bool] = True
     STATS_LOW: ClassVar[float | None] = None
+    #: Whether :meth:`model` reads ``stats`` (a lazily scaled state's scales).
+    MODEL_READS_STATS: ClassVar[bool] = False
 
     @classmethod
     def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -473,8 +475,16 @@ class AdaptiveState(TrainingState):
     @classmethod
     def restore(cls, arrays: dict[str, np.ndarray], values: dict[str, Any]) -> AdaptiveState:
         state = TrainingState.restore(arrays, values)
-        if "stats" not in arrays:  # a model saved without its training state
-            return cls(state.weights, state.aux, state.count)
+        if "stats" not in arrays:
+            # A model saved without its training state: its weights are the model. Only
+            # a state whose model reads its statistics gets them, at their start (ALMA's
+            # scales at 1, a few numbers); no covariance is allocated for a file that
+            # holds none.
+            if not cls.MODEL_READS_STATS:
+                return cls(state.weights, state.aux, state.count)
+            stats = cls.initial_stats(state.weights.shape)
+            scalars = np.array(cls.SCALARS, dtype=np.float64)
+            return cls(state.weights, state.aux, state.count, stats, scalars)
         stats = np.ascontiguousarray(arrays["stats"], dtype=np.float64)
         scalars = np.ascontiguousarray(arrays["scalars"], dtype=np.float64)
         if cls.FULL and cls.STATS_LOW is not None and stats.size:
@@ -729,6 +739,8 @@ class AlmaState(AdaptiveState):
     :class:`RommaState`) and ``||w_c||²``. ``scalars`` is ``[k]``, the paper's update
     counter (1 before the first update). Made by :func:`adaptive_state` with
     ``base=AlmaState``."""
+
+    MODEL_READS_STATS = True
 
     @classmethod
     def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -35,6 +35,7 @@ Families
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,13 +55,9 @@ class Constant:
     doc: str = ""
 
     def accepts(self, value: Any) -> bool:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            try:  # NumPy scalars
-                value = float(value)
-            except (TypeError, ValueError):
-                return False
-            if isinstance(value, bool):
-                return False
+        # A real number (NumPy's included), not a bool and not a string that parses as one.
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return False
         value = float(value)
         if not math.isfinite(value):
             return False

@@ -48,34 +48,9 @@ def weighted_sq_norm_column(rows, i, stat, k, total):
 
 
 @_jit
-def scaled_add(rows, i, step, stat, weights, aux, aux_factor):
-    """``weights[j] += step * stat[j] * x_ij`` (1-D), tracked in ``aux``."""
-    averaged = aux.shape[0] != 0
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        if averaged:
-            for p in range(indptr[i], indptr[i + 1]):
-                j = indices[p]
-                change = step * stat[j] * data[p]
-                weights[j] += change
-                aux[j] += aux_factor * change
-        else:
-            for p in range(indptr[i], indptr[i + 1]):
-                j = indices[p]
-                weights[j] += step * stat[j] * data[p]
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            if value != 0.0:
-                change = step * stat[j] * value
-                weights[j] += change
-                if averaged:
-                    aux[j] += aux_factor * change
-
-
-@_jit
 def scaled_add_column(rows, i, step, stat, k, weights, aux, aux_factor):
-    """:func:`scaled_add` on column ``k`` of 2-D ``stat``, ``weights`` and ``aux``."""
+    """``weights[j, k] += step * stat[j, k] * x_ij`` (column ``k`` of 2-D ``stat``,
+    ``weights`` and ``aux``), tracked in ``aux``."""
     averaged = aux.shape[0] != 0
     if isinstance(rows, tuple):
         data, indices, indptr = rows
@@ -96,25 +71,10 @@ def scaled_add_column(rows, i, step, stat, k, weights, aux, aux_factor):
 
 
 @_jit
-def add_precision(rows, i, factor, stat):
-    """``stat[j] <- 1 / (1 / stat[j] + factor * x_ij²)``, written ``stat[j] / (1 +
-    factor * stat[j] * x_ij²)`` (exact for ``stat[j] = 0``): the diagonal of the inverse
-    covariance grows by ``factor * x²`` (1-D ``stat``)."""
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            stat[j] = stat[j] / (1.0 + factor * stat[j] * data[p] * data[p])
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            if value != 0.0:
-                stat[j] = stat[j] / (1.0 + factor * stat[j] * value * value)
-
-
-@_jit
 def add_precision_column(rows, i, factor, stat, k):
-    """:func:`add_precision` on column ``k`` of a 2-D ``stat``."""
+    """``stat[j, k] <- 1 / (1 / stat[j, k] + factor * x_ij²)``, written ``stat[j, k] /
+    (1 + factor * stat[j, k] * x_ij²)`` (exact for a zero variance): the diagonal of the
+    inverse covariance of class ``k`` grows by ``factor * x²``."""
     if isinstance(rows, tuple):
         data, indices, indptr = rows
         for p in range(indptr[i], indptr[i + 1]):
@@ -125,22 +85,6 @@ def add_precision_column(rows, i, factor, stat, k):
             value = rows[i, j]
             if value != 0.0:
                 stat[j, k] = stat[j, k] / (1.0 + factor * stat[j, k] * value * value)
-
-
-@_jit
-def weighted_sq_norm_two_columns(rows, i, stat, first, second, total):
-    """``total + Σ_j (stat[j, first] + stat[j, second]) x_ij²``: ``x``'s variance under
-    two classes' diagonal covariances, in one pass."""
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        for p in range(indptr[i], indptr[i + 1]):
-            j, value = indices[p], data[p]
-            total += stat[j, first] * value * value + stat[j, second] * value * value
-    else:
-        for j in range(rows.shape[1]):
-            value = rows[i, j]
-            total += stat[j, first] * value * value + stat[j, second] * value * value
-    return total
 
 
 @_jit
@@ -222,7 +166,8 @@ def add_scores_prefetching(rows, i, weights, scores, stat, column):
 
 @_jit
 def weighted_sq_norm_two_columns_prefetching(rows, i, stat, first, second, total, ahead):
-    """:func:`weighted_sq_norm_two_columns` (the same sum) that also prefetches
+    """``total + Σ_j (stat[j, first] + stat[j, second]) x_ij²`` (``x``'s variance under
+    two classes' diagonal covariances, in one pass) that also prefetches
     ``ahead[j, first]`` and ``ahead[j, second]`` (``ahead`` 2-D, or empty: nothing) at
     each feature ``j`` of a CSR row: the ``aux`` entries the update will write."""
     prefetching = ahead.shape[0] != 0

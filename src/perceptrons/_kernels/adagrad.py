@@ -67,9 +67,10 @@ Averaging and mixing
     Every change to a weight happens on a feature of the example (NAG's rescaling
     included) and is tracked in ``aux``: the averaged model is exact, except with an L1
     penalty, whose shrinking moves every weight every round (applied lazily): averaging
-    with ``l1 > 0`` is refused (:mod:`perceptrons._adaptive`). Parameter mixing: the
-    shards of ada-fobos and nag keep their own statistics and mix the weights; ada-rda
-    is refused (its weights are recomputed from each shard's own sums of gradients).
+    with ``l1 > 0`` is refused when the estimator checks its parameters. Parameter
+    mixing: the shards of ada-fobos and nag keep their own statistics and mix the
+    weights; ada-rda is refused (its weights are recomputed from each shard's own sums
+    of gradients).
 
 The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
 first non-finite score (see :mod:`perceptrons._kernels._rows`).

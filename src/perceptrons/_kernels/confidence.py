@@ -12,7 +12,7 @@ rule's (:func:`_coefficients`).
 The diagonal form (Dredze, Crammer & Pereira 2008; Crammer et al. 2009, for sparse
 high-dimensional data) keeps the diagonal of the *inverse* covariance: where the full
 rule adds ``c x xᵀ`` to ``Σ⁻¹``, the diagonal adds ``c x_j²`` to each ``1 / Σ_j``
-(:func:`perceptrons._kernels._diagonal.add_precision`), O(nnz(x)) per update.
+(:func:`perceptrons._kernels._diagonal.add_precision_column`), O(nnz(x)) per update.
 
 AROW: with the hinge loss ``l = max(0, 1 - m)``, on ``l > 0``: ``β = 1 / (v + r)``,
 ``α = l β``, ``w <- w + α y Σ x`` and ``Σ⁻¹ <- Σ⁻¹ + x xᵀ / r``. NAROW: AROW with ``r =

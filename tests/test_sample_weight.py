@@ -443,7 +443,7 @@ def test_weighted_votes_are_the_weight_each_model_survived():
     y = np.array([1, 0, 1, 0])
     weights = np.array([2.0, 0.5, 3.0, 1.0])
     voted = VotedPerceptron(shuffle=False, max_epochs=1).fit(X, y, sample_weight=weights)
-    ((support, signs, votes),) = voted._sequences(voted._n_seen)
+    ((support, signs, votes, _, _),) = voted._sequences([voted._n_seen])
     assert_array_equal(support, [0, 1, 2])
     # updates on examples 0, 1 and 3 (as in the reference's doctest), steps ±s_i;
     # model k survives the weight of the examples from its update to the next one.

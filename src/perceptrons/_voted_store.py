@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["NO_WEIGHTS", "CallState", "Growable", "SupportStore"]
+from perceptrons._gram import NUMPY, Backend
+
+__all__ = ["NO_WEIGHTS", "BackendRows", "CallState", "Growable", "SupportStore"]
 
 # The kernels' sample weights when every weight is 1.
 NO_WEIGHTS = np.empty(0)
@@ -76,16 +78,73 @@ class SupportStore:
         return self._chunks[0][start:]
 
 
+class BackendRows:
+    """Rows of a backend's 2-D float64 array that grows along its first axis by
+    doubling: the support vectors on a device, kept beside the host's store so that
+    each block's kernel product finds them there."""
+
+    def __init__(self, backend: Backend, n_columns: int) -> None:
+        self.backend = backend
+        self._data = backend.zeros((16, n_columns))
+        self.size = 0
+
+    def append(self, rows: Any) -> None:
+        needed = self.size + rows.shape[0]
+        if needed > self._data.shape[0]:
+            grown = self.backend.zeros((max(needed, 2 * self._data.shape[0]), self._data.shape[1]))
+            grown[: self.size, :] = self._data[: self.size, :]
+            self._data = grown
+        self._data[self.size : needed, :] = rows
+        self.size = needed
+
+    def view(self, start: int = 0) -> Any:
+        return self._data[start : self.size, :]
+
+
+class KernelColumns:
+    """Kernel values between a call's examples and its first support vectors, one
+    column per support vector, on the call's backend: an ``(n_examples, capacity)``
+    buffer filled from the left, its capacity doubling up to ``max_columns``."""
+
+    def __init__(self, backend: Backend, n_rows: int, max_columns: int) -> None:
+        self.backend, self.max_columns = backend, max_columns
+        self._data = backend.zeros((n_rows, 0))
+        self.size = 0
+
+    @property
+    def room(self) -> int:
+        return self.max_columns - self.size
+
+    def append(self, columns: Any) -> None:
+        needed = self.size + columns.shape[1]
+        if needed > self._data.shape[1]:
+            capacity = min(self.max_columns, max(needed, 2 * self._data.shape[1]))
+            grown = self.backend.zeros((self._data.shape[0], capacity))
+            grown[:, : self.size] = self._data[:, : self.size]
+            self._data = grown
+        self._data[:, self.size : needed] = columns
+        self.size = needed
+
+    def rows(self, rows: Any) -> Any:
+        """The filled columns of ``rows`` (the backend's int64 array)."""
+        return self.backend.take_rows(self._data[:, : self.size], rows)
+
+
 @dataclass
 class CallState:
     """What one ``fit`` (over all its epochs) or one ``partial_fit`` call keeps.
 
     ``example_support`` maps the call's example indices to support ids (-1: none yet);
     ``slack`` is the Δ trick's per-example term (size 0 when ``delta == 0``);
-    ``cache`` holds kernel columns of support vectors over the call's examples.
+    ``backend`` computes the kernel products: ``data`` is the call's ``X`` there (``X``
+    itself on NumPy) and ``support`` the support vectors there (None on NumPy, which
+    reads the host's store); ``cache`` holds kernel columns of support vectors over the
+    call's examples (None: no cache).
     """
 
     example_support: np.ndarray
     slack: np.ndarray
-    cache: np.ndarray | None = None
-    max_cached: int = 0
+    backend: Backend = NUMPY
+    data: Any = None
+    support: BackendRows | None = None
+    cache: KernelColumns | None = None

@@ -17,15 +17,22 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
+from perceptrons._gram import NUMPY, Backend, KernelMatrix, resolve_backend, to_host
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._memory import check_training_state
-from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
+from perceptrons._voted_store import (
+    NO_WEIGHTS,
+    BackendRows,
+    CallState,
+    Growable,
+    KernelColumns,
+    SupportStore,
+)
 
 __all__ = ["VotedEpochs", "VotedTraining", "describe"]
 
@@ -45,6 +52,7 @@ class VotedTraining(IncrementalClassifier):
     delta: float
     batch_size: int
     cache_size: float
+    device: Any
 
     # The fitted model (set by training or its codec). _support is the first-call
     # flag: None from the start of a fit until its data are checked.
@@ -119,8 +127,29 @@ class VotedTraining(IncrementalClassifier):
         signs[np.arange(len(codes)), codes] = 1.0
         return signs
 
-    def _gram(self, A, B) -> np.ndarray:
-        """Kernel matrix between the rows of A and B (B: support vectors or indices)."""
+    def _backend(self, X: Any) -> tuple[Backend, Any]:
+        """The backend of the kernel products (``device``, else ``X``'s namespace) and
+        ``X`` on the host, where it is validated and the model is kept."""
+        backend = resolve_backend(self.device, X)
+        if backend.is_numpy:
+            return backend, X
+        if self.kernel == "precomputed" or callable(self.kernel):
+            raise ValueError(
+                f"{type(self).__name__}: device={self.device!r} computes the built-in "
+                f"kernels; kernel={self._kernel_in_use()!r} is evaluated on the host "
+                "(device=None, NumPy input)."
+            )
+        if sp.issparse(X):
+            raise ValueError(
+                f"{type(self).__name__}: device={self.device!r} computes kernel products "
+                "on dense arrays (the array API has no sparse ones); train on sparse "
+                "input with device=None, or densify it."
+            )
+        return backend, to_host(X)
+
+    def _gram(self, A, B, backend: Backend = NUMPY) -> Any:
+        """Kernel matrix between the rows of A and B (B: support vectors or indices),
+        on ``backend`` (the built-in kernels; the others on the host)."""
         if self.kernel == "precomputed":
             return np.asarray(A[:, B].toarray() if sp.issparse(A) else A[:, B])
         if callable(self.kernel):
@@ -132,15 +161,11 @@ class VotedTraining(IncrementalClassifier):
                     f"{(A.shape[0], B.shape[0])}."
                 )
             return gram
-        if self.kernel == "linear":
-            return linear_kernel(A, B, dense_output=True)
-        if self.kernel == "poly":
-            return polynomial_kernel(A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
-        if self.kernel == "rbf":
-            return rbf_kernel(A, B, gamma=self._gamma)
-        raise ValueError(f"VotedPerceptron: unknown kernel {self.kernel!r}.")
+        kernel = KernelMatrix(self.kernel, self.degree, self._gamma, self.coef0, backend)
+        return kernel.block(A, B)
 
-    def _new_call(self, X, *, cache: bool) -> CallState:
+    def _new_call(self, X, *, cache: bool, backend: Backend = NUMPY) -> CallState:
+        assert self._support is not None
         n_columns = self._bias.shape[0]
         n_rows = X.shape[0] if self.delta > 0 else 0
         # The primal kernels read a binary column's slack as one contiguous row.
@@ -148,36 +173,54 @@ class VotedTraining(IncrementalClassifier):
         call = CallState(
             example_support=np.full(X.shape[0], -1, dtype=np.int64),
             slack=np.zeros((n_columns, n_rows) if primal_binary else (n_rows, n_columns)),
+            backend=backend,
+            data=X,
         )
+        if not backend.is_numpy and not self._primal:
+            call.data = backend.asarray(X)
+            call.support = BackendRows(backend, X.shape[1])
+            if self._support.size:  # partial_fit goes on from earlier support vectors
+                call.support.append(backend.asarray(self._support.matrix()))
         if cache and not self._primal and self.kernel != "precomputed" and self.cache_size > 0:
-            call.cache = np.zeros((X.shape[0], 0))
-            call.max_cached = int(self.cache_size * 2**20 / 8 / X.shape[0])
+            max_columns = int(self.cache_size * 2**20 / 8 / X.shape[0])
+            call.cache = KernelColumns(backend, X.shape[0], max_columns)
         return call
 
-    def _fill_cache(self, X, call: CallState) -> None:
+    def _support_on(self, call: CallState, start: int) -> Any:
+        """Support vectors ``start:`` where the call's kernel products run."""
+        assert self._support is not None
+        return self._support.matrix(start) if call.support is None else call.support.view(start)
+
+    def _fill_cache(self, call: CallState) -> None:
         """Add the kernel columns of new support vectors, while the budget allows."""
         if call.cache is None:
             return
         assert self._support is not None
-        have = call.cache.shape[1]
-        room = min(self._support.size, call.max_cached) - have
+        have = call.cache.size
+        room = min(self._support.size - have, call.cache.room)
         if room > 0:
-            new_support = self._support.matrix(have)[:room]
+            new_support = self._support_on(call, have)[:room, :]
             # Overflowing kernel values are refused where the epoch reads them.
             with np.errstate(over="ignore", invalid="ignore"):
-                call.cache = np.hstack([call.cache, self._gram(X, new_support)])
+                call.cache.append(self._gram(call.data, new_support, call.backend))
 
-    def _base_scores(self, X, rows: np.ndarray, call: CallState) -> np.ndarray:
-        """Scores of the block's examples under the model as it stands (no bias)."""
+    def _base_scores(self, block: Any, rows: Any, call: CallState) -> np.ndarray:
+        """Scores of the block's examples (``block``: their rows of the call's data;
+        ``rows``: their indices, on the call's backend) under the model as it stands,
+        without the bias."""
         assert self._support is not None
-        alpha = self._alpha.view
-        base = np.zeros((len(rows), alpha.shape[1]))
-        cached = 0 if call.cache is None else call.cache.shape[1]
+        backend = call.backend
+        alpha = backend.asarray(self._alpha.view)
+        base = None
+        cached = 0 if call.cache is None else call.cache.size
         if call.cache is not None and cached:
-            base += call.cache[rows] @ alpha[:cached]
+            base = call.cache.rows(rows) @ alpha[:cached, :]
         if self._support.size > cached:
-            base += self._gram(X[rows], self._support.matrix(cached)) @ alpha[cached:]
-        return base
+            fresh = self._gram(block, self._support_on(call, cached), backend) @ alpha[cached:, :]
+            base = fresh if base is None else base + fresh
+        if base is None:
+            return np.zeros((block.shape[0], alpha.shape[1]))
+        return backend.to_numpy(base)
 
     def _run_epoch(
         self,
@@ -238,18 +281,16 @@ class VotedTraining(IncrementalClassifier):
         bias_sq = 1.0 if self.fit_intercept else 0.0
         delta_sq = float(self.delta) ** 2
         kernel = _voted.dual_block_native if self._native else _voted.dual_block_binary
+        backend = call.backend
         mistakes = 0
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            block = X[rows]
-            # A copy, not the block itself: scikit-learn's distance code zeroes the
-            # diagonal when both arguments are one object, which would give a point's
-            # kernel with itself another rounding here than against the support set,
-            # and the model would depend on the batch size.
-            other = rows if self.kernel == "precomputed" else block.copy()
+            on_backend = backend.asarray(rows, "int64")
+            block = backend.take_rows(call.data, on_backend)
+            other = rows if self.kernel == "precomputed" else block
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
-                base = self._base_scores(X, rows, call)
-                block_gram = self._gram(block, other)
+                base = self._base_scores(block, on_backend, call)
+                block_gram = backend.to_numpy(self._gram(block, other, backend))
             if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
                 # Overflowing kernel values: every score would be inf or NaN.
                 epoch = epochs_recorded(self.history_) + 1
@@ -265,7 +306,7 @@ class VotedTraining(IncrementalClassifier):
             n_updates = check_statistic(
                 kernel(
                     base=base,
-                    block_gram=np.ascontiguousarray(block_gram),
+                    block_gram=block_gram,
                     examples=rows,
                     targets=targets[rows],
                     weights=NO_WEIGHTS if weights is None else weights[rows],
@@ -277,7 +318,7 @@ class VotedTraining(IncrementalClassifier):
                     log=log,
                 )
             )
-            self._absorb(X, rows, coef, log[:n_updates], call.example_support, weights)
+            self._absorb(X, rows, coef, log[:n_updates], call, weights)
             self._n_seen += len(rows)
             mistakes += n_updates
             if progress is not None:
@@ -343,13 +384,14 @@ class VotedTraining(IncrementalClassifier):
             entries = np.concatenate(parts)
             entries = entries[np.lexsort((entries[:, 1], entries[:, 0]))]
             self._bias = self._weights[:, -1] * bias_feature
-        self._absorb(X, order, coef, entries, call.example_support, weights)
+        self._absorb(X, order, coef, entries, call, weights)
         self._n_seen += len(order)
         return entries.shape[0]
 
-    def _absorb(self, X, rows, coef, log, example_support, weights=None) -> None:
+    def _absorb(self, X, rows, coef, log, call: CallState, weights=None) -> None:
         """Fold one block's updates into the support set, alphas and update sequence
         (and, weighted, each update's step and the weight seen before it)."""
+        example_support = call.example_support
         if weights is not None:
             assert self._update_weights is not None
             block = weights[rows]
@@ -365,6 +407,10 @@ class VotedTraining(IncrementalClassifier):
         if new.size:
             example_support[new] = self._support.size + np.arange(new.size)
             self._support.append(None if self._support.precomputed else X[new], new)
+            if call.support is not None:
+                call.support.append(
+                    call.backend.take_rows(call.data, call.backend.asarray(new, "int64"))
+                )
             self._alpha.append(np.zeros((new.size, coef.shape[1])))
         support = example_support[examples]
         self._alpha.view[support] += coef[positions]
@@ -402,7 +448,7 @@ class VotedEpochs:
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         estimator = self.estimator
         if epoch > 1:
-            estimator._fill_cache(self.X, self.call)
+            estimator._fill_cache(self.call)
         rows = self.rows
         order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
         return estimator._run_epoch(

@@ -22,7 +22,10 @@ and its model files' state in :mod:`perceptrons._voted_codec`.
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -48,6 +51,23 @@ _RULES = {
 }
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
+# Rows per thread below which prediction's sequence pass stays in the calling thread.
+_ROWS_PER_THREAD = 256
+
+
+def _in_threads(score: Callable[[slice], None], n_rows: int) -> None:
+    """``score(rows)`` over ``range(n_rows)`` cut into one slice per core: the compiled
+    passes release the GIL, and each row's scores are its own (the same whatever the
+    cut)."""
+    n_threads = min(os.cpu_count() or 1, max(1, n_rows // _ROWS_PER_THREAD))
+    if n_threads == 1:
+        score(slice(0, n_rows))
+        return
+    bounds = np.linspace(0, n_rows, n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as pool:
+        done = [pool.submit(score, slice(a, b)) for a, b in itertools.pairwise(bounds)]
+        for future in done:
+            future.result()
 
 
 class VotedPerceptron(VotedTraining):
@@ -117,6 +137,16 @@ class VotedPerceptron(VotedTraining):
         the total weight of the examples it survived). ``"balanced"`` weighs class ``c``
         by ``n_samples / (n_classes * n_c)``, computed on the labels given to ``fit``
         (``partial_fit`` refuses it).
+    device : str, torch.device, cupy.cuda.Device or None, default=None
+        Where the kernel products of the built-in kernels run, through the array API:
+        None computes them with NumPy (BLAS), unless ``X`` is another library's array
+        (a PyTorch tensor, a CuPy array), whose namespace and device are used; a string
+        or ``torch.device`` names a PyTorch device (``"cuda"``, ``"cuda:1"``,
+        ``"cpu"``, ``"mps"``); a ``cupy.cuda.Device`` uses CuPy. The sequential pass
+        inside each block stays on the host, compiled, and the model (support vectors,
+        coefficients) is kept there: a model trained on a GPU predicts anywhere. Same
+        mistakes on every backend where the arithmetic is exact (see ``batch_size``).
+        Dense input only (the array API has no sparse arrays).
 
     Attributes
     ----------
@@ -171,6 +201,15 @@ class VotedPerceptron(VotedTraining):
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
         "class_weight": rules.class_weight(),
+        "device": rules.Rule(
+            "None, a PyTorch device (a string such as 'cuda', or a torch.device) or a "
+            "cupy.cuda.Device",
+            lambda v: (
+                v is None
+                or isinstance(v, str)
+                or type(v).__module__.split(".")[0] in ("torch", "cupy")
+            ),
+        ),
     }
 
     def __init__(
@@ -191,6 +230,7 @@ class VotedPerceptron(VotedTraining):
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
         class_weight: dict[Any, float] | str | None = None,
+        device: Any = None,
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -207,6 +247,7 @@ class VotedPerceptron(VotedTraining):
         self.random_state = random_state
         self.verbose = verbose
         self.class_weight = class_weight
+        self.device = device
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -277,6 +318,8 @@ class VotedPerceptron(VotedTraining):
         record : dict
             The epoch's entry of ``history_``.
         """
+        self._check_params()
+        backend, X = self._backend(X)
         data, labels, _, weights = self._begin_call(
             X, y, None, incremental=False, reset=True, sample_weight=sample_weight
         )
@@ -288,7 +331,7 @@ class VotedPerceptron(VotedTraining):
         self._start(data)
         self.random_state_ = check_random_state(self.random_state)
         targets = self._targets(labels)
-        call = self._new_call(data, cache=self.max_epochs > 1)
+        call = self._new_call(data, cache=self.max_epochs > 1, backend=backend)
         self.history_ = []
         yield from self._run_epochs(
             VotedEpochs(self, data, targets, call, weights, progress), self.max_epochs
@@ -328,6 +371,7 @@ class VotedPerceptron(VotedTraining):
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
+        backend, X = self._backend(X)
         data, labels, first_call, weights = self._begin_call(
             X, y, classes, incremental=True, sample_weight=sample_weight
         )
@@ -341,7 +385,7 @@ class VotedPerceptron(VotedTraining):
                 "support vectors were trained with; call fit to start again."
             )
         targets = self._targets(labels)
-        call = self._new_call(data, cache=False)
+        call = self._new_call(data, cache=False, backend=backend)
         for _ in self._run_epochs(VotedEpochs(self, data, targets, call, weights, None), 1):
             pass
         return self
@@ -409,31 +453,44 @@ class VotedPerceptron(VotedTraining):
         check_is_fitted(self, "classes_")
         return self._bias.copy()
 
-    def _sequences(self, n_seen: int) -> list[tuple[np.ndarray, ...]]:
-        """The update sequences of the model after its first ``n_seen`` examples.
+    def _sequences(self, stages: list[int]) -> list[tuple[np.ndarray, ...]]:
+        """The update sequences of the model, with where each stage of ``stages`` (a
+        nondecreasing list of numbers of examples seen) ends in them.
 
-        Native: one ``(support, gold, predicted, votes)``; binary and one-vs-rest: one
-        ``(support, signs, votes)`` per column. Votes are the gaps between mistakes.
+        Native: one ``(support, gold, predicted, steps, votes, stage_updates,
+        stage_last)``; binary and one-vs-rest: one ``(support, signs, votes,
+        stage_updates, stage_last)`` per column. The sequence runs to the last stage;
+        votes are the gaps between its mistakes (the last model's: to the end of the
+        last stage). Stage ``s`` is the first ``stage_updates[s]`` updates, its last
+        model surviving ``stage_last[s]`` (see
+        :func:`perceptrons._kernels.voted.staged_scores_binary`).
         """
         updates = self._updates.view
-        kept = updates[:, 0] < n_seen
+        kept = updates[:, 0] < stages[-1]
         updates = updates[kept]
         # Per update: its step and the weight seen before it (unweighted: 1 and position).
         if self._update_weights is None:
             steps, before = None, updates[:, 0].astype(np.float64)
-            end = float(n_seen)
+            ends = [float(n_seen) for n_seen in stages]
         else:
             steps, before = self._update_weights.view[kept].T
-            ends = dict(zip(self._epoch_ends, self._weight_ends, strict=True))
-            end = self._weight_seen if n_seen == self._n_seen else ends[n_seen]
+            known = dict(zip(self._epoch_ends, self._weight_ends, strict=True))
+            known[self._n_seen] = self._weight_seen
+            ends = [known[n_seen] for n_seen in stages]
 
-        def votes_of(mask: np.ndarray | slice) -> np.ndarray:
-            return np.diff(np.concatenate([[0.0], before[mask], [end]]))
+        def staged(mask: np.ndarray | slice) -> tuple[np.ndarray, ...]:
+            mine = before[mask]
+            votes = np.diff(np.concatenate([[0.0], mine, [ends[-1]]]))
+            counts = np.searchsorted(updates[mask, 0], stages, side="left").astype(np.int64)
+            last = np.array(
+                [end - (mine[n - 1] if n else 0.0) for n, end in zip(counts, ends, strict=True)]
+            )
+            return votes, counts, last
 
         if self._native:
             columns = [np.ascontiguousarray(updates[:, k]) for k in (1, 2, 3)]
             native_steps = NO_WEIGHTS if steps is None else np.ascontiguousarray(steps)
-            return [(*columns, native_steps, votes_of(slice(None)))]
+            return [(*columns, native_steps, *staged(slice(None)))]
         sequences: list[tuple[np.ndarray, ...]] = []
         for column in range(self._bias.shape[0]):
             mask = updates[:, 2] == column
@@ -442,61 +499,83 @@ class VotedPerceptron(VotedTraining):
             signs = mine[:, 3].astype(np.float64)
             if steps is not None:
                 signs = signs * steps[mask]
-            sequences.append((support, signs, votes_of(mask)))
+            sequences.append((support, signs, *staged(mask)))
         return sequences
 
     def _staged_scores(self, X, stages: list[int]) -> list[np.ndarray]:
-        """Decision values after each number of examples seen in ``stages``.
+        """Decision values after each number of examples seen in ``stages``
+        (nondecreasing).
 
         The kernel between X and the support vectors, the expensive part, is computed
-        once per block of rows and shared by every stage.
+        once per block of rows (on the ``device``'s backend); one pass over the update
+        sequence then gives every stage's scores, the blocks' rows split among threads.
         """
         check_is_fitted(self, "classes_")
+        self._check_params()
+        backend, X = self._backend(X)
         X = _validation.validate_prediction_data(self, X, accept_sparse="csr")
         rule = _RULES[self.prediction]
         bias_sq = 1.0 if self.fit_intercept else 0.0
         n_columns = self._bias.shape[0]
-        staged = [(self._sequences(n_seen), np.zeros((X.shape[0], n_columns))) for n_seen in stages]
+        sequences = self._sequences(stages)
+        out = np.zeros((len(stages), X.shape[0], n_columns))
         # Every stage draws the same numbers, so "random" picks coincide where models do.
         rng = check_random_state(self.random_state)
-        draws = [rng.random_sample(X.shape[0]) for _ in range(len(staged[0][0]))]
+        draws = [rng.random_sample(X.shape[0]) for _ in range(len(sequences))]
         assert self._support is not None
         support = self._support.matrix()
+        if not backend.is_numpy:
+            support = backend.asarray(support)
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
         for start in range(0, X.shape[0], rows_per_block):
             stop = min(start + rows_per_block, X.shape[0])
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
-                gram = np.ascontiguousarray(self._gram(X[start:stop], support))
+                block = X[start:stop] if backend.is_numpy else backend.asarray(X[start:stop])
+                gram = backend.to_numpy(self._gram(block, support, backend))
             # Every rule reads these kernel values: one that overflowed makes each score
             # of its row inf or NaN (and "vote" would turn NaN into a silent -1).
             _validation.check_scores(gram, self, first_row=start)
-            shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
-            for sequences, out in staged:
-                if self._native:
-                    ids, gold, predicted, steps, votes = sequences[0]
-                    _voted.sequence_scores_native(
-                        **shared,
-                        support=ids,
-                        gold=gold,
-                        predicted=predicted,
-                        steps=steps,
-                        votes=votes,
-                        draws=draws[0][start:stop],
-                        out=out[start:stop],
-                    )
-                    continue
-                for column, (ids, signs, votes) in enumerate(sequences):
-                    column_out = np.empty(stop - start)
-                    _voted.sequence_scores_binary(
-                        **shared,
-                        support=ids,
-                        signs=signs,
-                        votes=votes,
-                        draws=draws[column][start:stop],
-                        out=column_out,
-                    )
-                    out[start:stop, column] = column_out
-        return [out[:, 0] if n_columns == 1 else out for _, out in staged]
+
+            def score(rows: slice, gram: np.ndarray = gram, start: int = start) -> None:
+                self._score_rows(
+                    gram[rows], sequences, rule, bias_sq, draws, start + rows.start, out
+                )
+
+            _in_threads(score, gram.shape[0])
+        return [stage[:, 0] if n_columns == 1 else stage for stage in out]
+
+    def _score_rows(self, gram, sequences, rule, bias_sq, draws, first, out) -> None:
+        """Every stage's scores of the rows ``first:`` (their kernel values ``gram``)."""
+        rows = slice(first, first + gram.shape[0])
+        shared = {"gram": gram, "bias_sq": bias_sq, "rule": rule}
+        if self._native:
+            ids, gold, predicted, steps, votes, counts, last = sequences[0]
+            _voted.staged_scores_native(
+                **shared,
+                support=ids,
+                gold=gold,
+                predicted=predicted,
+                steps=steps,
+                votes=votes,
+                stage_updates=counts,
+                stage_last=last,
+                draws=draws[0][rows],
+                out=out[:, rows],
+            )
+            return
+        column_out = np.empty((out.shape[0], gram.shape[0]))
+        for column, (ids, signs, votes, counts, last) in enumerate(sequences):
+            _voted.staged_scores_binary(
+                **shared,
+                support=ids,
+                signs=signs,
+                votes=votes,
+                stage_updates=counts,
+                stage_last=last,
+                draws=draws[column][rows],
+                out=column_out,
+            )
+            out[:, rows, column] = column_out
 
     def _scores_rows_alone(self) -> bool:
         # "random" draws a model per row, in row order, from random_state on each call:

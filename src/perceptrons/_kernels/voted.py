@@ -137,83 +137,186 @@ def _sign(score):
 
 
 @_jit
-def sequence_scores_binary(gram, support, signs, votes, bias_sq, rule, draws, out):
-    """One binary sequence: ``out[i]`` is row ``i``'s decision value under ``rule``.
+def _random_models(cumulative, stage_updates, stage_totals, draw, chosen, by_model):
+    """For one row: the model each stage draws (``chosen[s]``), and the stages in the
+    order of their models (``by_model``), so that one pass finds every one.
 
-    vote: sum of votes times the sign of each model, over the total vote count.
-    average: survival-weighted mean score (the averaged perceptron's score).
-    last: the score of the final model. random: the score of model ``k`` drawn with
-    probability proportional to its votes, ``draws[i]`` being a uniform number in [0, 1).
+    Stage ``s`` draws model ``k`` with probability proportional to its votes: the
+    first ``k`` whose cumulative votes exceed ``draw * total``; the models before the
+    stage's last one have the sequence's votes (``cumulative``), the last one the rest.
     """
-    n_rows, n_updates = gram.shape[0], support.shape[0]
-    total = 0.0
-    for k in range(n_updates + 1):
-        total += votes[k]
-    for i in range(n_rows):
-        score = 0.0
-        target = draws[i] * total if rule == RULE_RANDOM else -1.0
-        seen = votes[0]
-        chosen = 0.0 if rule == RULE_RANDOM and target < seen else np.nan
-        voted = votes[0] * _sign(score)
-        averaged = 0.0
-        for j in range(n_updates):
-            score += signs[j] * (gram[i, support[j]] + bias_sq)
-            weight = votes[j + 1]
-            voted += weight * _sign(score)
-            averaged += weight * score
-            if rule == RULE_RANDOM and np.isnan(chosen):
-                seen += weight
-                if target < seen:
-                    chosen = score
-        if rule == RULE_VOTE:
-            out[i] = voted / total if total > 0 else -1.0
-        elif rule == RULE_AVERAGE:
-            out[i] = averaged / total if total > 0 else 0.0
-        elif rule == RULE_LAST:
-            out[i] = score
-        else:
-            out[i] = score if np.isnan(chosen) else chosen
+    n_stages = stage_updates.shape[0]
+    for s in range(n_stages):
+        target = draw * stage_totals[s]
+        n = stage_updates[s]
+        # First k < n with cumulative[k] > target (binary search), else n.
+        low, high = 0, n
+        while low < high:
+            middle = (low + high) // 2
+            if cumulative[middle] > target:
+                high = middle
+            else:
+                low = middle + 1
+        chosen[s] = low
+        # Insertion sort of the stages by their chosen model (a few dozen at most).
+        position = s
+        while position > 0 and chosen[by_model[position - 1]] > low:
+            by_model[position] = by_model[position - 1]
+            position -= 1
+        by_model[position] = s
 
 
 @_jit
-def sequence_scores_native(gram, support, gold, predicted, steps, votes, bias_sq, rule, draws, out):
-    """The native multiclass sequence: ``out[i, c]`` is class ``c``'s decision value.
+def staged_scores_binary(
+    gram, support, signs, votes, bias_sq, rule, stage_updates, stage_last, draws, out
+):
+    """One binary sequence, every stage in one pass: ``out[s, i]`` is row ``i``'s
+    decision value under ``rule`` for the model of stage ``s``.
 
-    vote: the share of votes of the models whose argmax is ``c``. average: the
-    survival-weighted mean score of class ``c``. last / random: the scores of the final
-    model / of one model drawn with probability proportional to its votes.
+    The sequence's model ``k`` (``k = 0`` is the zero model) has ``votes[k]`` votes.
+    Stage ``s`` is its first ``stage_updates[s]`` updates (nondecreasing in ``s``):
+    its models are the sequence's first ones, with their votes, except its last model,
+    which has ``stage_last[s]`` votes (the examples after its last update).
+
+    vote: sum of votes times the sign of each model, over the total vote count.
+    average: survival-weighted mean score (the averaged perceptron's score).
+    last: the score of the stage's final model. random: the score of model ``k``
+    drawn with probability proportional to its votes, ``draws[i]`` being a uniform
+    number in [0, 1).
     """
-    n_rows, n_updates = gram.shape[0], support.shape[0]
-    n_classes = out.shape[1]
-    weighted = steps.shape[0] != 0
-    scores = np.zeros(n_classes)
-    # The average is sum_j delta_j * (votes of every model from j on): one pass.
-    remaining = np.empty(n_updates + 1)
+    n_rows, n_stages = gram.shape[0], stage_updates.shape[0]
+    n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
+    cumulative = np.empty(n_models)
     acc = 0.0
-    for k in range(n_updates, -1, -1):
+    for k in range(n_models):
         acc += votes[k]
-        remaining[k] = acc
-    total = acc
+        cumulative[k] = acc
+    totals = np.empty(n_stages)
+    for s in range(n_stages):
+        n = stage_updates[s]
+        totals[s] = (cumulative[n - 1] if n > 0 else 0.0) + stage_last[s]
+    chosen = np.empty(n_stages, dtype=np.int64)
+    by_model = np.empty(n_stages, dtype=np.int64)
     for i in range(n_rows):
+        if rule == RULE_RANDOM:
+            _random_models(cumulative, stage_updates, totals, draws[i], chosen, by_model)
+        score = 0.0
+        voted = 0.0
+        averaged = 0.0
+        stage = 0
+        picked = 0
+        for k in range(n_models):
+            # score is model k's. Close the stages whose last model it is, then count
+            # its votes in the running sums of the later stages.
+            while stage < n_stages and stage_updates[stage] == k:
+                total = totals[stage]
+                if rule == RULE_VOTE:
+                    value = voted + stage_last[stage] * _sign(score)
+                    out[stage, i] = value / total if total > 0 else -1.0
+                elif rule == RULE_AVERAGE:
+                    value = averaged + stage_last[stage] * score
+                    out[stage, i] = value / total if total > 0 else 0.0
+                elif rule == RULE_LAST:
+                    out[stage, i] = score
+                stage += 1
+            if rule == RULE_RANDOM:
+                while picked < n_stages and chosen[by_model[picked]] == k:
+                    out[by_model[picked], i] = score
+                    picked += 1
+            if k + 1 == n_models:
+                break
+            voted += votes[k] * _sign(score)
+            averaged += votes[k] * score
+            score += signs[k] * (gram[i, support[k]] + bias_sq)
+
+
+@_jit
+def staged_scores_native(
+    gram,
+    support,
+    gold,
+    predicted,
+    steps,
+    votes,
+    bias_sq,
+    rule,
+    stage_updates,
+    stage_last,
+    draws,
+    out,
+):
+    """The native multiclass sequence, every stage in one pass: ``out[s, i, c]`` is
+    class ``c``'s decision value for the model of stage ``s`` (stages and votes as in
+    :func:`staged_scores_binary`).
+
+    vote: the share of votes of the models whose argmax is ``c`` (ties to the lowest
+    class). average: the survival-weighted mean score of class ``c``. last / random:
+    the scores of the stage's final model / of one model drawn with probability
+    proportional to its votes.
+    """
+    n_rows, n_stages = gram.shape[0], stage_updates.shape[0]
+    n_classes = out.shape[2]
+    weighted = steps.shape[0] != 0
+    n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
+    cumulative = np.empty(n_models)
+    acc = 0.0
+    for k in range(n_models):
+        acc += votes[k]
+        cumulative[k] = acc
+    totals = np.empty(n_stages)
+    for s in range(n_stages):
+        n = stage_updates[s]
+        totals[s] = (cumulative[n - 1] if n > 0 else 0.0) + stage_last[s]
+    chosen = np.empty(n_stages, dtype=np.int64)
+    by_model = np.empty(n_stages, dtype=np.int64)
+    scores = np.zeros(n_classes)
+    # vote: the votes so far of each class; average: the votes so far times each
+    # class's score, kept as sum_j step_j * (votes of the models from j on) -- two
+    # classes per update, whatever the number of classes.
+    running = np.zeros(n_classes)
+    for i in range(n_rows):
+        if rule == RULE_RANDOM:
+            _random_models(cumulative, stage_updates, totals, draws[i], chosen, by_model)
         scores[:] = 0.0
-        for c in range(n_classes):
-            out[i, c] = 0.0
+        running[:] = 0.0
         best = 0
-        target = draws[i] * total
-        seen = votes[0]
-        picked = rule == RULE_RANDOM and target < seen
-        if rule == RULE_VOTE:
-            out[i, best] += votes[0]
-        for j in range(n_updates):
-            value = gram[i, support[j]] + bias_sq
+        stage = 0
+        picked = 0
+        for k in range(n_models):
+            while stage < n_stages and stage_updates[stage] == k:
+                total = totals[stage]
+                last_votes = stage_last[stage]
+                for c in range(n_classes):
+                    if rule == RULE_VOTE:
+                        value = running[c] + (last_votes if c == best else 0.0)
+                        out[stage, i, c] = value / total if total > 0 else 0.0
+                    elif rule == RULE_AVERAGE:
+                        # running[c] holds sum_j delta_jc * cumulative[j] over the
+                        # updates so far: the mean is scores - that / total.
+                        out[stage, i, c] = scores[c] - running[c] / total if total > 0 else 0.0
+                    elif rule == RULE_LAST:
+                        out[stage, i, c] = scores[c]
+                stage += 1
+            if rule == RULE_RANDOM:
+                while picked < n_stages and chosen[by_model[picked]] == k:
+                    for c in range(n_classes):
+                        out[by_model[picked], i, c] = scores[c]
+                    picked += 1
+            if k + 1 == n_models:
+                break
+            if rule == RULE_VOTE:
+                running[best] += votes[k]
+            value = gram[i, support[k]] + bias_sq
             if weighted:
-                value *= steps[j]
-            g, p = gold[j], predicted[j]
+                value *= steps[k]
+            g, p = gold[k], predicted[k]
             scores[g] += value
             scores[p] -= value
             if rule == RULE_AVERAGE:
-                out[i, g] += value * remaining[j + 1]
-                out[i, p] -= value * remaining[j + 1]
+                # Model k+1 on carry this update: its weight in the mean is the votes
+                # of models k+1..last, total - cumulative[k].
+                running[g] += value * cumulative[k]
+                running[p] -= value * cumulative[k]
             elif rule == RULE_VOTE:
                 # Only two classes moved, one up and one down (which is which depends
                 # on the sign of the kernel value). If the leader went down, any class
@@ -223,16 +326,3 @@ def sequence_scores_native(gram, support, gold, predicted, steps, votes, bias_sq
                     best = argmax_lowest(scores)
                 elif scores[up] > scores[best] or (scores[up] == scores[best] and up < best):
                     best = up
-                out[i, best] += votes[j + 1]
-            elif rule == RULE_RANDOM and not picked:
-                seen += votes[j + 1]
-                if target < seen:
-                    picked = True
-                    for c in range(n_classes):
-                        out[i, c] = scores[c]
-        if rule == RULE_VOTE or rule == RULE_AVERAGE:
-            for c in range(n_classes):
-                out[i, c] = out[i, c] / total if total > 0 else 0.0
-        elif rule == RULE_LAST or not picked:
-            for c in range(n_classes):
-                out[i, c] = scores[c]

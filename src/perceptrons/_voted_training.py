@@ -36,6 +36,9 @@ from perceptrons._voted_store import (
 
 __all__ = ["VotedEpochs", "VotedTraining", "describe"]
 
+# The bounds of batch_size="auto"'s blocks.
+_MIN_AUTO_BLOCK, _MAX_AUTO_BLOCK = 128, 1024
+
 
 class VotedTraining(IncrementalClassifier):
     """The voted perceptron's model and its training (see the module)."""
@@ -50,7 +53,7 @@ class VotedTraining(IncrementalClassifier):
     shuffle: bool
     fit_intercept: bool
     delta: float
-    batch_size: int
+    batch_size: int | str
     cache_size: float
     device: Any
 
@@ -130,9 +133,10 @@ class VotedTraining(IncrementalClassifier):
     def _backend(self, X: Any) -> tuple[Backend, Any]:
         """The backend of the kernel products (``device``, else ``X``'s namespace) and
         ``X`` on the host, where it is validated and the model is kept."""
-        backend = resolve_backend(self.device, X)
-        if backend.is_numpy:
-            return backend, X
+        if self.device is None:
+            backend = resolve_backend(None, X)
+            if backend.is_numpy:
+                return backend, X
         if self.kernel == "precomputed" or callable(self.kernel):
             raise ValueError(
                 f"{type(self).__name__}: device={self.device!r} computes the built-in "
@@ -145,7 +149,7 @@ class VotedTraining(IncrementalClassifier):
                 "on dense arrays (the array API has no sparse ones); train on sparse "
                 "input with device=None, or densify it."
             )
-        return backend, to_host(X)
+        return resolve_backend(self.device, X), to_host(X)
 
     def _gram(self, A, B, backend: Backend = NUMPY) -> Any:
         """Kernel matrix between the rows of A and B (B: support vectors or indices),
@@ -283,8 +287,10 @@ class VotedTraining(IncrementalClassifier):
         kernel = _voted.dual_block_native if self._native else _voted.dual_block_binary
         backend = call.backend
         mistakes = 0
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
+        start = 0
+        while start < len(order):
+            rows = order[start : start + self._block_size()]
+            start += len(rows)
             on_backend = backend.asarray(rows, "int64")
             block = backend.take_rows(call.data, on_backend)
             other = rows if self.kernel == "precomputed" else block
@@ -324,6 +330,16 @@ class VotedTraining(IncrementalClassifier):
             if progress is not None:
                 progress(len(rows))
         return mistakes
+
+    def _block_size(self) -> int:
+        """The next training block's size (see ``batch_size``): with ``"auto"``, an
+        eighth of the support set, so that the product within the block costs at most
+        about an eighth of the product against the support set, in blocks large
+        enough for BLAS."""
+        if self.batch_size != "auto":
+            return int(self.batch_size)
+        assert self._support is not None
+        return min(_MAX_AUTO_BLOCK, max(_MIN_AUTO_BLOCK, self._support.size // 8))
 
     def _primal_epoch(self, X, targets, order: np.ndarray, call: CallState, weights) -> int:
         """One epoch of the linear perceptron in the primal, logging its mistakes.

@@ -117,11 +117,15 @@ class VotedPerceptron(VotedTraining):
         The Δ trick (Freund & Schapire 1999): train as if each training example had its own extra
         feature of value ``delta``; it never enters prediction. Each ``partial_fit`` call
         treats its batch as new examples.
-    batch_size : int, default=512
-        Examples scored together by one kernel product during training. Any value gives
-        the same model, up to the rounding of the kernel sums (which can only matter for
-        an example whose score is an exact tie); it trades BLAS efficiency against
-        in-block work.
+    batch_size : int or "auto", default="auto"
+        Examples scored together by one kernel product during training. Each block
+        costs a product against the support set (``batch_size × n_support`` kernel
+        values) and one within the block (``batch_size²``): ``"auto"`` sizes each block
+        by the support set as it stands, an eighth of it, between 128 and 1024
+        examples. Any value gives the same model, up to the rounding of the kernel
+        sums (which can only matter for an example whose score is an exact tie: where
+        the arithmetic is exact, as on small integer features, the models are
+        identical).
     cache_size : float, default=256
         Megabytes for caching the kernel columns of support vectors over the training
         set between epochs of ``fit``; 0 disables the cache.
@@ -196,7 +200,7 @@ class VotedPerceptron(VotedTraining):
         "delta": rules.Rule(
             "a float in [0, 1e150]", lambda v: rules.real(0.0).accepts(v) and v <= 1e150
         ),
-        "batch_size": rules.integer(1),
+        "batch_size": rules.either(rules.one_of("auto"), rules.integer(1)),
         "cache_size": rules.real(0.0),
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
@@ -225,7 +229,7 @@ class VotedPerceptron(VotedTraining):
         shuffle: bool = True,
         fit_intercept: bool = True,
         delta: float = 0.0,
-        batch_size: int = 512,
+        batch_size: int | str = "auto",
         cache_size: float = 256,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,

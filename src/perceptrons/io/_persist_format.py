@@ -141,6 +141,10 @@ def params_to_json(estimator: Any) -> dict[str, Any]:
                 stacklevel=5,
             )
             value = None
+        if key == "device":
+            # Where the kernel products ran, not part of the model (kept on the host):
+            # a loaded model computes with NumPy until given a device of its machine.
+            value = None
         params[key] = to_json(value, f"parameter {key!r}")
     return params
 

@@ -115,7 +115,6 @@ def mnist_rows(ds, devices, batch_sizes, train_size, repeats) -> list[dict[str, 
                 # Untimed: compiles the kernels (and starts the device) on a few blocks.
                 warm = _devices.make_voted(device, **MNIST_PARAMS, batch_size=batch_size)
                 warm.fit(X_train[:600], y_train[:600])
-                model = None
 
                 def fit(device=device, batch_size=batch_size):
                     m = _devices.make_voted(device, **MNIST_PARAMS, batch_size=batch_size)

@@ -328,7 +328,7 @@ def errors_table(runs: list[dict[str, Any]]) -> list[str]:
     )
     published = (
         "F&S columns: Freund & Schapire (1999), Machine Learning 37(3):277-296, the MNIST "
-        "table (average, last, random: their unnormalized versions)."
+        "table (for average, last and random, the unnormalized versions, which ours are)."
     )
     if not PUBLISHED_ERRORS:
         published += (

@@ -7,10 +7,10 @@ Two measurements of ``VotedPerceptron`` with the kernel ``(1 + <x, x'>)^4``:
    ``random_state=0``; the other parameters at their defaults, as
    ``freund_schapire.py`` runs it): fit seconds, mistakes (``history_[0]["mistakes"]``),
    support vectors, seconds to predict the 10,000 test images (the vote), test error, for
-   each batch size (128, 512, 2048) and each backend given. The column "same as NumPy
-   batch 512" compares the update count and ``support_vectors_`` (``np.array_equal``
-   within a run; a SHA-256 of the array across runs, which is the same test for arrays of
-   one dtype and shape) with that reference row.
+   each batch size (128, 512, 2048, and the default "auto") and each backend given. The
+   column "same as NumPy batch 512" compares the update count and ``support_vectors_``
+   (``np.array_equal`` within a run; a SHA-256 of the array across runs, which is the
+   same test for arrays of one dtype and shape) with that reference row.
 2. **5,000 binary images, degree 4, one epoch, against the ``votedperceptron`` package
    (1.0.0, PyPI)**: the first 5,000 training images, labelled +1 for digits 0-4 and -1
    for digits 5-9. The package's polynomial kernel is ``(gamma <x, x'> + coef0)^d`` on
@@ -30,7 +30,7 @@ rows come from another machine): every row names its machine and backend.
 
 Usage::
 
-    python benchmarks/bench_kernel.py [--device cpu --device cuda] [--batch-sizes 128,512,2048]
+    python benchmarks/bench_kernel.py [--device cpu --device cuda] [--batch-sizes 128,512,2048,auto]
         [--train-size N] [--binary-size 5000] [--repeats 1] [--binary-repeats 3]
         [--machine-label "2-core VM"] [--json-out run.json] [--output benchmarks/RESULTS.md]
     python benchmarks/bench_kernel.py --from-json cpu.json gpu.json
@@ -57,7 +57,7 @@ import _report
 
 SECTION = "bench_kernel"
 SCRIPT = "bench_kernel"
-BATCH_SIZES = (128, 512, 2048)
+BATCH_SIZES = (128, 512, 2048, "auto")
 REFERENCE_BATCH = 512
 # The issue's targets.
 TARGET_FIT_SECONDS = 4.0  # MNIST 60k, degree 4, one epoch, on the 2-core machine
@@ -508,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_kernel: {tag}; {run['machine']}", flush=True)
         ds = _datasets.featurize_mnist()
         if not args.skip_mnist:
-            batch_sizes = [int(b) for b in args.batch_sizes.split(",") if b]
+            batch_sizes = [b if b == "auto" else int(b) for b in args.batch_sizes.split(",") if b]
             run["mnist"] = mnist_rows(ds, devices, batch_sizes, args.train_size, args.repeats)
         if args.binary_size:
             run["binary"] = binary_comparison(

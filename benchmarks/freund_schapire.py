@@ -22,7 +22,7 @@ Also compares VotedPerceptron (linear kernel) with AveragedPerceptron on 20 News
 Usage::
 
     python benchmarks/freund_schapire.py [--degrees 1,2,3,4,5,6] [--epochs 30]
-        [--train-size N] [--device cpu --device cuda] [--cache-size MB] [--batch-size 512]
+        [--train-size N] [--device cpu --device cuda] [--cache-size MB] [--batch-size auto]
         [--news-epochs 10] [--machine-label "2-core VM"] [--json-out run.json]
         [--output benchmarks/RESULTS.md]
     python benchmarks/freund_schapire.py --from-json cpu.json gpu.json
@@ -104,7 +104,7 @@ def run_mnist(
     train_size: int | None,
     device: str | None,
     cache_size: float,
-    batch_size: int,
+    batch_size: int | str,
 ) -> dict[str, Any]:
     ds = _mnist()
     X_train, y_train, X_test, y_test = ds.X_train, ds.y_train, ds.X_test, ds.y_test
@@ -568,7 +568,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help=f"MB of kernel cache (default {DEFAULT_CACHE_MB:g}, at most 40%% of available memory)",
     )
-    parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument(
+        "--batch-size",
+        type=lambda v: v if v == "auto" else int(v),
+        default="auto",
+        help="VotedPerceptron's batch_size (default: its own, auto)",
+    )
     parser.add_argument(
         "--one-process",
         action="store_true",

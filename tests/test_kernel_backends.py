@@ -250,3 +250,17 @@ def test_input_arrays_come_back_to_the_host_as_numpy():
     assert _gram.to_host(matrix) is matrix
     assert _gram.resolve_backend(None, X) is _gram.NUMPY
     assert _gram.resolve_backend(None, matrix) is _gram.NUMPY
+
+
+def test_the_cache_fills_in_chunks_without_changing_the_model(monkeypatch):
+    from perceptrons import _voted_training
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(-2, 3, size=(70, 4)).astype(np.float64)
+    y = rng.integers(0, 3, size=70)
+    params = {"kernel": "poly", "degree": 3, "gamma": 1.0, "max_epochs": 3, "random_state": 0}
+    reference = VotedPerceptron(cache_size=0, **params).fit(X, y)
+    monkeypatch.setattr(_voted_training, "_CACHE_CHUNK", 3)
+    chunked = VotedPerceptron(**params).fit(X, y)
+    _same_model(chunked, reference, X)
+    assert reference.support_vectors_.shape[0] > 3  # several chunks were filled

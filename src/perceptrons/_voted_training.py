@@ -38,6 +38,8 @@ __all__ = ["VotedEpochs", "VotedTraining", "describe"]
 
 # The bounds of batch_size="auto"'s blocks.
 _MIN_AUTO_BLOCK, _MAX_AUTO_BLOCK = 128, 1024
+# Support vectors whose kernel columns join the cache together.
+_CACHE_CHUNK = 1024
 
 
 class VotedTraining(IncrementalClassifier):
@@ -202,8 +204,9 @@ class VotedTraining(IncrementalClassifier):
         assert self._support is not None
         have = call.cache.size
         room = min(self._support.size - have, call.cache.room)
-        if room > 0:
-            new_support = self._support_on(call, have)[:room, :]
+        # In chunks of columns, so that the products in flight stay small beside the cache.
+        for first in range(have, have + max(0, room), _CACHE_CHUNK):
+            new_support = self._support_on(call, first)[: min(_CACHE_CHUNK, have + room - first), :]
             # Overflowing kernel values are refused where the epoch reads them.
             with np.errstate(over="ignore", invalid="ignore"):
                 call.cache.append(self._gram(call.data, new_support, call.backend))

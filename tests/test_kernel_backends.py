@@ -189,7 +189,7 @@ def test_prediction_threads_split_rows_without_changing_a_score(monkeypatch):
         for rule in RULES:
             model.set_params(prediction=rule)
             whole[rule] = np.stack(list(model.staged_decision_function(X_test)))
-        monkeypatch.setattr(voted, "_ROWS_PER_THREAD", 50)
+        monkeypatch.setattr(voted, "_STEPS_PER_THREAD", 1)
         monkeypatch.setattr(voted.os, "cpu_count", lambda: 5)
         for rule in RULES:
             model.set_params(prediction=rule)

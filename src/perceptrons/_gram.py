@@ -56,6 +56,13 @@ class Backend:
             return np.ascontiguousarray(array)
         return np.ascontiguousarray(to_host(array))
 
+    def all_finite(self, array: Any) -> bool:
+        """Whether every value of this backend's ``array`` is finite (checked where the
+        array is: one boolean travels)."""
+        if self.is_numpy:
+            return bool(np.isfinite(array).all())
+        return bool(self.xp.all(self.xp.isfinite(array)))
+
     def zeros(self, shape: tuple[int, ...]) -> Any:
         if self.is_numpy:
             return np.zeros(shape)

@@ -51,23 +51,30 @@ _RULES = {
 }
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
-# Rows per thread below which prediction's sequence pass stays in the calling thread.
-_ROWS_PER_THREAD = 256
+# Steps of the sequence pass (rows x updates) below which prediction stays in the
+# calling thread: about a millisecond of work, more than a thread's start costs.
+_STEPS_PER_THREAD = 2**20
 
 
-def _in_threads(score: Callable[[slice], None], n_rows: int) -> None:
-    """``score(rows)`` over ``range(n_rows)`` cut into one slice per core: the compiled
+def _in_threads(
+    score: Callable[[slice], None],
+    n_rows: int,
+    n_steps: int,
+    pool: ThreadPoolExecutor,
+    max_threads: int,
+) -> None:
+    """``score(rows)`` over ``range(n_rows)`` cut into one slice per thread of ``pool``
+    (up to ``max_threads``, fewer for little work: ``n_steps`` in all): the compiled
     passes release the GIL, and each row's scores are its own (the same whatever the
     cut)."""
-    n_threads = min(os.cpu_count() or 1, max(1, n_rows // _ROWS_PER_THREAD))
+    n_threads = min(max_threads, n_rows, max(1, n_steps // _STEPS_PER_THREAD))
     if n_threads == 1:
         score(slice(0, n_rows))
         return
     bounds = np.linspace(0, n_rows, n_threads + 1).astype(int)
-    with ThreadPoolExecutor(n_threads) as pool:
-        done = [pool.submit(score, slice(a, b)) for a, b in itertools.pairwise(bounds)]
-        for future in done:
-            future.result()
+    done = [pool.submit(score, slice(a, b)) for a, b in itertools.pairwise(bounds)]
+    for future in done:
+        future.result()
 
 
 class VotedPerceptron(VotedTraining):
@@ -531,21 +538,31 @@ class VotedPerceptron(VotedTraining):
         if not backend.is_numpy:
             support = backend.asarray(support)
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
-        for start in range(0, X.shape[0], rows_per_block):
-            stop = min(start + rows_per_block, X.shape[0])
-            with np.errstate(over="ignore", invalid="ignore"):  # checked next
-                block = X[start:stop] if backend.is_numpy else backend.asarray(X[start:stop])
-                gram = backend.to_numpy(self._gram(block, support, backend))
-            # Every rule reads these kernel values: one that overflowed makes each score
-            # of its row inf or NaN (and "vote" would turn NaN into a silent -1).
-            _validation.check_scores(gram, self, first_row=start)
+        n_updates = sum(sequence[0].shape[0] for sequence in sequences)
+        max_threads = os.cpu_count() or 1
+        with ThreadPoolExecutor(max_threads) as pool:
+            for start in range(0, X.shape[0], rows_per_block):
+                stop = min(start + rows_per_block, X.shape[0])
+                with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                    on_backend = (
+                        X[start:stop] if backend.is_numpy else backend.asarray(X[start:stop])
+                    )
+                    gram = self._gram(on_backend, support, backend)
+                # Every rule reads these kernel values: one that overflowed makes each
+                # score of its row inf or NaN (and "vote" would turn NaN into a silent
+                # -1). Checked where they are, before they travel.
+                finite = backend.all_finite(gram)
+                gram = backend.to_numpy(gram)
+                if not finite:
+                    _validation.check_scores(gram, self, first_row=start)
 
-            def score(rows: slice, gram: np.ndarray = gram, start: int = start) -> None:
-                self._score_rows(
-                    gram[rows], sequences, rule, bias_sq, draws, start + rows.start, out
-                )
+                def score(rows: slice, gram: np.ndarray = gram, start: int = start) -> None:
+                    self._score_rows(
+                        gram[rows], sequences, rule, bias_sq, draws, start + rows.start, out
+                    )
 
-            _in_threads(score, gram.shape[0])
+                n_steps = gram.shape[0] * n_updates
+                _in_threads(score, gram.shape[0], n_steps, pool, max_threads)
         return [stage[:, 0] if n_columns == 1 else stage for stage in out]
 
     def _score_rows(self, gram, sequences, rule, bias_sq, draws, first, out) -> None:

@@ -128,11 +128,11 @@ class VotedPerceptron(VotedTraining):
         Examples scored together by one kernel product during training. Each block
         costs a product against the support set (``batch_size × n_support`` kernel
         values) and one within the block (``batch_size²``): ``"auto"`` sizes each block
-        by the support set as it stands, an eighth of it, between 128 and 1024
-        examples. Any value gives the same model, up to the rounding of the kernel
-        sums (which can only matter for an example whose score is an exact tie: where
-        the arithmetic is exact, as on small integer features, the models are
-        identical).
+        by the support set as it stands, an eighth of it, between 128 (512 on a
+        ``device``) and 1024 examples. Any value gives the same model, up to the
+        rounding of the kernel sums (which can only matter for an example whose score
+        is an exact tie: where the arithmetic is exact, as on small integer features,
+        the models are identical).
     cache_size : float, default=256
         Megabytes for caching the kernel columns of support vectors over the training
         set between epochs of ``fit``; 0 disables the cache.

@@ -5,8 +5,9 @@ Training (:func:`dual_block_binary`, :func:`dual_block_native`) walks one block 
 examples in stream order. The caller has already computed, with one BLAS product, each
 block example's score under the model as it stood when the block began (``base``,
 shape ``(B, n_columns)``); the kernel adds the contributions of the updates made earlier
-*inside* the block from ``block_gram`` (``K(X_block, X_block)``) and the intercept, so the
-mistakes are exactly those of the textbook dual perceptron. Columns are independent binary
+*inside* the block from ``block_gram`` (``K(X_block, X_block)``, row ``t`` holding
+example ``t``'s kernel values, as ``base``'s rows are computed) and the intercept, so
+the mistakes are exactly those of the textbook dual perceptron. Columns are independent binary
 problems (one for binary, one per class for one-vs-rest); the native multiclass kernel
 has one column per class and predicts their argmax.
 
@@ -49,17 +50,24 @@ def dual_block_binary(
     n_block, n_columns = base.shape
     weighted = weights.shape[0] != 0
     active = np.empty(n_block, dtype=np.int64)
+    scores = np.empty(n_columns)
     n_active = 0
     n_updates = 0
     for t in range(n_block):
         if weighted and weights[t] == 0.0:
             continue  # as if the example were absent
+        # Each column's score adds the earlier updates in their order: one pass over
+        # them for every column, reading example t's row of kernel values.
+        for c in range(n_columns):
+            scores[c] = base[t, c] + bias[c]
+        for a in range(n_active):
+            p = active[a]
+            value = block_gram[t, p]
+            for c in range(n_columns):
+                scores[c] += coef[p, c] * value
         updated = False
         for c in range(n_columns):
-            score = base[t, c] + bias[c]
-            for a in range(n_active):
-                p = active[a]
-                score += coef[p, c] * block_gram[p, t]
+            score = scores[c]
             if slack.size > 0:
                 score += slack[examples[t], c]
             if not np.isfinite(score):
@@ -99,7 +107,7 @@ def dual_block_native(
             scores[c] = base[t, c] + bias[c]
         for a in range(n_active):
             p = active[a]
-            value = block_gram[p, t]
+            value = block_gram[t, p]
             for c in range(n_classes):
                 scores[c] += coef[p, c] * value
         if slack.size > 0:

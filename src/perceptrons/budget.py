@@ -127,7 +127,7 @@ class BudgetPerceptron(IncrementalClassifier):
     >>> model.support_vectors_.shape
     (100, 64)
     >>> round(model.score(X[1000:], y[1000:]), 3)
-    0.87
+    0.635
     """
 
     _rules: ClassVar[dict[str, rules.Rule]] = {

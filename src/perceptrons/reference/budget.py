@@ -80,6 +80,17 @@ __all__ = ["budgeted_pa", "forgetron", "projectron", "randomized_budget_perceptr
 Result = tuple[np.ndarray, np.ndarray, int]
 
 
+def _in_order(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix.T @ vector`` summed term by term in index order: ``0 + m_0 v_0 + m_1 v_1
+    + ...``. A model reached by projections or shrinking can score exactly zero in
+    exact arithmetic, and only a fixed order of the rounding makes two implementations
+    (this one and the compiled loop) call such a tie the same way."""
+    total = np.zeros(matrix.shape[1:])
+    for j in range(matrix.shape[0]):
+        total = total + matrix[j] * vector[j]
+    return total
+
+
 class _Model:
     """The support slots (example index per slot) and their coefficients."""
 
@@ -93,8 +104,8 @@ class _Model:
         self.coef = np.zeros((0, self.n_columns))
 
     def scores(self, t: int) -> np.ndarray:
-        """``f(x_t)``, one score per column."""
-        return self.coef.T @ self.K[self.slots, t] if self.slots else np.zeros(self.n_columns)
+        """``f(x_t)``, one score per column, summed over the slots in order."""
+        return _in_order(self.coef, self.K[self.slots, t])
 
     def predicted(self, scores: np.ndarray) -> int:
         """The predicted class (multiclass: the argmax, ties to the lowest index)."""
@@ -273,7 +284,7 @@ def forgetron(
             r = int(np.argmin(birth))  # r_t = min I_t
             f_prime = model.scores(model.slots[r]) + e * model.K[t, model.slots[r]]
             sigma = float(np.max(np.abs(model.coef[r])))
-            mu = float(model.coef[r] @ f_prime) / sigma  # y_r f'_t(x_r)
+            mu = float(_in_order(model.coef[r], f_prime)) / sigma  # y_r f'_t(x_r)
             phi = forgetron_phi(sigma, mu, Q, M)
             model.coef = model.coef * phi  # sigma_{i,t+1} = phi sigma_{i,t}, i in I'_t
             lam = sigma * phi
@@ -337,8 +348,8 @@ def projectron(
             mistakes += 1
             e = model.direction(t, scores)
             k_t = model.K[model.slots, t]
-            d = inverse @ k_t
-            delta = np.sqrt(max(model.K[t, t] - k_t @ d, 0.0))
+            d = _in_order(inverse.T, k_t)  # K_S^{-1} k_t
+            delta = np.sqrt(max(model.K[t, t] - float(_in_order(k_t, d)), 0.0))
             if delta <= eta or len(model.slots) == model.budget:
                 model.coef = model.coef + np.outer(d, e)  # the projected update
                 continue
@@ -430,7 +441,7 @@ def budgeted_pa(
                 continue
             k_st = model.K[model.slots, t]
             k_ss = model.K[model.slots, model.slots]
-            change = (model.coef**2).sum(axis=1) * (k_ss - k_st**2 / k_tt)
+            change = _in_order(model.coef.T**2, np.ones(model.n_columns)) * (k_ss - k_st**2 / k_tt)
             r = int(np.argmin(change))
             model.replace(r, t, model.coef[r] * k_st[r] / k_tt + tau * e)
     return model.result(mistakes)

@@ -5,14 +5,11 @@ value read from a file is checked before the compiled loop sees it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from perceptrons import _checked
-
-if TYPE_CHECKING:
-    from perceptrons.budget import BudgetPerceptron
 
 __all__ = ["BudgetCodec", "BudgetState"]
 
@@ -77,7 +74,8 @@ class BudgetState:
 class BudgetCodec:
     """The state of a :class:`~perceptrons.BudgetPerceptron` (see the module)."""
 
-    def __init__(self, estimator: BudgetPerceptron) -> None:
+    # The estimator is a perceptrons.budget.BudgetPerceptron, which imports this module.
+    def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
     def check_params(self) -> None:

@@ -40,7 +40,7 @@ RULE_RANDOM, RULE_FORGETRON, RULE_PROJECTRON, RULE_BPA = 0, 1, 2, 3
 @_jit
 def forgetron_phi(sigma, mu, Q, M):
     """The largest ``phi`` in (0, 1] with ``Psi(sigma phi, phi mu) + Q <= 15/32 M``
-    (as :func:`perceptrons.reference.budget.forgetron_phi`)."""
+    (as :func:`perceptrons.reference.budget._forgetron_phi`)."""
     a = sigma * sigma - 2.0 * sigma * mu
     b = 2.0 * sigma
     c = Q - 15.0 / 32.0 * M

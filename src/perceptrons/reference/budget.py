@@ -73,11 +73,18 @@ from perceptrons.reference._common import (
     _as_orders,
     epoch_orders,  # noqa: F401  (the doctests build their orders with it)
 )
-from perceptrons.reference.kernel import _as_gram
 
 __all__ = ["budgeted_pa", "forgetron", "projectron", "randomized_budget_perceptron"]
 
 Result = tuple[np.ndarray, np.ndarray, int]
+
+
+def _gram(K: np.ndarray, n_samples: int) -> np.ndarray:
+    """``K`` as the (n_samples, n_samples) float64 Gram matrix of the examples."""
+    K = np.asarray(K, dtype=np.float64)
+    if K.shape != (n_samples, n_samples):
+        raise ValueError(f"K must have shape {(n_samples, n_samples)}, got {K.shape}")
+    return K
 
 
 def _in_order(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -189,7 +196,7 @@ def randomized_budget_perceptron(
     >>> slots.tolist(), coef.ravel().tolist(), mistakes
     ([3], [-1.0], 4)
     """
-    model = _Model(_as_gram(K, len(y)), y, n_classes, budget)
+    model = _Model(_gram(K, len(y)), y, n_classes, budget)
     mistakes = 0
     for order, draws in zip(_as_orders(orders), uniforms, strict=True):
         for t, u in zip(order, draws, strict=True):
@@ -207,7 +214,7 @@ def randomized_budget_perceptron(
     return model.result(mistakes)
 
 
-def forgetron_phi(sigma: float, mu: float, Q: float, M: int) -> float:
+def _forgetron_phi(sigma: float, mu: float, Q: float, M: int) -> float:
     """The self-tuned Forgetron's shrinking coefficient (Dekel et al. 2008, Fig. 3).
 
     ``phi = max{phi in (0, 1] : Psi(sigma * phi, phi * mu) + Q <= 15/32 M}`` with
@@ -237,7 +244,7 @@ def forgetron(
     The paper's pseudocode: on a mistake, ``M <- M + 1`` and (1) ``x_t`` joins with
     ``sigma_t = 1``. If the support set now exceeds the budget: (2) ``r`` is the oldest
     support vector; ``phi`` is the largest value in (0, 1] with ``Psi(sigma_r phi,
-    y_r f''(x_r)) + Q <= 15/32 M`` (:func:`forgetron_phi`), where ``f'`` is the model
+    y_r f''(x_r)) + Q <= 15/32 M`` (:func:`_forgetron_phi`), where ``f'`` is the model
     after step (1) and ``f'' = phi f'``; every coefficient is multiplied by ``phi``;
     ``Q <- Q + Psi(sigma_r phi, y_r f''(x_r))``; (3) ``r`` is removed (``x_t`` takes its
     slot).
@@ -266,7 +273,7 @@ def forgetron(
     >>> slots.tolist(), mistakes
     ([2, 1], 4)
     """
-    model = _Model(_as_gram(K, len(y)), y, n_classes, budget)
+    model = _Model(_gram(K, len(y)), y, n_classes, budget)
     birth: list[int] = []  # when each slot's support vector joined: the oldest goes
     Q, M, clock = 0.0, 0, 0
     for order in _as_orders(orders):
@@ -285,7 +292,7 @@ def forgetron(
             f_prime = model.scores(model.slots[r]) + e * model.K[t, model.slots[r]]
             sigma = float(np.max(np.abs(model.coef[r])))
             mu = float(_in_order(model.coef[r], f_prime)) / sigma  # y_r f'_t(x_r)
-            phi = forgetron_phi(sigma, mu, Q, M)
+            phi = _forgetron_phi(sigma, mu, Q, M)
             model.coef = model.coef * phi  # sigma_{i,t+1} = phi sigma_{i,t}, i in I'_t
             lam = sigma * phi
             Q = Q + lam * lam + 2.0 * lam - 2.0 * lam * (phi * mu)  # Psi(lambda, y_r f''(x_r))
@@ -337,7 +344,7 @@ def projectron(
     >>> slots.tolist(), coef.ravel().tolist(), mistakes
     ([0, 1], [1.0, -1.0], 2)
     """
-    model = _Model(_as_gram(K, len(y)), y, n_classes, budget)
+    model = _Model(_gram(K, len(y)), y, n_classes, budget)
     inverse = np.zeros((0, 0))  # K_S^{-1}
     mistakes = 0
     for order in _as_orders(orders):
@@ -412,7 +419,7 @@ def budgeted_pa(
     >>> slots.tolist(), coef.ravel().round(3).tolist(), mistakes
     ([0, 1], [1.0, -1.0], 2)
     """
-    model = _Model(_as_gram(K, len(y)), y, n_classes, budget)
+    model = _Model(_gram(K, len(y)), y, n_classes, budget)
     mistakes = 0
     for order in _as_orders(orders):
         for t in order:

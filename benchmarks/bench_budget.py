@@ -65,8 +65,12 @@ def _run(config: dict, data: tuple, out) -> None:
     _reset_peak()
     start_rss = _rss_mb()
     if config["kind"] == "budget":
+        kernel = KERNEL
+        if config.get("scale"):
+            # The same kernel times scale**4: (s <x, x'> + s)^4 = s^4 (<x, x'> + 1)^4.
+            kernel = {**KERNEL, "gamma": config["scale"], "coef0": config["scale"]}
         model = BudgetPerceptron(
-            budget=config["budget"], removal=config["rule"], shuffle=False, **KERNEL
+            budget=config["budget"], removal=config["rule"], shuffle=False, **kernel
         )
     else:
         model = VotedPerceptron(
@@ -151,6 +155,17 @@ def main(argv: list[str] | None = None) -> int:
         for b in args.budgets.split(",")
         for rule in args.rules.split(",")
     ]
+    # The Forgetron's shrinking and BPA's unit margin assume K(x, x) <= 1 (the papers'
+    # setting); here K(x, x) = (||x||^2 + 1)^4 is up to ~1e10. The same kernel scaled
+    # by s^4, s = 1 / (1 + max ||x||^2), meets it (the perceptron's mistakes, the random
+    # rule's and the Projectron's, up to eta, do not depend on the scale).
+    scale = 1.0 / (1.0 + float(np.max(np.einsum("ij,ij->i", data[0], data[0]))))
+    configs += [
+        {"kind": "budget", "budget": int(b), "rule": rule, "scale": scale}
+        for b in args.budgets.split(",")[:1]
+        for rule in args.rules.split(",")
+        if rule in ("forgetron", "bpa")
+    ]
     if not args.no_unbudgeted:
         configs.append({"kind": "unbudgeted"})
     header = [
@@ -167,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         result = _in_child(config, data)
         if config["kind"] == "budget":
             names = [f"BudgetPerceptron(budget={config['budget']}, removal={config['rule']!r})"]
+            if config.get("scale"):
+                names = [f"{names[0]}, kernel scaled to K(x, x) <= 1"]
         else:
             names = [f'VotedPerceptron(prediction="{r}"), unbudgeted' for r in ("last", "vote")]
         for name, error in zip(names, result["errors"].values(), strict=True):

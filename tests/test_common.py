@@ -65,13 +65,13 @@ CONFIGURATIONS = [
     pytest.param(VotedPerceptron(prediction="last", delta=1.0), id="VotedPerceptron-last-delta"),
     pytest.param(VotedPerceptron(kernel="precomputed"), id="VotedPerceptron-precomputed"),
     # A budget the data reach, so that each rule acts (random: its own draws).
-    pytest.param(BudgetPerceptron(budget=5), id="BudgetPerceptron-random"),
+    pytest.param(BudgetPerceptron(budget=5, removal="random"), id="BudgetPerceptron-random"),
     pytest.param(
         BudgetPerceptron(budget=5, removal="forgetron", kernel="rbf"),
         id="BudgetPerceptron-rbf-forgetron",
     ),
     pytest.param(
-        BudgetPerceptron(budget=5, removal="projectron", degree=2, batch_size=4),
+        BudgetPerceptron(budget=5, degree=2, batch_size=4),
         id="BudgetPerceptron-projectron",
     ),
     pytest.param(BudgetPerceptron(budget=5, removal="bpa", C=0.5), id="BudgetPerceptron-bpa"),

@@ -58,16 +58,19 @@ class BudgetPerceptron(IncrementalClassifier):
     ----------
     budget : int, default=1000
         The most support vectors kept.
-    removal : {"random", "forgetron", "projectron", "bpa"}, default="random"
+    removal : {"projectron", "random", "forgetron", "bpa"}, default="projectron"
+        ``"projectron"``: the Projectron (Orabona et al. 2009), an update within
+        ``eta`` of the span of the support set, and every update once the budget is
+        full, is projected onto that span instead of adding a support vector.
         ``"random"``: the randomized budget perceptron (Cavallanti et al. 2007), a
         uniformly drawn support vector is discarded. ``"forgetron"``: the self-tuned
         Forgetron (Dekel et al. 2008), every coefficient shrinks, then the oldest
-        support vector is discarded. ``"projectron"``: the Projectron (Orabona et al.
-        2009), an update within ``eta`` of the span of the support set, and every
-        update once the budget is full, is projected onto that span instead of adding
-        a support vector. ``"bpa"``: BPA-S (Wang & Vucetic 2010), passive-aggressive
-        (PA-I) updates; the support vector whose removal (its coefficient projected
-        onto the new example) changes the model least is replaced.
+        support vector is discarded. ``"bpa"``: BPA-S (Wang & Vucetic 2010),
+        passive-aggressive (PA-I) updates; the support vector whose removal (its
+        coefficient projected onto the new example) changes the model least is
+        replaced. The default measured best at every budget on MNIST (the user guide's
+        table: 4.1% test error with 1,000 support vectors, against 4.2% for the
+        unbudgeted kernel perceptron's last model; the other rules 10-20%).
     eta : float, default=0.1
         The Projectron's projection threshold: the distance, in the kernel's feature
         space, from the span of the support set within which an update is projected.
@@ -127,7 +130,7 @@ class BudgetPerceptron(IncrementalClassifier):
     >>> model.support_vectors_.shape
     (100, 64)
     >>> round(model.score(X[1000:], y[1000:]), 3)
-    0.635
+    0.833
     """
 
     _rules: ClassVar[dict[str, rules.Rule]] = {
@@ -155,7 +158,7 @@ class BudgetPerceptron(IncrementalClassifier):
         self,
         *,
         budget: int = 1000,
-        removal: str = "random",
+        removal: str = "projectron",
         eta: float = 0.1,
         C: float = 1.0,
         kernel: str = "poly",

@@ -188,7 +188,7 @@ def budget_block(
             sigma = max(sigma, abs(coef[r, c]))
         for j in range(n):
             for c in range(n_columns):
-                f_prime[c] += coef[j, c] * gram[j, r]
+                f_prime[c] += coef[j, c] * gram[r, j]  # symmetric: read along a row
         mu = 0.0
         for c in range(n_columns):
             f_prime[c] += e[c] * kt[r]

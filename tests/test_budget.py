@@ -223,6 +223,13 @@ def test_a_budget_too_large_for_memory_is_refused_before_allocation():
         BudgetPerceptron(budget=10**6).fit(X, [0, 1, 0, 1, 0])
 
 
+def test_a_model_file_with_a_budget_too_large_for_memory_is_refused():
+    model, arrays, values = _state()
+    model.budget = 10**12  # as a file's parameters may say
+    with pytest.raises(MemoryBudgetError, match="support slots"):
+        model._engine().import_state(arrays, values)
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
@@ -257,6 +264,16 @@ def test_the_projectron_projects_within_eta():
         for eta in (0.0, 3.0)
     ]
     assert sizes[0] > sizes[1] > 0
+
+
+@pytest.mark.parametrize("removal", REMOVALS)
+def test_kernel_values_that_overflow_leave_the_model_unfitted(removal):
+    X, y, _ = _fixed_problem(2)
+    model = BudgetPerceptron(removal=removal, degree=4, gamma=1.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        model.fit(X * 1e80, y)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
 
 
 def test_an_unfitted_model_refuses_to_predict():

@@ -141,6 +141,8 @@ class BudgetCodec:
         if np.unique(arrays["birth"]).size != n:
             raise ValueError("two support slots with the same birth")
         n_columns = arrays["coef"].shape[1]
+        # The budget comes from the file too: its slots are checked before allocation.
+        estimator._check_slot_memory(estimator.n_features_in_, n_columns)
         state = BudgetState.empty(
             int(estimator.budget), estimator.n_features_in_, n_columns, estimator.removal, gamma
         )

@@ -245,20 +245,21 @@ class BudgetPerceptron(IncrementalClassifier):
     def _start(self, X: Any) -> None:
         """Empty support slots for ``budget`` vectors, their memory checked first."""
         n_columns = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        self._check_slot_memory(X.shape[1], n_columns)
+        gamma = resolve_gamma(self.gamma, self.kernel, X)
+        self._state = BudgetState.empty(self.budget, X.shape[1], n_columns, self.removal, gamma)
+
+    def _check_slot_memory(self, n_features: int, n_columns: int) -> None:
+        """Refuse, before any is allocated, slots that would not fit in memory: the
+        support vectors (dense), their coefficients and bookkeeping, and the rule's
+        ``budget x budget`` matrix (Forgetron, Projectron)."""
         square = self.budget**2 if self.removal in ("forgetron", "projectron") else 0
-        n_bytes = 8 * (self.budget * (X.shape[1] + n_columns + 3) + square)
+        n_bytes = 8 * (self.budget * (n_features + n_columns + 3) + square)
         check_allocation(
             n_bytes,
-            f"{type(self).__name__}'s support slots ({self.budget:,} x {X.shape[1]:,} "
+            f"{type(self).__name__}'s support slots ({self.budget:,} x {n_features:,} "
             "features, stored dense)",
             "to lower it, use a smaller budget or fewer features",
-        )
-        self._state = BudgetState.empty(
-            self.budget,
-            X.shape[1],
-            n_columns,
-            self.removal,
-            resolve_gamma(self.gamma, self.kernel, X),
         )
 
     def _kernel(self, A: Any, B: Any) -> np.ndarray:

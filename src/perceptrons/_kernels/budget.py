@@ -193,7 +193,7 @@ def budget_block(
         for c in range(n_columns):
             f_prime[c] += e[c] * kt[r]
             mu += coef[r, c] * f_prime[c]
-        mu = mu / sigma
+        mu = mu / sigma if sigma > 0.0 else 0.0  # a slot shrunk to nothing (phi = 0)
         phi = forgetron_phi(sigma, mu, totals[0], counters[2])
         for j in range(n):
             for c in range(n_columns):

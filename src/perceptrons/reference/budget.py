@@ -291,7 +291,8 @@ def forgetron(
             r = int(np.argmin(birth))  # r_t = min I_t
             f_prime = model.scores(model.slots[r]) + e * model.K[t, model.slots[r]]
             sigma = float(np.max(np.abs(model.coef[r])))
-            mu = float(_in_order(model.coef[r], f_prime)) / sigma  # y_r f'_t(x_r)
+            # y_r f'_t(x_r); 0 for a support vector shrunk to nothing (phi = 0)
+            mu = float(_in_order(model.coef[r], f_prime)) / sigma if sigma > 0 else 0.0
             phi = _forgetron_phi(sigma, mu, Q, M)
             model.coef = model.coef * phi  # sigma_{i,t+1} = phi sigma_{i,t}, i in I'_t
             lam = sigma * phi

@@ -223,6 +223,30 @@ def test_a_budget_too_large_for_memory_is_refused_before_allocation():
         BudgetPerceptron(budget=10**6).fit(X, [0, 1, 0, 1, 0])
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"removal": "forgetron"},
+        {"budget": 9},
+        {"kernel": "rbf"},
+        {"degree": 3},
+        {"gamma": 0.5},
+        {"coef0": 0.0},
+    ],
+)
+def test_partial_fit_refuses_slots_built_for_other_parameters(change):
+    """The rule's matrices are sized, and the kernel values they hold computed, for the
+    parameters of the first call: another removal would read a matrix it has not."""
+    X, y, _ = _fixed_problem(2)
+    model = BudgetPerceptron(budget=4, removal="projectron", **EXACT).fit(X, y)
+    before = model.dual_coef_
+    with pytest.raises(ValueError, match=f"{next(iter(change))}=.* changed .* call fit"):
+        model.set_params(**change).partial_fit(X, y)
+    assert_array_equal(model.dual_coef_, before)
+    model.fit(X, y)  # a new fit builds new slots
+    model.set_params(eta=1.0, C=2.0, batch_size=3).partial_fit(X, y)  # these may change
+
+
 def test_a_model_file_with_a_budget_too_large_for_memory_is_refused():
     model, arrays, values = _state()
     model.budget = 10**12  # as a file's parameters may say

@@ -4,7 +4,7 @@ value read from a file is checked before the compiled loop sees it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,8 @@ class BudgetState:
     counters: np.ndarray
     totals: np.ndarray
     gamma: float
+    # The estimator's parameters the slots were built for (its SLOT_PARAMETERS).
+    parameters: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def empty(
@@ -156,4 +158,5 @@ class BudgetCodec:
             state.inverse[:n, :n] = arrays["inverse"]
         state.counters[:] = (n, clock, mistakes)
         state.totals[0] = damage
+        state.parameters = estimator._slot_parameters()
         estimator._state = state

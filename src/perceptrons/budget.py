@@ -41,6 +41,8 @@ RULES = {
     "projectron": _budget.RULE_PROJECTRON,
     "bpa": _budget.RULE_BPA,
 }
+# What the support slots are built for: changing one needs a new fit.
+SLOT_PARAMETERS = ("budget", "removal", "kernel", "degree", "gamma", "coef0")
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
 
@@ -237,6 +239,8 @@ class BudgetPerceptron(IncrementalClassifier):
             self._start(data)
             self.random_state_ = check_random_state(self.random_state)
             self.history_ = []
+        else:
+            self._check_same_slots()
         codes = _validation.encode(self.classes_, labels, self)
         for _ in self._run_epochs(_BudgetEpochs(self, data, codes), 1):
             pass
@@ -248,6 +252,26 @@ class BudgetPerceptron(IncrementalClassifier):
         self._check_slot_memory(X.shape[1], n_columns)
         gamma = resolve_gamma(self.gamma, self.kernel, X)
         self._state = BudgetState.empty(self.budget, X.shape[1], n_columns, self.removal, gamma)
+        self._state.parameters = self._slot_parameters()
+
+    def _slot_parameters(self) -> dict[str, Any]:
+        """The parameters the slots were built for: the rule's matrices are sized by
+        them and the kernel values they cache computed with them."""
+        return {name: getattr(self, name) for name in SLOT_PARAMETERS}
+
+    def _check_same_slots(self) -> None:
+        """Refuse to go on training slots built for other parameters."""
+        assert self._state is not None
+        changed = [
+            f"{name}={value!r} (was {self._state.parameters[name]!r})"
+            for name, value in self._slot_parameters().items()
+            if value != self._state.parameters[name]
+        ]
+        if changed:
+            raise ValueError(
+                f"{type(self).__name__}: {', '.join(changed)} changed since the support "
+                "slots were built; call fit to start again."
+            )
 
     def _check_slot_memory(self, n_features: int, n_columns: int) -> None:
         """Refuse, before any is allocated, slots that would not fit in memory: the

@@ -70,7 +70,11 @@ def _run(config: dict, data: tuple, out) -> None:
             # The same kernel times scale**4: (s <x, x'> + s)^4 = s^4 (<x, x'> + 1)^4.
             kernel = {**KERNEL, "gamma": config["scale"], "coef0": config["scale"]}
         model = BudgetPerceptron(
-            budget=config["budget"], removal=config["rule"], shuffle=False, **kernel
+            budget=config["budget"],
+            removal=config["rule"],
+            shuffle=False,
+            random_state=0,
+            **kernel,
         )
     else:
         model = VotedPerceptron(

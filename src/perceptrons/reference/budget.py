@@ -323,7 +323,9 @@ def projectron(
     held to ``budget``, a full support set makes every update a projected one (as if
     ``eta`` were infinite), so that no support vector is ever removed. Multiclass: the
     update ``e phi(x_t)`` is projected the same way, coefficient ``j`` gaining
-    ``d*_j e``. ``delta_t^2`` below 0 by rounding counts as 0.
+    ``d*_j e``. ``delta_t^2`` below 0 by rounding counts as 0. ``eta`` bounds the
+    distance ``delta_t``; Orabona's DOGMA toolbox compares ``delta_t^2`` with its
+    ``eta`` instead, which is this rule with ``eta`` squared.
 
     Parameters
     ----------

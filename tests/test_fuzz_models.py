@@ -4,8 +4,9 @@ at all.
 Valid files of every estimator (the linear family with each update rule, logistic
 regression, both naive Bayes, the voted perceptron with each kind of support set, the
 budgeted kernel perceptron with each removal rule, a text pipeline) are mutated --
-array shapes, dtypes and values, metadata fields, zip members -- and sealed again with a correct checksum (anyone can recompute it). ``load`` must then
-raise a one-line ``ValueError`` (or an ``OSError``), or return a model whose ``predict``,
+array shapes, dtypes and values, metadata fields, zip members -- and sealed again with
+a correct checksum (anyone can recompute it). ``load`` must then raise a one-line
+``ValueError`` (or an ``OSError``), or return a model whose ``predict``,
 ``decision_function`` and ``partial_fit`` run on matching data, giving any result or a
 ``ValueError``: never another exception, never a crash.
 

@@ -12,7 +12,7 @@ from perceptrons import BudgetPerceptron, MemoryBudgetError, VotedPerceptron, lo
 from perceptrons._voted_training import kernel_block
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
-REMOVALS = ["random", "forgetron", "projectron", "bpa"]
+REMOVALS = ["random", "forgetron", "projectron", "bpa", "bpa-nn"]
 # Exact arithmetic: features are multiples of 0.5 and the kernel (gamma <x, x'> + 1)^2
 # with gamma = 1, so every kernel value (a multiple of 1/16) and every sum of them is
 # an exact float, whichever block computed it.
@@ -42,7 +42,9 @@ def _oracle(removal, K, y, k, orders, uniforms, budget, **constants):
         return reference.forgetron(K, labels, orders, budget, n_classes=n_classes)
     if removal == "projectron":
         return reference.projectron(K, labels, orders, budget, constants["eta"], n_classes)
-    return reference.budgeted_pa(K, labels, orders, budget, constants["C"], n_classes)
+    return reference.budgeted_pa(
+        K, labels, orders, budget, constants["C"], n_classes, nearest_neighbour=removal == "bpa-nn"
+    )
 
 
 def _orders_and_uniforms(n, epochs, seed, removal):
@@ -152,6 +154,23 @@ def test_a_saved_model_predicts_the_same_and_continues_exactly(tmp_path, removal
     assert_array_equal(loaded.support_vectors_, model.support_vectors_)
     assert_array_equal(loaded.dual_coef_, model.dual_coef_)
     assert loaded.history_ == model.history_
+
+
+def test_bpa_nn_keeps_each_slots_nearest_neighbour():
+    """The nearest other slot of every slot, kept up to date as slots are replaced,
+    is the one a search from scratch finds (ties to the lowest slot); a loaded model
+    finds it again."""
+    X, y, _ = _fixed_problem(3, n=120)
+    model = BudgetPerceptron(budget=9, removal="bpa-nn", random_state=3, **EXACT).fit(X, y)
+    support = model.support_vectors_
+    K = kernel_block("poly", support, support, degree=2, gamma=1.0, coef0=1.0)
+    distance = np.diag(K)[:, None] + np.diag(K)[None, :] - 2.0 * K
+    np.fill_diagonal(distance, np.inf)
+    assert_array_equal(model._state.nearest[:9], np.argmin(distance, axis=1))
+    loaded = BudgetPerceptron(**model.get_params())
+    loaded.classes_, loaded.n_features_in_ = model.classes_, model.n_features_in_
+    loaded._engine().import_state(*model._engine().export_state())
+    assert_array_equal(loaded._state.nearest, model._state.nearest)
 
 
 def _state(removal="forgetron"):

@@ -75,6 +75,7 @@ CONFIGURATIONS = [
         id="BudgetPerceptron-projectron",
     ),
     pytest.param(BudgetPerceptron(budget=5, removal="bpa", C=0.5), id="BudgetPerceptron-bpa"),
+    pytest.param(BudgetPerceptron(budget=5, removal="bpa-nn"), id="BudgetPerceptron-bpa-nn"),
     pytest.param(LogisticRegressionSGD(), id="LogisticRegressionSGD"),
     pytest.param(
         LogisticRegressionSGD(average=True, l2=0.01), id="LogisticRegressionSGD-average-l2"
@@ -295,7 +296,7 @@ def _expected_failed_checks(estimator):
         VotedPerceptron(kernel="rbf", multiclass="ovr", prediction="random", random_state=0),
         VotedPerceptron(kernel="precomputed", prediction="average"),
         BudgetPerceptron(budget=10, removal="forgetron"),
-        BudgetPerceptron(budget=10, removal="bpa", kernel="rbf"),
+        BudgetPerceptron(budget=10, removal="bpa-nn", kernel="rbf"),
         LogisticRegressionSGD(average=True, l2=0.01),
         MultinomialNaiveBayes(),
         BernoulliNaiveBayes(),

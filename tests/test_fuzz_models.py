@@ -97,6 +97,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
             y3,
         ),
         "budget-bpa": (BudgetPerceptron(budget=5, removal="bpa"), X, y3),
+        "budget-bpa-nn": (BudgetPerceptron(budget=5, removal="bpa-nn"), X, y2),
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from perceptrons import _checked
+from perceptrons._kernels.budget import nearest_neighbours
 
 __all__ = ["BudgetCodec", "BudgetState"]
 
@@ -20,10 +21,12 @@ class BudgetState:
 
     ``support`` (budget x n_features), ``coef`` (budget x n_columns), ``norms``
     (each slot's kernel with itself), ``birth`` (when it joined), ``source`` (-1, or
-    the block position of a vector not yet copied in), ``gram`` (the Forgetron's Gram
-    matrix of the support set, else 0 x 0), ``inverse`` (the Projectron's inverse Gram
-    matrix, else 0 x 0), ``counters`` ``[n_occupied, clock, mistakes]``, ``totals``
-    ``[Q]`` (see :mod:`perceptrons._kernels.budget`) and the resolved ``gamma``.
+    the block position of a vector not yet copied in), ``gram`` (the Gram matrix of
+    the support set for the Forgetron and BPA-NN, else 0 x 0), ``inverse`` (the
+    Projectron's inverse Gram matrix, else 0 x 0), ``nearest`` and
+    ``nearest_distance`` (BPA-NN's nearest other slot of each slot, and how far),
+    ``counters`` ``[n_occupied, clock, mistakes]``, ``totals`` ``[Q]`` (see
+    :mod:`perceptrons._kernels.budget`) and the resolved ``gamma``.
     """
 
     support: np.ndarray
@@ -33,6 +36,8 @@ class BudgetState:
     source: np.ndarray
     gram: np.ndarray
     inverse: np.ndarray
+    nearest: np.ndarray
+    nearest_distance: np.ndarray
     counters: np.ndarray
     totals: np.ndarray
     gamma: float
@@ -52,8 +57,10 @@ class BudgetState:
             norms=np.zeros(budget),
             birth=np.zeros(budget, dtype=np.int64),
             source=np.full(budget, -1, dtype=np.int64),
-            gram=square(removal == "forgetron"),
+            gram=square(removal in ("forgetron", "bpa-nn")),
             inverse=square(removal == "projectron"),
+            nearest=np.full(budget, -1, dtype=np.int64),
+            nearest_distance=np.full(budget, np.inf),
             counters=np.zeros(3, dtype=np.int64),
             totals=np.zeros(1),
             gamma=gamma,
@@ -122,7 +129,7 @@ class BudgetCodec:
             "norms": _checked.floats(slots),
             "birth": _checked.Spec(_checked.INT64, (slots,), low=1, high=clock + 1),
         }
-        if estimator.removal == "forgetron":
+        if estimator.removal in ("forgetron", "bpa-nn"):
             specs["gram"] = _checked.floats(slots, slots)
         if estimator.removal == "projectron":
             specs["inverse"] = _checked.floats(slots, slots)
@@ -156,6 +163,8 @@ class BudgetCodec:
             state.gram[:n, :n] = arrays["gram"]
         if "inverse" in arrays:
             state.inverse[:n, :n] = arrays["inverse"]
+        if estimator.removal == "bpa-nn":  # derived from the Gram matrix, not stored
+            nearest_neighbours(n, state.norms, state.gram, state.nearest, state.nearest_distance)
         state.counters[:] = (n, clock, mistakes)
         state.totals[0] = damage
         state.parameters = estimator._slot_parameters()

@@ -21,7 +21,10 @@ block (random removal), drawn by the caller.
 
 The rules (see the oracles for the papers): ``RULE_RANDOM``, the randomized budget
 perceptron; ``RULE_FORGETRON``, the self-tuned Forgetron; ``RULE_PROJECTRON``, the
-Projectron, projecting every update once the budget is full; ``RULE_BPA``, BPA-S.
+Projectron, projecting every update once the budget is full; ``RULE_BPA``, BPA-S;
+``RULE_BPA_NN``, BPA-NN, which also keeps each slot's nearest neighbour in the kernel's
+feature space (``nearest``, ``nearest_distance``: the closest other occupied slot, ties
+to the lowest, kept up to date as slots change).
 The kernel returns the block's prediction mistakes, or ``NON_FINITE_SCORE`` at the
 first non-finite score.
 """
@@ -34,7 +37,7 @@ from perceptrons._kernels.perceptron import argmax_lowest, best_other
 
 _jit = cached_njit(nogil=True)
 
-RULE_RANDOM, RULE_FORGETRON, RULE_PROJECTRON, RULE_BPA = 0, 1, 2, 3
+RULE_RANDOM, RULE_FORGETRON, RULE_PROJECTRON, RULE_BPA, RULE_BPA_NN = 0, 1, 2, 3, 4
 
 
 @_jit
@@ -66,9 +69,52 @@ def _place(slot, t, n, e, kt, ktt, clock, coef, source, norms, gram, birth):
 
 
 @_jit
+def _distance(a, b, norms, gram):
+    """Squared feature-space distance between the vectors of slots a and b."""
+    return norms[a] + norms[b] - 2.0 * gram[a, b]
+
+
+@_jit
+def _nearest_of(j, n, norms, gram, nearest, nearest_distance):
+    """Slot j's nearest other slot among 0 .. n - 1 (ties to the lowest; -1: none)."""
+    best, least = -1, np.inf
+    for k in range(n):
+        if k != j:
+            d = _distance(j, k, norms, gram)
+            if d < least:
+                best, least = k, d
+    nearest[j] = best
+    nearest_distance[j] = least
+
+
+@_jit
+def nearest_neighbours(n, norms, gram, nearest, nearest_distance):
+    """Every occupied slot's nearest other slot, from scratch (a loaded model)."""
+    for j in range(n):
+        _nearest_of(j, n, norms, gram, nearest, nearest_distance)
+
+
+@_jit
+def _refresh_nearest(p, n, norms, gram, nearest, nearest_distance):
+    """Slot p holds a new vector: its own nearest slot, and the slots it is now
+    nearest to, or that had the old vector of p as theirs (searched again)."""
+    for j in range(n):
+        if j == p:
+            continue
+        if nearest[j] == p:
+            _nearest_of(j, n, norms, gram, nearest, nearest_distance)
+            continue
+        d = _distance(j, p, norms, gram)
+        if d < nearest_distance[j] or (d == nearest_distance[j] and p < nearest[j]):
+            nearest[j] = p
+            nearest_distance[j] = d
+    _nearest_of(p, n, norms, gram, nearest, nearest_distance)
+
+
+@_jit
 def budget_block(
     rule, cross, block_gram, codes, uniforms, coef, source, norms, gram, inverse, birth,
-    counters, totals, eta, C,
+    nearest, nearest_distance, counters, totals, eta, C,
 ):  # fmt: skip
     n_block = block_gram.shape[0]
     budget, n_columns = coef.shape
@@ -102,7 +148,7 @@ def budget_block(
             counters[2] += 1
         for c in range(n_columns):
             e[c] = 0.0
-        if rule == RULE_BPA:
+        if rule == RULE_BPA or rule == RULE_BPA_NN:
             # PA-I's step on a positive hinge loss, mistake or not.
             if multiclass:
                 other = best_other(scores, gold)
@@ -121,21 +167,48 @@ def budget_block(
             if n < budget:
                 _place(n, t, n, e, kt, ktt, clock, coef, source, norms, gram, birth)
                 counters[0] = n + 1
+                if rule == RULE_BPA_NN:
+                    _refresh_nearest(n, n + 1, norms, gram, nearest, nearest_distance)
                 continue
-            # BPA-S: remove the slot whose coefficient, projected onto x_t, changes the
-            # model least; x_t takes its slot.
+            # Remove the slot whose coefficient, projected onto x_t (BPA-S), or onto x_t
+            # and its nearest neighbour (BPA-NN), changes the model least; x_t takes
+            # its slot.
             r = 0
             least = np.inf
+            keep_t, keep_n, onto_nearest = 0.0, 0.0, False
             for j in range(n):
                 size = 0.0
                 for c in range(n_columns):
                     size += coef[j, c] ** 2
-                change = size * (norms[j] - kt[j] ** 2 / ktt)
+                g_t = kt[j]
+                p_t, p_n, pair = g_t / ktt, 0.0, False
+                residual = norms[j] - kt[j] ** 2 / ktt
+                if rule == RULE_BPA_NN and nearest[j] >= 0:
+                    m = nearest[j]
+                    g_n = gram[j, m]
+                    det = ktt * norms[m] - kt[m] * kt[m]
+                    if det > 0.0:
+                        p_t = (norms[m] * g_t - kt[m] * g_n) / det
+                        p_n = (ktt * g_n - kt[m] * g_t) / det
+                        residual = norms[j] - (g_t * p_t + g_n * p_n)
+                        pair = True
+                change = size * residual
                 if change < least:
                     least, r = change, j
-            for c in range(n_columns):
-                e[c] = coef[r, c] * kt[r] / ktt + e[c]
+                    keep_t, keep_n, onto_nearest = p_t, p_n, pair
+            if rule == RULE_BPA:
+                for c in range(n_columns):
+                    e[c] = coef[r, c] * kt[r] / ktt + e[c]
+            else:
+                if onto_nearest:
+                    m = nearest[r]
+                    for c in range(n_columns):
+                        coef[m, c] = coef[m, c] + coef[r, c] * keep_n
+                for c in range(n_columns):
+                    e[c] = coef[r, c] * keep_t + e[c]
             _place(r, t, n, e, kt, ktt, clock, coef, source, norms, gram, birth)
+            if rule == RULE_BPA_NN:
+                _refresh_nearest(r, n, norms, gram, nearest, nearest_distance)
             continue
         if not mistake:
             continue

@@ -18,10 +18,10 @@ paper's pseudocode, on a precomputed Gram matrix ``K`` of the training examples:
     is added and the inverse Gram matrix of the support set grows by the block-inverse
     formula.
 ``budgeted_pa``
-    Wang & Vucetic (2010), BPA-S: the passive-aggressive PA-I update (Crammer et al.
-    2006); with a full support set, the new example replaces the support vector whose
-    removal, with its coefficient projected onto the new example, changes the model
-    least.
+    Wang & Vucetic (2010), BPA-S and BPA-NN: the passive-aggressive PA-I update
+    (Crammer et al. 2006); with a full support set, the new example replaces the
+    support vector whose removal, with its coefficient projected onto the new example
+    (and, BPA-NN, onto its nearest neighbour), changes the model least.
 
 Support slots
 -------------
@@ -379,6 +379,7 @@ def budgeted_pa(
     budget: int,
     C: float,
     n_classes: int | None = None,
+    nearest_neighbour: bool = False,
 ) -> Result:
     """The budgeted passive-aggressive algorithm BPA-S (Wang & Vucetic 2010).
 
@@ -401,6 +402,17 @@ def budgeted_pa(
     example with ``K(x_t, x_t) = 0`` cannot change its own score and is skipped.
     ``mistakes`` counts prediction mistakes, as for the other rules (updates happen on
     every positive loss).
+
+    BPA-NN (``nearest_neighbour=True``) projects ``alpha_r`` onto the span of ``x_t``
+    and ``x_n``, the nearest other support vector to ``x_r`` in the kernel's feature
+    space (``K(x_r, x_r) + K(x_j, x_j) - 2 K(x_r, x_j)`` least, ties to the lowest
+    slot): ``(p_t, p_n) = G^{-1} (K(x_r, x_t), K(x_r, x_n))`` with ``G`` the Gram
+    matrix of ``x_t, x_n``; ``x_n``'s coefficient gains ``alpha_r p_n``, ``x_t``'s is
+    ``alpha_r p_t + y_t tau_t`` (the step along ``x_t``, the least change that gains
+    the margin, is PA-I's as before) and the criterion is ``||alpha_r||^2 (K(x_r, x_r)
+    - (K(x_r, x_t) p_t + K(x_r, x_n) p_n))``. Without a neighbour (one support vector)
+    or with ``det G <= 0`` (``x_n`` and ``x_t`` parallel), it projects onto ``x_t``
+    alone, as BPA-S.
 
     Parameters
     ----------
@@ -451,7 +463,43 @@ def budgeted_pa(
                 continue
             k_st = model.K[model.slots, t]
             k_ss = model.K[model.slots, model.slots]
-            change = _in_order(model.coef.T**2, np.ones(model.n_columns)) * (k_ss - k_st**2 / k_tt)
-            r = int(np.argmin(change))
-            model.replace(r, t, model.coef[r] * k_st[r] / k_tt + tau * e)
+            sizes = _in_order(model.coef.T**2, np.ones(model.n_columns))
+            if not nearest_neighbour:  # BPA-S
+                change = sizes * (k_ss - k_st**2 / k_tt)
+                r = int(np.argmin(change))
+                model.replace(r, t, model.coef[r] * k_st[r] / k_tt + tau * e)
+                continue
+            r, n, p_t, p_n = _bpa_nn_removal(model, t, k_st, k_ss, k_tt, sizes)
+            if n is not None:
+                model.coef[n] = model.coef[n] + model.coef[r] * p_n
+            model.replace(r, t, model.coef[r] * p_t + tau * e)
     return model.result(mistakes)
+
+
+def _bpa_nn_removal(
+    model: _Model, t: int, k_st: np.ndarray, k_ss: np.ndarray, k_tt: float, sizes: np.ndarray
+) -> tuple[int, int | None, float, float]:
+    """BPA-NN's choice: the slot ``r`` to remove, the slot ``n`` of its nearest neighbour
+    that takes part of it (None: projected onto ``x_t`` alone) and the projection
+    ``(p_t, p_n)``, for the least ``||alpha_r||^2`` times the projection's residual."""
+    S = model.slots
+    best: tuple[float, int, int | None, float, float] | None = None
+    for r in range(len(S)):
+        n, p_t, p_n = None, k_st[r] / k_tt, 0.0
+        residual = k_ss[r] - k_st[r] ** 2 / k_tt
+        others = [j for j in range(len(S)) if j != r]
+        if others:
+            distances = [k_ss[r] + k_ss[j] - 2.0 * model.K[S[r], S[j]] for j in others]
+            m = others[int(np.argmin(distances))]  # ties to the lowest slot
+            g_t, g_n, k_tn = k_st[r], model.K[S[r], S[m]], k_st[m]
+            det = k_tt * k_ss[m] - k_tn * k_tn
+            if det > 0.0:
+                n = m
+                p_t = (k_ss[m] * g_t - k_tn * g_n) / det
+                p_n = (k_tt * g_n - k_tn * g_t) / det
+                residual = k_ss[r] - (g_t * p_t + g_n * p_n)
+        change = sizes[r] * residual
+        if best is None or change < best[0]:
+            best = (change, r, n, p_t, p_n)
+    assert best is not None
+    return best[1:]

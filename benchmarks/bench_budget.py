@@ -40,7 +40,7 @@ from _datasets import featurize_mnist
 SECTION = "bench_budget"
 CHUNK = 10_000
 KERNEL = {"kernel": "poly", "degree": 4, "gamma": 1.0, "coef0": 1.0}
-RULES = ("random", "forgetron", "projectron", "bpa")
+RULES = ("random", "forgetron", "projectron", "bpa", "bpa-nn")
 
 
 def _rss_mb(field: str = "VmRSS") -> float:
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         {"kind": "budget", "budget": int(b), "rule": rule, "scale": scale}
         for b in args.budgets.split(",")[:1]
         for rule in args.rules.split(",")
-        if rule in ("forgetron", "bpa")
+        if rule in ("forgetron", "bpa", "bpa-nn")
     ]
     if not args.no_unbudgeted:
         configs.append({"kind": "unbudgeted"})

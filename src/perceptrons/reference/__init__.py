@@ -18,7 +18,7 @@ comes from. One module per family:
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget: the randomized budget perceptron, the
-                Forgetron, the Projectron and the budgeted passive-aggressive BPA-S
+                Forgetron, the Projectron and the budgeted passive-aggressive BPA
 
 Every public name is importable from here: ``from perceptrons import reference;
 reference.voted_perceptron(...)``.

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
 from perceptrons import BudgetPerceptron, MemoryBudgetError, VotedPerceptron, load, reference, save
-from perceptrons._voted_training import kernel_block
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 REMOVALS = ["random", "forgetron", "projectron", "bpa", "bpa-nn"]
@@ -79,7 +79,7 @@ def test_the_estimator_is_its_oracle(problem, removal, budget, epochs, seed, bat
         **constants,
         **EXACT,
     ).fit(sp.csr_matrix(X) if sparse else X, y)
-    K = kernel_block("poly", X, X, degree=2, gamma=1.0, coef0=1.0)
+    K = polynomial_kernel(X, X, degree=2, gamma=1.0, coef0=1.0)
     orders, uniforms = _orders_and_uniforms(len(y), epochs, seed, removal)
     slots, coef, mistakes = _oracle(removal, K, y, k, orders, uniforms, budget, **constants)
     assert model.support_vectors_.shape[0] == len(slots) <= budget
@@ -98,7 +98,7 @@ def test_the_rbf_kernel_equals_its_oracle(problem, removal, seed):
     model = BudgetPerceptron(
         budget=4, removal=removal, kernel="rbf", gamma=0.3, batch_size=5, random_state=seed
     ).fit(X, y)
-    K = kernel_block("rbf", X, X, degree=3, gamma=0.3, coef0=1.0)
+    K = rbf_kernel(X, X, gamma=0.3)
     orders, uniforms = _orders_and_uniforms(len(y), 1, seed, removal)
     slots, coef, _ = _oracle(removal, K, y, k, orders, uniforms, 4, eta=0.1, C=1.0)
     assert_array_equal(model.support_vectors_, X[slots])
@@ -163,7 +163,7 @@ def test_bpa_nn_keeps_each_slots_nearest_neighbour():
     X, y, _ = _fixed_problem(3, n=120)
     model = BudgetPerceptron(budget=9, removal="bpa-nn", random_state=3, **EXACT).fit(X, y)
     support = model.support_vectors_
-    K = kernel_block("poly", support, support, degree=2, gamma=1.0, coef0=1.0)
+    K = polynomial_kernel(support, support, degree=2, gamma=1.0, coef0=1.0)
     distance = np.diag(K)[:, None] + np.diag(K)[None, :] - 2.0 * K
     np.fill_diagonal(distance, np.inf)
     assert_array_equal(model._state.nearest[:9], np.argmin(distance, axis=1))

@@ -27,35 +27,7 @@ from perceptrons._kernels import voted as _voted
 from perceptrons._memory import check_training_state
 from perceptrons._voted_store import NO_WEIGHTS, CallState, Growable, SupportStore
 
-__all__ = ["VotedEpochs", "VotedTraining", "describe", "kernel_block", "resolve_gamma"]
-
-
-def resolve_gamma(gamma: str | float, kernel: str, X: Any) -> float:
-    """The kernel coefficient: ``gamma`` itself, or ``"scale"``'s ``1 / (n_features *
-    X.var())`` (1 when X has no variance) or ``"auto"``'s ``1 / n_features`` of the first
-    training data (``"auto"``'s value for the kernels that read no gamma)."""
-    if not isinstance(gamma, str):
-        return float(gamma)
-    if gamma == "auto" or kernel in ("linear", "precomputed"):
-        return 1.0 / X.shape[1]
-    variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
-    return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
-
-
-def kernel_block(
-    kernel: str, A: Any, B: Any, *, degree: int, gamma: float, coef0: float
-) -> np.ndarray:
-    """The kernel matrix ``K(A, B)`` of the rows of A and B, a float64 ndarray, for the
-    named kernels ``"linear"``, ``"poly"`` (``(gamma <a, b> + coef0) ** degree``) and
-    ``"rbf"`` (``exp(-gamma ||a - b||^2)``): the one place the kernel estimators
-    compute one."""
-    if kernel == "linear":
-        return linear_kernel(A, B, dense_output=True)
-    if kernel == "poly":
-        return polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
-    if kernel == "rbf":
-        return rbf_kernel(A, B, gamma=gamma)
-    raise ValueError(f"unknown kernel {kernel!r}.")
+__all__ = ["VotedEpochs", "VotedTraining", "describe"]
 
 
 class VotedTraining(IncrementalClassifier):
@@ -155,9 +127,13 @@ class VotedTraining(IncrementalClassifier):
                     f"{(A.shape[0], B.shape[0])}."
                 )
             return gram
-        return kernel_block(
-            self.kernel, A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0
-        )
+        if self.kernel == "linear":
+            return linear_kernel(A, B, dense_output=True)
+        if self.kernel == "poly":
+            return polynomial_kernel(A, B, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
+        if self.kernel == "rbf":
+            return rbf_kernel(A, B, gamma=self._gamma)
+        raise ValueError(f"VotedPerceptron: unknown kernel {self.kernel!r}.")
 
     def _new_call(self, X, *, cache: bool) -> CallState:
         n_columns = self._bias.shape[0]
@@ -447,3 +423,16 @@ def describe(record: dict[str, Any]) -> str:
         f"{record['mistakes']} mistakes in {record['examples']} examples, "
         f"{record['support_vectors']} support vectors"
     )
+
+
+def resolve_gamma(gamma: str | float, kernel: str, X: Any) -> float:
+    """The kernel coefficient of the first training data ``X``: ``gamma`` itself, or
+    ``"scale"``'s ``1 / (n_features * X.var())`` (1 when X has no variance), or
+    ``"auto"``'s ``1 / n_features`` (also the value of the kernels that read no gamma).
+    Shared by the kernel estimators."""
+    if not isinstance(gamma, str):
+        return float(gamma)
+    if gamma == "auto" or kernel in ("linear", "precomputed"):
+        return 1.0 / X.shape[1]
+    variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
+    return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -31,7 +32,7 @@ from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
 from perceptrons._kernels import budget as _budget
 from perceptrons._memory import check_allocation
-from perceptrons._voted_training import kernel_block, resolve_gamma
+from perceptrons._voted_training import resolve_gamma
 
 __all__ = ["BudgetPerceptron"]
 
@@ -46,6 +47,18 @@ RULES = {
 SLOT_PARAMETERS = ("budget", "removal", "kernel", "degree", "gamma", "coef0")
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
+
+
+def _kernel_matrix(
+    kernel: str, A: Any, B: Any, degree: int, gamma: float, coef0: float
+) -> np.ndarray:
+    """``K(A, B)`` for the rows of A and B (dense or CSR): ``"poly"`` is ``(gamma <a, b>
+    + coef0) ** degree``, ``"rbf"`` ``exp(-gamma ||a - b||^2)``, ``"linear"`` ``<a, b>``."""
+    if kernel == "poly":
+        return polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
+    if kernel == "rbf":
+        return rbf_kernel(A, B, gamma=gamma)
+    return linear_kernel(A, B, dense_output=True)
 
 
 class BudgetPerceptron(IncrementalClassifier):
@@ -290,11 +303,10 @@ class BudgetPerceptron(IncrementalClassifier):
         )
 
     def _kernel(self, A: Any, B: Any) -> np.ndarray:
-        """The kernel matrix between the rows of A and B (the one call site)."""
+        """The kernel matrix between the rows of A and B, a float64 ndarray: the one
+        place this estimator computes kernel values (``device`` goes here)."""
         assert self._state is not None
-        return kernel_block(
-            self.kernel, A, B, degree=self.degree, gamma=self._state.gamma, coef0=self.coef0
-        )
+        return _kernel_matrix(self.kernel, A, B, self.degree, self._state.gamma, self.coef0)
 
     def _run_epochs(self, epochs: _BudgetEpochs, max_epochs: int) -> Iterator[dict[str, Any]]:
         return run_epochs(
@@ -359,7 +371,7 @@ class BudgetPerceptron(IncrementalClassifier):
         return {
             "mistakes": int(mistakes),
             "examples": len(order),
-            "support_vectors": self._state.n_occupied if self._state is not None else 0,
+            "support_vectors": state.n_occupied,
         }
 
     def _store_new_vectors(self, X: Any, rows: np.ndarray) -> None:

@@ -14,10 +14,10 @@ slots afterwards and resets ``source``).
 Per slot the loop keeps the kernel of its vector with itself (``norms``), when it
 joined (``birth``, the stream clock: the Forgetron removes the oldest), and, for the
 rules that need them, the Gram matrix of the support set (``gram``: the Forgetron's
-``f(x_r)``) or its inverse (``inverse``: the Projectron's projection). ``counters`` is
-``[n_occupied, clock, mistakes M]`` and ``totals`` is ``[Q]`` (the Forgetron's
-accumulated removal damage). ``uniforms`` holds one uniform number per example of the
-block (random removal), drawn by the caller.
+``f(x_r)``, BPA-NN's neighbours and projections) or its inverse (``inverse``: the
+Projectron's projection). ``counters`` is ``[n_occupied, clock, mistakes M]`` and
+``totals`` is ``[Q]`` (the Forgetron's accumulated removal damage). ``uniforms`` holds
+one uniform number per example of the block (random removal), drawn by the caller.
 
 The rules (see the oracles for the papers): ``RULE_RANDOM``, the randomized budget
 perceptron; ``RULE_FORGETRON``, the self-tuned Forgetron; ``RULE_PROJECTRON``, the
@@ -25,8 +25,9 @@ Projectron, projecting every update once the budget is full; ``RULE_BPA``, BPA-S
 ``RULE_BPA_NN``, BPA-NN, which also keeps each slot's nearest neighbour in the kernel's
 feature space (``nearest``, ``nearest_distance``: the closest other occupied slot, ties
 to the lowest, kept up to date as slots change).
-The kernel returns the block's prediction mistakes, or ``NON_FINITE_SCORE`` at the
-first non-finite score.
+
+Work arrays are allocated once per block, none per example. The kernel returns the
+block's prediction mistakes, or ``NON_FINITE_SCORE`` at the first non-finite score.
 """
 
 import numpy as np

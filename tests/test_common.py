@@ -21,6 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from perceptrons import (
     AveragedPerceptron,
     BernoulliNaiveBayes,
+    BudgetPerceptron,
     LogisticRegressionSGD,
     MultinomialNaiveBayes,
     Perceptron,
@@ -34,6 +35,7 @@ CLASSIFIERS = [
     Perceptron,
     AveragedPerceptron,
     VotedPerceptron,
+    BudgetPerceptron,
     LogisticRegressionSGD,
     MultinomialNaiveBayes,
     BernoulliNaiveBayes,
@@ -62,6 +64,18 @@ CONFIGURATIONS = [
     ),
     pytest.param(VotedPerceptron(prediction="last", delta=1.0), id="VotedPerceptron-last-delta"),
     pytest.param(VotedPerceptron(kernel="precomputed"), id="VotedPerceptron-precomputed"),
+    # A budget the data reach, so that each rule acts (random: its own draws).
+    pytest.param(BudgetPerceptron(budget=5, removal="random"), id="BudgetPerceptron-random"),
+    pytest.param(
+        BudgetPerceptron(budget=5, removal="forgetron", kernel="rbf"),
+        id="BudgetPerceptron-rbf-forgetron",
+    ),
+    pytest.param(
+        BudgetPerceptron(budget=5, degree=2, batch_size=4),
+        id="BudgetPerceptron-projectron",
+    ),
+    pytest.param(BudgetPerceptron(budget=5, removal="bpa", C=0.5), id="BudgetPerceptron-bpa"),
+    pytest.param(BudgetPerceptron(budget=5, removal="bpa-nn"), id="BudgetPerceptron-bpa-nn"),
     pytest.param(LogisticRegressionSGD(), id="LogisticRegressionSGD"),
     pytest.param(
         LogisticRegressionSGD(average=True, l2=0.01), id="LogisticRegressionSGD-average-l2"
@@ -258,6 +272,8 @@ def _expected_failed_checks(estimator):
         }
     if _precomputed(estimator):
         return PRECOMPUTED
+    if isinstance(estimator, BudgetPerceptron):
+        return ARRAY_API  # takes no sample_weight or class_weight: those checks skip
     if getattr(estimator, "prediction", None) == "random":
         return {**RANDOM_RULE, **SAMPLE_WEIGHT_EQUIVALENCE}
     return {
@@ -279,6 +295,8 @@ def _expected_failed_checks(estimator):
         VotedPerceptron(),
         VotedPerceptron(kernel="rbf", multiclass="ovr", prediction="random", random_state=0),
         VotedPerceptron(kernel="precomputed", prediction="average"),
+        BudgetPerceptron(budget=10, removal="forgetron"),
+        BudgetPerceptron(budget=10, removal="bpa-nn", kernel="rbf"),
         LogisticRegressionSGD(average=True, l2=0.01),
         MultinomialNaiveBayes(),
         BernoulliNaiveBayes(),
@@ -458,6 +476,20 @@ BAD_PARAMETERS = {
         ("multiclass", "ovo"),
         ("batch_size", 0),
         ("cache_size", -1.0),
+    ],
+    BudgetPerceptron: [
+        *[case for case in ONLINE if case[0] != "fit_intercept"],
+        ("budget", 0),
+        ("budget", 1.5),
+        ("removal", "oldest"),
+        ("eta", -0.1),
+        ("C", 0.0),
+        ("kernel", "precomputed"),
+        ("degree", 0),
+        ("gamma", 0.0),
+        ("coef0", float("nan")),
+        ("batch_size", 0),
+        ("device", "cuda"),
     ],
     LogisticRegressionSGD: [
         *ONLINE,

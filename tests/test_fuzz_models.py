@@ -2,10 +2,11 @@
 at all.
 
 Valid files of every estimator (the linear family with each update rule, logistic
-regression, both naive Bayes, the voted perceptron with each kind of support set, a text
-pipeline) are mutated -- array shapes, dtypes and values, metadata fields, zip members
--- and sealed again with a correct checksum (anyone can recompute it). ``load`` must then
-raise a one-line ``ValueError`` (or an ``OSError``), or return a model whose ``predict``,
+regression, both naive Bayes, the voted perceptron with each kind of support set, the
+budgeted kernel perceptron with each removal rule, a text pipeline) are mutated --
+array shapes, dtypes and values, metadata fields, zip members -- and sealed again with
+a correct checksum (anyone can recompute it). ``load`` must then raise a one-line
+``ValueError`` (or an ``OSError``), or return a model whose ``predict``,
 ``decision_function`` and ``partial_fit`` run on matching data, giving any result or a
 ``ValueError``: never another exception, never a crash.
 
@@ -51,6 +52,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
     from perceptrons import (
         AveragedPerceptron,
         BernoulliNaiveBayes,
+        BudgetPerceptron,
         LogisticRegressionSGD,
         MultinomialNaiveBayes,
         Perceptron,
@@ -82,6 +84,20 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "voted-rbf-binary": (VotedPerceptron(kernel="rbf"), X, y2),
         "voted-sparse": (VotedPerceptron(kernel="poly", degree=2), sp.csr_matrix(X), y3),
         "voted-precomputed": (VotedPerceptron(kernel="precomputed"), gram, y3),
+        # Budgets the data fill, so that the rules' matrices are in the files.
+        "budget-projectron": (BudgetPerceptron(budget=6, degree=2), X, y3),
+        "budget-forgetron-binary": (
+            BudgetPerceptron(budget=4, removal="forgetron", kernel="rbf"),
+            X,
+            y2,
+        ),
+        "budget-random-sparse": (
+            BudgetPerceptron(budget=5, removal="random"),
+            sp.csr_matrix(X),
+            y3,
+        ),
+        "budget-bpa": (BudgetPerceptron(budget=5, removal="bpa"), X, y3),
+        "budget-bpa-nn": (BudgetPerceptron(budget=5, removal="bpa-nn"), X, y2),
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps

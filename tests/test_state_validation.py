@@ -196,6 +196,8 @@ ONLINE = [
     (P.LogisticRegressionSGD, {}),
     (P.VotedPerceptron, {}),
     (P.VotedPerceptron, {"kernel": "poly", "degree": 1, "gamma": 1.0, "coef0": 0.0}),
+    (P.BudgetPerceptron, {"degree": 1, "gamma": 1.0, "coef0": 0.0}),
+    (P.BudgetPerceptron, {"removal": "bpa", "degree": 1, "gamma": 1.0, "coef0": 0.0}),
 ]
 
 

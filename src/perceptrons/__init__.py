@@ -11,6 +11,7 @@ from perceptrons._version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ below
     from perceptrons._memory import MemoryBudgetError
+    from perceptrons.budget import BudgetPerceptron
     from perceptrons.features import TextFeaturizer
     from perceptrons.io.persist import load, save
     from perceptrons.logistic import LogisticRegressionSGD
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, __getattr__ b
 __all__ = [
     "AveragedPerceptron",
     "BernoulliNaiveBayes",
+    "BudgetPerceptron",
     "LogisticRegressionBatch",
     "LogisticRegressionSGD",
     "MemoryBudgetError",
@@ -42,6 +44,7 @@ __all__ = [
 _ORIGINS = {
     "AveragedPerceptron": "perceptrons.perceptron",
     "BernoulliNaiveBayes": "perceptrons.naive_bayes",
+    "BudgetPerceptron": "perceptrons.budget",
     "LogisticRegressionBatch": "perceptrons.logistic_batch",
     "LogisticRegressionSGD": "perceptrons.logistic",
     "MemoryBudgetError": "perceptrons._memory",

@@ -116,12 +116,7 @@ class VotedTraining(IncrementalClassifier):
         self._gamma = self._resolve_gamma(X)
 
     def _resolve_gamma(self, X) -> float:
-        if not isinstance(self.gamma, str):
-            return float(self.gamma)
-        if self.gamma == "auto" or self.kernel in ("linear", "precomputed"):
-            return 1.0 / X.shape[1]
-        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
-        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+        return resolve_gamma(self.gamma, self._kernel_in_use(), X)
 
     def _targets(self, y) -> np.ndarray:
         """Kernel targets: class codes (native) or a ±1 column per binary problem."""
@@ -496,3 +491,16 @@ def describe(record: dict[str, Any]) -> str:
         f"{record['mistakes']} mistakes in {record['examples']} examples, "
         f"{record['support_vectors']} support vectors"
     )
+
+
+def resolve_gamma(gamma: str | float, kernel: str, X: Any) -> float:
+    """The kernel coefficient of the first training data ``X``: ``gamma`` itself, or
+    ``"scale"``'s ``1 / (n_features * X.var())`` (1 when X has no variance), or
+    ``"auto"``'s ``1 / n_features`` (also the value of the kernels that read no gamma).
+    Shared by the kernel estimators."""
+    if not isinstance(gamma, str):
+        return float(gamma)
+    if gamma == "auto" or kernel in ("linear", "precomputed"):
+        return 1.0 / X.shape[1]
+    variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else float(np.var(X))
+    return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0

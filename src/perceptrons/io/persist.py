@@ -210,6 +210,7 @@ from perceptrons.io.files import write_atomically
 
 if TYPE_CHECKING:
     from perceptrons._engine import StateCodec
+    from perceptrons.budget import BudgetPerceptron
     from perceptrons.features import TextFeaturizer
     from perceptrons.logistic import LogisticRegressionSGD
     from perceptrons.logistic_batch import LogisticRegressionBatch
@@ -238,6 +239,7 @@ _ESTIMATORS = LazyClasses(
         "Perceptron": "perceptrons.perceptron",
         "AveragedPerceptron": "perceptrons.perceptron",
         "VotedPerceptron": "perceptrons.voted",
+        "BudgetPerceptron": "perceptrons.budget",
         "MultinomialNaiveBayes": "perceptrons.naive_bayes",
         "BernoulliNaiveBayes": "perceptrons.naive_bayes",
         "LogisticRegressionSGD": "perceptrons.logistic",
@@ -256,6 +258,7 @@ if TYPE_CHECKING:
         model: Perceptron
         | AveragedPerceptron
         | VotedPerceptron
+        | BudgetPerceptron
         | MultinomialNaiveBayes
         | BernoulliNaiveBayes
         | LogisticRegressionSGD

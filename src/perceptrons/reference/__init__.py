@@ -17,6 +17,8 @@ comes from. One module per family:
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
+``budget``      kernel perceptrons on a budget: the randomized budget perceptron, the
+                Forgetron, the Projectron and the budgeted passive-aggressive BPA
 
 Every public name is importable from here: ``from perceptrons import reference;
 reference.voted_perceptron(...)``.
@@ -158,6 +160,12 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         multiclass_averaged_perceptron_delta_list,
         perceptron,
     )
+    from perceptrons.reference.budget import (
+        budgeted_pa,
+        forgetron,
+        projectron,
+        randomized_budget_perceptron,
+    )
     from perceptrons.reference.confidence import confidence_weighted
     from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.kernel import (
@@ -203,12 +211,14 @@ __all__ = [
     "averaged_perceptron_naive",
     "averaged_perceptron_wb",
     "brute_force_decode",
+    "budgeted_pa",
     "confidence_weighted",
     "dual_kernel_perceptron",
     "dual_vote_scores",
     "dual_voted_perceptron",
     "epoch_orders",
     "first_order_online",
+    "forgetron",
     "improved_ellipsoid",
     "linear_update_rule",
     "logistic_regression_batch",
@@ -222,6 +232,8 @@ __all__ = [
     "multiclass_voted_perceptron",
     "multiclass_voted_perceptron_naive",
     "perceptron",
+    "projectron",
+    "randomized_budget_perceptron",
     "romma",
     "second_order_perceptron",
     "sequence_score",
@@ -243,6 +255,10 @@ _ORIGINS = {
     "multiclass_averaged_perceptron_delta_list": "perceptrons.reference.averaged",
     "perceptron": "perceptrons.reference.averaged",
     "confidence_weighted": "perceptrons.reference.confidence",
+    "budgeted_pa": "perceptrons.reference.budget",
+    "forgetron": "perceptrons.reference.budget",
+    "projectron": "perceptrons.reference.budget",
+    "randomized_budget_perceptron": "perceptrons.reference.budget",
     "first_order_online": "perceptrons.reference.first_order",
     "adaptive_gradient": "perceptrons.reference.adagrad",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",

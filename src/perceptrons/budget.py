@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -30,6 +29,7 @@ from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
+from perceptrons._gram import KernelMatrix
 from perceptrons._kernels import budget as _budget
 from perceptrons._memory import check_allocation
 from perceptrons._voted_training import resolve_gamma
@@ -47,18 +47,6 @@ RULES = {
 SLOT_PARAMETERS = ("budget", "removal", "kernel", "degree", "gamma", "coef0")
 # Kernel blocks are bounded to about this many float64 values at prediction time.
 _PREDICT_BLOCK_VALUES = 2**24
-
-
-def _kernel_matrix(
-    kernel: str, A: Any, B: Any, degree: int, gamma: float, coef0: float
-) -> np.ndarray:
-    """``K(A, B)`` for the rows of A and B (dense or CSR): ``"poly"`` is ``(gamma <a, b>
-    + coef0) ** degree``, ``"rbf"`` ``exp(-gamma ||a - b||^2)``, ``"linear"`` ``<a, b>``."""
-    if kernel == "poly":
-        return polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
-    if kernel == "rbf":
-        return rbf_kernel(A, B, gamma=gamma)
-    return linear_kernel(A, B, dense_output=True)
 
 
 class BudgetPerceptron(IncrementalClassifier):
@@ -306,7 +294,7 @@ class BudgetPerceptron(IncrementalClassifier):
         """The kernel matrix between the rows of A and B, a float64 ndarray: the one
         place this estimator computes kernel values (``device`` goes here)."""
         assert self._state is not None
-        return _kernel_matrix(self.kernel, A, B, self.degree, self._state.gamma, self.coef0)
+        return KernelMatrix(self.kernel, self.degree, self._state.gamma, self.coef0).block(A, B)
 
     def _run_epochs(self, epochs: _BudgetEpochs, max_epochs: int) -> Iterator[dict[str, Any]]:
         return run_epochs(
@@ -332,11 +320,9 @@ class BudgetPerceptron(IncrementalClassifier):
             rows = order[start : start + self.batch_size]
             block = X[rows]
             n = state.n_occupied
-            # A copy, not the block itself: scikit-learn's distance code zeroes the
-            # diagonal when both arguments are one object (see _voted_training).
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
                 cross = self._kernel(block, state.support[:n]) if n else np.zeros((len(rows), 0))
-                block_gram = self._kernel(block, block.copy())
+                block_gram = self._kernel(block, block)
             if not (np.isfinite(cross).all() and np.isfinite(block_gram).all()):
                 epoch = epochs_recorded(self.history_) + 1
                 self._forget()

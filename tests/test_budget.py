@@ -282,7 +282,7 @@ def test_a_model_file_with_a_budget_too_large_for_memory_is_refused():
         ({"eta": -0.1}, "eta"),
         ({"C": 0.0}, "C"),
         ({"kernel": "precomputed"}, "kernel"),
-        ({"device": "cuda"}, "device"),
+        ({"device": 3}, "device"),
         ({"batch_size": 0}, "batch_size"),
     ],
 )

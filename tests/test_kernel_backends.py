@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from perceptrons import VotedPerceptron, _gram, load, save, voted
+from perceptrons import BudgetPerceptron, VotedPerceptron, _gram, load, save, voted
 
 RULES = ["vote", "average", "last", "random"]
 TOL = {"rtol": 1e-12, "atol": 1e-12}
@@ -264,3 +264,38 @@ def test_the_cache_fills_in_chunks_without_changing_the_model(monkeypatch):
     chunked = VotedPerceptron(**params).fit(X, y)
     _same_model(chunked, reference, X)
     assert reference.support_vectors_.shape[0] > 3  # several chunks were filled
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    exact_problems(),
+    st.sampled_from(["projectron", "random", "forgetron", "bpa", "bpa-nn"]),
+    st.integers(1, 8),
+    st.integers(0, 2**16),
+)
+def test_a_budget_perceptron_is_the_same_on_every_backend(problem, removal, budget, seed):
+    X, y = problem
+    params = {
+        "kernel": "poly",
+        "degree": 2,
+        "gamma": 1.0,
+        "coef0": 1.0,
+        "budget": budget,
+        "removal": removal,
+        "max_epochs": 2,
+        "random_state": seed,
+    }
+    reference = BudgetPerceptron(batch_size=4, **params).fit(X, y)
+    others = [BudgetPerceptron(batch_size=3, **params).fit(strict.asarray(X), y)]
+    others += [
+        BudgetPerceptron(batch_size=3, device=device, **params).fit(X, y)
+        for device in _torch_devices()
+    ]
+    for other in others:
+        assert other.history_ == reference.history_
+        assert_array_equal(other.support_vectors_, reference.support_vectors_)
+        assert_array_equal(other.dual_coef_, reference.dual_coef_)
+        assert_array_equal(other.decision_function(X), reference.decision_function(X))
+    assert_array_equal(
+        reference.decision_function(strict.asarray(X)), reference.decision_function(X)
+    )

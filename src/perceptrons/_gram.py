@@ -28,7 +28,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["NUMPY", "Backend", "KernelMatrix", "resolve_backend", "to_host"]
+__all__ = [
+    "DEVICE_RULE_TEXT",
+    "NUMPY",
+    "Backend",
+    "KernelMatrix",
+    "device_accepted",
+    "input_backend",
+    "resolve_backend",
+    "to_host",
+]
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,51 @@ def resolve_backend(device: Any, X: Any = None) -> Backend:
         f"device must be None, a PyTorch device (a string such as 'cuda' or a "
         f"torch.device) or a cupy.cuda.Device, got {device!r}."
     )
+
+
+#: What a ``device=`` parameter may be (the parameter rules' description).
+DEVICE_RULE_TEXT = (
+    "None, a PyTorch device (a string such as 'cuda', or a torch.device) or a cupy.cuda.Device"
+)
+
+
+def device_accepted(value: Any) -> bool:
+    """Whether ``value`` has a ``device=`` parameter's type (its library is looked for
+    when the device is used: :func:`resolve_backend`)."""
+    return (
+        value is None
+        or isinstance(value, str)
+        or type(value).__module__.split(".")[0] in ("torch", "cupy")
+    )
+
+
+def input_backend(owner: str, device: Any, X: Any, kernel: Any) -> tuple[Backend, Any]:
+    """The backend of an estimator's kernel products and its input ``X`` on the host.
+
+    ``device`` (else ``X``'s namespace) picks the backend, as :func:`resolve_backend`;
+    ``X`` comes back as NumPy (or SciPy), where it is validated and the model is kept.
+    A backend other than NumPy needs a built-in ``kernel`` (a callable or precomputed
+    one is evaluated on the host) and dense input (the array API has no sparse arrays):
+    both are refused first, with or without the device's library. ``owner`` names the
+    estimator in the errors.
+    """
+    if device is None:
+        backend = resolve_backend(None, X)
+        if backend.is_numpy:
+            return backend, X
+    if kernel == "precomputed" or callable(kernel):
+        name = "callable" if callable(kernel) else kernel
+        raise ValueError(
+            f"{owner}: device={device!r} computes the built-in kernels; kernel={name!r} "
+            "is evaluated on the host (device=None, NumPy input)."
+        )
+    if sp.issparse(X):
+        raise ValueError(
+            f"{owner}: device={device!r} computes kernel products on dense arrays (the "
+            "array API has no sparse ones); train on sparse input with device=None, or "
+            "densify it."
+        )
+    return resolve_backend(device, X), to_host(X)
 
 
 def _torch_backend(device: Any) -> Backend:

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
-from perceptrons._gram import NUMPY, Backend, KernelMatrix, resolve_backend, to_host
+from perceptrons._gram import NUMPY, Backend, KernelMatrix, input_backend
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._memory import check_training_state
@@ -131,24 +131,8 @@ class VotedTraining(IncrementalClassifier):
 
     def _backend(self, X: Any) -> tuple[Backend, Any]:
         """The backend of the kernel products (``device``, else ``X``'s namespace) and
-        ``X`` on the host, where it is validated and the model is kept."""
-        if self.device is None:
-            backend = resolve_backend(None, X)
-            if backend.is_numpy:
-                return backend, X
-        if self.kernel == "precomputed" or callable(self.kernel):
-            raise ValueError(
-                f"{type(self).__name__}: device={self.device!r} computes the built-in "
-                f"kernels; kernel={self._kernel_in_use()!r} is evaluated on the host "
-                "(device=None, NumPy input)."
-            )
-        if sp.issparse(X):
-            raise ValueError(
-                f"{type(self).__name__}: device={self.device!r} computes kernel products "
-                "on dense arrays (the array API has no sparse ones); train on sparse "
-                "input with device=None, or densify it."
-            )
-        return resolve_backend(self.device, X), to_host(X)
+        ``X`` on the host (see :func:`perceptrons._gram.input_backend`)."""
+        return input_backend(type(self).__name__, self.device, X, self.kernel)
 
     def _gram(self, A, B, backend: Backend = NUMPY) -> Any:
         """Kernel matrix between the rows of A and B (B: support vectors or indices),

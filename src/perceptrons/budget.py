@@ -24,8 +24,8 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _gram, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
@@ -108,8 +108,12 @@ class BudgetPerceptron(IncrementalClassifier):
         epoch's order, one uniform number per example is drawn.
     verbose : int, default=0
         Print one line per epoch.
-    device : None, default=None
-        Where kernel matrices are computed; only None (NumPy on the CPU) for now.
+    device : str, torch.device, cupy.cuda.Device or None, default=None
+        Where the kernel products run, as for :class:`VotedPerceptron`: None computes
+        them with NumPy (BLAS), unless ``X`` is another library's array-API array,
+        whose namespace and device are used; a string or ``torch.device`` names a
+        PyTorch device (``"cuda"``), a ``cupy.cuda.Device`` uses CuPy. The rules'
+        sequential pass and the model stay on the host. Dense input only.
 
     Attributes
     ----------
@@ -154,7 +158,7 @@ class BudgetPerceptron(IncrementalClassifier):
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
         # The lead's KernelMatrix (array API, GPU) takes a device; until then, NumPy only.
-        "device": rules.Rule("None (kernel matrices on NumPy; no device yet)", lambda v: v is None),
+        "device": rules.Rule(_gram.DEVICE_RULE_TEXT, _gram.device_accepted),
     }
 
     # The fitted model (set by training or the codec); None before a first call.
@@ -176,7 +180,7 @@ class BudgetPerceptron(IncrementalClassifier):
         batch_size: int = 256,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
-        device: None = None,
+        device: Any = None,
     ) -> None:
         self.budget = budget
         self.removal = removal
@@ -209,12 +213,15 @@ class BudgetPerceptron(IncrementalClassifier):
         self : object
             The fitted estimator.
         """
+        self._check_params()
+        backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
         data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
         self._start(data)
         self.random_state_ = check_random_state(self.random_state)
         self.history_ = []
         codes = _validation.encode(self.classes_, labels, self)
-        for _ in self._run_epochs(_BudgetEpochs(self, data, codes), self.max_epochs):
+        epochs = _BudgetEpochs(self, data, codes, backend)
+        for _ in self._run_epochs(epochs, self.max_epochs):
             pass
         return self
 
@@ -238,6 +245,8 @@ class BudgetPerceptron(IncrementalClassifier):
         self : object
             The updated estimator.
         """
+        self._check_params()
+        backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
         data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
         if first_call:
             self._start(data)
@@ -246,7 +255,7 @@ class BudgetPerceptron(IncrementalClassifier):
         else:
             self._check_same_slots()
         codes = _validation.encode(self.classes_, labels, self)
-        for _ in self._run_epochs(_BudgetEpochs(self, data, codes), 1):
+        for _ in self._run_epochs(_BudgetEpochs(self, data, codes, backend), 1):
             pass
         return self
 
@@ -290,11 +299,13 @@ class BudgetPerceptron(IncrementalClassifier):
             "to lower it, use a smaller budget or fewer features",
         )
 
-    def _kernel(self, A: Any, B: Any) -> np.ndarray:
-        """The kernel matrix between the rows of A and B, a float64 ndarray: the one
-        place this estimator computes kernel values (``device`` goes here)."""
+    def _kernel(self, A: Any, B: Any, backend: _gram.Backend = _gram.NUMPY) -> np.ndarray:
+        """The kernel matrix between the rows of A and B (``backend``'s arrays, or
+        SciPy's on NumPy), computed on ``backend`` and returned as a float64 ndarray:
+        the one place this estimator computes kernel values."""
         assert self._state is not None
-        return KernelMatrix(self.kernel, self.degree, self._state.gamma, self.coef0).block(A, B)
+        kernel = KernelMatrix(self.kernel, self.degree, self._state.gamma, self.coef0, backend)
+        return backend.to_numpy(kernel.block(A, B))
 
     def _run_epochs(self, epochs: _BudgetEpochs, max_epochs: int) -> Iterator[dict[str, Any]]:
         return run_epochs(
@@ -306,8 +317,11 @@ class BudgetPerceptron(IncrementalClassifier):
             verbose=bool(self.verbose),
         )
 
-    def _epoch(self, X: Any, codes: np.ndarray, order: np.ndarray) -> dict[str, Any]:
-        """One pass over ``X[order]``, a block at a time; its record."""
+    def _epoch(
+        self, X: Any, codes: np.ndarray, order: np.ndarray, slots: _CallSlots
+    ) -> dict[str, Any]:
+        """One pass over ``X[order]``, a block at a time (the kernel products on
+        ``slots``' backend); its record."""
         state = self._state
         assert state is not None
         uniforms = (
@@ -318,11 +332,15 @@ class BudgetPerceptron(IncrementalClassifier):
         mistakes = 0
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            block = X[rows]
+            block = slots.rows(rows)
             n = state.n_occupied
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
-                cross = self._kernel(block, state.support[:n]) if n else np.zeros((len(rows), 0))
-                block_gram = self._kernel(block, block)
+                cross = (
+                    self._kernel(block, slots.support(n), slots.backend)
+                    if n
+                    else np.zeros((len(rows), 0))
+                )
+                block_gram = self._kernel(block, block, slots.backend)
             if not (np.isfinite(cross).all() and np.isfinite(block_gram).all()):
                 epoch = epochs_recorded(self.history_) + 1
                 self._forget()
@@ -353,22 +371,25 @@ class BudgetPerceptron(IncrementalClassifier):
                     float(self.C),
                 )
             )
-            self._store_new_vectors(X, rows)
+            self._store_new_vectors(X, rows, slots)
         return {
             "mistakes": int(mistakes),
             "examples": len(order),
             "support_vectors": state.n_occupied,
         }
 
-    def _store_new_vectors(self, X: Any, rows: np.ndarray) -> None:
-        """Copy the examples the block put in slots into those slots."""
+    def _store_new_vectors(self, X: Any, rows: np.ndarray, slots: _CallSlots) -> None:
+        """Copy the examples the block put in slots into those slots (and into their
+        copy on the call's backend)."""
         state = self._state
         assert state is not None
-        slots = np.flatnonzero(state.source >= 0)
-        if slots.size:
-            vectors = X[rows[state.source[slots]]]
-            state.support[slots] = vectors.toarray() if sp.issparse(vectors) else vectors
-            state.source[slots] = -1
+        filled = np.flatnonzero(state.source >= 0)
+        if filled.size:
+            examples = rows[state.source[filled]]
+            vectors = X[examples]
+            state.support[filled] = vectors.toarray() if sp.issparse(vectors) else vectors
+            state.source[filled] = -1
+            slots.store(filled, examples)
 
     def _forget(self) -> None:
         """Make the estimator unfitted (its model overflowed)."""
@@ -414,35 +435,73 @@ class BudgetPerceptron(IncrementalClassifier):
             Binary: positive predicts ``classes_[1]``. Multiclass: one score per class.
         """
         check_is_fitted(self, "classes_")
+        self._check_params()
+        backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
         data = _validation.validate_prediction_data(self, X, accept_sparse="csr")
         state = self._state
         assert state is not None
         n = state.n_occupied
+        support = state.support[:n] if backend.is_numpy else backend.asarray(state.support[:n])
         scores = np.zeros((data.shape[0], state.coef.shape[1]))
         rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, n))
         for start in range(0, data.shape[0] if n else 0, rows_per_block):
             stop = min(start + rows_per_block, data.shape[0])
             with np.errstate(over="ignore", invalid="ignore"):  # checked next
-                gram = self._kernel(data[start:stop], state.support[:n])
+                block = data[start:stop] if backend.is_numpy else backend.asarray(data[start:stop])
+                gram = self._kernel(block, support, backend)
             _validation.check_scores(gram, self, first_row=start)
             scores[start:stop] = gram @ state.coef[:n]
         scores = scores[:, 0] if scores.shape[1] == 1 else scores
         return _validation.check_scores(scores, self)
 
 
+class _CallSlots:
+    """One training call's data and support slots where its kernel products run: on
+    NumPy the host's own arrays; on another backend copies there, the slots' copy kept
+    equal to the host's as vectors are stored."""
+
+    def __init__(self, backend: _gram.Backend, X: Any, support: np.ndarray) -> None:
+        self.backend = backend
+        if backend.is_numpy:
+            self.data, self._support = X, support
+        else:
+            self.data, self._support = backend.asarray(X), backend.asarray(support)
+
+    def rows(self, rows: np.ndarray) -> Any:
+        if self.backend.is_numpy:
+            return self.data[rows]
+        return self.backend.take_rows(self.data, self.backend.asarray(rows, "int64"))
+
+    def support(self, n: int) -> Any:
+        return self._support[:n, :]
+
+    def store(self, slots: np.ndarray, examples: np.ndarray) -> None:
+        """Slots ``slots`` now hold examples ``examples`` (the host's already do)."""
+        if self.backend.is_numpy:
+            return
+        # One row at a time: the array API indexes assignments by slices and integers.
+        for slot, example in zip(slots.tolist(), examples.tolist(), strict=True):
+            self._support[slot, :] = self.data[example, :]
+
+
 class _BudgetEpochs:
     """One training call's epochs (:class:`perceptrons._engine.Epochs`), each over the
-    rows in a fresh order drawn from ``random_state_`` (with ``shuffle``)."""
+    rows in a fresh order drawn from ``random_state_`` (with ``shuffle``), the kernel
+    products on ``backend``."""
 
-    def __init__(self, estimator: BudgetPerceptron, X: Any, codes: np.ndarray) -> None:
+    def __init__(
+        self, estimator: BudgetPerceptron, X: Any, codes: np.ndarray, backend: _gram.Backend
+    ) -> None:
         self.estimator, self.X, self.codes = estimator, X, codes
         self.rows = np.arange(X.shape[0])
+        assert estimator._state is not None
+        self.slots = _CallSlots(backend, X, estimator._state.support)
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         estimator = self.estimator
         rows = self.rows
         order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
-        return estimator._epoch(self.X, self.codes, order)
+        return estimator._epoch(self.X, self.codes, order, self.slots)
 
     def is_finite(self) -> bool:
         state = self.estimator._state

@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from perceptrons import _gram, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._engine import run_epochs
 from perceptrons._kernels import voted as _voted
 from perceptrons._voted_codec import VotedCodec
@@ -212,15 +212,7 @@ class VotedPerceptron(VotedTraining):
         "random_state": rules.random_state(),
         "verbose": rules.integer(0),
         "class_weight": rules.class_weight(),
-        "device": rules.Rule(
-            "None, a PyTorch device (a string such as 'cuda', or a torch.device) or a "
-            "cupy.cuda.Device",
-            lambda v: (
-                v is None
-                or isinstance(v, str)
-                or type(v).__module__.split(".")[0] in ("torch", "cupy")
-            ),
-        ),
+        "device": rules.Rule(_gram.DEVICE_RULE_TEXT, _gram.device_accepted),
     }
 
     def __init__(

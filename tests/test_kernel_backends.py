@@ -68,11 +68,14 @@ def _same_model(a: VotedPerceptron, b: VotedPerceptron, X: np.ndarray) -> None:
     st.booleans(),
     st.sampled_from([0.0, 1.0]),
     st.integers(0, 2**16),
+    st.booleans(),
 )
 def test_every_block_size_and_backend_makes_the_same_model(
-    problem, degree, multiclass, fit_intercept, delta, seed
+    problem, degree, multiclass, fit_intercept, delta, seed, weighted
 ):
     X, y = problem
+    # Small integer weights (0 included: as if absent) keep every vote and step exact.
+    weights = np.random.default_rng(seed).integers(0, 4, size=len(y)) if weighted else None
     params = {
         "kernel": "poly",
         "degree": degree,
@@ -84,20 +87,28 @@ def test_every_block_size_and_backend_makes_the_same_model(
         "max_epochs": 3,
         "random_state": seed,
     }
-    reference = VotedPerceptron(batch_size=1, **params).fit(X, y)
+    reference = VotedPerceptron(batch_size=1, **params).fit(X, y, sample_weight=weights)
     for batch_size in (2, 7, "auto", 1000):
-        _same_model(VotedPerceptron(batch_size=batch_size, **params).fit(X, y), reference, X)
+        model = VotedPerceptron(batch_size=batch_size, **params)
+        _same_model(model.fit(X, y, sample_weight=weights), reference, X)
     # The array API's reference namespace: training and prediction on its arrays.
-    on_strict = VotedPerceptron(batch_size=5, **params).fit(strict.asarray(X), y)
+    on_strict = VotedPerceptron(batch_size=5, **params)
+    on_strict.fit(strict.asarray(X), y, sample_weight=weights)
     _same_model(on_strict, reference, X)
     for rule in RULES:
+        # Predicted on its arrays: the kernel values and (binary sequences) the prefix
+        # sums of every stage formed there, only the scores coming back.
         on_strict.set_params(prediction=rule)
         assert_array_equal(
             on_strict.decision_function(strict.asarray(X)), on_strict.decision_function(X)
         )
+        assert_array_equal(
+            np.stack(list(on_strict.staged_decision_function(strict.asarray(X)))),
+            np.stack(list(on_strict.staged_decision_function(X))),
+        )
     for device in _torch_devices():
-        on_torch = VotedPerceptron(batch_size=5, device=device, **params).fit(X, y)
-        _same_model(on_torch, reference, X)
+        on_torch = VotedPerceptron(batch_size=5, device=device, **params)
+        _same_model(on_torch.fit(X, y, sample_weight=weights), reference, X)
 
 
 @settings(max_examples=20, deadline=None)

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _gram, _validation
+from perceptrons import _gram, _validation, _voted_scores
 from perceptrons import _params as rules
 from perceptrons._engine import run_epochs
 from perceptrons._kernels import voted as _voted
@@ -543,10 +543,25 @@ class VotedPerceptron(VotedTraining):
                 # Every rule reads these kernel values: one that overflowed makes each
                 # score of its row inf or NaN (and "vote" would turn NaN into a silent
                 # -1). Checked where they are, before they travel.
-                finite = backend.all_finite(gram)
+                if not backend.all_finite(gram):
+                    _validation.check_scores(backend.to_numpy(gram), self, first_row=start)
+                if not backend.is_numpy and not self._native:
+                    # Binary sequences on the device: only the scores travel.
+                    for column, (ids, signs, votes, counts, last) in enumerate(sequences):
+                        out[:, start:stop, column] = _voted_scores.staged_binary_scores(
+                            backend,
+                            gram,
+                            ids,
+                            signs,
+                            votes,
+                            counts,
+                            last,
+                            bias_sq,
+                            rule,
+                            draws[column][start:stop],
+                        )
+                    continue
                 gram = backend.to_numpy(gram)
-                if not finite:
-                    _validation.check_scores(gram, self, first_row=start)
 
                 def score(rows: slice, gram: np.ndarray = gram, start: int = start) -> None:
                     self._score_rows(

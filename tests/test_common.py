@@ -475,7 +475,9 @@ BAD_PARAMETERS = {
         ("prediction", "majority"),
         ("multiclass", "ovo"),
         ("batch_size", 0),
+        ("batch_size", "big"),
         ("cache_size", -1.0),
+        ("device", 3),
     ],
     BudgetPerceptron: [
         *[case for case in ONLINE if case[0] != "fit_intercept"],
@@ -489,7 +491,7 @@ BAD_PARAMETERS = {
         ("gamma", 0.0),
         ("coef0", float("nan")),
         ("batch_size", 0),
-        ("device", "cuda"),
+        ("device", 3),
     ],
     LogisticRegressionSGD: [
         *ONLINE,

@@ -28,6 +28,27 @@ import _report
 NUMPY_NAMES = ("cpu", "numpy")
 
 
+def add_run_options(parser: Any, script_file: str) -> None:
+    """The options both kernel benchmarks take: the backends, BLAS threads, the
+    machine's label and the saved runs (``--json-out``, ``--from-json``), the output."""
+    parser.add_argument(
+        "--device",
+        action="append",
+        help="backend, repeatable or a comma list: cpu (NumPy, the default), cuda, cuda:1, "
+        "torch:cpu (PyTorch on the CPU)",
+    )
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=None,
+        help="BLAS threads (default: the library's own choice); recorded with the run",
+    )
+    parser.add_argument("--machine-label", help='e.g. "2-core VM" or "H100"; default: cores, CPU')
+    parser.add_argument("--json-out", help="also save this run's raw results here")
+    parser.add_argument("--from-json", nargs="+", help="build the section from saved runs")
+    parser.add_argument("--output", default=str(Path(script_file).with_name("RESULTS.md")))
+
+
 def parse_devices(values: list[str] | None) -> list[str | None]:
     """``--device`` values (repeatable, each a comma list) as estimator ``device`` arguments.
 

@@ -112,9 +112,10 @@ def mnist_rows(ds, devices, batch_sizes, train_size, repeats) -> list[dict[str, 
                 "train_size": len(y_train),
             }
             try:
-                # Untimed: compiles the kernels (and starts the device) on a few blocks.
+                # Untimed: compiles the kernels (and starts the device) on a few blocks,
+                # and the prediction pass on 20 images.
                 warm = _devices.make_voted(device, **MNIST_PARAMS, batch_size=batch_size)
-                warm.fit(X_train[:600], y_train[:600])
+                warm.fit(X_train[:600], y_train[:600]).predict(ds.X_test[:20])
 
                 def fit(device=device, batch_size=batch_size):
                     m = _devices.make_voted(device, **MNIST_PARAMS, batch_size=batch_size)
@@ -176,7 +177,7 @@ def binary_comparison(ds, devices, n_train, n_test, repeats) -> dict[str, Any]:
     ours: dict[str | None, Any] = {}
     for device in devices:
         try:  # untimed warm-up: Numba compiles, the device starts
-            _devices.make_voted(device, **BINARY_PARAMS).fit(X[:300], y[:300])
+            _devices.make_voted(device, **BINARY_PARAMS).fit(X[:300], y[:300]).predict(X[:20])
             ours[device] = {"fit": [], "predict": []}
         except Exception as exc:  # any failure of a backend becomes its row, named
             ours[device] = {"error": f"{type(exc).__name__}: {exc}"}
@@ -466,12 +467,7 @@ def build_section(runs: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--device",
-        action="append",
-        help="backend, repeatable or a comma list: cpu (NumPy, the default), cuda, cuda:1, "
-        "torch:cpu (PyTorch on the CPU)",
-    )
+    _devices.add_run_options(parser, __file__)
     parser.add_argument("--batch-sizes", default=",".join(map(str, BATCH_SIZES)))
     parser.add_argument("--train-size", type=int, default=None, help="first N MNIST images")
     parser.add_argument("--repeats", type=int, default=1, help="fits per MNIST row (median)")
@@ -479,16 +475,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--binary-test-size", type=int, default=1000)
     parser.add_argument("--binary-repeats", type=int, default=3)
     parser.add_argument("--skip-mnist", action="store_true", help="only the binary comparison")
-    parser.add_argument(
-        "--blas-threads",
-        type=int,
-        default=None,
-        help="BLAS threads (default: the library's own choice); recorded with the run",
-    )
-    parser.add_argument("--machine-label", help='e.g. "2-core VM" or "H100"; default: cores, CPU')
-    parser.add_argument("--json-out", help="also save this run's raw results here")
-    parser.add_argument("--from-json", nargs="+", help="build the section from saved runs")
-    parser.add_argument("--output", default=str(Path(__file__).with_name("RESULTS.md")))
     args = parser.parse_args(argv)
 
     if args.from_json:

@@ -35,6 +35,7 @@ __all__ = [
     "KernelMatrix",
     "device_accepted",
     "input_backend",
+    "overflow_error",
     "resolve_backend",
     "to_host",
 ]
@@ -162,6 +163,17 @@ def input_backend(owner: str, device: Any, X: Any, kernel: Any) -> tuple[Backend
             "densify it."
         )
     return resolve_backend(device, X), to_host(X)
+
+
+def overflow_error(owner: str, epoch: int) -> ValueError:
+    """The error of a training epoch whose kernel values overflowed (inf or NaN): every
+    score would be meaningless, so the estimator is left unfitted."""
+    return ValueError(
+        f"{owner}: kernel values became non-finite (inf/NaN) in epoch {epoch}: the "
+        "features are too large for the kernel; scale the features (e.g. "
+        "StandardScaler/MaxAbsScaler). The estimator is left unfitted (no silently wrong "
+        "model)."
+    )
 
 
 def _torch_backend(device: Any) -> Backend:

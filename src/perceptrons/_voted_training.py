@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
-from perceptrons._gram import NUMPY, Backend, KernelMatrix, input_backend
+from perceptrons._gram import NUMPY, Backend, KernelMatrix, input_backend, overflow_error
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._memory import check_training_state
@@ -285,12 +285,7 @@ class VotedTraining(IncrementalClassifier):
                 # Overflowing kernel values: every score would be inf or NaN.
                 epoch = epochs_recorded(self.history_) + 1
                 self._forget()
-                raise ValueError(
-                    f"{type(self).__name__}: kernel values became non-finite (inf/NaN) in "
-                    f"epoch {epoch}: the features are too large for the kernel; scale the "
-                    "features (e.g. StandardScaler/MaxAbsScaler). The estimator is left "
-                    "unfitted (no silently wrong model)."
-                )
+                raise overflow_error(type(self).__name__, epoch)
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
             n_updates = check_statistic(

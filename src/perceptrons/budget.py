@@ -29,10 +29,10 @@ from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
-from perceptrons._gram import KernelMatrix
+from perceptrons._gram import KernelMatrix, overflow_error
 from perceptrons._kernels import budget as _budget
 from perceptrons._memory import check_allocation
-from perceptrons._voted_training import resolve_gamma
+from perceptrons._voted_training import describe, resolve_gamma
 
 __all__ = ["BudgetPerceptron"]
 
@@ -313,7 +313,7 @@ class BudgetPerceptron(IncrementalClassifier):
             max_epochs=max_epochs,
             history=self.history_,
             name=type(self).__name__,
-            describe=_describe,
+            describe=describe,
             verbose=bool(self.verbose),
         )
 
@@ -344,12 +344,7 @@ class BudgetPerceptron(IncrementalClassifier):
             if not (np.isfinite(cross).all() and np.isfinite(block_gram).all()):
                 epoch = epochs_recorded(self.history_) + 1
                 self._forget()
-                raise ValueError(
-                    f"{type(self).__name__}: kernel values became non-finite (inf/NaN) in "
-                    f"epoch {epoch}: the features are too large for the kernel; scale the "
-                    "features (e.g. StandardScaler/MaxAbsScaler). The estimator is left "
-                    "unfitted (no silently wrong model)."
-                )
+                raise overflow_error(type(self).__name__, epoch)
             mistakes += check_statistic(
                 _budget.budget_block(
                     RULES[self.removal],
@@ -515,11 +510,3 @@ class _BudgetEpochs:
 
     def score(self, validation: tuple[Any, ...]) -> float:
         return float(self.estimator.score(*validation))
-
-
-def _describe(record: dict[str, Any]) -> str:
-    """An epoch's verbose line."""
-    return (
-        f"{record['mistakes']} mistakes in {record['examples']} examples, "
-        f"{record['support_vectors']} support vectors"
-    )

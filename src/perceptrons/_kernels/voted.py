@@ -145,6 +145,24 @@ def _sign(score):
 
 
 @_jit
+def _stage_totals(votes, stage_updates, stage_last):
+    """The votes' running sums over the models of the longest stage, and each stage's
+    total votes (its models before the last have the sequence's votes)."""
+    n_stages = stage_updates.shape[0]
+    n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
+    cumulative = np.empty(n_models)
+    acc = 0.0
+    for k in range(n_models):
+        acc += votes[k]
+        cumulative[k] = acc
+    totals = np.empty(n_stages)
+    for s in range(n_stages):
+        n = stage_updates[s]
+        totals[s] = (cumulative[n - 1] if n > 0 else 0.0) + stage_last[s]
+    return cumulative, totals
+
+
+@_jit
 def _random_models(cumulative, stage_updates, stage_totals, draw, chosen, by_model):
     """For one row: the model each stage draws (``chosen[s]``), and the stages in the
     order of their models (``by_model``), so that one pass finds every one.
@@ -194,15 +212,7 @@ def staged_scores_binary(
     """
     n_rows, n_stages = gram.shape[0], stage_updates.shape[0]
     n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
-    cumulative = np.empty(n_models)
-    acc = 0.0
-    for k in range(n_models):
-        acc += votes[k]
-        cumulative[k] = acc
-    totals = np.empty(n_stages)
-    for s in range(n_stages):
-        n = stage_updates[s]
-        totals[s] = (cumulative[n - 1] if n > 0 else 0.0) + stage_last[s]
+    cumulative, totals = _stage_totals(votes, stage_updates, stage_last)
     chosen = np.empty(n_stages, dtype=np.int64)
     by_model = np.empty(n_stages, dtype=np.int64)
     for i in range(n_rows):
@@ -266,15 +276,7 @@ def staged_scores_native(
     n_classes = out.shape[2]
     weighted = steps.shape[0] != 0
     n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
-    cumulative = np.empty(n_models)
-    acc = 0.0
-    for k in range(n_models):
-        acc += votes[k]
-        cumulative[k] = acc
-    totals = np.empty(n_stages)
-    for s in range(n_stages):
-        n = stage_updates[s]
-        totals[s] = (cumulative[n - 1] if n > 0 else 0.0) + stage_last[s]
+    cumulative, totals = _stage_totals(votes, stage_updates, stage_last)
     chosen = np.empty(n_stages, dtype=np.int64)
     by_model = np.empty(n_stages, dtype=np.int64)
     scores = np.zeros(n_classes)

@@ -310,3 +310,20 @@ def test_a_budget_perceptron_is_the_same_on_every_backend(problem, removal, budg
     assert_array_equal(
         reference.decision_function(strict.asarray(X)), reference.decision_function(X)
     )
+
+
+def test_labels_and_weights_may_be_a_backends_arrays_too():
+    rng = np.random.default_rng(6)
+    X = rng.integers(-2, 3, size=(40, 3)).astype(np.float64)
+    y = rng.integers(0, 3, size=40)
+    weights = rng.integers(1, 3, size=40).astype(np.float64)
+    params = {"kernel": "poly", "degree": 2, "gamma": 1.0, "random_state": 0}
+    host = VotedPerceptron(**params).fit(X, y, sample_weight=weights)
+    arrays = [strict.asarray(a) for a in (X, y, weights)]
+    on_strict = VotedPerceptron(**params).fit(arrays[0], arrays[1], sample_weight=arrays[2])
+    _same_model(on_strict, host, X)
+    budget = BudgetPerceptron(budget=5, **params)
+    assert_array_equal(
+        budget.fit(arrays[0], arrays[1]).dual_coef_,
+        BudgetPerceptron(budget=5, **params).fit(X, y).dual_coef_,
+    )

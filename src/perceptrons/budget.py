@@ -45,8 +45,6 @@ RULES = {
 }
 # What the support slots are built for: changing one needs a new fit.
 SLOT_PARAMETERS = ("budget", "removal", "kernel", "degree", "gamma", "coef0")
-# Kernel blocks are bounded to about this many float64 values at prediction time.
-_PREDICT_BLOCK_VALUES = 2**24
 
 
 class BudgetPerceptron(IncrementalClassifier):
@@ -440,7 +438,7 @@ class BudgetPerceptron(IncrementalClassifier):
         n = state.n_occupied
         support = state.support[:n] if backend.is_numpy else backend.asarray(state.support[:n])
         scores = np.zeros((data.shape[0], state.coef.shape[1]))
-        rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, n))
+        rows_per_block = _gram.rows_per_block(n)
         for start in range(0, data.shape[0] if n else 0, rows_per_block):
             stop = min(start + rows_per_block, data.shape[0])
             with np.errstate(over="ignore", invalid="ignore"):  # checked next

@@ -49,8 +49,6 @@ _RULES = {
     "last": _voted.RULE_LAST,
     "random": _voted.RULE_RANDOM,
 }
-# Kernel blocks are bounded to about this many float64 values at prediction time.
-_PREDICT_BLOCK_VALUES = 2**24
 # Steps of the sequence pass (rows x updates) below which prediction stays in the
 # calling thread: about a millisecond of work, more than a thread's start costs.
 _STEPS_PER_THREAD = 2**20
@@ -533,7 +531,7 @@ class VotedPerceptron(VotedTraining):
         support = self._support.matrix()
         if not backend.is_numpy:
             support = backend.asarray(support)
-        rows_per_block = max(1, _PREDICT_BLOCK_VALUES // max(1, self._support.size))
+        rows_per_block = _gram.rows_per_block(self._support.size)
         n_updates = sum(sequence[0].shape[0] for sequence in sequences)
         max_threads = os.cpu_count() or 1
         with ThreadPoolExecutor(max_threads) as pool:

@@ -145,7 +145,7 @@ def _sign(score):
 
 
 @_jit
-def _stage_totals(votes, stage_updates, stage_last):
+def stage_totals(votes, stage_updates, stage_last):
     """The votes' running sums over the models of the longest stage, and each stage's
     total votes (its models before the last have the sequence's votes)."""
     n_stages = stage_updates.shape[0]
@@ -212,7 +212,7 @@ def staged_scores_binary(
     """
     n_rows, n_stages = gram.shape[0], stage_updates.shape[0]
     n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
-    cumulative, totals = _stage_totals(votes, stage_updates, stage_last)
+    cumulative, totals = stage_totals(votes, stage_updates, stage_last)
     chosen = np.empty(n_stages, dtype=np.int64)
     by_model = np.empty(n_stages, dtype=np.int64)
     for i in range(n_rows):
@@ -276,7 +276,7 @@ def staged_scores_native(
     n_classes = out.shape[2]
     weighted = steps.shape[0] != 0
     n_models = stage_updates[n_stages - 1] + 1 if n_stages else 0
-    cumulative, totals = _stage_totals(votes, stage_updates, stage_last)
+    cumulative, totals = stage_totals(votes, stage_updates, stage_last)
     chosen = np.empty(n_stages, dtype=np.int64)
     by_model = np.empty(n_stages, dtype=np.int64)
     scores = np.zeros(n_classes)

@@ -327,3 +327,18 @@ def test_labels_and_weights_may_be_a_backends_arrays_too():
         budget.fit(arrays[0], arrays[1]).dual_coef_,
         BudgetPerceptron(budget=5, **params).fit(X, y).dual_coef_,
     )
+
+
+def test_every_stages_scores_are_refused_before_they_outgrow_memory(monkeypatch):
+    from perceptrons._memory import MEMORY_LIMIT_VARIABLE, MemoryBudgetError
+
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 3, size=60)
+    model = VotedPerceptron(kernel="poly", degree=2, max_epochs=5, random_state=0).fit(X, y)
+    X_test = rng.normal(size=(20_000, 3))
+    # 5 stages x 20,000 rows x 3 classes x 8 bytes = 2.4 MB: over a 1 MB budget.
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "1M")
+    with pytest.raises(MemoryBudgetError, match="scores"):
+        list(model.staged_decision_function(X_test))
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "1G")
+    assert len(list(model.staged_decision_function(X_test))) == 5

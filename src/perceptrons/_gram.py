@@ -203,6 +203,11 @@ def _torch_backend(device: Any) -> Backend:
         raise ValueError(f"device={device!r}: PyTorch finds no CUDA device on this machine.")
     if found.type == "cuda" and found.index is None:
         found = torch.device("cuda", torch.cuda.current_device())
+    if found.type == "cuda" and found.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device={device!r}: PyTorch finds {torch.cuda.device_count()} CUDA device(s) "
+            "on this machine."
+        )
     return Backend(xp, found, f"torch:{found}")
 
 

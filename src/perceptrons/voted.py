@@ -523,6 +523,8 @@ class VotedPerceptron(VotedTraining):
         bias_sq = 1.0 if self.fit_intercept else 0.0
         n_columns = self._bias.shape[0]
         sequences = self._sequences(stages)
+        # Every stage's scores at once: refused before allocation when they cannot fit.
+        _validation.check_scores_memory(len(stages) * X.shape[0], n_columns)
         out = np.zeros((len(stages), X.shape[0], n_columns))
         # Every stage draws the same numbers, so "random" picks coincide where models do.
         rng = check_random_state(self.random_state)

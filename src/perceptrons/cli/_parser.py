@@ -588,6 +588,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inspect.set_defaults(run=_command("tools", "cmd_inspect"))
 
+    export = command(
+        "export", "write a model as an ONNX graph, to serve it with onnxruntime (onnx extra)"
+    )
+    export.add_argument("model", metavar="MODEL", help="a model file from train")
+    export.add_argument(
+        "-o", "--output", metavar="OUT", required=True, help="the ONNX file to write"
+    )
+    export.add_argument(
+        "--dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="the graph's input type; float32 rounds the weights to float32 too",
+    )
+    export.add_argument(
+        "--classifier-only",
+        action="store_true",
+        help="a text model: export its classifier alone, which takes the featurizer's "
+        "feature vectors (the text featurization has no ONNX form)",
+    )
+    export.add_argument(
+        "--opset", metavar="N", type=_positive_int, default=None, help="the ONNX opset to write"
+    )
+    export.set_defaults(run=_command("tools", "cmd_export"))
+
     diagnose = command(
         "diagnose", "the perceptron's mistake bound (R/γ)² on a data set, and its mistakes"
     )

@@ -1,4 +1,4 @@
-"""``perceptrons inspect``, ``plot``, ``diagnose`` and ``demo``."""
+"""``perceptrons inspect``, ``export``, ``plot``, ``diagnose`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -198,6 +198,43 @@ def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -
         if texts is None:
             raise UserError(f"{args.names_from}: --names-from needs a text data file", EXIT_USAGE)
     return top_features(model, args.top, names_from=texts)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """A model file as an ONNX graph (:func:`perceptrons.io.onnx.to_onnx`), written
+    atomically."""
+    from perceptrons.io import persist
+    from perceptrons.io.files import write_atomically
+    from perceptrons.io.prepare import split_model
+
+    check_outputs(args, [args.output])
+    try:
+        from perceptrons.io import onnx as onnx_export
+    except ImportError as error:
+        raise UserError(f"export: {error}", EXIT_USAGE) from error
+    model = persist.load(args.model)
+    featurizer, estimator = split_model(model)
+    if featurizer is not None and not args.classifier_only:
+        raise UserError(
+            f"{args.model}: a text model, whose featurization (tokenizer, feature hashing) "
+            "has no ONNX operators; pass --classifier-only to export its classifier, which "
+            "takes the feature vectors perceptrons makes from the text",
+            EXIT_USAGE,
+        )
+    dtype = np.float32 if args.dtype == "float32" else np.float64
+    try:
+        graph = onnx_export.to_onnx(estimator, dtype=dtype, target_opset=args.opset)
+    except ValueError as error:
+        raise UserError(f"{args.model}: {error}", EXIT_USAGE) from error
+    data = graph.SerializeToString()
+    write_atomically(args.output, lambda handle: handle.write(data))
+    outputs = ", ".join(output.name for output in graph.graph.output)
+    say(
+        args,
+        f"{args.output}: {type(estimator).__name__}, input X of {estimator.n_features_in_} "
+        f"{args.dtype} features, outputs {outputs} ({len(data):,} bytes)",
+    )
+    return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ the reason."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -161,6 +162,10 @@ def test_labels_keep_their_type(labels):
     model = Perceptron(max_epochs=2, random_state=0).fit(X, labels[codes])
     got = assert_same_predictions(model, X)
     assert got["label"].dtype.kind == {"U": "O", "i": "i", "f": "f", "b": "b"}[labels.dtype.kind]
+    properties = {p.key: p.value for p in onnx_export.to_onnx(model).metadata_props}
+    assert json.loads(properties["classes"]) == model.classes_.tolist()
+    assert properties["estimator"] == "Perceptron"
+    assert properties["perceptrons_version"] == perceptrons.__version__
 
 
 def test_sparsified_model_exports_its_dense_weights():

@@ -56,6 +56,7 @@ True
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -508,7 +509,9 @@ def to_onnx(
     -------
     onnx.ModelProto
         A graph with input ``X`` and outputs ``label``, ``scores`` and, for models
-        with :meth:`predict_proba`, ``probabilities``.
+        with :meth:`predict_proba`, ``probabilities``; its metadata properties name
+        the estimator, this library's version and ``classes`` (JSON: the columns'
+        labels).
 
     Raises
     ------
@@ -541,9 +544,29 @@ def to_onnx(
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, not {dtype!r}.")
     tensor = FloatTensorType if dtype is np.float32 else DoubleTensorType
-    return skl2onnx_to_onnx(
+    graph = skl2onnx_to_onnx(
         model, initial_types=[("X", tensor([None, int(width)]))], target_opset=target_opset
     )
+    # What a server reads to describe the model: who made it, and the label order of the
+    # scores' and probabilities' columns.
+    from onnx.helper import set_model_props
+
+    from perceptrons._version import __version__
+
+    set_model_props(
+        graph,
+        {
+            "perceptrons_version": __version__,
+            "estimator": type(last).__name__,
+            "classes": json.dumps([_plain(label) for label in np.asarray(last.classes_)]),
+        },
+    )
+    return graph
+
+
+def _plain(label: Any) -> Any:
+    """A label as JSON writes it."""
+    return label.item() if isinstance(label, np.generic) else label
 
 
 try:  # registered on import where the extra is installed; else to_onnx says what to install

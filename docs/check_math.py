@@ -3,7 +3,8 @@
 ``python docs/check_math.py docs/_build/html``. Serves the site on a port of 127.0.0.1 and
 opens each page that has formulas in headless Chromium with every other host cut off:
 names resolve to nothing but localhost, and any request for another host goes to a proxy
-of this script's that refuses it and writes it down. In each page's DOM after MathJax ran,
+of this script's that refuses it (Chromium's net log tells which requests the page made,
+apart from the browser's own calls home). In each page's DOM after MathJax ran,
 every formula (Sphinx's ``<span|div class="math ...">\\(...\\)</...>``) must hold a
 rendered ``<mjx-container>`` and no TeX left as text, and no formula may show a TeX error
 (``<mjx-merror>``). The check also fails when the site answers a page's request with an
@@ -38,6 +39,7 @@ SCREENSHOT_PAGE = "user_guide/perceptron.html"
 _MATH_CLASS = 'class="math notranslate'
 NET_LOG = "net-log.json"
 _FORMULA = "<formula>"  # not a tag name: MathJax's output holds MathML's <math>
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 
 
 class _Rendered(HTMLParser):
@@ -50,33 +52,42 @@ class _Rendered(HTMLParser):
         self.containers = 0
         self.errors = 0  # <mjx-merror>: MathJax could not read the TeX
         self.raw: list[str] = []  # text directly in a formula: TeX MathJax left alone
-        self._stack: list[str] = []  # open elements, FORMULA for a formula's own element
+        self._open: list[str] = []  # the open elements' tags, _FORMULA for a formula's own
         self._text: list[str] = []
         self._has_container = False
 
-    def _in_formula(self) -> bool:
-        return _FORMULA in self._stack
-
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
-        if tag in ("span", "div") and "math" in classes and not self._in_formula():
+        if tag in ("span", "div") and "math" in classes and _FORMULA not in self._open:
             self.formulas += 1
             self._text, self._has_container = [], False
-            self._stack.append(_FORMULA)
+            self._open.append(_FORMULA)
             return
         if tag == "mjx-container":
             self.containers += 1
             self._has_container = True
         elif tag == "mjx-merror":
             self.errors += 1
-        if tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"):
-            self._stack.append(tag)
+        if tag not in _VOID:
+            self._open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if not self._stack:
+        # Closes the last open element of that tag (a formula's own is a span or div) and
+        # any left open inside it.
+        formula = tag in ("span", "div")
+        opened = [
+            i for i, name in enumerate(self._open) if name == tag or (formula and name == _FORMULA)
+        ]
+        if not opened:
             return
-        top = self._stack.pop()
-        if top == _FORMULA:
+        closed = self._open[opened[-1] :]
+        del self._open[opened[-1] :]
+        if _FORMULA in closed:
             self.rendered += self._has_container
             tex = "".join(self._text).strip()
             if tex:
@@ -85,7 +96,7 @@ class _Rendered(HTMLParser):
     def handle_data(self, data: str) -> None:
         # Text of the formula's own element: not MathJax's output, nor the equation number
         # Sphinx writes in a <span> beside it.
-        if self._stack and self._stack[-1] == _FORMULA:
+        if self._open and self._open[-1] == _FORMULA:
             self._text.append(data)
 
 

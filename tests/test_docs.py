@@ -206,3 +206,21 @@ def test_mathjax_is_the_published_release_or_the_build_fails(
         local_mathjax.copy_from_folder(package, tmp_path / "served")
     with pytest.raises(ExtensionError, match="not an unpacked mathjax package"):
         local_mathjax.copy_from_folder(tmp_path / "nowhere", tmp_path / "served")
+
+
+def test_the_browser_check_tells_typeset_formulas_from_raw_tex() -> None:
+    from check_math import _Rendered
+
+    typeset = (
+        '<p><span class="math notranslate nohighlight"><mjx-container class="MathJax">'
+        "<mjx-math><mjx-mi>w</mjx-mi></mjx-math><mjx-assistive-mml><math><mi>w</mi></math>"
+        "</mjx-assistive-mml></mjx-container></span></p>"
+        '<div class="math notranslate nohighlight" id="equation-1"><span class="eqno">(1)'
+        '<a class="headerlink" href="#equation-1">#</a></span><mjx-container><mjx-merror>'
+        "</mjx-merror><br/></mjx-container></div>"
+    )
+    raw = r'<span class="math notranslate nohighlight">\(\boldsymbol{w}\)</span>'
+    dom = _Rendered()
+    dom.feed(typeset + raw)
+    assert (dom.formulas, dom.rendered, dom.containers, dom.errors) == (3, 2, 2, 1)
+    assert dom.raw == [r"\(\boldsymbol{w}\)"]

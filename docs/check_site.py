@@ -6,8 +6,11 @@ link check: Sphinx's ``linkcheck`` builder would fetch the external links, and
 hrefs the theme, the gallery and raw HTML write. It also checks that every API entry has its
 page, and that each gallery example made a figure and ran in under
 :data:`EXAMPLE_SECONDS` (sphinx-gallery writes the time on the example's page; the
-examples take a few seconds, so the limit has a wide margin). Exits with 1 and one line
-per problem.
+examples take a few seconds, so the limit has a wide margin). And the site reads offline:
+no page loads a resource from outside it (a script, stylesheet, icon, image, frame or media
+source at an ``http(s)://`` or ``//host`` address, in its HTML, its ``<style>`` elements or
+its ``.css`` files; links to other sites are navigation, not resources). Exits with 1 and
+one line per problem.
 """
 
 from __future__ import annotations
@@ -28,11 +31,62 @@ _RUNNING_TIME = re.compile(
 )
 
 
+#: The attributes by which an element loads a resource when the page is shown.
+_RESOURCE_ATTRIBUTES = {
+    "script": ("src",),
+    "img": ("src", "srcset"),
+    "iframe": ("src",),
+    "frame": ("src",),
+    "source": ("src", "srcset"),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "embed": ("src",),
+    "object": ("data",),
+    "input": ("src",),
+}
+#: ``<link rel=...>`` kinds that load what ``href`` names (``rel`` holds several, spaced).
+_RESOURCE_LINKS = {
+    "stylesheet",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "icon",
+    "apple-touch-icon",
+    "mask-icon",
+    "manifest",
+}
+#: ``url(...)`` and ``@import "..."`` in CSS: the address, without quotes.
+_CSS_ADDRESS = re.compile(r"""url\(\s*["']?([^"')\s]+)|@import\s+["']([^"']+)["']""", re.IGNORECASE)
+
+
+def _outside(address: str) -> bool:
+    """Whether the browser fetches ``address`` from another host (``http(s)://``, ``//``)."""
+    address = address.strip().lower()
+    return address.startswith(("http://", "https://", "//"))
+
+
+def _addresses(attribute: str, value: str) -> list[str]:
+    """The addresses an attribute names: ``srcset`` lists ``address width, ...``."""
+    if attribute != "srcset":
+        return [value]
+    return [candidate.split()[0] for candidate in value.split(",") if candidate.strip()]
+
+
+def _css_outside(css: str) -> list[str]:
+    """The addresses outside the site that a style sheet's ``url()`` and ``@import`` load."""
+    found = (url or imported for url, imported in _CSS_ADDRESS.findall(css))
+    return [address for address in found if _outside(address)]
+
+
 class _Links(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.links: list[str] = []
         self.ids: set[str] = set()
+        #: ``<tag attribute>: address`` of each resource loaded from outside the site.
+        self.outside: list[str] = []
+        self._in_style = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
@@ -43,6 +97,23 @@ class _Links(HTMLParser):
             target = values.get(name)
             if target and not (tag == "link" and values.get("rel") == "preconnect"):
                 self.links.append(target)
+        loads = _RESOURCE_ATTRIBUTES.get(tag, ())
+        if tag == "link" and _RESOURCE_LINKS & set((values.get("rel") or "").lower().split()):
+            loads = ("href",)
+        for name in loads:
+            for address in _addresses(name, values.get(name) or ""):
+                if _outside(address):
+                    self.outside.append(f"<{tag} {name}>: {address}")
+        if values.get("style"):
+            self.outside += [f"<{tag} style>: {a}" for a in _css_outside(values["style"] or "")]
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.outside += [f"<style>: {address}" for address in _css_outside(data)]
 
 
 def _same_object(page: Path, fragment: str) -> bool:
@@ -83,6 +154,13 @@ def check(site: Path) -> list[str]:
                 fragment = unquote(parts.fragment)
                 if fragment not in ids and not _same_object(target, fragment):
                     problems.append(f"{where}: no anchor #{parts.fragment}")
+    for page, parser in pages.items():
+        where = page.relative_to(site.resolve())
+        problems += [f"{where}: {resource}: outside the site" for resource in parser.outside]
+    for sheet in sorted(site.rglob("*.css")):
+        where = sheet.relative_to(site)
+        text = sheet.read_text(encoding="utf-8", errors="replace")
+        problems += [f"{where}: {address}: outside the site" for address in _css_outside(text)]
     generated = site / "api" / "generated"
     for name in documented_names():
         if not (generated / f"{name}.html").is_file():

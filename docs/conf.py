@@ -1,8 +1,10 @@
 """Sphinx configuration of the perceptrons documentation.
 
 Built with ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (or ``make -C docs
-html``). Needs the ``docs`` extra: ``pip install -e ".[docs]"``. No network is used: there is
-no intersphinx, and the examples read built-in data or ``../shared/data``.
+html``). Needs the ``docs`` extra: ``pip install -e ".[docs]"``. The one download is MathJax
+(``_ext/local_mathjax.py``: a pinned release from the npm registry, its hash checked, cached
+in ``_build/.mathjax``), which the site then serves itself: it reads without network. There
+is no intersphinx, and the examples read built-in data or ``../shared/data``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "local_mathjax",  # sphinx.ext.mathjax, with MathJax in the site's _static/
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -37,7 +39,13 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb"]
+exclude_patterns = [
+    "_build",
+    "**.ipynb_checkpoints",
+    "auto_examples/*.ipynb",
+    "sg_execution_times.rst",  # left by older builds (write_computation_times below)
+    "auto_examples/sg_execution_times.rst",
+]
 templates_path = ["_templates"]
 default_role = "py:obj"
 
@@ -63,8 +71,9 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # -- Math --------------------------------------------------------------------------------
-# MathJax (sphinx.ext.mathjax) typesets the formulas in the reader's browser, loaded from
-# its CDN: the build itself needs no network.
+# MathJax (sphinx.ext.mathjax) typesets the formulas in the reader's browser, from the
+# site's own _static/mathjax/ (local_mathjax fetches it when the site is built), never
+# from a CDN: the site reads without network.
 
 # -- Examples gallery --------------------------------------------------------------------
 # Examples that read ../shared/data (those calling shared_data_dir) are shown without being
@@ -96,6 +105,9 @@ sphinx_gallery_conf = {
     "backreferences_dir": "api/generated/backreferences",
     "doc_module": ("perceptrons",),
     "inspect_global_variables": False,
+    # Its table of run times (sg_execution_times) loads jQuery and DataTables from CDNs;
+    # each example's page shows its own time.
+    "write_computation_times": False,
 }
 os.environ.setdefault("MPLBACKEND", "Agg")
 warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")

@@ -79,3 +79,148 @@ def test_the_site_check_finds_broken_links_and_anchors(tmp_path) -> None:
     ]
     # No API page was built here: each entry is reported missing.
     assert len(problems) - len(broken) == len(DOCUMENTED)
+
+
+def test_the_site_check_finds_resources_loaded_from_outside_the_site(tmp_path) -> None:
+    from check_site import check
+
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "local.js").write_text("")
+    (tmp_path / "_static" / "theme.css").write_text(
+        '@import "basic.css"; @import url(//fonts.example.org/font.css);'
+        ".a { background: url('data:image/svg+xml,%3Csvg xmlns=\"http://www.w3.org/2000/svg\"') }"
+        ".b { src: url(../fonts/a.woff2) } .c { src: url(https://cdn.example.org/b.woff2) }"
+    )
+    (tmp_path / "_static" / "basic.css").write_text("")
+    (tmp_path / "index.html").write_text(
+        '<script src="_static/local.js"></script>'
+        '<script src="https://cdn.example.org/mathjax/tex-chtml.js"></script>'
+        '<link rel="stylesheet" href="//cdn.example.org/theme.css">'
+        '<link rel="shortcut icon" href="http://example.org/favicon.ico">'
+        '<link rel="preconnect" href="https://cdn.example.org">'
+        '<img srcset="_static/local.js 1x, https://example.org/fig@2x.png 2x">'
+        '<iframe src="https://example.org/embed"></iframe>'
+        '<div style="background: url(https://example.org/bg.png)"></div>'
+        "<style>@import 'https://example.org/inline.css';</style>"
+        '<a href="https://example.org/paper.pdf">a paper</a>'
+        '<a href="http://example.org/">a site</a>'
+    )
+    outside = [p for p in check(tmp_path) if p.endswith("outside the site")]
+    assert outside == [
+        "index.html: <script src>: https://cdn.example.org/mathjax/tex-chtml.js: outside the site",
+        "index.html: <link href>: //cdn.example.org/theme.css: outside the site",
+        "index.html: <link href>: http://example.org/favicon.ico: outside the site",
+        "index.html: <img srcset>: https://example.org/fig@2x.png: outside the site",
+        "index.html: <iframe src>: https://example.org/embed: outside the site",
+        "index.html: <div style>: https://example.org/bg.png: outside the site",
+        "index.html: <style>: https://example.org/inline.css: outside the site",
+        "_static/theme.css: //fonts.example.org/font.css: outside the site",
+        "_static/theme.css: https://cdn.example.org/b.woff2: outside the site",
+    ]
+
+
+def _npm_tarball(files: dict[str, bytes]) -> bytes:
+    """A tarball laid out as npm packs one: every file under ``package/``."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in files.items():
+            member = tarfile.TarInfo(f"package/{name}")
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def local_mathjax():
+    pytest.importorskip("sphinx", reason="the docs extra (Sphinx) builds the site")
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import local_mathjax
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    return local_mathjax
+
+
+MATHJAX_FILES = {
+    "package.json": b'{"name": "mathjax", "version": "3.2.2"}',
+    "LICENSE": b"Apache License 2.0",
+    "es5/tex-chtml.js": b"// the component",
+    "es5/tex-svg.js": b"// another component",
+    "es5/input/tex/extensions/boldsymbol.js": b"// autoloaded",
+    "es5/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff": b"font",
+    "es5/sre/mathmaps/en.json": b"{}",
+}
+MATHJAX_SERVED = {
+    "LICENSE",
+    "tex-chtml.js",
+    "input/tex/extensions/boldsymbol.js",
+    "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+}
+
+
+def _served(target: Path) -> set[str]:
+    return {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()}
+
+
+def test_the_site_serves_the_parts_of_mathjax_its_pages_load(local_mathjax, tmp_path) -> None:
+    local_mathjax.copy_from_tarball(_npm_tarball(MATHJAX_FILES), tmp_path / "tarball")
+    assert _served(tmp_path / "tarball") == MATHJAX_SERVED
+    for name, data in MATHJAX_FILES.items():
+        (tmp_path / "package" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "package" / name).write_bytes(data)
+    local_mathjax.copy_from_folder(tmp_path / "package", tmp_path / "folder")
+    assert _served(tmp_path / "folder") == MATHJAX_SERVED
+
+
+def test_mathjax_is_the_published_release_or_the_build_fails(
+    local_mathjax, tmp_path, monkeypatch
+) -> None:
+    import io
+    import urllib.request
+
+    from sphinx.errors import ExtensionError
+
+    cache = tmp_path / "mathjax.tgz"
+    cache.write_bytes(_npm_tarball(MATHJAX_FILES))  # not the registry's tarball
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: io.BytesIO(cache.read_bytes()))
+    with pytest.raises(ExtensionError, match="not the tarball the npm registry published"):
+        local_mathjax.tarball(cache)
+
+    def offline(*args, **kwargs):
+        raise OSError("Network is unreachable")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    with pytest.raises(ExtensionError, match=r"could not be downloaded.*PERCEPTRONS_MATHJAX"):
+        local_mathjax.tarball(cache)
+    assert local_mathjax.integrity(b"") == (
+        "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="
+    )
+
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "package.json").write_text('{"name": "mathjax", "version": "3.2.1"}')
+    with pytest.raises(ExtensionError, match=r"holds mathjax 3\.2\.1, not mathjax 3\.2\.2"):
+        local_mathjax.copy_from_folder(package, tmp_path / "served")
+    with pytest.raises(ExtensionError, match="not an unpacked mathjax package"):
+        local_mathjax.copy_from_folder(tmp_path / "nowhere", tmp_path / "served")
+
+
+def test_the_browser_check_tells_typeset_formulas_from_raw_tex() -> None:
+    from check_math import _Rendered
+
+    typeset = (
+        '<p><span class="math notranslate nohighlight"><mjx-container class="MathJax">'
+        "<mjx-math><mjx-mi>w</mjx-mi></mjx-math><mjx-assistive-mml><math><mi>w</mi></math>"
+        "</mjx-assistive-mml></mjx-container></span></p>"
+        '<div class="math notranslate nohighlight" id="equation-1"><span class="eqno">(1)'
+        '<a class="headerlink" href="#equation-1">#</a></span><mjx-container><mjx-merror>'
+        "</mjx-merror><br/></mjx-container></div>"
+    )
+    raw = r'<span class="math notranslate nohighlight">\(\boldsymbol{w}\)</span>'
+    dom = _Rendered()
+    dom.feed(typeset + raw)
+    assert (dom.formulas, dom.rendered, dom.containers, dom.errors) == (3, 2, 2, 1)
+    assert dom.raw == [r"\(\boldsymbol{w}\)"]

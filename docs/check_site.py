@@ -1,7 +1,7 @@
 """Check the built site: internal links and anchors, API pages, the gallery's run times.
 
-``python docs/check_site.py docs/_build/html``. CI has no network, so this is the
-link check: Sphinx's ``linkcheck`` builder would fetch the external links, and
+``python docs/check_site.py docs/_build/html``. CI reaches only package registries, so
+this is the link check: Sphinx's ``linkcheck`` builder would fetch the external links, and
 ``nitpicky`` cross-reference checking covers the references Sphinx resolves itself, not the
 hrefs the theme, the gallery and raw HTML write. It also checks that every API entry has its
 page, and that each gallery example made a figure and ran in under
@@ -142,7 +142,7 @@ def check(site: Path) -> list[str]:
         for link in parser.links:
             parts = urlsplit(link)
             if parts.scheme or link.startswith("//") or link.startswith("mailto:"):
-                continue  # external: not checked (no network in CI)
+                continue  # external: not checked (CI reaches no other site)
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
             if target.is_dir():
                 target = target / "index.html"

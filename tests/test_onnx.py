@@ -223,6 +223,22 @@ def test_voted_perceptron_weights_sparse_input_and_several_calls():
     assert_same_predictions(model.set_params(prediction="last"), X)
 
 
+@pytest.mark.parametrize("multiclass", ["native", "ovr"])
+def test_voted_perceptron_delta_trick_and_no_intercept(multiclass):
+    X, y = _problem(3, n=60, d=4)
+    for params in ({"delta": 0.5}, {"fit_intercept": False}):
+        model = VotedPerceptron(
+            kernel="poly", degree=2, prediction="average", multiclass=multiclass, **params
+        )
+        assert_same_predictions(model.fit(X, y), X)
+
+
+def test_budget_perceptron_sparse_input():
+    X, y = _problem(3, n=60, d=6, sparse=True)
+    model = BudgetPerceptron(budget=10, kernel="linear", random_state=0).fit(X, y)
+    assert_same_predictions(model, X)
+
+
 def test_voted_perceptron_precomputed_kernel_round_trips():
     from sklearn.metrics.pairwise import polynomial_kernel
 

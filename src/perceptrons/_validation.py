@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import _safe_indexing
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, column_or_1d, validate_data
+from sklearn.utils.validation import _num_samples, validate_data
 
 from perceptrons._memory import array_bytes, check_allocation, memory_limit
 
@@ -34,8 +34,13 @@ def validate_training_data(
         data, labels = validate_data(
             estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
         )
-    labels = column_or_1d(labels, warn=True)
-    check_labels(labels)
+    # validate_data has made the labels 1-D (scikit-learn's column_or_1d). Whether a few
+    # labels are classes depends on their set alone, whose answer is remembered:
+    # scikit-learn's check costs a third of a one-example partial_fit (an online
+    # learner's every call, in river say). Over 20 labels, the check may also warn that
+    # so many classes for so few labels look like a regression target: it runs on them.
+    if labels.shape[0] > 20 or labels.dtype.hasobject or not _labels_allowed(np.unique(labels)):
+        check_labels(labels)  # on a few labels, to refuse them, naming one
     if reset and hasattr(estimator, "feature_names_in_"):
         check_feature_names(estimator.feature_names_in_, type(estimator).__name__)
     return data, labels

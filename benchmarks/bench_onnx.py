@@ -3,7 +3,8 @@
 For each model, trained once on the given training split, the test split is predicted
 by ``model.predict`` (the library) and by onnxruntime running the graph of
 :func:`perceptrons.io.onnx.to_onnx`, in float64 and in float32 (the input cast
-beforehand, not timed). Reported: the median of ``--repeats`` (7) interleaved timings
+beforehand, not timed; its threads' spinning after a run off, else it takes the CPU
+from the library's predict timed next). Reported: the median of ``--repeats`` (7) interleaved timings
 of each, after an untimed warm-up; the labels that agree; the largest score difference
 relative to the scores' largest magnitude (float64); the export's time and file size.
 scikit-learn's ``Perceptron`` converted by skl2onnx's own converter is the yardstick:
@@ -118,8 +119,12 @@ def _measure(data_name, label, model, X_train, y_train, X_test, repeats):
     graph64 = export(np.float64)
     export_ms = 1000 * (time.perf_counter() - start)
     graph32 = export(np.float32)
+    # onnxruntime's threads spin, waiting for work, after each run: on few cores they
+    # would take the CPU from the library's predict timed next. Spinning off.
+    options = ort.SessionOptions()
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sessions = {
-        dtype: ort.InferenceSession(graph, providers=["CPUExecutionProvider"])
+        dtype: ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         for dtype, graph in ((np.float64, graph64), (np.float32, graph32))
     }
     inputs = {dtype: X_test.astype(dtype) for dtype in sessions}

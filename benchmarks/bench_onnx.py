@@ -3,10 +3,11 @@
 For each model, trained once on the given training split, the test split is predicted
 by ``model.predict`` (the library) and by onnxruntime running the graph of
 :func:`perceptrons.io.onnx.to_onnx`, in float64 and in float32 (the input cast
-beforehand, not timed; its threads' spinning after a run off, else it takes the CPU
-from the library's predict timed next). Reported: the median of ``--repeats`` (7) interleaved timings
-of each, after an untimed warm-up; the labels that agree; the largest score difference
-relative to the scores' largest magnitude (float64); the export's time and file size.
+beforehand, not timed; onnxruntime's thread spinning after a run is off, else it takes
+the CPU from the library's predict timed next). Reported: the median of ``--repeats``
+(7) interleaved timings of each, after an untimed warm-up; the labels that agree; the
+largest score difference relative to the scores' largest magnitude (float64); the
+export's time and file size.
 scikit-learn's ``Perceptron`` converted by skl2onnx's own converter is the yardstick:
 its ``predict`` against its graph in the same process.
 

@@ -95,7 +95,8 @@ EXPORT_REFUSALS = {
     ),
 }
 
-# Each initializer's share of ONNX's single-file limit (protobuf's 2 GiB).
+# The most the dense weights may take: ONNX's single-file limit (protobuf's 2 GiB), less
+# a margin for the rest of the graph.
 _MAX_MODEL_BYTES = 2**31 - 2**20
 
 
@@ -108,7 +109,6 @@ class _Expansion:
     weights: np.ndarray  # (n_inputs, n_columns): coef_.T, or the dual coefficients
     offset: np.ndarray  # (n_columns,)
     classes: np.ndarray
-    probabilities: bool = False
     binarize: float | None = None
     kernel: str | None = None  # None: linear in X; else "linear", "poly", "rbf", "precomputed"
     support: np.ndarray | None = None  # (n_support, n_features), dense
@@ -164,8 +164,6 @@ def _expansion(model: Any) -> _Expansion:
     """The weights, offsets and features of a fitted exportable ``model``."""
     from sklearn.utils.validation import check_is_fitted
 
-    from perceptrons._linear import LogLinearProbabilities
-
     reason = _refusal(model)
     if reason is not None:
         raise ValueError(reason)
@@ -198,7 +196,6 @@ def _expansion(model: Any) -> _Expansion:
         weights=np.asarray(coef, dtype=np.float64).T.reshape(-1, n_columns),
         offset=np.asarray(model.intercept_, dtype=np.float64).reshape(n_columns),
         classes=classes,
-        probabilities=isinstance(model, LogLinearProbabilities),
         binarize=binarize,
     )
 

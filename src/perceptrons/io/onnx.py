@@ -16,9 +16,9 @@ Every graph has the outputs
     The predicted class, shape ``(N,)``, of the type of ``classes_`` (integers as int64,
     floats as double, booleans as bool, strings as string).
 ``scores``
-    :meth:`decision_function`, shape ``(N,)`` for two classes, else ``(N, n_classes)``.
+    ``decision_function``, shape ``(N,)`` for two classes, else ``(N, n_classes)``.
 ``probabilities``
-    :meth:`predict_proba`, shape ``(N, n_classes)``, for the models that have it
+    ``predict_proba``, shape ``(N, n_classes)``, for the models that have it
     (logistic regression, naive Bayes).
 
 The input is dense, float64 (``DoubleTensorType``) or float32: a sparse matrix is passed
@@ -506,7 +506,7 @@ def to_onnx(
     -------
     onnx.ModelProto
         A graph with input ``X`` and outputs ``label``, ``scores`` and, for models
-        with :meth:`predict_proba`, ``probabilities``; its metadata properties name
+        with ``predict_proba``, ``probabilities``; its metadata properties name
         the estimator, this library's version and ``classes`` (JSON: the columns'
         labels).
 

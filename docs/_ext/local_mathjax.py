@@ -67,7 +67,10 @@ def integrity(data: bytes) -> str:
 
 
 def _destination(name: str) -> str | None:
-    """Where a file of the package goes under ``_static/mathjax/``; None if not needed."""
+    """Where a file of the package goes under ``_static/mathjax/``; None if not needed
+    (or if its name would climb out of that folder)."""
+    if ".." in name.split("/") or name.startswith("/"):
+        return None
     if not any(
         name.startswith(needed) if needed.endswith("/") else name == needed for needed in NEEDED
     ):

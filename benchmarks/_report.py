@@ -67,3 +67,12 @@ def write_section(path: Path, section: str, name: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def publish(section: str, name: str, output: str | Path, write: bool) -> None:
+    """Benchmark ``name``'s ``section`` into RESULTS.md at ``output`` (``write``), else
+    printed: the end of every benchmark's run."""
+    if write:
+        write_section(Path(output), section, name)
+    else:
+        print(section)

@@ -210,10 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             end,
         ]
     )
-    if not args.no_write:
-        _report.write_section(Path(args.output), section, SECTION)
-    else:
-        print(section)
+    _report.publish(section, SECTION, args.output, write=not args.no_write)
     return 0
 
 

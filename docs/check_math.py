@@ -225,9 +225,13 @@ def check(site: Path, browser: str, pages: list[str], screenshot: Path | None) -
             answered.clear()
             with tempfile.TemporaryDirectory(prefix="check-math-") as profile:
                 command = _browser(browser, proxy, Path(profile), "--dump-dom", f"{origin}/{page}")
-                run = subprocess.run(
-                    command, capture_output=True, text=True, timeout=PAGE_TIMEOUT_S, check=False
-                )
+                try:
+                    run = subprocess.run(
+                        command, capture_output=True, text=True, timeout=PAGE_TIMEOUT_S, check=False
+                    )
+                except subprocess.TimeoutExpired:
+                    problems.append(f"{page}: {browser} did not finish in {PAGE_TIMEOUT_S} s")
+                    continue
                 if run.returncode != 0:
                     problems.append(f"{page}: {browser} exited with {run.returncode}")
                     continue

@@ -212,7 +212,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         from perceptrons.io import onnx as onnx_export
     except ImportError as error:
         raise UserError(f"export: {error}", EXIT_USAGE) from error
-    model = persist.load(args.model)
+    # Sparse where the model allows it: the graph's dense weights are sized (and refused
+    # past ONNX's limit) before they are formed, and the training state is not needed.
+    model = persist.load(args.model, sparse=True)
     featurizer, estimator = split_model(model)
     if featurizer is not None and not args.classifier_only:
         raise UserError(

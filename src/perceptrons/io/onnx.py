@@ -95,6 +95,9 @@ EXPORT_REFUSALS = {
     ),
 }
 
+# Whether register_converters has run (once is enough: skl2onnx keeps them).
+_registered = False
+
 # The most the dense weights may take: ONNX's single-file limit (protobuf's 2 GiB), less
 # a margin for the rest of the graph.
 _MAX_MODEL_BYTES = 2**31 - 2**20
@@ -447,6 +450,9 @@ def register_converters() -> None:
     alone or as the last step of a scikit-learn ``Pipeline``, and refuse with the reason
     the ones that cannot be exported.
     """
+    global _registered
+    if _registered:
+        return
     try:
         from skl2onnx import update_registered_converter
     except ImportError as error:
@@ -467,6 +473,7 @@ def register_converters() -> None:
             _converter,
             parser=_refusing_parser,
         )
+    _registered = True
 
 
 def _check_exportable(model: Any) -> Any:
@@ -523,7 +530,6 @@ def to_onnx(
 
     last = _check_exportable(model)
     check_is_fitted(last, "classes_")
-    _expansion(last)  # refused here, before skl2onnx, when it cannot be written
     if X is not None:
         if sp.issparse(X):
             raise ValueError(

@@ -84,10 +84,12 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_is_read_from_the_sources():
     graph = _graph()
     # Spot checks that the reader sees what is there (so an empty graph cannot pass).
-    assert "perceptrons._online" in graph["perceptrons.perceptron"]
-    assert "perceptrons._kernels.perceptron" in graph["perceptrons.perceptron"]
-    assert "perceptrons.parallel.threads" in graph["perceptrons.perceptron"]  # lazy import
-    assert "perceptrons.perceptron" in graph["perceptrons.io.persist"]
+    assert "perceptrons._online" in graph["perceptrons.linear.perceptron"]
+    assert "perceptrons._kernels.perceptron" in graph["perceptrons.linear.perceptron"]
+    # A lazy import:
+    assert "perceptrons.parallel.threads" in graph["perceptrons.linear.perceptron"]
+    assert "perceptrons.linear.perceptron" in graph["perceptrons.perceptron"]
+    assert "perceptrons._registry" in graph["perceptrons.io.persist"]
 
 
 def test_the_import_graph_has_no_circle():

@@ -20,6 +20,7 @@ import pytest
 
 import perceptrons
 import perceptrons.io.formats
+import perceptrons.linear
 import perceptrons.parallel
 import perceptrons.reference
 from perceptrons._lazy import LazyClasses
@@ -120,11 +121,57 @@ def test_a_classifiers_train_predict_inspect_load_no_tagger_voted_dask_or_plots(
     # The commands ran (so the probe saw real work), one after the other.
     labels = out.read_text().split()
     assert len(labels) == 4 and set(labels) <= {"1", "-1"}
-    assert "perceptrons.perceptron" in modules
+    assert "perceptrons.linear.perceptron" in modules
     assert among(modules, NOT_FOR_A_CLASSIFIER) == []
 
 
-PACKAGES = [perceptrons, perceptrons.io.formats, perceptrons.parallel, perceptrons.reference]
+# What a command on the learner core must not load: scikit-learn, and SciPy's statistics
+# and pandas, which scikit-learn would import (a second and a half before any work).
+NOT_FOR_THE_CORE = ("sklearn", "scipy.stats", "pandas")
+
+SMALL_SVMLIGHT = "1 1:0.5 3:1\n-1 2:1 4:0.25\n1 1:1 4:1\n-1 2:0.5 3:0.1\n3 1:0.2 2:0.2\n"
+
+
+@pytest.mark.parametrize(
+    "train_options",
+    [
+        (),
+        ("--algorithm", "averaged", "--update", "arow"),
+        ("--algorithm", "logistic"),
+        ("--algorithm", "averaged", "--stream", "--classes=-1,1,3"),
+        ("--algorithm", "perceptron", "--dev", "{data}", "--update", "pa-i", "--sparsify", "0"),
+    ],
+    ids=" ".join,
+)
+def test_the_commands_of_a_linear_model_import_no_scikit_learn(tmp_path, train_options):
+    """train, predict, evaluate and inspect a linear model on a numeric file: the learner
+    core (perceptrons.linear), never scikit-learn, SciPy's statistics or pandas."""
+    data = tmp_path / "small.svm"
+    data.write_text(SMALL_SVMLIGHT)
+    model, out, report = tmp_path / "m.npz", tmp_path / "out", tmp_path / "report.json"
+    options = tuple(option.format(data=data) for option in train_options)
+    modules = loaded_modules(
+        run_commands(
+            ("train", str(data), "-o", str(model), "--quiet", "--epochs", "2", *options),
+            ("predict", str(model), str(data), "-o", str(out), "--scores"),
+            ("evaluate", str(model), str(data), "--json", "-o", str(report)),
+            ("inspect", str(model), "--json"),
+        )
+    )
+    # The commands ran, one after the other (so the probe saw real work).
+    assert len(out.read_text().splitlines()) == 5
+    assert json.loads(report.read_text())["examples"] == 5
+    assert "perceptrons.linear" in modules
+    assert among(modules, NOT_FOR_THE_CORE) == []
+
+
+PACKAGES = [
+    perceptrons,
+    perceptrons.io.formats,
+    perceptrons.linear,
+    perceptrons.parallel,
+    perceptrons.reference,
+]
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)

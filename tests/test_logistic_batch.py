@@ -369,8 +369,6 @@ def test_state_round_trip_and_checks(k):
 def test_saved_and_loaded_model_predicts_the_same(tmp_path, k, sparse):
     from perceptrons.io import persist
 
-    if "LogisticRegressionBatch" not in persist._ESTIMATORS:
-        pytest.skip("not registered yet: LogisticRegressionBatch is not in persist._ESTIMATORS")
     X, y = _standardized(30, 4, k, seed=9, sparse=sparse)
     model = _fit_quietly(LogisticRegressionBatch(max_iter=10, class_weight="balanced"), X, y)
     with warnings.catch_warnings():

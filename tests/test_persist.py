@@ -1596,7 +1596,7 @@ SAVEABLE = _saveable_classes()
 
 def test_the_round_trip_property_covers_every_saveable_estimator():
     names = {cls.__name__ for cls in SAVEABLE}
-    assert names == set(perceptrons.io.persist._ESTIMATORS)
+    assert names == set(perceptrons.io.persist._REGISTRY.estimators)
 
 
 def _history_record(epoch):

@@ -1,4 +1,10 @@
-"""What every estimator of the package shares.
+"""What every learner of the package shares, scikit-learn's estimators and the core alike.
+
+Nothing here imports scikit-learn: the learner core (:mod:`perceptrons.linear`, what
+the command line trains and loads) is made of these classes, and each estimator is the
+core class under :class:`perceptrons._estimator.EstimatorFace`, which adds
+scikit-learn's ``BaseEstimator`` and ``ClassifierMixin`` (parameters, ``clone``, tags,
+scikit-learn's input validation).
 
 :class:`Trainable`: parameters checked on every call (``__init__`` only stores them) and
 the model's lifecycle, one typed field (``_lifecycle``): None before training, the
@@ -10,13 +16,12 @@ trained afresh. :class:`IncrementalClassifier` adds the label bookkeeping of
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import inspect
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
@@ -28,13 +33,47 @@ __all__ = ["IncrementalClassifier", "Trainable"]
 INPUT_RECORDS = ("n_features_in_", "feature_names_in_")
 
 
-class Trainable(BaseEstimator):
+class Trainable:
     """Parameters checked on every call, and the model's lifecycle (see the module)."""
+
+    #: Whether input is validated by scikit-learn's ``validate_data`` (the estimators,
+    #: under :class:`perceptrons._estimator.EstimatorFace`) or by the core's own
+    #: :func:`perceptrons._validation.check_input`.
+    _SKLEARN_FACE: ClassVar[bool] = False
 
     _rules: ClassVar[dict[str, rules.Rule]] = {}
     #: None before training; a member's own state while it can train on; a
     #: :class:`~perceptrons._states.Frozen` model once it cannot.
     _lifecycle: Any = None
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        """The constructor's parameters, by name (scikit-learn's convention: every
+        parameter is an attribute of the same name)."""
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name
+            for name, parameter in signature.parameters.items()
+            if name != "self"
+            and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and their values (the estimators use
+        scikit-learn's, which gives the same)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Any:
+        """Set parameters by name (checked when training next, as ``fit`` checks them)."""
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for {type(self).__name__}; valid "
+                    f"parameters are {valid!r}."
+                )
+            setattr(self, name, value)
+        return self
 
     def _check_params(self) -> None:
         """Each parameter's own rule (``__init__`` only stores; ``set_params`` may
@@ -68,7 +107,7 @@ class Trainable(BaseEstimator):
         self._lifecycle = None
 
 
-class IncrementalClassifier(ClassifierMixin, Trainable):
+class IncrementalClassifier(Trainable):
     """What every classifier of the package shares: parameters checked on every call,
     the one first-call flag, the label bookkeeping of ``partial_fit``, sparse input and
     prediction from ``decision_function``."""
@@ -79,10 +118,9 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
     history_: list[dict[str, Any]]
     random_state_: np.random.RandomState
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+    if TYPE_CHECKING:  # every member has one (it is not inherited from here)
+
+        def decision_function(self, X: Any) -> np.ndarray: ...
 
     def _is_first_call(self) -> bool:
         """True until training has state to continue (``fit`` resets it)."""
@@ -172,7 +210,15 @@ class IncrementalClassifier(ClassifierMixin, Trainable):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        check_is_fitted(self, "classes_")
+        _validation.check_is_fitted(self, "classes_")
         if not self._scores_rows_alone():
             return _validation.labels_from_scores(self.classes_, self.decision_function(X))
         return _validation.predict_in_batches(self.decision_function, self.classes_, X)
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """The mean accuracy of :meth:`predict` on ``(X, y)``, weighted by
+        ``sample_weight`` (scikit-learn's ``ClassifierMixin.score``, which the
+        estimators use)."""
+        correct = self.predict(X) == np.asarray(y)
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        return float(np.average(correct, weights=weights))

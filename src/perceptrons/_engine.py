@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 from perceptrons._kernels._rows import NON_FINITE_SCORE
 from perceptrons._validation import NonFiniteScores
@@ -257,7 +256,11 @@ def hold_out(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(train_rows, held_out_rows)``: ``fraction`` of ``n_samples`` examples split off
     for early stopping, stratified by ``stratify``; the training rows sorted (they keep
-    their order). Draws one number from ``rng``, before the epochs' shuffles."""
+    their order). Draws one number from ``rng``, before the epochs' shuffles.
+    scikit-learn's split, imported only for early stopping: the command line's other
+    runs import no scikit-learn."""
+    from sklearn.model_selection import train_test_split
+
     train_rows, held_out = train_test_split(
         np.arange(n_samples),
         test_size=fraction,

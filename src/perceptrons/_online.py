@@ -24,8 +24,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _params as rules
 from perceptrons import _validation
@@ -102,7 +100,7 @@ class OnlineLearner(Trainable):
     def resumable(self) -> bool:
         """Whether the model holds the training state to continue exactly (after
         ``densify()``, for a sparsified one)."""
-        check_is_fitted(self, "coef_")
+        _validation.check_is_fitted(self, "coef_")
         return isinstance(self._lifecycle, TrainingState | CompactState)
 
     def _mixing_refusal(self) -> str | None:
@@ -209,7 +207,7 @@ class OnlineLearner(Trainable):
         if first_call or not incremental:
             # Every fit draws its shuffles afresh from random_state, warm started or
             # not; partial_fit goes on drawing from its first call's generator.
-            self.random_state_ = check_random_state(self.random_state)
+            self.random_state_ = _validation.check_random_state(self.random_state)
         state = self._state
         assert state is not None  # set by this first call or an earlier one
         rng = self.random_state_
@@ -309,7 +307,8 @@ class _SerialEpochs:
         self.estimator._publish(self.model_rows)
 
     def score(self, validation: tuple[Any, ...]) -> float:
-        return float(self.estimator.score(*validation))
+        estimator: Any = self.estimator  # a classifier or the tagger: each scores
+        return float(estimator.score(*validation))
 
 
 class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearner):
@@ -547,7 +546,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For binary models, positive scores predict ``classes_[1]``.
         """
-        check_is_fitted(self, "coef_")
+        _validation.check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
         scores = linear_scores(X, self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -16,8 +16,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from perceptrons import _checked, _validation
 from perceptrons._engine import Stopping, check_statistic
@@ -165,7 +163,7 @@ class LinearEngine:
         if first_call:
             estimator._lifecycle = self.new_state(X.shape[1])
             estimator.history_ = []
-            estimator.random_state_ = check_random_state(estimator.random_state)
+            estimator.random_state_ = _validation.check_random_state(estimator.random_state)
         state = estimator._state
         rows = np.arange(X.shape[0])
         order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
@@ -366,7 +364,7 @@ class LinearEngine:
         exactly and cannot continue training.
         """
         estimator = self.estimator
-        check_is_fitted(estimator, "coef_")
+        _validation.check_is_fitted(estimator, "coef_")
         lifecycle = estimator._lifecycle
         n_iter = int(estimator.n_iter_)
         if resumable and isinstance(lifecycle, TrainingState):

@@ -2,10 +2,19 @@
 
 Labels of any type are mapped once to integer codes (indices into the sorted
 ``classes_``); kernels only ever see codes, and predictions map back.
+
+Two faces validate input: the scikit-learn estimators through scikit-learn's own
+``validate_data`` (its conventions and messages, which its estimator checks hold them
+to), and the learner core (the command line's models, :mod:`perceptrons.linear`)
+through :func:`check_input`, NumPy and SciPy alone, so that a command imports no
+scikit-learn. A class says which by ``_SKLEARN_FACE``; both give the kernels the same
+arrays, checked the same way (:func:`check_sparse_structure`, finite values).
 """
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Callable
 from numbers import Real
 from typing import Any
@@ -13,10 +22,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.utils import _safe_indexing
-from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, validate_data
 
 from perceptrons._memory import array_bytes, check_allocation, memory_limit
 
@@ -25,11 +30,24 @@ from perceptrons._memory import array_bytes, check_allocation, memory_limit
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
+def sklearn_face(estimator: Any) -> bool:
+    """Whether ``estimator`` validates its input as a scikit-learn estimator (anything
+    but the learner core's classes, which say ``_SKLEARN_FACE = False``)."""
+    return bool(getattr(estimator, "_SKLEARN_FACE", True))
+
+
 def validate_training_data(
     estimator: Any, X: ArrayLike, y: ArrayLike, *, reset: bool
 ) -> tuple[Any, np.ndarray]:
     """Check X (any float array or CSR, converted once) and classification labels y."""
     check_sparse_structure(X)
+    if not sklearn_face(estimator):
+        data = check_input(estimator, X, reset=reset, accept_sparse=("csr",))
+        labels = check_label_array(y, data.shape[0])
+        check_labels(labels, sklearn_checks=False)
+        return data, labels
+    from sklearn.utils.validation import validate_data
+
     with np.errstate(over="ignore", invalid="ignore"):  # scikit-learn's sum of X
         data, labels = validate_data(
             estimator, X, y, reset=reset, accept_sparse="csr", dtype=FLOAT_DTYPES
@@ -67,25 +85,26 @@ def checked_batch(estimator: Any, X: Any, y: Any) -> bool:
         and X.indptr.shape == (X.shape[0] + 1,)
         and X.indptr[0] == 0
         and X.indptr[-1] == X.indices.shape[0] == X.data.shape[0]
-        and _labels_allowed(estimator.classes_)
+        and _labels_allowed(estimator.classes_, sklearn_checks=sklearn_face(estimator))
     )
 
 
-_ALLOWED_CLASSES: dict[tuple[str, bytes], bool] = {}  # check_labels' answers, by class set
+# check_labels' answers, by class set (and whether scikit-learn's checks ran)
+_ALLOWED_CLASSES: dict[tuple[str, bytes, bool], bool] = {}
 
 
-def _labels_allowed(classes: np.ndarray) -> bool:
+def _labels_allowed(classes: np.ndarray, *, sklearn_checks: bool = True) -> bool:
     """Whether labels drawn from ``classes`` pass :func:`check_labels` (they do exactly
     when the whole set does); remembered, as scikit-learn's check takes a millisecond
     for any size and a stream asks for every chunk."""
     if not isinstance(classes, np.ndarray) or classes.dtype.hasobject:
         return False
-    key = (classes.dtype.str, classes.tobytes())
+    key = (classes.dtype.str, classes.tobytes(), sklearn_checks)
     if key not in _ALLOWED_CLASSES:
         if len(_ALLOWED_CLASSES) >= 64:
             _ALLOWED_CLASSES.clear()
         try:
-            check_labels(classes)
+            check_labels(classes, sklearn_checks=sklearn_checks)
         except ValueError:
             _ALLOWED_CLASSES[key] = False
         else:
@@ -98,11 +117,79 @@ def validate_prediction_data(
 ) -> Any:
     """Check X against what ``estimator`` was fitted on (width, finiteness, dtype)."""
     check_sparse_structure(X)
+    if not sklearn_face(estimator):
+        formats = (accept_sparse,) if isinstance(accept_sparse, str) else tuple(accept_sparse)
+        return check_input(estimator, X, reset=False, accept_sparse=formats)
+    from sklearn.utils.validation import validate_data
+
     # scikit-learn's finiteness check sums X first: huge finite values overflow the sum.
     with np.errstate(over="ignore", invalid="ignore"):
         return validate_data(
             estimator, X, reset=False, accept_sparse=accept_sparse, dtype=FLOAT_DTYPES
         )
+
+
+def check_input(
+    estimator: Any, X: Any, *, reset: bool, accept_sparse: tuple[str, ...] = ("csr",)
+) -> Any:
+    """The learner core's check of X, NumPy and SciPy alone (see the module): a 2-D
+    float array (float64 or float32 used as given, other real numbers converted to
+    float64) or a sparse matrix in one of ``accept_sparse``'s formats (others converted
+    to the first), at least one row and one column, finite values. ``reset`` records
+    the width as ``n_features_in_``; otherwise X must have the recorded width."""
+    name = type(estimator).__name__
+    if sp.issparse(X):
+        if X.format not in accept_sparse:
+            X = X.asformat(accept_sparse[0])
+        if X.dtype not in FLOAT_DTYPES:
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{name}: X must hold real numbers, got dtype {X.dtype}.")
+            X = X.astype(np.float64)
+        values = X.data
+    else:
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{name}: X must be an array of numbers: {error}") from None
+        if X.dtype not in FLOAT_DTYPES:
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{name}: X must hold real numbers, got dtype {X.dtype}.")
+            X = X.astype(np.float64)
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array for X, got {X.ndim} dimension(s).")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(
+            f"{name}: X of shape {X.shape}: at least one sample and one feature are required."
+        )
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}: X contains NaN or infinity.")
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+        estimator.__dict__.pop("feature_names_in_", None)
+    else:
+        expected = getattr(estimator, "n_features_in_", X.shape[1])
+        if X.shape[1] != expected:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {name} is expecting {expected} "
+                "features as input."
+            )
+    return X
+
+
+def check_label_array(y: Any, n_samples: int) -> np.ndarray:
+    """Labels as a 1-D array of ``n_samples`` (a column vector is flattened)."""
+    labels = np.asarray(y)
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise ValueError(f"y must be 1-D, one label per sample; got shape {labels.shape}.")
+    if labels.shape[0] != n_samples:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: [{n_samples}, "
+            f"{labels.shape[0]}]"
+        )
+    return labels
 
 
 def check_sparse_structure(X: Any) -> None:
@@ -145,10 +232,12 @@ def check_sparse_structure(X: Any) -> None:
 _INTEGER_CLASS_BOUND = 2.0**63
 
 
-def check_labels(labels: np.ndarray) -> None:
+def check_labels(labels: np.ndarray, *, sklearn_checks: bool = True) -> None:
     """Classification labels: refuse a regression target, or numbers that cannot be
     classes (non-finite, fractional, whole but beyond the 64-bit integers), with a
-    message naming one of them."""
+    message naming one of them; ``sklearn_checks``: scikit-learn's
+    ``check_classification_targets`` too (the estimators'; the core refuses what is
+    not a number, a string or a bool by its dtype)."""
     if labels.dtype.kind == "f":
         values = np.asarray(labels, dtype=np.float64)
         finite = values[np.isfinite(values)]
@@ -169,6 +258,21 @@ def check_labels(labels: np.ndarray) -> None:
                     f"strings); got {kind} such as {float(found[0])!r}: this looks like "
                     f"{looks_like}."
                 )
+    if not sklearn_checks:
+        if labels.dtype.kind not in "biufUSO":
+            raise ValueError(f"Unknown label type: labels of dtype {labels.dtype}.")
+        # scikit-learn's warning, in its words, on as many labels.
+        n_labels = labels.shape[0]
+        if n_labels > 20 and np.unique(labels).shape[0] > max(2, round(0.5 * n_labels)):
+            warnings.warn(
+                "The number of unique classes is greater than 50% of the number of samples. "
+                "`y` could represent a regression problem, not a classification problem.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return
+    from sklearn.utils.multiclass import check_classification_targets
+
     check_classification_targets(labels)
 
 
@@ -225,12 +329,25 @@ def class_weight_per_class(
         )
     check_class_weight(class_weight, classes, name)
     present = np.isin(classes, y)
-    if isinstance(class_weight, str) and class_weight == "balanced" and not present.all():
-        # compute_class_weight needs every class in y; absent classes get no weight.
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        # Absent classes get no weight (scikit-learn's compute_class_weight would refuse).
         weights = np.ones(classes.shape[0])
-        weights[present] = compute_class_weight("balanced", classes=classes[present], y=y)
+        weights[present] = balanced_class_weight(classes[present], y)
         return weights
-    return np.asarray(compute_class_weight(class_weight, classes=classes, y=y), dtype=np.float64)
+    weights = np.ones(classes.shape[0])
+    for label, weight in class_weight.items():
+        weights[np.searchsorted(classes, label)] = weight
+    return weights
+
+
+def balanced_class_weight(classes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``n_samples / (n_classes * count)`` per class of ``classes`` (each present in
+    ``y``): scikit-learn's ``compute_class_weight("balanced")``, the same arithmetic."""
+    codes = np.searchsorted(classes, y)
+    # A label that is no class (encode refuses it next) is counted with none.
+    counts = np.bincount(codes, minlength=classes.shape[0])[: classes.shape[0]]
+    counts = counts.astype(np.float64)
+    return len(y) / (len(classes) * counts)
 
 
 def example_weights(
@@ -470,10 +587,7 @@ def predict_in_batches(
     limit = memory_limit()[0]
     block_bytes = SCORE_BATCH_BYTES if limit is None else min(SCORE_BATCH_BYTES, limit // 8)
     rows_per_batch = max(1, block_bytes // array_bytes(n_score_columns(classes)))
-    try:
-        n_samples = _num_samples(X)
-    except TypeError:  # not an array: decision_function says what is wrong with it
-        n_samples = 0
+    n_samples = _num_samples(X)
     if n_samples <= rows_per_batch:
         return labels_from_scores(classes, decision_function(X))
     if sp.issparse(X):
@@ -482,7 +596,7 @@ def predict_in_batches(
         X = np.asarray(X)  # a list of rows: sliceable
     labels, count, first, name = [], 0, -1, ""
     for start in range(0, n_samples, rows_per_batch):
-        block = _safe_indexing(X, slice(start, start + rows_per_batch))
+        block = _rows(X, slice(start, start + rows_per_batch))
         try:
             labels.append(labels_from_scores(classes, decision_function(block)))
         except NonFiniteRows as error:  # counted over every block, numbered in X
@@ -491,6 +605,25 @@ def predict_in_batches(
     if count:
         raise NonFiniteRows(name, count, first)
     return np.concatenate(labels)
+
+
+def _num_samples(X: Any) -> int:
+    """The rows of an array-like, 0 when it is no array (``decision_function`` then
+    says what is wrong with it)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None:
+        return int(shape[0]) if len(shape) else 0
+    try:
+        return len(X)
+    except TypeError:
+        return 0
+
+
+def _rows(X: Any, rows: slice) -> Any:
+    """Rows of an array, a sparse matrix or a pandas DataFrame."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return X[rows]
 
 
 def canonical_csr(X) -> sp.csr_matrix:
@@ -502,3 +635,46 @@ def canonical_csr(X) -> sp.csr_matrix:
         X.indices = X.indices.astype(np.int32, copy=False)
         X.indptr = X.indptr.astype(np.int32, copy=False)
     return X
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A learner core's model used before training: scikit-learn's ``NotFittedError``
+    for the core (the same bases); the estimators raise scikit-learn's own."""
+
+
+def check_is_fitted(estimator: Any, attributes: str | tuple[str, ...]) -> None:
+    """Raise a NotFittedError unless ``estimator`` has ``attributes`` (scikit-learn's
+    ``check_is_fitted`` and its error for an estimator, this module's for the core)."""
+    if sklearn_face(estimator):
+        from sklearn.utils.validation import check_is_fitted as sklearn_check
+
+        sklearn_check(estimator, attributes)
+        return
+    names = (attributes,) if isinstance(attributes, str) else attributes
+    if not all(hasattr(estimator, name) for name in names):
+        raise not_fitted_error(estimator)(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
+        )
+
+
+def not_fitted_error(estimator: Any) -> type[Exception]:
+    """The NotFittedError class for ``estimator``: scikit-learn's for an estimator, this
+    module's for the core."""
+    if sklearn_face(estimator):
+        from sklearn.exceptions import NotFittedError as SklearnNotFitted
+
+        return SklearnNotFitted
+    return NotFittedError
+
+
+def check_random_state(seed: Any) -> np.random.RandomState:
+    """``random_state`` as a generator, by scikit-learn's convention: None the global
+    one, an integer a new one seeded with it, a RandomState itself."""
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return np.random.RandomState(int(seed))
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")

@@ -29,6 +29,7 @@ from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
+from perceptrons._estimator import ClassifierFace
 from perceptrons._gram import KernelMatrix, overflow_error
 from perceptrons._kernels import budget as _budget
 from perceptrons._memory import check_allocation
@@ -47,7 +48,7 @@ RULES = {
 SLOT_PARAMETERS = ("budget", "removal", "kernel", "degree", "gamma", "coef0")
 
 
-class BudgetPerceptron(IncrementalClassifier):
+class BudgetPerceptron(ClassifierFace, IncrementalClassifier):
     """A kernel perceptron with at most ``budget`` support vectors, binary and multiclass.
 
     Trains online in the dual form; when a mistake finds the support set full, the

@@ -25,6 +25,7 @@ from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import add_record
+from perceptrons._estimator import ClassifierFace
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
 from perceptrons._memory import array_bytes, check_allocation, check_training_state
 
@@ -172,7 +173,9 @@ def _barzilai_borwein(previous: _Iterate, current: _Iterate, fallback: float) ->
     return short_step if short_step < _ADAPTIVE * long_step else long_step
 
 
-class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier):
+class LogisticRegressionBatch(
+    ClassifierFace, SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
+):
     """Logistic regression by full-batch gradient ascent on the MAP objective.
 
     The model of :class:`~perceptrons.logistic.LogisticRegressionSGD`: binary problems

@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
+from perceptrons._estimator import ClassifierFace
 from perceptrons._linear import LogLinearProbabilities, SparseCoefMixin, linear_scores
 from perceptrons._memory import check_training_state
 from perceptrons._states import Frozen
@@ -65,7 +66,7 @@ _POSITIVE_ALPHA = rules.Rule(
 )
 
 
-class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier):
+class _NaiveBayes(ClassifierFace, SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier):
     """Shared counting, weights and prediction; subclasses give the event model.
 
     ``sparsify()`` keeps the counts (they are the model: every weight is recomputed

@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from perceptrons import _checked, _validation
 from perceptrons import _params as rules
 from perceptrons._engine import check_statistic
+from perceptrons._estimator import EstimatorFace
 from perceptrons._kernels import sequence as _kernels
 from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._online import OnlineLearner
@@ -175,7 +176,7 @@ def _flat_tags(tags: list) -> tuple[np.ndarray, np.ndarray]:
     return np.array(flat, dtype=str) if flat else np.zeros(0, dtype=str), offsets
 
 
-class SequenceTagger(OnlineLearner):
+class SequenceTagger(EstimatorFace, OnlineLearner):
     """Structured averaged perceptron for sequence labelling (Collins 2002).
 
     Tags whole sentences: part-of-speech tagging, chunking, named entities. Each token

@@ -9,18 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from perceptrons._registry import ALGORITHMS as REGISTERED_ALGORITHMS
+from perceptrons._registry import MODELS
+
 EXIT_DATA, EXIT_USAGE = 1, 2
 
-#: ``--algorithm`` names and the estimator class (in :mod:`perceptrons`) of each.
-ESTIMATORS = {
-    "perceptron": "Perceptron",
-    "averaged": "AveragedPerceptron",
-    "voted": "VotedPerceptron",
-    "logistic": "LogisticRegressionSGD",
-    "logistic-batch": "LogisticRegressionBatch",
-    "multinomial-nb": "MultinomialNaiveBayes",
-    "bernoulli-nb": "BernoulliNaiveBayes",
-}
+#: ``--algorithm`` names and the class name of each, from the package's registry.
+ESTIMATORS = REGISTERED_ALGORITHMS
 ALGORITHMS = tuple(ESTIMATORS)
 
 _EPOCHS = ("perceptron", "averaged", "voted", "logistic")
@@ -78,10 +73,15 @@ def flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def estimator_class(algorithm: str) -> type:
-    import perceptrons
+def estimator_class(algorithm: str, *, face: bool = False) -> type:
+    """The class ``--algorithm`` trains: its learner core where it has one (no
+    scikit-learn imported: :mod:`perceptrons.linear`), else (or with ``face``, for a
+    scikit-learn pipeline's last step) the estimator."""
+    import importlib
 
-    return getattr(perceptrons, ESTIMATORS[algorithm])
+    (kind,) = [kind for kind in MODELS if kind.algorithm == algorithm]
+    module = kind.module if face or kind.core is None else kind.core
+    return getattr(importlib.import_module(module), kind.name)
 
 
 def given_options(args: argparse.Namespace) -> list[str]:
@@ -182,7 +182,8 @@ def make_estimator(
     (:data:`AUTO_UPDATE`).
     """
     algorithm = algorithm or args.algorithm
-    cls = estimator_class(algorithm)
+    # Text features go into a scikit-learn Pipeline behind the featurizer: the estimator.
+    cls = estimator_class(algorithm, face=text)
     accepted = cls().get_params()
     params: dict[str, Any] = {}
     for dest, (param, algorithms) in ESTIMATOR_OPTIONS.items():

@@ -17,13 +17,13 @@ from perceptrons.io.files import write_text_atomically
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Accuracy, macro-F1, per-class scores and the confusion matrix on labelled data."""
-    from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
-
+    from perceptrons._metrics import classification_scores
     from perceptrons.io.persist import load
     from perceptrons.io.prepare import model_inputs, model_labels, split_model
 
     check_outputs(args, [args.output])
-    model = load(args.model, sparse=True)  # predicts bit for bit as the dense model
+    # Sparse: predicts bit for bit as the dense model; the core: no scikit-learn.
+    model = load(args.model, sparse=True, core=True)
     refuse_tagger(args.model, model, "evaluate")
     _, estimator = split_model(model)
     dataset = read(args, args.data, labels=True, model=model)
@@ -32,13 +32,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     y_true = model_labels(model, dataset)
     y_pred = model.predict(inputs)
     classes = estimator.classes_
-    precision, recall, f1, support = precision_recall_fscore_support(
-        y_true, y_pred, labels=classes, zero_division=0
-    )
-    matrix = confusion_matrix(y_true, y_pred, labels=classes)
+    scores = classification_scores(y_true, y_pred, classes)
+    precision, recall, f1, support = scores.precision, scores.recall, scores.f1, scores.support
+    matrix = scores.matrix
     result = {
         "examples": len(y_true),
-        "accuracy": float(accuracy_score(y_true, y_pred)),
+        "accuracy": scores.accuracy,
         "macro_f1": float(np.mean(f1)),
         "classes": {
             str(c): {
@@ -123,7 +122,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from perceptrons.io.prepare import model_inputs, split_model
 
     check_outputs(args, [args.output])
-    model = load(args.model, sparse=True)  # predicts bit for bit as the dense model
+    # Sparse: predicts bit for bit as the dense model; the core: no scikit-learn.
+    model = load(args.model, sparse=True, core=True)
     refuse_tagger(args.model, model, "predict")
     _, estimator = split_model(model)
     if args.proba and not hasattr(estimator, "predict_proba"):

@@ -68,7 +68,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from perceptrons.io import persist
     from perceptrons.io.prepare import split_model
 
-    model = persist.load(args.model)
+    model = persist.load(args.model, core=True)  # the core: no scikit-learn imported
     meta = persist.describe(args.model)
     featurizer, estimator = split_model(model)
     tagger = is_tagger(estimator)
@@ -184,7 +184,7 @@ def _unnamed(featurizer: Any) -> bool:
 def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -> Any:
     """:func:`~perceptrons.features.top_features`, the hashed columns of a model without
     names named from ``--names-from`` (``#column`` for those its terms do not reach)."""
-    from perceptrons.features import top_features
+    from perceptrons.inspection import top_features
 
     if not args.names_from:
         return top_features(model, args.top)

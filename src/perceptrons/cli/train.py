@@ -30,7 +30,6 @@ from perceptrons.cli._common import (
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a model on a data file and save it."""
     import numpy as np
-    from sklearn.pipeline import make_pipeline
 
     from perceptrons.io.prepare import training_features
 
@@ -83,7 +82,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         records = train_with_curve(
             args, estimator, X, train.y, X_dev, y_dev, sample_weight=sample_weight
         )
-    model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+    model = _pipeline(featurizer, estimator)
     path = save_model(args, model, estimator)
     result: dict[str, Any] = {
         "model": str(path),
@@ -107,6 +106,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
+
+
+def _pipeline(featurizer: Any, estimator: Any) -> Any:
+    """The model a file holds: ``[featurizer, estimator]`` as a scikit-learn Pipeline
+    for text, else the estimator alone (scikit-learn is then never imported)."""
+    if featurizer is None:
+        return estimator
+    from sklearn.pipeline import make_pipeline
+
+    return make_pipeline(featurizer, estimator)
 
 
 def _pairs_featurizer(args: argparse.Namespace, path: str):
@@ -201,7 +210,6 @@ def _check_training_mode(args: argparse.Namespace) -> None:
 
 def _train_stream(args: argparse.Namespace) -> int:
     """train --stream: chunks of the file through partial_fit, memory bounded by a chunk."""
-    from sklearn.pipeline import make_pipeline
     from tqdm import tqdm
 
     from perceptrons.io import stream
@@ -238,7 +246,7 @@ def _train_stream(args: argparse.Namespace) -> int:
         )
     # Training without epochs (naive Bayes counts) reads the file once.
     epochs = args.epochs if hasattr(estimator, "fit_epochs") else 1
-    model = make_pipeline(featurizer, estimator) if featurizer is not None else estimator
+    model = _pipeline(featurizer, estimator)
     dev = read(args, args.dev, labels=True) if args.dev else None
     size = os.path.getsize(data)
     bar = tqdm(
@@ -351,16 +359,15 @@ def save_model(args: argparse.Namespace, model: Any, estimator: Any) -> Any:
 
 def _plot_training(args, records, estimator, X_dev, y_dev) -> None:
     """train --plot: the learning curves and, with --dev, the confusion matrix."""
-    from sklearn.metrics import confusion_matrix
-
     from perceptrons import plots
+    from perceptrons._metrics import confusion_matrix
 
     curve = curve_of(records)
     written = [
         plots.learning_curves({args.algorithm: curve}, args.plot, title=", ".join(args.data))
     ]
     if y_dev is not None:
-        matrix = confusion_matrix(y_dev, estimator.predict(X_dev), labels=estimator.classes_)
+        matrix = confusion_matrix(y_dev, estimator.predict(X_dev), estimator.classes_)
         written.append(
             plots.confusion_matrix(matrix, estimator.classes_, confusion_path(args.plot))
         )

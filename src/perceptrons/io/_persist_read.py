@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-from sklearn.pipeline import Pipeline
 
 from perceptrons import _checked, _validation
 from perceptrons._engine import MAX_HISTORY, StateCodec
@@ -401,6 +400,8 @@ def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer
     featurizer_codec.import_state(
         {name: arrays[f"featurizer/{name}"] for name in names}, info["state"]
     )
+    from sklearn.pipeline import Pipeline  # a file's pipeline is scikit-learn's
+
     first, second = meta["pipeline"]["steps"]
     return Pipeline([(first, featurizer), (second, estimator)])
 

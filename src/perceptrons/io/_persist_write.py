@@ -4,15 +4,14 @@ metadata of :mod:`perceptrons.io.persist`'s format, their state from their engin
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
-from sklearn.pipeline import Pipeline
 
-from perceptrons import _checked
+from perceptrons import _checked, _validation
 from perceptrons._engine import StateCodec
 from perceptrons._version import __version__
 from perceptrons.io._persist_format import (
@@ -35,7 +34,7 @@ def encode_model(
     estimator of ``registry`` or a Pipeline of one of its featurizers and an estimator."""
     featurizer = None
     estimator = model
-    if isinstance(model, Pipeline):
+    if is_pipeline(model):
         steps = model.steps
         if (
             len(steps) != 2
@@ -62,6 +61,16 @@ def encode_model(
     return arrays, meta
 
 
+def is_pipeline(model: Any) -> bool:
+    """Whether ``model`` is a scikit-learn Pipeline (none can exist before
+    scikit-learn's pipeline module is imported: the command line's models never are)."""
+    if "sklearn.pipeline" not in sys.modules:
+        return False
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(model, Pipeline)
+
+
 def registered(instance: Any, classes: Mapping[str, type]) -> type | None:
     """The class of ``classes`` for ``instance``'s exact type (subclasses are not saved)."""
     cls = classes.get(type(instance).__name__)
@@ -78,7 +87,9 @@ def encode_estimator(
             "or 'precomputed' to save the model, or keep it in memory."
         )
     if not hasattr(estimator, "classes_"):
-        raise NotFittedError(f"cannot save an unfitted {name}: call fit or partial_fit first.")
+        raise _validation.not_fitted_error(estimator)(
+            f"cannot save an unfitted {name}: call fit or partial_fit first."
+        )
     params = params_to_json(estimator)
     codec: StateCodec = estimator._engine()
     state_arrays, state_values = codec.export_state(resumable=resumable)
@@ -163,7 +174,9 @@ def encode_state(
 def encode_featurizer(featurizer: Any) -> tuple[dict[str, np.ndarray], dict]:
     name = type(featurizer).__name__
     if not hasattr(featurizer, "n_features_out_"):
-        raise NotFittedError(f"cannot save a pipeline whose {name} is not fitted.")
+        raise _validation.not_fitted_error(featurizer)(
+            f"cannot save a pipeline whose {name} is not fitted."
+        )
     codec: StateCodec = featurizer._engine()
     state_arrays, state_values = codec.export_state()
     arrays = {f"featurizer/{key}": np.asarray(value) for key, value in state_arrays.items()}

@@ -182,7 +182,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from perceptrons import _validation
 from perceptrons._lazy import LazyClasses
+from perceptrons._registry import MODELS
 from perceptrons.io._persist_format import (
     FORMAT,
     FORMAT_VERSION,
@@ -234,21 +236,28 @@ __all__ = [
 # The only classes a file can name; loading never imports or evaluates anything else.
 # Each class's module is imported when a file names it (LazyClasses): a perceptron's
 # file loads neither the tagger nor the voted perceptron, nor their compiled kernels.
-_ESTIMATORS = LazyClasses(
-    {
-        "Perceptron": "perceptrons.perceptron",
-        "AveragedPerceptron": "perceptrons.perceptron",
-        "VotedPerceptron": "perceptrons.voted",
-        "BudgetPerceptron": "perceptrons.budget",
-        "MultinomialNaiveBayes": "perceptrons.naive_bayes",
-        "BernoulliNaiveBayes": "perceptrons.naive_bayes",
-        "LogisticRegressionSGD": "perceptrons.logistic",
-        "LogisticRegressionBatch": "perceptrons.logistic_batch",
-        "SequenceTagger": "perceptrons.tagger",
-    }
-)
-_FEATURIZERS = LazyClasses({"TextFeaturizer": "perceptrons.features"})
-_REGISTRY = Registry(_ESTIMATORS, _FEATURIZERS)
+# The registry of the package's models (perceptrons._registry) says which they are.
+
+
+def _registry(core: bool) -> Registry:
+    """The classes files may name: the estimators, or (``core``) the learner core where
+    a kind has one (:mod:`perceptrons.linear`: no scikit-learn imported)."""
+    kinds = [kind for kind in MODELS if kind.saves]
+
+    def table(featurizers: bool) -> LazyClasses:
+        return LazyClasses(
+            {
+                kind.name: (kind.core or kind.module) if core else kind.module
+                for kind in kinds
+                if (kind.role == "featurizer") == featurizers
+            }
+        )
+
+    return Registry(table(False), table(True))
+
+
+_REGISTRY = _registry(core=False)
+_CORE_REGISTRY = _registry(core=True)
 
 if TYPE_CHECKING:
     # The type checker holds the engine of every class a file can name to StateCodec,
@@ -338,7 +347,8 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     path = Path(path)
     if not isinstance(resumable, bool):
         raise ValueError(f"resumable must be True or False, got {resumable!r}")
-    arrays, meta = encode_model(model, resumable, _REGISTRY)
+    registry = _REGISTRY if _validation.sklearn_face(model) else _CORE_REGISTRY
+    arrays, meta = encode_model(model, resumable, registry)
     sealed = sealed_meta(meta, arrays)
     if len(sealed) > MAX_META_BYTES:
         # What this library writes, it must read: refused here, not by load.
@@ -373,7 +383,7 @@ def _write_npz(file: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
 
 
 # --------------------------------------------------------------------------- load
-def load(path: str | os.PathLike[str], *, sparse: bool = False) -> Any:
+def load(path: str | os.PathLike[str], *, sparse: bool = False, core: bool = False) -> Any:
     """Read a model written by :func:`~perceptrons.save`.
 
     The file is untrusted input: nothing from it is unpickled or evaluated, estimator
@@ -392,6 +402,10 @@ def load(path: str | os.PathLike[str], *, sparse: bool = False) -> Any:
         bit for bit as the dense model; training continues after ``densify()``. What
         to ask for to predict with a hashed model (``2**20`` rows): loading then costs
         what its nonzeros cost. The other estimators load as without it.
+    core : bool, default=False
+        Build the model as its learner core (:mod:`perceptrons.linear`: the same model
+        without scikit-learn's face, nothing of scikit-learn imported) where its kind
+        has one, as the command line does; a pipeline's file loads as with False.
 
     Returns
     -------
@@ -408,7 +422,7 @@ def load(path: str | os.PathLike[str], *, sparse: bool = False) -> Any:
         format this version reads, is corrupted, or is inconsistent. No other exception
         (besides FileNotFoundError) comes out of a file's content.
     """
-    return _read_checked(path, lambda meta, model: model, sparse=sparse)
+    return _read_checked(path, lambda meta, model: model, sparse=sparse, core=core)
 
 
 def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -430,11 +444,15 @@ def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
     FileNotFoundError, ValueError
         As :func:`~perceptrons.load`.
     """
-    return _read_checked(path, lambda meta, model: meta)  # the model built, then dropped
+    # The model is built (every check runs), then dropped: its core is enough.
+    return _read_checked(path, lambda meta, model: meta, core=True)
 
 
 def _read_checked(
-    path: str | os.PathLike[str], result: Callable[[dict, Any], Any], sparse: bool = False
+    path: str | os.PathLike[str],
+    result: Callable[[dict, Any], Any],
+    sparse: bool = False,
+    core: bool = False,
 ) -> Any:
     """Read, check and build the model of a file (sparsified with ``sparse``: see
     :func:`load`), then return ``result(meta, model)``; every problem becomes one
@@ -447,13 +465,15 @@ def _read_checked(
         with open_archive(path, MAX_ARRAY_BYTES) as archive:
             raw, meta = read_meta(archive, MAX_META_BYTES, MAX_META_DEPTH)
             check_meta(meta, _REGISTRY)
+            # A pipeline is scikit-learn's: its estimator is too.
+            registry = _CORE_REGISTRY if core and meta["featurizer"] is None else _REGISTRY
             arrays = Arrays(archive, expected_members(meta))
             # Every member's layout against the metadata and the estimator's parameters,
             # reading only the labels; then the data, their checksum, and the values.
-            estimator = plan_estimator(meta, arrays, _REGISTRY)
+            estimator = plan_estimator(meta, arrays, registry)
             if sparse:
                 load_sparsified(meta, estimator)
-            featurizer = plan_featurizer(meta, arrays, estimator, _REGISTRY)
+            featurizer = plan_featurizer(meta, arrays, estimator, registry)
             check_memory(meta, arrays, estimator, MAX_ARRAY_BYTES)
             problem = check_digest(raw, meta, arrays.read_all())
             if problem is not None:

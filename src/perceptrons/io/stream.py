@@ -54,9 +54,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from perceptrons._engine import add_record, run_epochs
+from perceptrons._validation import check_random_state
 from perceptrons.io._cache import ChunkCache, open_cache
 from perceptrons.io._chunks import (
     _QUEUE_DEPTH,

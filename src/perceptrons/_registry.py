@@ -1,0 +1,132 @@
+"""The one registry of the package's model classes.
+
+Every list of the model classes is read from :data:`MODELS`: the package's public names
+(:mod:`perceptrons`), the classes a model file may name (:mod:`perceptrons.io.persist`),
+the command line's ``--algorithm`` (:mod:`perceptrons.cli`) and the ONNX converters
+(:mod:`perceptrons.io.onnx`). A kind's entry names modules, never imports them: each
+module is imported when its class is first used (:class:`~perceptrons._lazy.LazyClasses`),
+so reading the table costs nothing.
+
+A kind with a ``core`` module has a learner core of the same class name there, without
+scikit-learn (:mod:`perceptrons.linear`): what the command line trains and loads, and
+what a model file is read back into when no estimator is asked for
+(``perceptrons.io.persist.load(..., estimator=False)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from perceptrons._lazy import LazyClasses
+
+__all__ = [
+    "ALGORITHMS",
+    "MODELS",
+    "ModelKind",
+    "core_classes",
+    "estimator_classes",
+    "kind_of",
+]
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """One model class of the package."""
+
+    #: The class name: the public name in :mod:`perceptrons`, what a model file records.
+    name: str
+    #: The module of the scikit-learn estimator (or transformer).
+    module: str
+    #: What it is: ``"classifier"``, ``"tagger"``, ``"featurizer"``.
+    role: str = "classifier"
+    #: The module of its learner core without scikit-learn (same class name), if any.
+    core: str | None = None
+    #: The command line's ``--algorithm`` name, for a classifier it trains.
+    algorithm: str | None = None
+    #: Whether a model file can hold it (a featurizer: as a pipeline's first step).
+    saves: bool = True
+    #: Whether :mod:`perceptrons.io.onnx` converts it (the others are refused with why).
+    exports: bool = False
+
+
+MODELS: tuple[ModelKind, ...] = (
+    ModelKind(
+        "Perceptron",
+        "perceptrons.perceptron",
+        core="perceptrons.linear.perceptron",
+        algorithm="perceptron",
+        exports=True,
+    ),
+    ModelKind(
+        "AveragedPerceptron",
+        "perceptrons.perceptron",
+        core="perceptrons.linear.perceptron",
+        algorithm="averaged",
+        exports=True,
+    ),
+    ModelKind("VotedPerceptron", "perceptrons.voted", algorithm="voted", exports=True),
+    ModelKind("BudgetPerceptron", "perceptrons.budget", algorithm="budget", exports=True),
+    ModelKind(
+        "LogisticRegressionSGD",
+        "perceptrons.logistic",
+        core="perceptrons.linear.logistic",
+        algorithm="logistic",
+        exports=True,
+    ),
+    ModelKind(
+        "LogisticRegressionBatch",
+        "perceptrons.logistic_batch",
+        algorithm="logistic-batch",
+        exports=True,
+    ),
+    ModelKind(
+        "MultinomialNaiveBayes",
+        "perceptrons.naive_bayes",
+        algorithm="multinomial-nb",
+        exports=True,
+    ),
+    ModelKind(
+        "BernoulliNaiveBayes", "perceptrons.naive_bayes", algorithm="bernoulli-nb", exports=True
+    ),
+    ModelKind("SequenceTagger", "perceptrons.tagger", role="tagger"),
+    ModelKind("TextFeaturizer", "perceptrons.features", role="featurizer"),
+    ModelKind(
+        "SequenceFeaturizer", "perceptrons.sequence_features", role="featurizer", saves=False
+    ),
+)
+
+#: ``--algorithm`` names and the class name of each, in the table's order.
+ALGORITHMS: dict[str, str] = {kind.algorithm: kind.name for kind in MODELS if kind.algorithm}
+
+
+def kind_of(name: str) -> ModelKind:
+    """The entry of the class ``name`` (a KeyError for another name)."""
+    for kind in MODELS:
+        if kind.name == name:
+            return kind
+    raise KeyError(name)
+
+
+def estimator_classes(role: str | None = None, *, saves: bool = False) -> Mapping[str, type]:
+    """The estimators (of ``role``; with ``saves``, those a file can hold), by name,
+    each imported when looked up."""
+    return LazyClasses(
+        {
+            kind.name: kind.module
+            for kind in MODELS
+            if (role is None or kind.role == role) and (kind.saves or not saves)
+        }
+    )
+
+
+def core_classes(role: str | None = None, *, saves: bool = False) -> Mapping[str, type]:
+    """:func:`estimator_classes`, the learner core where a kind has one: what the
+    command line builds and loads without scikit-learn."""
+    return LazyClasses(
+        {
+            kind.name: kind.core or kind.module
+            for kind in MODELS
+            if (role is None or kind.role == role) and (kind.saves or not saves)
+        }
+    )

@@ -1,0 +1,306 @@
+"""The vanilla and the averaged perceptron, binary and natively multiclass: the core.
+
+Both are configuration on the shared online engine (:mod:`perceptrons._online`): its
+training path, epoch loop and prediction, with the perceptron kernels
+(:mod:`perceptrons._kernels.perceptron`) and the update rules they implement, and the
+ROMMA kernels (:mod:`perceptrons._kernels.romma`), whose lazily scaled weights have
+their own training state (:class:`~perceptrons._states.RommaState`). The classes here
+import no scikit-learn; :class:`perceptrons.Perceptron` and
+:class:`perceptrons.AveragedPerceptron` are them under scikit-learn's face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from perceptrons import _adaptive
+from perceptrons import _params as rules
+from perceptrons._kernels import perceptron as _kernels
+from perceptrons._kernels import romma as _romma
+from perceptrons._online import OnlineLinearClassifier
+from perceptrons._states import AdaptiveState, PerceptronState, RommaState, TrainingState
+from perceptrons._update_rules import RULES, check_update_params, rule_of
+
+__all__ = ["AveragedPerceptron", "Perceptron", "PerceptronRules"]
+
+_UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
+# 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
+_UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II, "mira": _kernels.PA_I})
+# The ROMMA rules, by whether they are aggressive; they have kernels of their own.
+_ROMMA_KINDS = {"romma": False, "aggressive-romma": True}
+# An empty mistake log: the kernels then log nothing, at no cost.
+_NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
+
+
+class PerceptronRules(OnlineLinearClassifier):
+    """The perceptrons' parameters and kernels; subclasses say whether they average."""
+
+    _logs_updates = True
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        **OnlineLinearClassifier._rules,
+        "warm_start": rules.boolean(),
+        "early_stopping": rules.boolean(),
+        "validation_fraction": rules.real_open_interval(0.0, 1.0, allow_none=True),
+        "n_iter_no_change": rules.integer(1),
+        "delta": rules.real(0.0),
+        "update": rules.one_of(*RULES),
+        "covariance": rules.one_of("diagonal", "full"),
+        "margin": rules.real(0.0),
+        "C": rules.real(0.0, inclusive=False),
+        "n_jobs": rules.Rule(
+            "None, -1 or an int >= 1",
+            lambda v: v is None or v == -1 or rules.integer(1).accepts(v),
+        ),
+        "class_weight": rules.class_weight(),
+    }
+
+    def __init__(
+        self,
+        *,
+        max_epochs: int = 10,
+        shuffle: bool = True,
+        fit_intercept: bool = True,
+        warm_start: bool = False,
+        early_stopping: bool = False,
+        validation_fraction: float | None = None,
+        n_iter_no_change: int = 5,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        delta: float = 0.0,
+        update: str = "perceptron",
+        margin: float = 0.0,
+        C: float = 1.0,
+        n_jobs: int | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+        update_params: dict[str, float] | None = None,
+        covariance: str = "diagonal",
+    ) -> None:
+        self.max_epochs = max_epochs
+        self.shuffle = shuffle
+        self.fit_intercept = fit_intercept
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.delta = delta
+        self.update = update
+        self.margin = margin
+        self.C = C
+        self.n_jobs = n_jobs
+        self.class_weight = class_weight
+        self.update_params = update_params
+        self.covariance = covariance
+
+    @property
+    def _state_class(self) -> type[TrainingState]:  # type: ignore[override]
+        """The family's training state: ROMMA's lazily scaled weights have their own,
+        and so have the rules that keep statistics of their own (:mod:`perceptrons._adaptive`)."""
+        rule = RULES.get(self.update) if isinstance(self.update, str) else None
+        if rule is None or rule.family == "perceptron":
+            return PerceptronState  # (an unknown rule is refused by _check_params)
+        if rule.family == "romma":
+            return RommaState
+        constants = check_update_params(type(self).__name__, rule, self.update_params)
+        return _adaptive.state_class(rule, constants, self._covariance(rule))
+
+    def _covariance(self, rule: Any) -> str:
+        """``covariance`` as the rule takes it (a rule without a full form is diagonal)."""
+        return self.covariance if rule.covariance else "diagonal"
+
+    def _mixing_refusal(self) -> str | None:
+        """Why parameter mixing cannot train this rule (the table's reason), if so."""
+        rule = rule_of(self.update)
+        if rule.mixing is not None:
+            return f"update={self.update!r}: {rule.mixing}"
+        if rule.covariance and self.covariance == "full":
+            return (
+                f"update={self.update!r} with covariance='full': each shard's covariance "
+                "is a dense matrix over all features, which the mixing does not combine"
+            )
+        return None
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        rule = rule_of(self.update)
+        name = type(self).__name__
+        constants = check_update_params(name, rule, self.update_params)
+        if rule.family == "adagrad" and constants.get("l1", 0.0) > 0 and self._averaged:
+            raise ValueError(
+                f"{name}: update={self.update!r} with l1 > 0 cannot be averaged: the L1 "
+                "penalty moves every weight every round (applied lazily), which the average "
+                "cannot follow at O(nnz) cost; use Perceptron (the last weights; the command "
+                "line's --algorithm perceptron) or l1=0."
+            )
+        if self.covariance == "full" and not rule.covariance:
+            raise ValueError(
+                f"{name}: update={self.update!r} has no full-covariance form; "
+                "covariance='full' applies to "
+                + ", ".join(repr(r.name) for r in RULES.values() if r.covariance)
+            )
+        refused = {
+            "delta > 0 (the Δ trick)": (
+                self.delta > 0 and not rule.delta_trick,
+                "its per-example features would be rescaled with every update"
+                if rule.family == "romma"
+                else "its per-example features have no statistics of their own",
+            ),
+            "class_weight": (
+                self.class_weight is not None and not rule.weighted,
+                f"{rule.summary} has no weighted form",
+            ),
+            "n_jobs other than None or 1 (parameter mixing)": (
+                self.n_jobs not in (None, 1) and self._mixing_refusal() is not None,
+                (self._mixing_refusal() or "").partition(": ")[2],
+            ),
+        }
+        for what, (given, why) in refused.items():
+            if given:
+                raise ValueError(f"{name}: update={self.update!r} does not support {what}: {why}.")
+
+    def _check_sample_weight(self, sample_weight: ArrayLike | None) -> None:
+        rule = RULES.get(self.update) if isinstance(self.update, str) else None
+        if sample_weight is not None and rule is not None and not rule.weighted:
+            raise ValueError(
+                f"{type(self).__name__}: update={self.update!r} does not support "
+                f"sample_weight ({rule.summary} has no weighted form); pass sample_weight=None."
+            )
+
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> PerceptronRules:
+        self._check_sample_weight(sample_weight)
+        if self.n_jobs not in (None, 1):
+            self._check_params()
+            # Imported here: perceptrons.parallel drives estimators through the engine API
+            # and never imports this module, so there is no import circle.
+            from perceptrons.parallel.threads import mix_threads
+
+            mix_threads(self, X, y, n_jobs=self.n_jobs, sample_weight=sample_weight)
+            return self
+        super().fit(X, y, sample_weight=sample_weight)
+        return self
+
+    fit.__doc__ = OnlineLinearClassifier.fit.__doc__
+
+    def fit_epochs(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        progress: Callable[[int], object] | None = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        publish_each_epoch: bool = True,
+    ) -> Iterator[dict[str, Any]]:
+        if self.n_jobs not in (None, 1):
+            raise ValueError(
+                "fit_epochs trains serially; with n_jobs > 1 use fit, or "
+                "perceptrons.parallel.ParameterMixing(...).fit_epochs"
+            )
+        self._check_sample_weight(sample_weight)
+        yield from super().fit_epochs(
+            X, y, progress, sample_weight=sample_weight, publish_each_epoch=publish_each_epoch
+        )
+
+    fit_epochs.__doc__ = OnlineLinearClassifier.fit_epochs.__doc__
+
+    def partial_fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> PerceptronRules:
+        self._check_sample_weight(sample_weight)
+        super().partial_fit(X, y, classes, sample_weight=sample_weight)
+        return self
+
+    partial_fit.__doc__ = OnlineLinearClassifier.partial_fit.__doc__
+
+    def _targets(self, codes: np.ndarray) -> np.ndarray:
+        """-1/+1 floats for binary problems, class indices otherwise."""
+        if self.classes_.shape[0] == 2:
+            return np.where(codes == 1, 1.0, -1.0)
+        return codes
+
+    def _epoch_kernel(
+        self, state: TrainingState, multiclass: bool, slack: np.ndarray
+    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
+        bias_feature = 1.0 if self.fit_intercept else 0.0
+        # A state continues under the same family and statistics (an adaptive state's
+        # class names them; its constants may change between calls).
+        if type(state).__name__ != self._state_class.__name__:
+            raise ValueError(
+                f"{type(self).__name__}: update={self.update!r} cannot continue a state "
+                "trained with another family of update rules or other statistics (ROMMA "
+                "scales its weights; the adaptive rules keep statistics of their own); "
+                "call fit (without warm_start) to start again."
+            )
+        if isinstance(state, AdaptiveState):
+            rule = rule_of(self.update)
+            constants = check_update_params(type(self).__name__, rule, self.update_params)
+            kernel, rule_array = _adaptive.epoch_kernel(
+                rule,
+                constants,
+                self._covariance(rule),
+                multiclass,
+                bias_feature=bias_feature,
+                C=self.C,
+            )
+            arguments = {
+                "stats": state.stats,
+                "scalars": state.scalars,
+                "mistake_log": _NO_MISTAKE_LOG,
+                "rule": rule_array,
+            }
+            return kernel, arguments
+        if isinstance(state, RommaState):
+            romma = _romma.multiclass_epoch if multiclass else _romma.binary_epoch
+            arguments = {
+                "scales": state.scales,
+                "mistake_log": _NO_MISTAKE_LOG,
+                "rule": _romma.romma_rule(
+                    aggressive=_ROMMA_KINDS[self.update], bias_feature=bias_feature
+                ),
+            }
+            return romma, arguments
+        kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
+        rule_array = _kernels.update_rule(
+            _UPDATE_KINDS[self.update],
+            self.margin,
+            self.C,
+            bias_feature=bias_feature,
+            delta=self.delta,
+        )
+        return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule_array}
+
+    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+        return {"mistakes": int(statistic), "examples": n_examples}
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        extra = (
+            f", validation score {record['validation_score']:.4f}"
+            if "validation_score" in record
+            else ""
+        )
+        return f"{record['mistakes']} mistakes in {record['examples']} examples{extra}"
+
+
+class Perceptron(PerceptronRules):
+    """The vanilla perceptron's learner core: :class:`perceptrons.Perceptron` without
+    scikit-learn (the same parameters, training and model)."""
+
+    _averaged = False
+
+
+class AveragedPerceptron(PerceptronRules):
+    """The averaged perceptron's learner core: :class:`perceptrons.AveragedPerceptron`
+    without scikit-learn (the same parameters, training and model)."""
+
+    _averaged = True

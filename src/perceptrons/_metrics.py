@@ -3,9 +3,9 @@
 ``perceptrons evaluate`` reports accuracy, per-class precision, recall, F1 and support,
 and the confusion matrix: scikit-learn's ``accuracy_score``,
 ``precision_recall_fscore_support(labels=classes, zero_division=0)`` and
-``confusion_matrix(labels=classes)``, computed the same way (the tests hold them equal)
-from one confusion matrix, so that the command imports no scikit-learn (whose import
-alone takes longer than scoring a million rows).
+``confusion_matrix(labels=classes)``, counted the same way (the tests hold them equal),
+so that the command imports no scikit-learn (whose import alone takes longer than
+scoring a million rows).
 """
 
 from __future__ import annotations
@@ -60,10 +60,17 @@ def classification_scores(y_true: Any, y_pred: Any, classes: np.ndarray) -> Clas
     """Accuracy over every example, and per class of ``classes`` precision, recall, F1
     (0 where undefined: scikit-learn's ``zero_division=0``) and support."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    classes = np.asarray(classes)
+    n_classes = classes.shape[0]
     matrix = confusion_matrix(y_true, y_pred, classes)
-    true_positives = np.diag(matrix).astype(np.float64)
-    predicted = matrix.sum(axis=0).astype(np.float64)
-    support = matrix.sum(axis=1)
+    # Per class, over every example (as scikit-learn counts them): an example whose
+    # true label is no class still counts as a prediction of its predicted class.
+    true_codes, true_known = _codes(y_true, classes)
+    pred_codes, pred_known = _codes(y_pred, classes)
+    hits = true_known & pred_known & (true_codes == pred_codes)
+    true_positives = np.bincount(true_codes[hits], minlength=n_classes).astype(np.float64)
+    predicted = np.bincount(pred_codes[pred_known], minlength=n_classes).astype(np.float64)
+    support = np.bincount(true_codes[true_known], minlength=n_classes)
     actual = support.astype(np.float64)
     false_positives, false_negatives = predicted - true_positives, actual - true_positives
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -18,7 +18,8 @@ EXIT_DATA, EXIT_USAGE = 1, 2
 ESTIMATORS = REGISTERED_ALGORITHMS
 ALGORITHMS = tuple(ESTIMATORS)
 
-_EPOCHS = ("perceptron", "averaged", "voted", "logistic")
+_EPOCHS = ("perceptron", "averaged", "voted", "budget", "logistic")
+_KERNELS = ("voted", "budget")
 _RULES = ("perceptron", "averaged")
 _NB = ("multinomial-nb", "bernoulli-nb")
 #: The one table of estimator options: ``dest: (constructor parameter, algorithms it
@@ -33,11 +34,14 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "update_param": ("update_params", _RULES),
     "covariance": ("covariance", _RULES),
     "margin": ("margin", _RULES),
-    "C": ("C", _RULES),
-    "kernel": ("kernel", ("voted",)),
-    "degree": ("degree", ("voted",)),
-    "gamma": ("gamma", ("voted",)),
-    "coef0": ("coef0", ("voted",)),
+    "C": ("C", (*_RULES, "budget")),
+    "kernel": ("kernel", _KERNELS),
+    "degree": ("degree", _KERNELS),
+    "gamma": ("gamma", _KERNELS),
+    "coef0": ("coef0", _KERNELS),
+    "budget": ("budget", ("budget",)),
+    "removal": ("removal", ("budget",)),
+    "eta": ("eta", ("budget",)),
     "prediction": ("prediction", ("voted",)),
     "multiclass": ("multiclass", ("voted",)),
     "learning_rate": ("learning_rate", ("logistic",)),
@@ -48,7 +52,8 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "alpha": ("alpha", _NB),
     "no_fit_prior": ("fit_prior", _NB),
     "binarize": ("binarize", ("bernoulli-nb",)),
-    "class_weight": ("class_weight", ALGORITHMS),
+    # Every algorithm that weighs classes (the budget perceptron does not).
+    "class_weight": ("class_weight", tuple(a for a in ALGORITHMS if a != "budget")),
 }
 
 

@@ -197,12 +197,40 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
         default=0.0,
         help="perceptron with margin: also update when y·score <= MARGIN" + _applies("margin"),
     )
-    add("--C", type=float, default=1.0, help="PA-I/PA-II aggressiveness" + _applies("C"))
+    add(
+        "--C",
+        type=float,
+        default=1.0,
+        help="PA-I/PA-II aggressiveness (the budget perceptron's BPA rules too)" + _applies("C"),
+    )
     add(
         "--kernel",
         choices=("linear", "poly", "rbf"),
         default="linear",
-        help="the voted perceptron's kernel" + _applies("kernel"),
+        help="the kernel perceptrons' kernel" + _applies("kernel"),
+    )
+    add(
+        "--budget",
+        metavar="N",
+        type=_positive_int,
+        default=1000,
+        help="the most support vectors the budget perceptron keeps" + _applies("budget"),
+    )
+    add(
+        # The removal rules of perceptrons.budget.RULES, named here so that the parser
+        # imports no kernel (tests check the two lists equal).
+        "--removal",
+        choices=("random", "forgetron", "projectron", "bpa", "bpa-nn"),
+        default="projectron",
+        help="which support vector a full budget gives up" + _applies("removal"),
+    )
+    add(
+        "--eta",
+        metavar="ETA",
+        type=_non_negative_float,
+        default=0.1,
+        help="the projectron's threshold: how near the support set's span an example is "
+        "projected onto it" + _applies("eta"),
     )
     add(
         "--degree",

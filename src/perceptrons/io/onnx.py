@@ -63,19 +63,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons._registry import MODELS
+
 __all__ = ["EXPORT_REFUSALS", "register_converters", "to_onnx"]
 
-#: The estimators whose graphs this module writes, by class name.
-EXPORTABLE = (
-    "Perceptron",
-    "AveragedPerceptron",
-    "LogisticRegressionSGD",
-    "LogisticRegressionBatch",
-    "MultinomialNaiveBayes",
-    "BernoulliNaiveBayes",
-    "VotedPerceptron",
-    "BudgetPerceptron",
-)
+#: The estimators whose graphs this module writes, by class name (the registry's).
+EXPORTABLE = tuple(kind.name for kind in MODELS if kind.exports)
 
 #: What cannot be written as ONNX operators, and what to do instead, by class name.
 EXPORT_REFUSALS = {

@@ -36,7 +36,6 @@ from perceptrons._states import (
     Frozen,
     PerceptronState,
     TrainingState,
-    sorted_union,
 )
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
@@ -250,12 +249,21 @@ def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | 
     """The rows of ``state`` that epochs over ``X`` can leave nonzero: the columns ``X``
     holds, the rows already in use (none in a ``fresh`` state) and the intercept's --
     a kernel writes only the rows of an example's features and the intercept's. None
-    (every row) for dense or other non-CSR input, which may touch them all."""
+    (every row) for dense or other non-CSR input, which may touch them all, and when
+    those rows are over a quarter of the model: forming the whole model then costs less
+    than gathering and scattering them (the same numbers either way)."""
     if not (sp.issparse(X) and X.format == "csr"):
         return None
-    columns = np.unique(X.indices[: X.indptr[-1]])
-    in_use = np.zeros(0, dtype=np.int64) if fresh else state.rows_in_use()
-    return sorted_union(columns, in_use, [state.weights.shape[0] - 1])
+    n_rows = state.weights.shape[0]
+    # A mask over the rows, O(nnz + rows): np.unique's hashing of the indices cost a
+    # sixth of a 20 Newsgroups fit.
+    used = np.zeros(n_rows, dtype=bool)
+    used[X.indices[: X.indptr[-1]]] = True
+    used[n_rows - 1] = True
+    if not fresh:
+        used[state.rows_in_use()] = True
+    rows = np.flatnonzero(used)
+    return None if 4 * rows.shape[0] > n_rows else rows
 
 
 class _SerialEpochs:

@@ -135,3 +135,17 @@ def test_the_mixing_algorithm_imports_neither_dask_nor_an_estimator(module):
     assert not any(name.split(".")[0] in ("dask", "distributed") for name in imported)
     estimators = {"perceptrons.perceptron", "perceptrons.logistic", "perceptrons.voted"}
     assert not (imported & estimators)
+
+
+#: Beyond this many lines a module says why it is one module.
+LONG_MODULE = 600
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_long_module_says_why_at_its_top(module):
+    path = MODULES[module]
+    lines = path.read_text(encoding="utf-8").count("\n")
+    if lines <= LONG_MODULE:
+        return
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    assert "Over 600 lines: " in docstring, f"{module}: {lines} lines, and no reason given"

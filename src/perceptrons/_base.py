@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from perceptrons import _input, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._states import Frozen
 
 __all__ = ["IncrementalClassifier", "Trainable"]
@@ -38,7 +38,7 @@ class Trainable:
 
     #: Whether input is validated by scikit-learn's ``validate_data`` (the estimators,
     #: under :class:`perceptrons._estimator.EstimatorFace`) or by the core's own
-    #: :func:`perceptrons._validation.check_input`.
+    #: :func:`perceptrons._input.check_input`.
     _SKLEARN_FACE: ClassVar[bool] = False
 
     _rules: ClassVar[dict[str, rules.Rule]] = {}
@@ -210,7 +210,7 @@ class IncrementalClassifier(Trainable):
         labels : ndarray of shape (n_samples,)
             Predicted labels, drawn from ``classes_``.
         """
-        _validation.check_is_fitted(self, "classes_")
+        _input.check_is_fitted(self, "classes_")
         if not self._scores_rows_alone():
             return _validation.labels_from_scores(self.classes_, self.decision_function(X))
         return _validation.predict_in_batches(self.decision_function, self.classes_, X)

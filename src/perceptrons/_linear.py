@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, softmax
 
-from perceptrons import _checked, _validation
+from perceptrons import _checked, _input, _validation
 from perceptrons._kernels import scoring as _scoring
 from perceptrons._states import Frozen
 
@@ -161,7 +161,7 @@ class SparseCoefMixin:
         >>> type(model.densify().coef_).__name__
         'ndarray'
         """
-        _validation.check_is_fitted(self, "coef_")
+        _input.check_is_fitted(self, "coef_")
         limit = _checked.real_value(threshold, "threshold", 0.0)
         matrix = sp.csr_matrix(self.coef_, dtype=np.float64, copy=True)
         matrix.eliminate_zeros()
@@ -187,7 +187,7 @@ class SparseCoefMixin:
         self : object
             The estimator, with a dense ``coef_``.
         """
-        _validation.check_is_fitted(self, "coef_")
+        _input.check_is_fitted(self, "coef_")
         if sp.issparse(self.coef_) and not self._restore_state():
             self.coef_ = dense_coef(self.coef_)
         return self

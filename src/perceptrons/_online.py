@@ -25,8 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from perceptrons import _input, _validation
 from perceptrons import _params as rules
-from perceptrons import _validation
 from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
@@ -99,7 +99,7 @@ class OnlineLearner(Trainable):
     def resumable(self) -> bool:
         """Whether the model holds the training state to continue exactly (after
         ``densify()``, for a sparsified one)."""
-        _validation.check_is_fitted(self, "coef_")
+        _input.check_is_fitted(self, "coef_")
         return isinstance(self._lifecycle, TrainingState | CompactState)
 
     def _mixing_refusal(self) -> str | None:
@@ -206,7 +206,7 @@ class OnlineLearner(Trainable):
         if first_call or not incremental:
             # Every fit draws its shuffles afresh from random_state, warm started or
             # not; partial_fit goes on drawing from its first call's generator.
-            self.random_state_ = _validation.check_random_state(self.random_state)
+            self.random_state_ = _input.check_random_state(self.random_state)
         state = self._state
         assert state is not None  # set by this first call or an earlier one
         rng = self.random_state_
@@ -554,7 +554,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For binary models, positive scores predict ``classes_[1]``.
         """
-        _validation.check_is_fitted(self, "coef_")
+        _input.check_is_fitted(self, "coef_")
         X = _validation.validate_prediction_data(self, X)
         scores = linear_scores(X, self.coef_, self.intercept_, self)
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from perceptrons import _checked, _validation
+from perceptrons import _checked, _input, _validation
 from perceptrons._engine import Stopping, check_statistic
 from perceptrons._memory import check_training_state
 from perceptrons._states import (
@@ -163,7 +163,7 @@ class LinearEngine:
         if first_call:
             estimator._lifecycle = self.new_state(X.shape[1])
             estimator.history_ = []
-            estimator.random_state_ = _validation.check_random_state(estimator.random_state)
+            estimator.random_state_ = _input.check_random_state(estimator.random_state)
         state = estimator._state
         rows = np.arange(X.shape[0])
         order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
@@ -364,7 +364,7 @@ class LinearEngine:
         exactly and cannot continue training.
         """
         estimator = self.estimator
-        _validation.check_is_fitted(estimator, "coef_")
+        _input.check_is_fitted(estimator, "coef_")
         lifecycle = estimator._lifecycle
         n_iter = int(estimator.n_iter_)
         if resumable and isinstance(lifecycle, TrainingState):

@@ -7,6 +7,10 @@ trick's weights, ROMMA's and logistic regression's lazy scales). :class:`Compact
 is a state kept only in its rows with a nonzero entry: what a sparsified model holds.
 The engine (:mod:`perceptrons._engine`) hands states to the compiled kernels; model
 files (:mod:`perceptrons.io.persist`) store their arrays and values.
+
+Over 600 lines: every family's training state (the perceptron's, ROMMA's, logistic
+regression's, the adaptive rules', the compact and frozen forms) is a small subclass of
+one base, whose layout and checks each mirrors.
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ and its compiled kernels (:mod:`perceptrons._kernels.sequence`), run by its engi
 Why one module of about 700 lines: the engine reads what is the tagger's alone (its tag
 encoding, its featurizer, its weight layout), and is typed against the class itself,
 which a module of its own could only import in a circle.
+
+Over 600 lines: the tagger's estimator and its engine, which reads the estimator's
+hooks: until the tagger has a core of its own (as :mod:`perceptrons.linear`), they stay
+together.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ The estimator is this module's :class:`VotedPerceptron`; its training lives in
 :mod:`perceptrons._voted_training` (the epochs run by the one epoch loop,
 :func:`perceptrons._engine.run_epochs`), its stores in :mod:`perceptrons._voted_store`
 and its model files' state in :mod:`perceptrons._voted_codec`.
+
+Over 600 lines: the estimator's face, its parameter documentation (kernels, the four
+prediction rules, devices) most of it; training, scores, the store and the codec are
+already in the ``_voted_*`` modules.
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ alone.
 Each row without a repeated column (of at most ``_SORT_MAX`` values) leaves sorted by
 column; ``state[SORTED]`` says whether every row did, so that scipy need sort and sum
 only the rows with a repeat (their sums in scipy's order, bit for bit).
+
+Over 600 lines: one compiled reader: the line rules, the lowercasing and MurmurHash3 are
+helpers Numba inlines into its one loop, which is why they sit beside it.
 """
 
 import warnings

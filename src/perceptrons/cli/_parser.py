@@ -7,6 +7,9 @@ records that it was given (``given_options``), so that one of another algorithm 
 usage error even at its default; :data:`~perceptrons.cli._common.ESTIMATOR_OPTIONS` says
 which option applies to which algorithm. :func:`perceptrons.cli.main` runs the parsed
 command.
+
+Over 600 lines: every command's options, one function per group, in the order ``--help``
+shows them; split, the help a user reads as one would be scattered.
 """
 
 from __future__ import annotations

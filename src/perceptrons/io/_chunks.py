@@ -10,6 +10,9 @@ training (``_prefetched``). :mod:`perceptrons.io.stream` documents how they are 
 holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
 :func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
 training loop.
+
+Over 600 lines: the chunk readers share the :class:`Chunk` type, the block reader that
+bounds memory and the reader thread; each reader alone is small.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from perceptrons import _checked, _validation
+from perceptrons import _checked, _input
 from perceptrons._engine import StateCodec
 from perceptrons._version import __version__
 from perceptrons.io._persist_format import (
@@ -87,7 +87,7 @@ def encode_estimator(
             "or 'precomputed' to save the model, or keep it in memory."
         )
     if not hasattr(estimator, "classes_"):
-        raise _validation.not_fitted_error(estimator)(
+        raise _input.not_fitted_error(estimator)(
             f"cannot save an unfitted {name}: call fit or partial_fit first."
         )
     params = params_to_json(estimator)
@@ -174,7 +174,7 @@ def encode_state(
 def encode_featurizer(featurizer: Any) -> tuple[dict[str, np.ndarray], dict]:
     name = type(featurizer).__name__
     if not hasattr(featurizer, "n_features_out_"):
-        raise _validation.not_fitted_error(featurizer)(
+        raise _input.not_fitted_error(featurizer)(
             f"cannot save a pipeline whose {name} is not fitted."
         )
     codec: StateCodec = featurizer._engine()

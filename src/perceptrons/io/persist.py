@@ -182,7 +182,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from perceptrons import _validation
+from perceptrons import _input
 from perceptrons._lazy import LazyClasses
 from perceptrons._registry import MODELS
 from perceptrons.io._persist_format import (
@@ -347,7 +347,7 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     path = Path(path)
     if not isinstance(resumable, bool):
         raise ValueError(f"resumable must be True or False, got {resumable!r}")
-    registry = _REGISTRY if _validation.sklearn_face(model) else _CORE_REGISTRY
+    registry = _REGISTRY if _input.sklearn_face(model) else _CORE_REGISTRY
     arrays, meta = encode_model(model, resumable, registry)
     sealed = sealed_meta(meta, arrays)
     if len(sealed) > MAX_META_BYTES:

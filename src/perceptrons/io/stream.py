@@ -42,6 +42,10 @@ For a fixed order (``shuffle=False`` and no shuffling window) the streamed model
 exactly the in-memory ``fit`` with ``shuffle=False`` and as many epochs: the perceptrons
 run the same updates in the same order, and the averaged perceptron's average covers
 every example either way.
+
+Over 600 lines: the one streamed training loop (chunks, the shuffle window, the parse
+cache, held-out data, progress) and the chunk iterator it shares with the library's
+callers.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from perceptrons._engine import add_record, run_epochs
-from perceptrons._validation import check_random_state
+from perceptrons._input import check_random_state
 from perceptrons.io._cache import ChunkCache, open_cache
 from perceptrons.io._chunks import (
     _QUEUE_DEPTH,

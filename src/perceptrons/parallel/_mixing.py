@@ -27,9 +27,9 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _params as rules
 from perceptrons._engine import hold_out, run_epochs
+from perceptrons._input import check_random_state
 from perceptrons._kernels.mixing import add_shard, apply_mix, union_rows
 from perceptrons._states import AdaptiveState, PerceptronState, all_finite, as_count
-from perceptrons._validation import check_random_state
 from perceptrons.parallel._names import MIXINGS
 from perceptrons.parallel._shards import Plan, RngState, ShardData, ShardResult, Start, engine_of
 

@@ -148,6 +148,34 @@ def test_the_commands_of_a_linear_model_import_no_scikit_learn(tmp_path, train_o
     core (perceptrons.linear), never scikit-learn, SciPy's statistics or pandas."""
     data = tmp_path / "small.svm"
     data.write_text(SMALL_SVMLIGHT)
+    _check_the_core_commands(tmp_path, data, train_options)
+
+
+# ASCII documents: the compiled tokenizer (a document that is not ASCII is scikit-learn's).
+TEXT_FILES = {
+    "small.txt": "".join(
+        f"__label__{label} {words}\n"
+        for label, words in [("a", "good film"), ("b", "bad film"), ("a", "good plot")]
+        + [("b", "dull acting"), ("c", "a long film")]
+    ),
+    "small.vw": "1 | a:1 b:2\n-1 | c:1 b:0.5\n1 | a:2\n-1 | c:3\n3 | d:1\n",
+    "small.counts": "a:1 b:2 #label#:pos\nc:1 #label#:neg\na:2 #label#:pos\n"
+    "c:3 b:1 #label#:neg\nd:1 #label#:mid\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXT_FILES))
+@pytest.mark.parametrize("train_options", [(), ("--stream", "--weighting", "tf")], ids=" ".join)
+def test_the_commands_of_a_text_model_import_no_scikit_learn(tmp_path, name, train_options):
+    """The same for text: the core's featurizer and pipeline (perceptrons.text)."""
+    data = tmp_path / name
+    data.write_text(TEXT_FILES[name])
+    if name.endswith(".counts") and train_options:
+        train_options = (*train_options, "--classes=mid,neg,pos")
+    _check_the_core_commands(tmp_path, data, train_options)
+
+
+def _check_the_core_commands(tmp_path, data, train_options):
     model, out, report = tmp_path / "m.npz", tmp_path / "out", tmp_path / "report.json"
     options = tuple(option.format(data=data) for option in train_options)
     modules = loaded_modules(
@@ -163,6 +191,7 @@ def test_the_commands_of_a_linear_model_import_no_scikit_learn(tmp_path, train_o
     assert json.loads(report.read_text())["examples"] == 5
     assert "perceptrons.linear" in modules
     assert among(modules, NOT_FOR_THE_CORE) == []
+    assert among(modules, ("perceptrons.perceptron", "perceptrons.features")) == []
 
 
 PACKAGES = [

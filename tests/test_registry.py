@@ -84,7 +84,10 @@ def test_every_algorithm_trains_saves_loads_and_predicts(tmp_path, algorithm, ca
     np.testing.assert_array_equal(core.predict(X), estimator.predict(X))
 
 
-@pytest.mark.parametrize("kind", [k for k in MODELS if k.core], ids=lambda k: k.name)
+CORE_CLASSIFIERS = [k for k in MODELS if k.core and k.role == "classifier"]
+
+
+@pytest.mark.parametrize("kind", CORE_CLASSIFIERS, ids=lambda k: k.name)
 def test_an_estimator_is_its_core_under_scikit_learns_face(kind):
     from sklearn.base import BaseEstimator, clone
 
@@ -101,7 +104,7 @@ def test_an_estimator_is_its_core_under_scikit_learns_face(kind):
         learner.set_params(nope=1)
 
 
-@pytest.mark.parametrize("kind", [k for k in MODELS if k.core], ids=lambda k: k.name)
+@pytest.mark.parametrize("kind", CORE_CLASSIFIERS, ids=lambda k: k.name)
 def test_the_core_trains_the_estimators_model_bit_for_bit(kind):
     """The same parameters, the same data: the same weights and history, dense and
     sparse, the core validating input with NumPy alone."""
@@ -119,6 +122,29 @@ def test_the_core_trains_the_estimators_model_bit_for_bit(kind):
         np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
         assert ours.history_ == theirs.history_
         assert ours.score(data, y) == theirs.score(data, y)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"weighting": "tf", "sublinear_tf": True},
+        {"tokenizer": "pairs"},
+        {"vocabulary": "fit", "ngram_range": (1, 2)},
+    ],
+    ids=str,
+)
+def test_the_core_featurizer_gives_the_estimators_features(params):
+    from sklearn.base import BaseEstimator
+
+    from perceptrons.text import TextFeaturizer
+
+    texts = ["good film", "Bad film, bad plot", "été chaud", "a:1 b:2", "good plot"]
+    assert not issubclass(TextFeaturizer, BaseEstimator)
+    assert issubclass(perceptrons.TextFeaturizer, TextFeaturizer)
+    ours = TextFeaturizer(**params).fit_transform(texts)
+    theirs = perceptrons.TextFeaturizer(**params).fit_transform(texts)
+    assert (ours != theirs).nnz == 0 and ours.shape == theirs.shape
 
 
 def test_the_core_refuses_bad_input_in_one_line():
@@ -147,3 +173,20 @@ def test_exports_are_the_registrys():
     # Every kind is either exported or refused with a reason.
     for kind in MODELS:
         assert kind.exports != (kind.name in onnx.EXPORT_REFUSALS), kind.name
+
+
+@pytest.mark.parametrize("kind", [k for k in MODELS if k.core], ids=lambda k: k.name)
+def test_the_face_replaces_only_scikit_learns_protocol(kind):
+    """What scikit-learn's bases put before the core's methods: its parameters protocol
+    and ClassifierMixin's score (the same accuracy), nothing the core defines else (a
+    namesake such as BaseEstimator._validate_params would silently replace the core's)."""
+    core = getattr(importlib.import_module(kind.core), kind.name)
+    face = getattr(importlib.import_module(kind.module), kind.name)
+    shadowed = set()
+    for name in dir(core):
+        if name.startswith("__") or not callable(getattr(core, name)):
+            continue
+        owner = next(c for c in face.__mro__ if name in c.__dict__)
+        if owner.__module__.startswith("sklearn"):
+            shadowed.add(name)
+    assert shadowed <= {"get_params", "set_params", "score"}

@@ -74,6 +74,11 @@ class LazyClasses(Mapping[str, type]):
             raise TypeError(f"{self._origins[name]}.{name} is not a class")
         return cls
 
+    def module_of(self, name: str) -> str | None:
+        """The module of the class ``name`` (None for a name outside the table), without
+        importing it."""
+        return self._origins.get(name)
+
     def __contains__(self, name: object) -> bool:
         return name in self._origins
 

@@ -90,7 +90,12 @@ MODELS: tuple[ModelKind, ...] = (
         "BernoulliNaiveBayes", "perceptrons.naive_bayes", algorithm="bernoulli-nb", exports=True
     ),
     ModelKind("SequenceTagger", "perceptrons.tagger", role="tagger"),
-    ModelKind("TextFeaturizer", "perceptrons.features", role="featurizer"),
+    ModelKind(
+        "TextFeaturizer",
+        "perceptrons.features",
+        role="featurizer",
+        core="perceptrons.text.featurizer",
+    ),
     ModelKind(
         "SequenceFeaturizer", "perceptrons.sequence_features", role="featurizer", saves=False
     ),

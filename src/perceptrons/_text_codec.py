@@ -7,9 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
-from perceptrons import _checked
+from perceptrons import _checked, _input
 
 
 class _TextCodec:
@@ -38,7 +37,7 @@ class _TextCodec:
         terms. ``resumable`` is ignored: the state is all the featurizer holds.
         """
         featurizer = self.featurizer
-        check_is_fitted(featurizer, "n_features_out_")
+        _input.check_is_fitted(featurizer, "n_features_out_")
         arrays: dict[str, np.ndarray] = {}
         if featurizer.weighting == "tfidf":
             assert featurizer._weighting is not None  # fitted with weighting="tfidf"
@@ -85,11 +84,8 @@ class _TextCodec:
         )
         vectorizer = featurizer._make_vectorizer(terms)
         weighting = featurizer._make_weighting()
-        if weighting is not None:
-            # What TfidfTransformer.fit sets: the input width and, for tf-idf, the idf.
-            weighting.n_features_in_ = n_out
-            if featurizer.weighting == "tfidf":
-                weighting.idf_ = arrays["idf"]
+        if weighting is not None and featurizer.weighting == "tfidf":
+            weighting.idf_ = arrays["idf"]  # what fitting learns
         featurizer._vectorizer, featurizer._weighting = vectorizer, weighting
         featurizer.n_features_out_ = n_out
         featurizer._hashed_names = hashed_names

@@ -10,7 +10,6 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction import FeatureHasher
 
 from perceptrons._decimal import decimal_number
 
@@ -123,14 +122,7 @@ class _PairsVectorizer:
 
     def _matrix(self, docs: list[list[tuple[str, float]]]) -> sp.csr_matrix:
         if self.n_features is not None:
-            hasher = FeatureHasher(
-                n_features=self.n_features,
-                input_type="pair",
-                alternate_sign=False,
-                dtype=np.float64,
-            )
-            X = sp.csr_matrix(hasher.transform(docs))
-            return self._finish(X)
+            return self._hashed(docs)
         else:
             columns = self._columns
             assert columns is not None
@@ -151,6 +143,26 @@ class _PairsVectorizer:
                 shape=(len(docs), len(columns)),
             )
         return self._finish(X)
+
+    def _hashed(self, docs: list[list[tuple[str, float]]]) -> sp.csr_matrix:
+        """:meth:`_matrix` for hashing: scikit-learn's ``FeatureHasher`` (``"pair"``
+        input, no alternate sign) step by step, the names hashed by the compiled
+        MurmurHash3 (:func:`perceptrons._kernels.hashing.hash_names`): a zero value is
+        skipped, each name's UTF-8 bytes give its column, :meth:`hashed_matrix` sums."""
+        from perceptrons._kernels.hashing import hash_names
+
+        assert self.n_features is not None  # hashing
+        kept = [[(name, value) for name, value in doc if value != 0] for doc in docs]
+        indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+        np.cumsum([len(doc) for doc in kept], out=indptr[1:])
+        encoded = [name.encode("utf-8") for doc in kept for name, _ in doc]
+        values = np.array([value for doc in kept for _, value in doc], dtype=np.float64)
+        ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
+        starts = ends - np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        columns = np.empty(len(encoded), dtype=np.int32)
+        hash_names(buf, starts, ends, int(self.n_features), columns)
+        return self.hashed_matrix(columns, indptr, values)
 
     def hashed_matrix(
         self,

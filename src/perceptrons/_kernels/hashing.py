@@ -644,3 +644,13 @@ def rehash(slots, new_slots):
             new_slots[j, :] = slots[i, :]
             moved += 1
     return moved
+
+
+@cached_njit(nogil=True)
+def hash_names(buf, starts, ends, n_features, columns):
+    """``columns[i]``: the column of the name ``buf[starts[i]:ends[i]]`` (its UTF-8
+    bytes) among ``n_features``, as ``FeatureHasher(alternate_sign=False)`` hashes it
+    (:func:`hashed_column` of the MurmurHash3 with seed 0). The caller checks the
+    bounds."""
+    for i in range(starts.shape[0]):
+        columns[i] = hashed_column(murmurhash3_32(buf, starts[i], ends[i], 0), n_features)

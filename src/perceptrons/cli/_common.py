@@ -78,14 +78,13 @@ def flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def estimator_class(algorithm: str, *, face: bool = False) -> type:
+def estimator_class(algorithm: str) -> type:
     """The class ``--algorithm`` trains: its learner core where it has one (no
-    scikit-learn imported: :mod:`perceptrons.linear`), else (or with ``face``, for a
-    scikit-learn pipeline's last step) the estimator."""
+    scikit-learn imported: :mod:`perceptrons.linear`), else the estimator."""
     import importlib
 
     (kind,) = [kind for kind in MODELS if kind.algorithm == algorithm]
-    module = kind.module if face or kind.core is None else kind.core
+    module = kind.module if kind.core is None else kind.core
     return getattr(importlib.import_module(module), kind.name)
 
 
@@ -187,8 +186,7 @@ def make_estimator(
     (:data:`AUTO_UPDATE`).
     """
     algorithm = algorithm or args.algorithm
-    # Text features go into a scikit-learn Pipeline behind the featurizer: the estimator.
-    cls = estimator_class(algorithm, face=text)
+    cls = estimator_class(algorithm)
     accepted = cls().get_params()
     params: dict[str, Any] = {}
     for dest, (param, algorithms) in ESTIMATOR_OPTIONS.items():
@@ -318,8 +316,8 @@ def make_featurizer(args: argparse.Namespace, fmt: str | None = None):
     """The text featurizer the text-feature options describe, for data in format ``fmt``:
     documents of ``name:value`` tokens (the weighted text formats) are read as pairs,
     their names kept as written (Vowpal Wabbit's feature names are case-sensitive)."""
-    from perceptrons.features import TextFeaturizer
     from perceptrons.io.formats import WEIGHTED_TEXT_FORMATS
+    from perceptrons.text.featurizer import TextFeaturizer  # the core: no scikit-learn
 
     tokenizer = args.tokenizer
     if fmt in WEIGHTED_TEXT_FORMATS:

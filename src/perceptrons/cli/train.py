@@ -109,13 +109,13 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _pipeline(featurizer: Any, estimator: Any) -> Any:
-    """The model a file holds: ``[featurizer, estimator]`` as a scikit-learn Pipeline
-    for text, else the estimator alone (scikit-learn is then never imported)."""
+    """The model a file holds: ``[featurizer, estimator]`` for text (the core's
+    :class:`~perceptrons.text.TextPipeline`), else the estimator alone."""
     if featurizer is None:
         return estimator
-    from sklearn.pipeline import make_pipeline
+    from perceptrons.text.pipeline import TextPipeline
 
-    return make_pipeline(featurizer, estimator)
+    return TextPipeline.of(featurizer, estimator)
 
 
 def _pairs_featurizer(args: argparse.Namespace, path: str):

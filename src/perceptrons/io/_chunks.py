@@ -49,7 +49,7 @@ from perceptrons.io.formats._common import (
 )
 
 if TYPE_CHECKING:
-    from perceptrons.features import TextFeaturizer
+    from perceptrons.text.featurizer import TextFeaturizer
 
 _READ_BYTES = 1 << 20  # bytes read from the file (decompressed) at a time
 _FIRST_ROWS = 1 << 12  # rows the svmlight buffers hold at first, grown as rows arrive
@@ -805,7 +805,7 @@ def _pairs_label_chunks(
     """The labels of a ``vw`` or ``counts`` file a block at a time, through the compiled
     reader (the chunks' ``X`` and ``texts`` are left out), for
     :func:`~perceptrons.io.stream.scan`."""
-    from perceptrons.features import TextFeaturizer
+    from perceptrons.text.featurizer import TextFeaturizer
 
     # One column and no names: the kernel only reads the lines (no hashing, no table).
     reader = _PairsReader(TextFeaturizer(tokenizer="pairs", n_features=1), fmt, names=False)

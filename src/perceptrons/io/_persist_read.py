@@ -374,9 +374,12 @@ def load_sparsified(meta: dict[str, Any], estimator: Any) -> None:
         meta["state"]["sparsified"] = True
 
 
-def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer: Any) -> Any:
+def build_model(
+    meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer: Any, *, core: bool = False
+) -> Any:
     """The planned estimator and featurizer given their state (whose values their
-    ``import_state`` checks), as a Pipeline when the file holds one."""
+    ``import_state`` checks), as a pipeline when the file holds one (scikit-learn's, or
+    with ``core`` a :class:`~perceptrons.text.TextPipeline`)."""
     codec: StateCodec = estimator._engine()
     codec.import_state(state_arrays(meta, arrays, estimator), meta["state"])
     if meta["rng"] is not None:
@@ -400,9 +403,13 @@ def build_model(meta: dict[str, Any], arrays: Arrays, estimator: Any, featurizer
     featurizer_codec.import_state(
         {name: arrays[f"featurizer/{name}"] for name in names}, info["state"]
     )
-    from sklearn.pipeline import Pipeline  # a file's pipeline is scikit-learn's
-
     first, second = meta["pipeline"]["steps"]
+    if core:  # the command line's: no scikit-learn
+        from perceptrons.text.pipeline import TextPipeline
+
+        return TextPipeline([(first, featurizer), (second, estimator)])
+    from sklearn.pipeline import Pipeline
+
     return Pipeline([(first, featurizer), (second, estimator)])
 
 

@@ -5,7 +5,7 @@ metadata of :mod:`perceptrons.io.persist`'s format, their state from their engin
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -28,18 +28,21 @@ __all__ = ["encode_model"]
 
 
 def encode_model(
-    model: Any, resumable: bool, registry: Registry
+    model: Any, resumable: bool, registries: Sequence[Registry]
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays and the metadata (all but its checksum) of a file holding ``model``, an
-    estimator of ``registry`` or a Pipeline of one of its featurizers and an estimator."""
+    estimator of one of ``registries`` (the estimators' and the core's) or a pipeline
+    of one of their featurizers and an estimator."""
     featurizer = None
     estimator = model
+    registry = registries[0]
+    estimators = [r.estimators for r in registries]
     if is_pipeline(model):
         steps = model.steps
         if (
             len(steps) != 2
-            or registered(steps[0][1], registry.featurizers) is None
-            or registered(steps[1][1], registry.estimators) is None
+            or registered(steps[0][1], [r.featurizers for r in registries]) is None
+            or registered(steps[1][1], estimators) is None
         ):
             kinds = [type(step).__name__ for _, step in steps]
             raise ValueError(
@@ -47,7 +50,7 @@ def encode_model(
                 f"pipelines can be saved, with an estimator among {sorted(registry.estimators)}."
             )
         featurizer, estimator = steps[0][1], steps[1][1]
-    elif registered(model, registry.estimators) is None:
+    elif registered(model, estimators) is None:
         raise ValueError(
             f"cannot save a {type(model).__name__}: only {sorted(registry.estimators)} and "
             "Pipelines of [TextFeaturizer, estimator] can be saved."
@@ -62,8 +65,13 @@ def encode_model(
 
 
 def is_pipeline(model: Any) -> bool:
-    """Whether ``model`` is a scikit-learn Pipeline (none can exist before
-    scikit-learn's pipeline module is imported: the command line's models never are)."""
+    """Whether ``model`` is a pipeline: the core's :class:`~perceptrons.text.TextPipeline`
+    or a scikit-learn Pipeline (none can exist before scikit-learn's pipeline module is
+    imported: the command line's models never are)."""
+    from perceptrons.text.pipeline import TextPipeline
+
+    if isinstance(model, TextPipeline):
+        return True
     if "sklearn.pipeline" not in sys.modules:
         return False
     from sklearn.pipeline import Pipeline
@@ -71,10 +79,20 @@ def is_pipeline(model: Any) -> bool:
     return isinstance(model, Pipeline)
 
 
-def registered(instance: Any, classes: Mapping[str, type]) -> type | None:
-    """The class of ``classes`` for ``instance``'s exact type (subclasses are not saved)."""
-    cls = classes.get(type(instance).__name__)
-    return cls if cls is type(instance) else None
+def registered(instance: Any, tables: Sequence[Mapping[str, type]]) -> type | None:
+    """The class of one of ``tables`` for ``instance``'s exact type (subclasses are not
+    saved)."""
+    kind = type(instance)
+    for classes in tables:
+        # The table whose class lives in the instance's module, looked up alone: the
+        # others are not imported (the core's model never imports scikit-learn's face).
+        module_of = getattr(classes, "module_of", None)
+        if module_of is not None and module_of(kind.__name__) != kind.__module__:
+            continue
+        cls = classes.get(kind.__name__)
+        if cls is kind:
+            return cls
+    return None
 
 
 def encode_estimator(

@@ -182,7 +182,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from perceptrons import _input
 from perceptrons._lazy import LazyClasses
 from perceptrons._registry import MODELS
 from perceptrons.io._persist_format import (
@@ -347,8 +346,7 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
     path = Path(path)
     if not isinstance(resumable, bool):
         raise ValueError(f"resumable must be True or False, got {resumable!r}")
-    registry = _REGISTRY if _input.sklearn_face(model) else _CORE_REGISTRY
-    arrays, meta = encode_model(model, resumable, registry)
+    arrays, meta = encode_model(model, resumable, (_REGISTRY, _CORE_REGISTRY))
     sealed = sealed_meta(meta, arrays)
     if len(sealed) > MAX_META_BYTES:
         # What this library writes, it must read: refused here, not by load.
@@ -403,9 +401,10 @@ def load(path: str | os.PathLike[str], *, sparse: bool = False, core: bool = Fal
         to ask for to predict with a hashed model (``2**20`` rows): loading then costs
         what its nonzeros cost. The other estimators load as without it.
     core : bool, default=False
-        Build the model as its learner core (:mod:`perceptrons.linear`: the same model
-        without scikit-learn's face, nothing of scikit-learn imported) where its kind
-        has one, as the command line does; a pipeline's file loads as with False.
+        Build the model as its learner core (:mod:`perceptrons.linear`,
+        :mod:`perceptrons.text`: the same model without scikit-learn's face, nothing of
+        scikit-learn imported) where its kind has one, as the command line does; a
+        pipeline's file as a :class:`~perceptrons.text.TextPipeline`.
 
     Returns
     -------
@@ -465,8 +464,7 @@ def _read_checked(
         with open_archive(path, MAX_ARRAY_BYTES) as archive:
             raw, meta = read_meta(archive, MAX_META_BYTES, MAX_META_DEPTH)
             check_meta(meta, _REGISTRY)
-            # A pipeline is scikit-learn's: its estimator is too.
-            registry = _CORE_REGISTRY if core and meta["featurizer"] is None else _REGISTRY
+            registry = _CORE_REGISTRY if core else _REGISTRY
             arrays = Arrays(archive, expected_members(meta))
             # Every member's layout against the metadata and the estimator's parameters,
             # reading only the labels; then the data, their checksum, and the values.
@@ -478,7 +476,7 @@ def _read_checked(
             problem = check_digest(raw, meta, arrays.read_all())
             if problem is not None:
                 raise Invalid(problem)
-            return result(meta, build_model(meta, arrays, estimator, featurizer))
+            return result(meta, build_model(meta, arrays, estimator, featurizer, core=core))
     except Invalid as exc:
         raise ValueError(f"cannot load {path}: {one_line(exc)}") from None
     except RecursionError:

@@ -48,7 +48,7 @@ from perceptrons.io.formats import (
 )
 
 if TYPE_CHECKING:
-    from perceptrons.features import TextFeaturizer
+    from perceptrons.text.featurizer import TextFeaturizer
 
 __all__ = [
     "model_inputs",

@@ -84,7 +84,7 @@ from perceptrons.io.formats import (
 )
 
 if TYPE_CHECKING:
-    from perceptrons.features import TextFeaturizer
+    from perceptrons.text.featurizer import TextFeaturizer
 
 __all__ = ["STREAMABLE", "Chunk", "StreamReport", "StreamScan", "fit_stream", "iter_chunks", "scan"]
 

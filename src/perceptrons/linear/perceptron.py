@@ -25,7 +25,7 @@ from perceptrons._online import OnlineLinearClassifier
 from perceptrons._states import AdaptiveState, PerceptronState, RommaState, TrainingState
 from perceptrons._update_rules import RULES, check_update_params, rule_of
 
-__all__ = ["AveragedPerceptron", "Perceptron", "PerceptronRules"]
+__all__ = ["AveragedPerceptron", "Perceptron"]
 
 _UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.

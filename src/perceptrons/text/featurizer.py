@@ -1,0 +1,556 @@
+"""Raw texts to sparse term features: the learner core's featurizer, without scikit-learn.
+
+:class:`TextFeaturizer` here is :class:`perceptrons.TextFeaturizer` without
+scikit-learn's face (:mod:`perceptrons._estimator`): the same parameters, output and
+files. What the command line uses needs no scikit-learn: the compiled tokenizer of a
+hashing featurizer (:mod:`perceptrons._kernels.tokens`, ASCII documents, bit for bit
+scikit-learn's ``HashingVectorizer``), ``name:value`` documents (``tokenizer="pairs"``),
+and the weighting (:class:`perceptrons.text.weighting.TfidfWeighting`, bit for bit
+scikit-learn's ``TfidfTransformer``). scikit-learn's vectorizers are imported when an
+input needs them, and only then: a document that is not ASCII, a learned vocabulary
+(``vocabulary="fit"``), the names of hashed columns.
+
+Over 600 lines: one class, :class:`TextFeaturizer`, whose parameters, checks and three
+paths (a vocabulary, hashing, ``name:value`` pairs) read one another; its parameter
+documentation is a third of the lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+
+from perceptrons import _input, _limits
+from perceptrons import _params as rules
+from perceptrons._base import Trainable
+from perceptrons._memory import array_bytes, check_allocation
+from perceptrons._text_codec import _TextCodec
+from perceptrons._text_pairs import _PairsVectorizer
+from perceptrons._validation import canonical_csr
+from perceptrons.text.weighting import TfidfWeighting
+
+# MAX_NGRAM and MAX_N_FEATURES are documented where perceptrons.features exports them.
+__all__ = ["TextFeaturizer"]
+
+#: The most columns ``TextFeaturizer(vocabulary="hashing")`` takes (``n_features``): what
+#: scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer` accepts,
+#: ``2**31 - 2`` (its column indices are 32-bit).
+MAX_N_FEATURES = _limits.MAX_N_FEATURES
+
+#: The longest n-grams ``TextFeaturizer`` makes (``ngram_range[1]``): every n-gram length
+#: multiplies the terms of each document, and longer word sequences are hardly ever
+#: useful features.
+MAX_NGRAM = 10
+
+
+def _whitespace_tokens(text: str) -> list[str]:
+    """The tokens of pre-tokenized text: whatever whitespace separates."""
+    return text.split()
+
+
+def _ngram_range(value: Any) -> bool:
+    return (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(isinstance(n, Integral) and not isinstance(n, bool) for n in value)
+        and 1 <= value[0] <= value[1] <= MAX_NGRAM
+    )
+
+
+def _min_df(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, Integral):
+        return int(value) >= 1
+    return isinstance(value, Real) and 0.0 < float(value) <= 1.0
+
+
+class TextFeaturizer(Trainable):
+    """The text featurizer's learner core: :class:`perceptrons.TextFeaturizer` without
+    scikit-learn (the same parameters, output and files)."""
+
+    _rules: ClassVar[dict[str, rules.Rule]] = {
+        "vocabulary": rules.one_of("hashing", "fit"),
+        "n_features": rules.Rule(
+            f"an int in [1, {MAX_N_FEATURES}] (2**31 - 2)",
+            lambda v: (
+                isinstance(v, Integral)
+                and not isinstance(v, bool)
+                and 1 <= int(v) <= MAX_N_FEATURES
+            ),
+        ),
+        "ngram_range": rules.Rule(
+            f"a pair of ints (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}", _ngram_range
+        ),
+        "weighting": rules.one_of("tf", "binary", "tfidf"),
+        "sublinear_tf": rules.boolean(allow_none=True),
+        "lowercase": rules.boolean(),
+        "tokenizer": rules.one_of("regex", "whitespace", "pairs"),
+        "min_df": rules.Rule("an int >= 1 or a float in (0, 1]", _min_df),
+        "hashed_names": rules.boolean(),
+    }
+
+    def __init__(
+        self,
+        vocabulary: str = "hashing",
+        n_features: int = 2**20,
+        ngram_range: tuple[int, int] = (1, 1),
+        weighting: str = "tfidf",
+        sublinear_tf: bool | None = None,
+        lowercase: bool = True,
+        tokenizer: str = "regex",
+        min_df: int | float = 1,
+        hashed_names: bool = False,
+    ) -> None:
+        self.vocabulary = vocabulary
+        self.n_features = n_features
+        self.ngram_range = ngram_range
+        self.weighting = weighting
+        self.sublinear_tf = sublinear_tf
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.min_df = min_df
+        self.hashed_names = hashed_names
+
+    # ------------------------------------------------------------ construction
+    def _validate_params(self) -> None:
+        rules.validate(self, self._rules)
+        if self.tokenizer == "pairs" and tuple(self.ngram_range) != (1, 1):
+            raise ValueError(
+                f"TextFeaturizer: parameter 'ngram_range' must be (1, 1) with "
+                f"tokenizer='pairs' (name:value tokens make no n-grams), got "
+                f"{self.ngram_range!r}."
+            )
+        if self.vocabulary == "hashing" and self.min_df != 1:
+            raise ValueError(
+                f"TextFeaturizer: parameter 'min_df' must be 1 with vocabulary='hashing' "
+                f"(hashed features have no document frequencies to prune by), got "
+                f"{self.min_df!r}; use vocabulary='fit'."
+            )
+
+    def _make_vectorizer(self, terms: list[str] | None = None) -> Any:
+        """The vectorizer for these parameters (``terms``: a fixed vocabulary): our own
+        for ``name:value`` documents, else scikit-learn's, made (and scikit-learn
+        imported) when first used: a hashing featurizer's compiled tokenizer needs it
+        only for a document that is not ASCII."""
+        if self.tokenizer == "pairs":
+            return _PairsVectorizer(
+                lowercase=self.lowercase,
+                binary=self.weighting == "binary",
+                n_features=self.n_features if self.vocabulary == "hashing" else None,
+                min_df=self.min_df,
+                vocabulary=terms,
+            )
+        return _Deferred(lambda: self._sklearn_vectorizer(terms))
+
+    def _sklearn_vectorizer(self, terms: list[str] | None) -> Any:
+        """scikit-learn's vectorizer for these parameters (see :meth:`_make_vectorizer`)."""
+        from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+
+        common = {
+            "lowercase": self.lowercase,
+            "ngram_range": tuple(self.ngram_range),
+            "binary": self.weighting == "binary",
+            "dtype": np.float64,
+        }
+        if self.tokenizer == "whitespace":
+            common.update(tokenizer=_whitespace_tokens, token_pattern=None)
+        if self.vocabulary == "hashing":
+            return HashingVectorizer(
+                n_features=self.n_features, alternate_sign=False, norm=None, **common
+            )
+        if terms is not None:
+            return CountVectorizer(vocabulary=terms, **common)
+        return CountVectorizer(min_df=self.min_df, **common)
+
+    @property
+    def _sublinear(self) -> bool:
+        """``sublinear_tf``, its default (None) resolved: with tf-idf only."""
+        if self.sublinear_tf is None:
+            return self.weighting == "tfidf"
+        return bool(self.sublinear_tf)
+
+    def _make_weighting(self) -> TfidfWeighting | None:
+        """The step after counting: idf and row norms, or the sublinear tf, or none."""
+        if self.weighting == "tfidf":
+            return TfidfWeighting(use_idf=True, sublinear_tf=self._sublinear, normalize=True)
+        if self.weighting == "tf" and self._sublinear:
+            return TfidfWeighting(use_idf=False, sublinear_tf=True, normalize=False)
+        return None
+
+    # --------------------------------------------------------------- fitting
+    def fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
+        """Learn the vocabulary (``vocabulary="fit"``) and the idf (``"tfidf"``).
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Training documents, tokenized once.
+        y : None
+            Ignored (the vocabulary and idf do not depend on labels).
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        self.fit_transform(texts, y)
+        return self
+
+    def fit_transform(self, texts: Iterable[str], y: ArrayLike | None = None) -> sp.csr_matrix:
+        """Fit on ``texts`` and return their features (one pass of tokenization).
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Training documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_texts, n_features)
+            CSR, float64, int32 indices.
+        """
+        self._validate_params()
+        _check_texts(texts)
+        vectorizer = self._make_vectorizer()
+        if self._compiled:
+            texts = list(texts)  # read twice when the names are kept
+            counts = _hashed_counts(self, vectorizer, texts)
+        else:
+            counts = vectorizer.fit_transform(texts)
+            # CountVectorizer renumbers a fitted vocabulary in sorted order, leaving each
+            # row's columns unsorted, while its transform sorts them: sorted here too, a
+            # row norm (tf-idf) sums in the same order and fit_transform equals
+            # fit().transform() to the bit.
+            counts.sort_indices()
+        X = self._fit_weighting(counts, vectorizer)
+        self._hashed_names = self.name_columns(texts) if self._keeps_names else None
+        return X
+
+    def _fit_weighting(self, counts: sp.csr_matrix, vectorizer: Any) -> sp.csr_matrix:
+        """Fit the step after counting (the idf) on ``counts``, what ``vectorizer`` gave
+        for the training texts (rows with sorted columns), and return the features: the
+        rest of :meth:`fit_transform`, for callers that count the texts themselves
+        (:func:`perceptrons.io.prepare.read_featurized`). Names are the caller's."""
+        weighting = self._make_weighting()
+        if weighting is not None and weighting.use_idf:
+            # scikit-learn's idf is dense, as wide as the hashing space: the document
+            # frequencies, the idf and a temporary of their arithmetic.
+            check_allocation(
+                array_bytes(counts.shape[1], 3),
+                f"the idf ({counts.shape[1]:,} features x 3 arrays)",
+                "lower n_features (--n-features)",
+            )
+        X = counts if weighting is None else weighting.fit_transform(counts)
+        self._vectorizer, self._weighting = vectorizer, weighting
+        self.n_features_out_ = int(counts.shape[1])
+        return canonical_csr(X)
+
+    def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
+        """Learn from more texts without a pass over all of them: hashing only.
+
+        A hashing featurizer with ``"tf"`` or ``"binary"`` weighting has nothing to learn
+        but the names of its hashed columns (for :meth:`feature_names`, with
+        ``hashed_names=True``); this adds the terms of ``texts`` to them, for training
+        on a stream of chunks.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            More training documents.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The featurizer.
+        """
+        if not (self._hashing and self.weighting in ("tf", "binary")):
+            raise ValueError(
+                "partial_fit needs vocabulary='hashing' and weighting 'tf' or 'binary': a "
+                "vocabulary or idf weights must be learned from all the texts at once"
+            )
+        _check_texts(texts)
+        texts = list(texts)
+        if not hasattr(self, "n_features_out_"):
+            return self.fit(texts)
+        if self._hashed_names is not None:
+            self._merge_hashed_names(self.name_columns(texts))
+        return self
+
+    def _merge_hashed_names(self, by_column: dict[int, str]) -> None:
+        """Add the names of one batch of texts (as :meth:`_names_of_hashed_columns`
+        gives them) to those known."""
+        hashed_names = self._hashed_names
+        if hashed_names is None:  # the names are not kept
+            return
+        for column, names in by_column.items():
+            known = hashed_names.get(column)
+            if known is None:
+                hashed_names[column] = names
+            elif names != known:
+                terms = set(known.split("|")) | set(names.split("|"))
+                hashed_names[column] = "|".join(sorted(terms))
+
+    def _hashed_names_normalized(self) -> bool:
+        """Whether every column's names are the sorted set of their ``|`` pieces.
+
+        Then adding a batch whose names hold no ``|`` (:meth:`_merge_hashed_names`)
+        makes each column the sorted union of its pieces and the batch's names in it,
+        a union that only the names not yet among the pieces change: what
+        :meth:`_add_new_hashed_names` relies on.
+        """
+        if self._hashed_names is None:  # no names kept: none to merge
+            return True
+        return all(
+            names == "|".join(sorted(set(names.split("|"))))
+            for names in self._hashed_names.values()
+        )
+
+    def _add_new_hashed_names(self, columns: np.ndarray, names: list[str]) -> None:
+        """:meth:`_merge_hashed_names` of a batch given only its names not yet known.
+
+        Exact when the known names are normalized (see :meth:`_hashed_names_normalized`;
+        the union keeps them so) and no name holds ``|``: the caller
+        (:mod:`perceptrons.io._chunks`) checks both; ``names[k]`` hashes to
+        ``columns[k]``.
+        """
+        hashed_names = self._hashed_names
+        if hashed_names is None:  # the names are not kept
+            return
+        several: dict[int, set[str]] = {}  # columns given more than one name
+        for column, name in zip(columns.tolist(), names, strict=True):
+            known = hashed_names.get(column)
+            if column in several:
+                several[column].add(name)
+            elif known is None:
+                hashed_names[column] = name
+                several[column] = {name}
+            else:
+                several[column] = {name, *known.split("|")}
+        for column, terms in several.items():
+            if len(terms) > 1:
+                hashed_names[column] = "|".join(sorted(terms))
+
+    @property
+    def _hashing(self) -> bool:
+        return self.vocabulary == "hashing"
+
+    @property
+    def _keeps_names(self) -> bool:
+        """Whether fitting records the names of the hashed columns."""
+        return self._hashing and bool(self.hashed_names)
+
+    @property
+    def _compiled(self) -> bool:
+        """Whether the counts come from the compiled tokenizer
+        (:mod:`perceptrons._kernels.tokens`), exact for ASCII documents."""
+        return self._hashing and self.tokenizer in ("regex", "whitespace")
+
+    def name_columns(
+        self, texts: Iterable[str], columns: Iterable[int] | None = None
+    ) -> dict[int, str]:
+        """Which terms of ``texts`` each hashed column stands for: names recovered on demand.
+
+        What fitting with ``hashed_names=True`` records, from any texts (the training
+        texts give the same names): the terms come from the featurizer's own analyzer
+        (its tokenizer, lowercasing and n-grams), and their columns from the hash it
+        counts them by (MurmurHash3, seed 0, absolute value modulo ``n_features``);
+        terms that collide share a column and are joined by ``|``, sorted.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Documents, tokenized once.
+        columns : iterable of int, optional
+            Only these columns (all by default).
+
+        Returns
+        -------
+        dict
+            ``{column: names}`` for each column (of ``columns``) some term reaches.
+        """
+        _input.check_is_fitted(self, "n_features_out_")
+        if not self._hashing:
+            raise ValueError("name_columns needs vocabulary='hashing' (a vocabulary is named)")
+        _check_texts(texts)
+        wanted = None if columns is None else {int(column) for column in columns}
+        analyze = self._vectorizer.build_analyzer()
+        terms: set[str] = set()
+        for text in texts:
+            terms.update(analyze(text))
+        by_column: dict[int, list[str]] = {}
+        for term in sorted(terms):
+            column = _hashed_column(term, self.n_features)
+            if wanted is None or column in wanted:
+                by_column.setdefault(column, []).append(term)
+        return {column: "|".join(names) for column, names in by_column.items()}
+
+    def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
+        """Features of ``texts``; terms never seen in training are dropped.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            Documents.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_texts, n_features)
+            CSR, float64, int32 indices.
+        """
+        _input.check_is_fitted(self, "n_features_out_")
+        _check_texts(texts)
+        if self._compiled:
+            return self._weigh(_hashed_counts(self, self._vectorizer, list(texts)))
+        return self._weigh(self._vectorizer.transform(texts))
+
+    def _weigh(self, X) -> sp.csr_matrix:
+        """The vectorizer's counts to the output: the weighting step, canonical CSR."""
+        if self._weighting is not None:
+            X = self._weighting.transform(X)
+        return canonical_csr(X)
+
+    def feature_names(self) -> list[str] | None:
+        """The term (word or space-joined n-gram) of each column, in column order.
+
+        Returns
+        -------
+        names : list of str or None
+            With ``vocabulary="hashing"``, the training terms that hash to each column,
+            joined by ``|`` when several collide, and ``""`` for a column no training
+            term reaches; ``None`` when the names were not kept (``hashed_names=False``:
+            see :meth:`name_columns`).
+        """
+        _input.check_is_fitted(self, "n_features_out_")
+        if self._hashing:
+            if self._hashed_names is None:
+                return None
+            names = [""] * self.n_features_out_
+            for column, name in self._hashed_names.items():
+                names[column] = name
+            return names
+        return self._vectorizer.get_feature_names_out().tolist()
+
+    # ----------------------------------------------------------- persistence
+    def _engine(self) -> _TextCodec:
+        """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
+        return _TextCodec(self)
+
+
+def _check_texts(texts) -> None:
+    if isinstance(texts, str | bytes):
+        raise ValueError(
+            "TextFeaturizer expects an iterable of documents (e.g. a list of str), "
+            "got a single string."
+        )
+
+
+def _hashed_column(term: str, n_features: int) -> int:
+    """HashingVectorizer's column of a term (``abs(-2**31)`` is ``2**31`` here, the
+    same column modulo ``n_features`` as scikit-learn's special case)."""
+    from sklearn.utils import murmurhash3_32  # naming hashed columns: on request only
+
+    return abs(murmurhash3_32(term, seed=0)) % n_features
+
+
+_PLAIN_STR = (str, np.str_)
+
+
+def _hashed_counts(featurizer: TextFeaturizer, vectorizer: Any, texts: list[Any]) -> sp.csr_matrix:
+    """What ``vectorizer.transform(texts)`` gives, the ASCII documents counted by the
+    compiled tokenizer (:func:`perceptrons._kernels.tokens.hash_documents`) and the
+    others (non-ASCII, not a ``str``) by ``vectorizer`` itself, their rows put in place.
+    """
+    from perceptrons._kernels import tokens
+
+    # str and NumPy's str (whose lower and split are str's); a subclass of str may
+    # change what scikit-learn calls.
+    compiled = [type(text) in _PLAIN_STR and text.isascii() for text in texts]
+    n_docs = len(texts)
+    others = [i for i, fast in enumerate(compiled) if not fast]
+    # The ASCII documents one newline apart (the others left empty: rows to fill).
+    kept = (
+        texts
+        if not others
+        else [t if fast else "" for t, fast in zip(texts, compiled, strict=True)]
+    )
+    buf = np.frombuffer("\n".join(kept).encode("ascii"), dtype=np.uint8)
+    lengths = np.fromiter(map(len, kept), dtype=np.int64, count=n_docs)
+    starts = np.zeros(n_docs, dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    ends = starts + lengths
+    min_n, max_n = (int(n) for n in featurizer.ngram_range)
+    joined_size, tokens_size, terms_size = tokens.scratch_sizes(
+        int(lengths.max(initial=0)), min_n, max_n
+    )
+    joined = np.empty(joined_size, dtype=np.uint8)
+    token_starts = np.empty(tokens_size, dtype=np.int64)
+    token_ends = np.empty(tokens_size, dtype=np.int64)
+    columns = np.empty(terms_size, dtype=np.int64)
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    room = buf.shape[0] // 4 + 64
+    indices = np.empty(room, dtype=np.int32)
+    data = np.empty(room, dtype=np.float64)
+    state = np.zeros(tokens.STATE_SIZE, dtype=np.int64)
+    while True:
+        code = tokens.hash_documents(
+            buf, starts, ends, featurizer.tokenizer == "regex", bool(featurizer.lowercase),
+            min_n, max_n, int(featurizer.n_features), featurizer.weighting == "binary",
+            joined, token_starts, token_ends, columns, indptr, indices, data, state,
+        )  # fmt: skip
+        if code == tokens.OK:
+            break
+        if code != tokens.NO_ROOM:  # the documents are ASCII, the scratch sized for them
+            raise RuntimeError(f"hash_documents failed with code {code}")
+        room = 2 * room + int(terms_size)  # the next document's row fits
+        check_allocation(array_bytes(room, itemsize=12), f"the hashed features ({room:,} values)")
+        nnz = int(state[tokens.NNZ])
+        indices = np.concatenate([indices[:nnz], np.empty(room - nnz, dtype=np.int32)])
+        data = np.concatenate([data[:nnz], np.empty(room - nnz, dtype=np.float64)])
+    nnz = int(state[tokens.NNZ])
+    shape = (n_docs, int(featurizer.n_features))
+    counts = sp.csr_matrix((data[:nnz], indices[:nnz], indptr), shape=shape)
+    if others:
+        counts = _rows_merged(counts, vectorizer.transform([texts[i] for i in others]), others)
+    return counts
+
+
+def _rows_merged(counts: sp.csr_matrix, rows: sp.csr_matrix, where: list[int]) -> sp.csr_matrix:
+    """``counts`` with its (empty) rows ``where`` replaced by the rows of ``rows``, in order."""
+    rows = sp.csr_matrix(rows)
+    lengths = np.diff(counts.indptr)
+    lengths[where] = np.diff(rows.indptr)
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    replaced = np.zeros(counts.shape[0], dtype=bool)
+    replaced[where] = True
+    from_rows = np.repeat(replaced, lengths)
+    indices = np.empty(indptr[-1], dtype=np.int32)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    indices[from_rows], data[from_rows] = rows.indices, rows.data
+    indices[~from_rows], data[~from_rows] = counts.indices, counts.data
+    return sp.csr_matrix((data, indices, indptr), shape=counts.shape)
+
+
+class _Deferred:
+    """A scikit-learn vectorizer made when first used (see
+    :meth:`TextFeaturizer._make_vectorizer`)."""
+
+    def __init__(self, make: Any) -> None:
+        self._make, self._made = make, None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self._made is None:
+            self._made = self._make()
+        return getattr(self._made, name)

@@ -155,8 +155,13 @@ def test_the_commands_of_a_linear_model_import_no_scikit_learn(tmp_path, train_o
 TEXT_FILES = {
     "small.txt": "".join(
         f"__label__{label} {words}\n"
-        for label, words in [("a", "good film"), ("b", "bad film"), ("a", "good plot")]
-        + [("b", "dull acting"), ("c", "a long film")]
+        for label, words in [
+            ("a", "good film"),
+            ("b", "bad film"),
+            ("a", "good plot"),
+            ("b", "dull acting"),
+            ("c", "a long film"),
+        ]
     ),
     "small.vw": "1 | a:1 b:2\n-1 | c:1 b:0.5\n1 | a:2\n-1 | c:3\n3 | d:1\n",
     "small.counts": "a:1 b:2 #label#:pos\nc:1 #label#:neg\na:2 #label#:pos\n"

@@ -275,3 +275,24 @@ def test_is_tagger_tells_a_tagger_from_a_classifier():
     assert is_tagger(SequenceTagger())
     assert not is_tagger(Perceptron())
     assert not is_tagger(object())
+
+
+def test_the_tag_commands_import_no_scikit_learn(tmp_path):
+    """tag train, evaluate and predict: the tagger's learner core (perceptrons.sequence)."""
+    corpus = tmp_path / "small.conll"
+    corpus.write_text(
+        "He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ndeficit NN I-NP\n. . O\n\n"
+        "Prices NNS B-NP\nrose VBD B-VP\n. . O\n\n"
+    )
+    model, out = tmp_path / "tagger.npz", tmp_path / "tagged.conll"
+    modules = loaded_modules(
+        run_commands(
+            ("tag", "train", str(corpus), "-o", str(model), "--epochs", "2", "--quiet"),
+            ("tag", "evaluate", str(model), str(corpus), "--json"),
+            ("tag", "predict", str(model), str(corpus), "-o", str(out)),
+        )
+    )
+    assert len([line for line in out.read_text().splitlines() if line.strip()]) == 8
+    assert "perceptrons.sequence.tagger" in modules
+    assert among(modules, NOT_FOR_THE_CORE) == []
+    assert among(modules, ("perceptrons.tagger", "perceptrons.sequence_features")) == []

@@ -15,7 +15,7 @@ from perceptrons._sequences import TagCodes
 from perceptrons._states import TrainingState
 from perceptrons.datasets import shared_data_dir
 from perceptrons.parallel import mix_threads
-from perceptrons.tagger import _decoding_tables
+from perceptrons.sequence.tagger import _decoding_tables
 
 WORDS = ["the", "a", "dog", "cat", "barks", "sleeps", "big", "small", "runs", "."]
 TAG_OF = {

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from perceptrons._text_pairs import _PairsVectorizer
 from perceptrons.text import TfidfWeighting
+from perceptrons.text._pairs import _PairsVectorizer
 
 
 @settings(max_examples=40, deadline=None)

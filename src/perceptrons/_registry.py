@@ -89,7 +89,9 @@ MODELS: tuple[ModelKind, ...] = (
     ModelKind(
         "BernoulliNaiveBayes", "perceptrons.naive_bayes", algorithm="bernoulli-nb", exports=True
     ),
-    ModelKind("SequenceTagger", "perceptrons.tagger", role="tagger"),
+    ModelKind(
+        "SequenceTagger", "perceptrons.tagger", role="tagger", core="perceptrons.sequence.tagger"
+    ),
     ModelKind(
         "TextFeaturizer",
         "perceptrons.features",
@@ -97,7 +99,11 @@ MODELS: tuple[ModelKind, ...] = (
         core="perceptrons.text.featurizer",
     ),
     ModelKind(
-        "SequenceFeaturizer", "perceptrons.sequence_features", role="featurizer", saves=False
+        "SequenceFeaturizer",
+        "perceptrons.sequence_features",
+        role="featurizer",
+        core="perceptrons.sequence.featurizer",
+        saves=False,
     ),
 )
 

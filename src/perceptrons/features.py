@@ -26,9 +26,18 @@ from sklearn.base import TransformerMixin
 from perceptrons._estimator import EstimatorFace
 from perceptrons.inspection import top_features
 from perceptrons.text import featurizer as core
-from perceptrons.text.featurizer import MAX_N_FEATURES, MAX_NGRAM
 
 __all__ = ["MAX_NGRAM", "MAX_N_FEATURES", "TextFeaturizer", "top_features"]
+
+#: The most columns ``TextFeaturizer(vocabulary="hashing")`` takes (``n_features``): what
+#: scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer` accepts,
+#: ``2**31 - 2`` (its column indices are 32-bit).
+MAX_N_FEATURES = core.MAX_N_FEATURES
+
+#: The longest n-grams ``TextFeaturizer`` makes (``ngram_range[1]``): every n-gram length
+#: multiplies the terms of each document, and longer word sequences are hardly ever
+#: useful features.
+MAX_NGRAM = core.MAX_NGRAM
 
 
 class TextFeaturizer(TransformerMixin, EstimatorFace, core.TextFeaturizer):

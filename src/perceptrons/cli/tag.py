@@ -240,9 +240,9 @@ def _templates(spec: str) -> str | list[str]:
 def _load_tagger(path: str) -> Any:
     """The tagger saved in ``path``; another kind of model is a one-line error."""
     from perceptrons.io.persist import load
-    from perceptrons.tagger import SequenceTagger
+    from perceptrons.sequence.tagger import SequenceTagger
 
-    model = load(path)
+    model = load(path, core=True)  # the core: no scikit-learn imported
     if isinstance(model, SequenceTagger):
         return model
     estimator = model.steps[-1][1] if hasattr(model, "steps") else model
@@ -256,8 +256,9 @@ def is_tagger(model: Any) -> bool:
     """Whether ``model`` (read by :func:`perceptrons.io.persist.load`) is a
     :class:`~perceptrons.tagger.SequenceTagger`, without importing the tagger (and its
     compiled kernels) into a classifier's command: a tagger's module was imported when
-    its file was loaded, so while it is not, no model is one."""
-    tagger = sys.modules.get("perceptrons.tagger")
+    its file was loaded, so while it is not, no model is one (the estimator is the core's
+    class under scikit-learn's face: one check holds both)."""
+    tagger = sys.modules.get("perceptrons.sequence.tagger")
     return tagger is not None and isinstance(model, tagger.SequenceTagger)
 
 
@@ -311,7 +312,7 @@ def cmd_tag_train(args: argparse.Namespace) -> int:
     """Fit a SequenceTagger epoch by epoch, one line each, and save it."""
     from perceptrons.chunking import chunk_scores, looks_like_chunks
     from perceptrons.io.persist import save
-    from perceptrons.tagger import SequenceTagger
+    from perceptrons.sequence.tagger import SequenceTagger
 
     check_outputs(args, [args.output])
     templates = _templates(args.templates)
@@ -392,7 +393,7 @@ def _announce_cost(n_tokens: int, n_tags: int) -> None:
     Viterbi's time grows as the square of the number of tags, and a user with thousands
     of tags would otherwise wait minutes without a word (the run goes on: large tag
     sets are legitimate)."""
-    from perceptrons.tagger import viterbi_steps
+    from perceptrons.sequence.tagger import viterbi_steps
 
     steps = viterbi_steps(n_tokens, n_tags)
     if steps > ANNOUNCED_STEPS:

@@ -29,9 +29,9 @@ from perceptrons import _input, _limits
 from perceptrons import _params as rules
 from perceptrons._base import Trainable
 from perceptrons._memory import array_bytes, check_allocation
-from perceptrons._text_codec import _TextCodec
-from perceptrons._text_pairs import _PairsVectorizer
 from perceptrons._validation import canonical_csr
+from perceptrons.text._codec import _TextCodec
+from perceptrons.text._pairs import _PairsVectorizer
 from perceptrons.text.weighting import TfidfWeighting
 
 # MAX_NGRAM and MAX_N_FEATURES are documented where perceptrons.features exports them.

@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
-from perceptrons import sequence_features
 from perceptrons._sequences import TokenFeatures
+from perceptrons.sequence import featurizer as sequence_features
 from perceptrons.sequence_features import PRESETS, SequenceFeaturizer
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "conll2000"

@@ -349,8 +349,8 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """``(kernel, arguments)``: the compiled epoch and its family's own arguments."""
         raise NotImplementedError
 
-    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
-        """An epoch's ``history_`` record from the kernels' summed statistic."""
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        """An epoch's ``history_`` record from the kernels' summed statistic and mistakes."""
         raise NotImplementedError
 
     def _describe(self, record: dict[str, Any]) -> str:

@@ -97,13 +97,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     ----------
     estimator_ : Perceptron or AveragedPerceptron
         The fitted model: usable and saveable (:func:`perceptrons.save`) like one fitted
-        serially; its ``history_`` holds ``epoch``, ``mistakes``, ``examples`` and
-        ``shard_mistakes`` per epoch.
+        serially; its ``history_`` holds ``epoch``, ``mistakes``, ``updates``,
+        ``examples``, ``shard_mistakes`` and ``shard_updates`` per epoch.
     history_ : list of dict
-        Per epoch: ``epoch``, ``mistakes`` (total), ``shard_mistakes`` (one per shard),
-        ``examples``, ``seconds`` (wall time of the epoch, mixing included), and the
-        traffic: ``changed_rows`` (weight rows the mix changed), ``bytes_sent`` and
-        ``bytes_received``.
+        Per epoch: ``epoch``, ``mistakes`` and ``updates`` (total), ``shard_mistakes``
+        and ``shard_updates`` (one per shard), ``examples``, ``seconds`` (wall time of
+        the epoch, mixing included), and the traffic: ``changed_rows`` (weight rows the
+        mix changed), ``bytes_sent`` and ``bytes_received``.
     classes_ : ndarray of shape (n_classes,)
         The sorted labels.
     n_partitions_ : int

@@ -73,8 +73,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         ``LocalCluster`` of ``min(n_partitions, CPUs)`` single-threaded worker processes
         on 127.0.0.1 (no dashboard) for the fit and closes it afterwards.
     mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
-        The mean of the shards' weights, their mean weighted by each shard's mistakes
-        in the epoch (uniform after an epoch without mistakes), or the start plus the
+        The mean of the shards' weights, their mean weighted by each shard's updates
+        in the epoch (its mistakes, for the perceptron; uniform after an epoch without
+        updates), or the start plus the
         sum of the shards' changes (each shard's updates count in full, as in one
         serial pass: it diverges from 4 shards on our data sets, see
         ``benchmarks/RESULTS.md``). "auto": "mistakes" for the perceptrons (the most
@@ -265,7 +266,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     "early_stopping with a validation_fraction holds out examples of "
                     "in-memory arrays: the rows of files and Dask arrays stay on the "
                     "workers (pass validation_fraction=None to stop after an epoch "
-                    "without mistakes, or give X as arrays)."
+                    "without updates, or give X as arrays)."
                 )
             for name, value in (
                 ("class_weight", getattr(self.estimator, "class_weight", None)),

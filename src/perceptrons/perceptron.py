@@ -227,7 +227,7 @@ class _PerceptronBase(OnlineLinearClassifier):
 
     def _epoch_kernel(
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
-    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
+    ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
         bias_feature = 1.0 if self.fit_intercept else 0.0
         # A state continues under the same family and statistics (an adaptive state's
         # class names them; its constants may change between calls).

@@ -191,11 +191,13 @@ def test_the_mistake_log_names_the_updates():
     log = np.full((3, 2), -7, dtype=np.int64)
     rule = adagrad.adagrad_rule("ada-fobos", 1.0, {"eta": 1.0, "delta": 10.0, "l1": 0.0})
     order = np.arange(3)
-    updates, count = adagrad.multiclass_epoch(
+    updates, mistakes, count = adagrad.multiclass_epoch(
         X, y, order, weights, aux, stats, scalars, log, 0.0, rule, np.zeros(0)
     )
     assert (updates, count) == (3, 3.0)
-    # Example 0 (gold 0): all scores 0, the best other is class 1 (ties to the lowest).
+    # Example 0 (gold 0): all scores 0, the prediction (ties to the lowest) is right, the
+    # best other class 1 ties it (margin 0 < 1: an update). Examples 1 and 2 are wrong.
+    assert mistakes == 2
     assert log[0].tolist() == [0, 1]
     assert log[1].tolist()[0] == 1 and log[2].tolist()[0] == 2
     assert scalars[0] == 3.0

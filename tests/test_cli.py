@@ -407,6 +407,35 @@ def test_every_mixable_algorithm_trains_with_workers_and_its_model_predicts(
     assert _accuracy(model, train) == result["train_accuracy"] == report["accuracy"]
 
 
+@pytest.mark.parametrize("mode", [(), ("--stream",), ("--workers", "2")])
+@pytest.mark.parametrize("update", ["pa-i", "perceptron"])
+def test_the_epoch_line_gives_mistakes_and_updates(update, mode, tmp_path):
+    """Mistakes: wrong predictions before the update; updates: every example the rule
+    updated on (PA-I also on correct predictions of margin below 1). In memory, streamed
+    and mixed, the line and the --json epochs give both."""
+    train = _linear_svmlight(tmp_path / "train.svm", classes=3)
+    options = ("--update", update, "--epochs", "3", "--seed", "1", *mode, "--json")
+    status, out, err = run("train", train, "-o", tmp_path / "m.npz", *options)
+    assert status == 0, err
+    epochs = json.loads(out)["epochs"]
+    lines = [line for line in err.splitlines() if line.startswith("epoch ")]
+    assert len(epochs) == len(lines) == 3
+    for entry, line in zip(epochs, lines, strict=True):
+        counts = f"{entry['mistakes']} mistakes, {entry['updates']} updates in 300 examples"
+        assert line.startswith(f"epoch {entry['epoch']}: {counts}")
+        if update == "pa-i":
+            assert entry["updates"] > entry["mistakes"] > 0
+        else:
+            assert entry["updates"] == entry["mistakes"] > 0
+    if not mode:  # the model's own history says the same
+        from perceptrons import load
+
+        history = load(tmp_path / "m.npz").history_
+        assert [(r["mistakes"], r["updates"]) for r in history] == [
+            (e["mistakes"], e["updates"]) for e in epochs
+        ]
+
+
 def test_mixing_options_default_to_the_librarys():
     import inspect
 

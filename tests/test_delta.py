@@ -218,10 +218,11 @@ def _run_kernel(X, y, order, *, multiclass, sparse, delta, log):
     }
     if sparse:
         M = sp.csr_matrix(X)
-        mistakes, count = kernel(rows=(M.data, M.indices, M.indptr), **common)
+        mistakes, wrong, count = kernel(rows=(M.data, M.indices, M.indptr), **common)
     else:
-        mistakes, count = kernel(rows=X, **common)
+        mistakes, wrong, count = kernel(rows=X, **common)
     assert count == len(order)
+    assert wrong == mistakes  # the plain rule updates on the augmented problem's mistakes
     return mistakes, weights, mistake_log
 
 

@@ -191,8 +191,9 @@ def test_history_records_every_shard(client):
     assert mixer.n_partitions_ == 3
     assert [r["epoch"] for r in mixer.history_] == [1, 2, 3]
     for record in mixer.history_:
-        assert len(record["shard_mistakes"]) == 3
+        assert len(record["shard_mistakes"]) == len(record["shard_updates"]) == 3
         assert sum(record["shard_mistakes"]) == record["mistakes"]
+        assert sum(record["shard_updates"]) == record["updates"]
         assert record["examples"] == 101
         assert record["seconds"] >= 0
         assert 0 < record["changed_rows"] <= X.shape[1] + 1

@@ -77,7 +77,7 @@ def test_first_order_rules_equal_their_oracle(
     assert_allclose(last.intercept_, b, **TOL)
     assert_allclose(_dense(mean.coef_), W_mean, **TOL)
     assert_allclose(mean.intercept_, b_mean, **TOL)
-    assert sum(record["mistakes"] for record in last.history_) == updates
+    assert sum(record["updates"] for record in last.history_) == updates
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

@@ -334,7 +334,7 @@ def test_run_epoch_checks_the_mistake_log():
         model._engine().run_epoch(state, X, codes, order, mistake_log=np.empty((len(y), 2)))
     log = np.full((len(y), 2), -7, dtype=np.int64)
     record = model._engine().run_epoch(state, X, codes, order, mistake_log=log)
-    assert (log[: record["mistakes"], 0] >= 0).all() and (log[record["mistakes"] :, 0] == -7).all()
+    assert (log[: record["updates"], 0] >= 0).all() and (log[record["updates"] :, 0] == -7).all()
     logistic = LogisticRegressionSGD().fit(X, y)
     with pytest.raises(ValueError, match="logs no updates"):
         logistic._engine().run_epoch(logistic._state, X, codes.clip(0), order, mistake_log=log)

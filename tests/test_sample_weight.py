@@ -252,7 +252,7 @@ def test_weighted_rules_equal_their_weighted_oracle(problem, epochs, seed, rule,
     assert_allclose(mean.intercept_, expected[3], **TOL)
     assert mean._state.count == pytest.approx(epochs * weights.sum(), rel=1e-12)
     if ours == "perceptron":
-        assert sum(r["mistakes"] for r in last.history_) == updates
+        assert sum(r["updates"] for r in last.history_) == updates
 
 
 @settings(max_examples=30, deadline=None)

@@ -75,6 +75,7 @@ def test_second_order_rules_equal_their_oracle(
     assert_allclose(_dense(mean.coef_), W_mean, **TOL)
     assert_allclose(mean.intercept_, b_mean, **TOL)
     assert sum(record["mistakes"] for record in last.history_) == mistakes
+    assert all(record["updates"] == record["mistakes"] for record in last.history_)
 
 
 def test_sop_weight_counts_the_example_that_many_times_in_the_correlation():
@@ -192,10 +193,11 @@ def test_the_kernels_log_each_mistake_with_the_class_moved_away_from(rule, covar
         4, 1 if n_classes == 2 else n_classes, False
     )
     args = (X, y, order)
-    mistakes, _ = kernel(
+    mistakes, wrong, _ = kernel(
         *args, state.weights, state.aux, state.stats, state.scalars, log, 0, rule_array, np.empty(0)
     )
-    again, _ = kernel(
+    assert wrong == mistakes  # mistake-driven: every update is a wrong prediction
+    again, _, _ = kernel(
         *args,
         unlogged.weights,
         unlogged.aux,

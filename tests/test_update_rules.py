@@ -58,7 +58,7 @@ def test_every_rule_equals_its_oracle(problem, epochs, seed, rule, margin, C, sp
         # visit sees 0 up to rounding, which the oracle's dot product and the kernel's
         # sum may round to either side: a step of ~1e-17 is counted by one, not the
         # other. The weights above agree either way; exact counts only for the perceptron.
-        assert sum(r["mistakes"] for r in last.history_) == updates
+        assert sum(r["updates"] for r in last.history_) == updates
 
 
 @settings(max_examples=30, deadline=None)
@@ -80,7 +80,7 @@ def test_a_margin_keeps_updating_correct_but_close_examples():
     wide = Perceptron(max_epochs=20, shuffle=False, margin=5.0).fit(X, y)
     signed = lambda model: (2 * y - 1) * model.decision_function(X)  # noqa: E731
     assert signed(plain).min() > 0
-    assert signed(wide).min() > 5.0 and wide.history_[-1]["mistakes"] == 0
+    assert signed(wide).min() > 5.0 and wide.history_[-1]["updates"] == 0
 
 
 def test_passive_aggressive_fixes_the_example_it_updates_on():
@@ -175,7 +175,7 @@ def test_romma_equals_its_oracle(problem, epochs, seed, rule, sparse):
         # ROMMA updates on mistakes, y·w·x <= 0, never at a score that is 0 up to
         # rounding after its first update; aggressive ROMMA leaves y·w·x = 1 after an
         # update, which the two may round to either side (as PA, above).
-        assert sum(r["mistakes"] for r in last.history_) == updates
+        assert sum(r["updates"] for r in last.history_) == updates
 
 
 @settings(max_examples=25, deadline=None)

@@ -130,10 +130,10 @@ class Engine(StateCodec, Protocol):
         sample_weight: Any = None,
         *,
         checked: bool = False,
-    ) -> tuple[float, int]:
+    ) -> tuple[float, int, int]:
         """One epoch over a batch of new examples as ``partial_fit`` runs it, without
-        forming the published model (streaming's chunks): the kernels' statistic and
-        the number of examples; the first batch starts the training state.
+        forming the published model (streaming's chunks): the kernels' statistic, the
+        number of examples and the mistakes; the first batch starts the training state.
         ``checked``: the batch's reader checked its rows (the compiled svmlight
         reader), so a later batch's data checks may be skipped."""
         ...
@@ -190,9 +190,9 @@ class Engine(StateCodec, Protocol):
         place; every size and index checked before the kernel runs."""
         ...
 
-    def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+    def epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
         """The record of ``n_examples`` examples whose kernels' statistics add up to
-        ``statistic`` (``run_epoch(..., raw=True)``)."""
+        ``statistic`` and ``mistakes`` (``run_epoch(..., raw=True)``)."""
         ...
 
     def describe(self, record: dict[str, Any]) -> str:
@@ -231,7 +231,7 @@ class Epochs(Protocol):
 class Stopping:
     """The stopping rules of ``early_stopping``: with held-out data, stop once its
     score has not improved for ``n_iter_no_change`` epochs; without, stop after an
-    epoch without mistakes."""
+    epoch without updates (without mistakes, for the records that count no updates)."""
 
     early_stopping: bool
     n_iter_no_change: int = 5
@@ -243,7 +243,11 @@ class Stopping:
             return False
         score = record.get("validation_score")
         if score is None:
-            return record.get("mistakes") == 0
+            # An epoch without updates left the model as it was: it has converged. The
+            # margin rules may still update after an epoch without mistakes (margins
+            # below their target), so they stop on updates, as they always did (their
+            # "mistakes" counted updates until both were recorded).
+            return record.get("updates", record.get("mistakes")) == 0
         if score > self.best:
             self.best, self.epochs_without_gain = score, 0
             return False

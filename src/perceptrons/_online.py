@@ -352,12 +352,14 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
 
     def _epoch_kernel(
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
-    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
-        """``(kernel, arguments)``: the compiled epoch and its family's own arguments."""
+    ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
+        """``(kernel, arguments)``: the compiled epoch and its family's own arguments.
+        The kernel returns ``(updates, mistakes, count)``, or ``(statistic, count)``
+        for a family that counts no mistakes (logistic regression's log-loss)."""
         raise NotImplementedError
 
-    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
-        """An epoch's ``history_`` record from the kernels' summed statistic."""
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        """An epoch's ``history_`` record from the kernels' summed statistic and mistakes."""
         raise NotImplementedError
 
     def _describe(self, record: dict[str, Any]) -> str:

@@ -146,13 +146,13 @@ class LinearEngine:
         sample_weight: Any = None,
         *,
         checked: bool = False,
-    ) -> tuple[float, int]:
+    ) -> tuple[float, int, int]:
         """One epoch over a batch of new examples, as ``partial_fit`` runs it (checked
         as it checks them, shuffled by the estimator's generator, the Δ weights from
-        zero) without forming the published model: the kernels' statistic and the
-        number of examples. The first batch fixes the labels and starts a fresh state,
-        ``history_`` and shuffling generator; later ones continue them. ``checked``: the
-        batch comes from a reader that checked its rows (see
+        zero) without forming the published model: the kernels' statistic, the
+        number of examples and the mistakes. The first batch fixes the labels and
+        starts a fresh state, ``history_`` and shuffling generator; later ones continue
+        them. ``checked``: the batch comes from a reader that checked its rows (see
         :func:`perceptrons._validation.checked_batch`)."""
         estimator = self.estimator
         trust = {"checked": True} if checked else {}
@@ -177,7 +177,7 @@ class LinearEngine:
             structure_checked=True,  # by _begin_call's validation
             raw=True,
         )
-        return float(record["statistic"]), int(record["examples"])
+        return float(record["statistic"]), int(record["examples"]), int(record["mistakes"])
 
     def is_finite(self) -> bool:
         state = self.estimator._state
@@ -272,9 +272,11 @@ class LinearEngine:
         shape ``(len(order), 2)``; the ``m``-th update of the epoch writes its position
         in ``order`` to ``mistake_log[m, 0]`` (see :mod:`perceptrons._kernels.perceptron`).
         Returns the epoch's record (``examples`` and the family's statistic); with
-        ``raw``, ``{"statistic": ..., "examples": ...}``, the kernels' summed statistic
-        (mistakes, or the summed log-loss), which :meth:`epoch_record` turns into a record
-        for any number of epochs' pieces added up.
+        ``raw``, ``{"statistic": ..., "mistakes": ..., "examples": ...}``, the kernels'
+        summed statistic (updates, or the summed log-loss) and mistakes (wrong
+        predictions before the update; 0 for kernels that count none, which return
+        ``(statistic, count)``), which :meth:`epoch_record` turns into a record for any
+        number of epochs' pieces added up.
         """
         if slack is None:
             slack = self.new_slack(state, 0)
@@ -293,10 +295,11 @@ class LinearEngine:
             self.check_mistake_log(mistake_log, len(order), progress)
             arguments["mistake_log"] = mistake_log
         chunk = len(order) if progress is None else PROGRESS_CHUNK
-        statistic = 0.0
+        statistic, mistakes = 0.0, 0
         for start in range(0, len(order), max(chunk, 1)):
             part = order[start : start + chunk]
-            value, state.count = kernel(
+            # (updates, mistakes, count); logistic regression's (log-loss, count)
+            *value, state.count = kernel(
                 rows=rows,
                 y=targets,
                 order=part,
@@ -310,12 +313,13 @@ class LinearEngine:
                 **arguments,
             )
             state.count = as_count(state.count)
-            statistic += check_statistic(value)
+            statistic += check_statistic(value[0])
+            mistakes += int(value[1]) if len(value) > 1 else 0
             if progress is not None:
                 progress(len(part))
         if raw:
-            return {"statistic": statistic, "examples": len(order)}
-        return self.epoch_record(statistic, len(order))
+            return {"statistic": statistic, "mistakes": mistakes, "examples": len(order)}
+        return self.epoch_record(statistic, len(order), mistakes)
 
     def check_mistake_log(
         self, mistake_log: np.ndarray, n_examples: int, progress: Callable | None
@@ -338,8 +342,8 @@ class LinearEngine:
                 f"({n_examples}, 2), got {mistake_log.dtype} {mistake_log.shape}."
             )
 
-    def epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
-        return self.estimator._epoch_record(statistic, n_examples)
+    def epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        return self.estimator._epoch_record(statistic, n_examples, mistakes)
 
     def describe(self, record: dict[str, Any]) -> str:
         return self.estimator._describe(record)

@@ -342,7 +342,7 @@ class VotedTraining(ClassifierFace, IncrementalClassifier):
         log = np.empty((len(order), 2), dtype=np.int64)
         coef = np.zeros((len(order), self._bias.shape[0]))
         if self._native:
-            statistic, _ = _perceptron_kernels.multiclass_epoch(
+            statistic, _, _ = _perceptron_kernels.multiclass_epoch(
                 **common,
                 y=targets,
                 weights=self._weights,
@@ -361,7 +361,7 @@ class VotedTraining(ClassifierFace, IncrementalClassifier):
             parts = []
             for column in range(self._bias.shape[0]):
                 signs = np.ascontiguousarray(targets[:, column])
-                statistic, _ = _perceptron_kernels.binary_epoch(
+                statistic, _, _ = _perceptron_kernels.binary_epoch(
                     **common,
                     y=signs,
                     weights=self._weights[column],

@@ -24,7 +24,8 @@ _SHARED_PARAMETERS = """
     warm_start : bool, default=False
         Let ``fit`` continue from the previous state instead of starting from zero.
     early_stopping : bool, default=False
-        Stop early: after the first epoch without a mistake or, when
+        Stop early: after the first epoch without an update (the model converged;
+        for the perceptron without margin, an epoch without a mistake) or, when
         ``validation_fraction`` is set, when the accuracy on a held-out stratified
         split has not improved for ``n_iter_no_change`` epochs.
     validation_fraction : float or None, default=None
@@ -80,8 +81,9 @@ _SHARED_PARAMETERS = """
         is kept lazily (O(nnz(x)) per update, see :mod:`perceptrons._kernels.romma`).
         ROMMA ignores ``margin`` and ``C`` and has no weighted or augmented form: it
         refuses ``delta > 0``, ``class_weight``, ``sample_weight`` and ``n_jobs`` > 1
-        (parameter mixing). Averaging and ``history_`` (which counts updates as
-        mistakes) work with every rule, and the Δ trick with the rules above.
+        (parameter mixing). Averaging and ``history_`` (which counts the mistakes and
+        the updates of each epoch) work with every rule, and the Δ trick with the
+        rules above.
 
         The adaptive and second-order rules keep statistics of their own beside the
         weights (a covariance, a correlation matrix, sums of squared gradients), their
@@ -113,7 +115,8 @@ _SHARED_PARAMETERS = """
         ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
         2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
         ``n_jobs`` shards (-1: one per CPU), each epoch run on every shard from the mixed
-        weights, the shards' weights averaged, weighted by their mistakes. A different
+        weights, the shards' weights averaged, weighted by their updates (their
+        mistakes, for the perceptron without margin). A different
         algorithm from the serial
         perceptron, close in accuracy; None or 1 trains serially (and exactly as the
         textbook). ``partial_fit`` and ``fit_epochs`` are serial.
@@ -160,8 +163,15 @@ _SHARED_PARAMETERS = """
     classes_ : ndarray of shape (n_classes,)
         The sorted labels; a binary model's positive score predicts ``classes_[1]``.
     history_ : list of dict
-        One record per epoch over all calls: ``epoch``, ``mistakes``, ``examples``,
-        and ``validation_score`` when early stopping holds data out. At most the 10,000
+        One record per epoch over all calls: ``epoch``, ``mistakes`` (the examples
+        whose prediction, made before the update, was wrong: binary ``y score <= 0``,
+        a zero score counting as a mistake; multiclass the highest-scoring class, ties
+        to the lowest, not the gold one; with ``delta``, the scores include the
+        example's own Δ feature), ``updates`` (the examples the rule updated the
+        weights on; the margin rules also update on correct predictions of too small
+        a margin; equal to ``mistakes`` for the perceptron without margin and the
+        mistake-driven rules sop and iellip), ``examples``, and ``validation_score``
+        when early stopping holds data out. At most the 10,000
         most recent records are kept (``epoch`` still counts from the first).
     n_iter_ : int
         Epochs run by the last ``fit`` (1 after ``partial_fit``).

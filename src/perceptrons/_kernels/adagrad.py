@@ -72,8 +72,12 @@ Averaging and mixing
     weights; ada-rda is refused (its weights are recomputed from each shard's own sums
     of gradients).
 
-The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
-first non-finite score (see :mod:`perceptrons._kernels._rows`).
+The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
+n_mistakes, count)`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions made before the update, as in
+:mod:`perceptrons._kernels.perceptron` (binary ``y w·x̃ <= 0``, multiclass the argmax,
+ties to the lowest class, not the gold one); the rules also update on correct
+predictions of margin below 1 (NAG not before its rate is positive).
 """
 
 import numpy as np
@@ -81,6 +85,7 @@ from numba.extending import register_jitable
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
+from perceptrons._kernels.perceptron import mispredicted
 
 _jit = cached_njit(nogil=True)
 # The pieces are compiled into the two kernels that call them (as in _rows).
@@ -262,7 +267,7 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
     # at the start: every epoch ends with the weights up to date).
     last = np.full(n_features if (lazy and kind == FOBOS) else 0, t)
     scores = np.empty(n_classes)
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -308,7 +313,7 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         for k in range(n_classes):
             scores[k] += weights[n_features, k] * bias_feature
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         t += weight
         rate = 0.0
         if kind == NAG:
@@ -318,6 +323,7 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         if binary:
             gold, other = 0, -1
             margin = y[i] * scores[0]
+            wrong = margin <= 0.0
         else:
             gold = int(y[i])
             other = 1 if gold == 0 else 0
@@ -325,6 +331,9 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
                 if k != gold and scores[k] > scores[other]:
                     other = k
             margin = scores[gold] - scores[other]
+            wrong = mispredicted(scores, gold, other)
+        if wrong:
+            mistakes += 1
         if margin < 1.0 and (kind != NAG or rate > 0.0):
             if log:
                 mistake_log[updates, 0] = position
@@ -392,7 +401,7 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         # The stored weights are the model: every feature brought up to round t.
         for j in range(n_features):
             _bring_up_to_date(j, 1.0, weights, aux, stats, last, t, kind, rule, count)
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit

@@ -61,8 +61,14 @@ without them).
     refuse weights for it). Weight 1 is the unweighted rule; weight 0 skips the example
     (no update, no count).
 
-The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the
-first non-finite score or variance (see :mod:`perceptrons._kernels._rows`).
+The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
+n_mistakes, count)`` at the first non-finite score or variance (see
+:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions of the
+mean made before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``m <=
+0``, multiclass the argmax, ties to the lowest class, not the gold one). The rules also
+update on correct predictions of too small a margin, so ``n_updates`` is usually the
+larger; not always: NAROW leaves examples of small variance (``v <= 1 / b``) alone, and
+CW and SCW with a confidence ``eta`` below 1/2 (``φ < 0``) may let a mistake pass.
 """
 
 from statistics import NormalDist
@@ -71,7 +77,7 @@ import numpy as np
 
 from perceptrons._kernels import _diagonal, _rows
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels.perceptron import best_other
+from perceptrons._kernels.perceptron import best_other, mispredicted
 
 _jit = cached_njit(nogil=True)
 
@@ -228,7 +234,7 @@ def binary_epoch(
     ceiling = np.zeros(1)
     if bounding:
         _column_maxima(sigma.reshape((n_features + 1, 1)), ceiling)
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -236,7 +242,9 @@ def binary_epoch(
             continue  # as if the example were absent
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * score <= 0.0:
+            mistakes += 1
         if not _may_update(y[i] * score, rule):
             count += weight
             continue
@@ -248,7 +256,7 @@ def binary_epoch(
                 continue
         variance = _diagonal.weighted_sq_norm(rows, i, sigma, sigma[n_features] * bias_sq)
         if not np.isfinite(variance):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
         if alpha != 0.0 or shrink != 0.0:
             if log:
@@ -269,7 +277,7 @@ def binary_epoch(
             if averaged:
                 aux[n_features] += count * change
         count += weight
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -290,7 +298,7 @@ def multiclass_epoch(
     ceiling = np.zeros(n_classes)
     if bounding:
         _column_maxima(sigma, ceiling)
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -302,8 +310,10 @@ def multiclass_epoch(
         # The update's cache misses, asked for a pass early (_kernels._prefetch).
         _diagonal.add_scores_prefetching(rows, i, weights, scores, sigma, gold)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         other = best_other(scores, gold)
+        if mispredicted(scores, gold, other):
+            mistakes += 1
         if not _may_update(scores[gold] - scores[other], rule):
             count += weight
             continue
@@ -318,7 +328,7 @@ def multiclass_epoch(
             rows, i, sigma, gold, other, variance, aux
         )
         if not np.isfinite(variance):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
         if alpha != 0.0 or shrink != 0.0:
             if log:
@@ -347,7 +357,7 @@ def multiclass_epoch(
                 else:
                     sigma[n_features, k] = bias_sigma / (1.0 + shrink * bias_sigma * bias_sq)
         count += weight
-    return updates, count
+    return updates, mistakes, count
 
 
 # ------------------------------------------------------------------ full covariance
@@ -403,7 +413,7 @@ def binary_epoch_full(
     sx = np.empty(n_features + 1)
     columns = weights.reshape((n_features + 1, 1))
     aux_columns = aux.reshape((aux.shape[0], 1))
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -411,14 +421,16 @@ def binary_epoch_full(
             continue
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * score <= 0.0:
+            mistakes += 1
         if not _may_update(y[i] * score, rule):
             count += weight
             continue  # (Σ x, O(nnz(x) d), only where it can be used)
         _sigma_x(rows, i, sigma, bias_feature, sx)
         variance = _rows.dot(rows, i, sx, sx[n_features] * bias_feature)
         if not np.isfinite(variance):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
         if alpha != 0.0 or shrink != 0.0:
             if log:
@@ -428,7 +440,7 @@ def binary_epoch_full(
             factor = shrink / (1.0 + shrink * variance)
             _full_update(sigma, sx, alpha * y[i], factor, columns, aux_columns, 0, count)
         count += weight
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -443,7 +455,7 @@ def multiclass_epoch_full(
     scores = np.empty(n_classes)
     sx_gold = np.empty(n_features + 1)
     sx_other = np.empty(n_features + 1)
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -453,9 +465,11 @@ def multiclass_epoch_full(
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = best_other(scores, gold)
+        if mispredicted(scores, gold, other):
+            mistakes += 1
         if not _may_update(scores[gold] - scores[other], rule):
             count += weight
             continue
@@ -465,7 +479,7 @@ def multiclass_epoch_full(
         v_other = _rows.dot(rows, i, sx_other, sx_other[n_features] * bias_feature)
         variance = v_gold + v_other
         if not np.isfinite(variance):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
         if alpha != 0.0 or shrink != 0.0:
             if log:
@@ -477,4 +491,4 @@ def multiclass_epoch_full(
             factor = shrink / (1.0 + shrink * v_other)
             _full_update(stats[0, other], sx_other, -alpha, factor, weights, aux, other, count)
         count += weight
-    return updates, count
+    return updates, mistakes, count

@@ -55,16 +55,20 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     weight. Weight 1 is the unweighted rule; weight 0 skips the example (no update, no
     count, no ``t``).
 
-The kernels return ``(n_updates, count)``, or ``(NON_FINITE_SCORE, count)`` at the first
-non-finite score or ``||x̃||²`` (see :mod:`perceptrons._kernels._rows`). Nothing is
-allocated per example (one score buffer per multiclass call).
+The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
+n_mistakes, count)`` at the first non-finite score or ``||x̃||²`` (see
+:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y w·x̃ <= 0``,
+multiclass the argmax, ties to the lowest class, not the gold one); both rules also
+update on correct predictions of too small a margin. Nothing is allocated per example
+(one score buffer per multiclass call).
 """
 
 import numpy as np
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels.perceptron import best_other
+from perceptrons._kernels.perceptron import best_other, mispredicted
 
 _jit = cached_njit(nogil=True)
 
@@ -156,7 +160,7 @@ def alma_binary_epoch(
     columns = weights.reshape((n_features + 1, 1))
     aux_columns = aux.reshape((aux.shape[0], 1))
     k = scalars[0]
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -167,7 +171,9 @@ def alma_binary_epoch(
         sq_norm = _rows.sq_norm(rows, i, bias_sq)
         if not (np.isfinite(score) and np.isfinite(sq_norm)):
             scalars[0] = k
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * score <= 0.0:  # (the scale is positive)
+            mistakes += 1
         if sq_norm > 0.0:
             norm = np.sqrt(sq_norm)
             root_k = np.sqrt(k)
@@ -184,7 +190,7 @@ def alma_binary_epoch(
         stats[SCALE_SUM, 0] += weight * stats[SCALE, 0]
         count += weight
     scalars[0] = k
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -198,7 +204,7 @@ def alma_multiclass_epoch(
     log, weighted = mistake_log.shape[0] != 0, sample_weight.shape[0] != 0
     scores = np.empty(n_classes)
     k = scalars[0]
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -212,10 +218,12 @@ def alma_multiclass_epoch(
         sq_norm = _rows.sq_norm(rows, i, bias_sq)
         if not (_rows.finite_scores(scores) and np.isfinite(sq_norm)):
             scalars[0] = k
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        gold = y[i]
+        other = best_other(scores, gold)
+        if mispredicted(scores, gold, other):
+            mistakes += 1
         if sq_norm > 0.0:
-            gold = y[i]
-            other = best_other(scores, gold)
             norm = np.sqrt(sq_norm)
             root_k = np.sqrt(k)
             if (scores[gold] - scores[other]) / norm <= (1.0 - alpha) * margin_scale / root_k:
@@ -233,7 +241,7 @@ def alma_multiclass_epoch(
             stats[SCALE_SUM, c] += weight * stats[SCALE, c]
         count += weight
     scalars[0] = k
-    return updates, count
+    return updates, mistakes, count
 
 
 # ------------------------------------------------------------------------------- OGD
@@ -247,7 +255,7 @@ def ogd_binary_epoch(
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
     t = scalars[0]
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -257,7 +265,9 @@ def ogd_binary_epoch(
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
             scalars[0] = t
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * score <= 0.0:
+            mistakes += 1
         if y[i] * score < 1.0:
             if log:
                 mistake_log[updates, 0] = position
@@ -271,7 +281,7 @@ def ogd_binary_epoch(
                 aux[n_features] += count * change
         count += weight
     scalars[0] = t
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -285,7 +295,7 @@ def ogd_multiclass_epoch(
     weighted = sample_weight.shape[0] != 0
     scores = np.empty(n_classes)
     t = scalars[0]
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         weight = sample_weight[i] if weighted else 1.0
@@ -297,9 +307,11 @@ def ogd_multiclass_epoch(
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
             scalars[0] = t
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = best_other(scores, gold)
+        if mispredicted(scores, gold, other):
+            mistakes += 1
         if scores[gold] - scores[other] < 1.0:
             if log:
                 mistake_log[updates, 0] = position
@@ -315,7 +327,7 @@ def ogd_multiclass_epoch(
                 aux[n_features, other] -= count * change
         count += weight
     scalars[0] = t
-    return updates, count
+    return updates, mistakes, count
 
 
 #: The kernel of each rule, binary (False) and multiclass (True).

@@ -34,7 +34,8 @@ passing them empty, which skips all their work.
     Int64, shape ``(len(order), 2)``, or ``(0, 2)`` to log nothing. The ``m``-th mistake
     of the call (from 0) writes the position in ``order`` of the example (from 0) to
     ``mistake_log[m, 0]`` and the predicted class code to ``mistake_log[m, 1]`` (-1 for
-    binary models); the caller reads the first ``n_mistakes`` rows.
+    binary models); the caller reads the first ``n_updates`` rows (every update is
+    logged, whether the prediction was wrong or only its margin too small).
 ``rule``
     The update rule and its constants, the float64 array :func:`update_rule` builds:
     ``(kind, margin, C, bias_feature, delta)``. ``kind`` 0 is the perceptron: binary,
@@ -61,9 +62,18 @@ passing them empty, which skips all their work.
     the examples it lives through, itself included). An example of weight 0 is skipped
     entirely: no update, no mistake, no count, exactly as if it were absent.
 
-The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)`` (by
-the examples' total weight when weighted), or ``(NON_FINITE_SCORE, count)`` at the first
-non-finite score (see :mod:`perceptrons._kernels._rows`).
+The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
+``len(order)`` (by the examples' total weight when weighted), or ``(NON_FINITE_SCORE,
+n_mistakes, count)`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
+``n_updates`` counts the examples the rule updated on (those ``mistake_log`` lists);
+``n_mistakes`` the examples whose prediction, made before the update from the scores the
+rule computed, was wrong: binary ``y * score <= 0`` (a zero score is a mistake, the
+perceptron's and its mistake bound's convention), multiclass the highest-scoring class,
+ties to the lowest index, not the gold one (:func:`mispredicted`). Those scores include
+the Δ feature: the mistakes of the augmented problem being trained. For the perceptron
+with margin 0 both counts are the same; a margin rule also updates on correct
+predictions of too small a margin, so it counts at least as many updates as mistakes
+(except on an example with nothing to move, ``x = 0`` without an intercept).
 They hold no Python objects and allocate only one score buffer per call (multiclass);
 nothing is allocated per example.
 """
@@ -120,7 +130,7 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
     use_slack, log = slack.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
     needs_norm = int(rule[KIND]) != PERCEPTRON
-    mistakes = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         if weighted and sample_weight[i] == 0.0:
@@ -129,19 +139,21 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
         if use_slack:
             score += delta * slack[i]
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * score <= 0.0:
+            mistakes += 1
         sq_norm = 0.0
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
             if not np.isfinite(sq_norm):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
         eta = _step(y[i] * score, sq_norm, rule)
         if eta != 0.0:
             if log:
-                mistake_log[mistakes, 0] = position
-                mistake_log[mistakes, 1] = -1
-            mistakes += 1
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = -1
+            updates += 1
             if weighted:
                 eta *= sample_weight[i]
             step = eta * y[i]
@@ -155,7 +167,7 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
             count += sample_weight[i]
         else:
             count += 1
-    return mistakes, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -179,13 +191,24 @@ def best_other(scores, gold):
 
 
 @_jit
+def mispredicted(scores, gold, other):
+    """Whether the highest-scoring class (ties to the lowest index, as
+    :func:`argmax_lowest`) is not ``gold``, given ``other = best_other(scores, gold)``:
+    O(1), for the kernels that find the best other class anyway."""
+    return scores[other] > scores[gold] or (scores[other] == scores[gold] and other < gold)
+
+
+@_jit
 def _multiclass_decision(scores, gold, sq_norm, rule):
-    """(class to move away from, step): the perceptron's argmax rule, or a margin rule."""
+    """(class to move away from, step, whether the prediction was wrong): the
+    perceptron's argmax rule, or a margin rule."""
     if _plain_perceptron(rule):
         predicted = argmax_lowest(scores)
-        return predicted, 1.0 if predicted != gold else 0.0
+        wrong = predicted != gold
+        return predicted, 1.0 if wrong else 0.0, wrong
     other = best_other(scores, gold)
-    return other, _step(scores[gold] - scores[other], 2.0 * sq_norm, rule)
+    step = _step(scores[gold] - scores[other], 2.0 * sq_norm, rule)
+    return other, step, mispredicted(scores, gold, other)
 
 
 @_jit
@@ -196,7 +219,7 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
     weighted = sample_weight.shape[0] != 0
     needs_norm = int(rule[KIND]) != PERCEPTRON
     scores = np.empty(n_classes)
-    mistakes = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         if weighted and sample_weight[i] == 0.0:
@@ -208,20 +231,22 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
             for k in range(n_classes):
                 scores[k] += delta * slack[i, k]
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         sq_norm = 0.0
         if needs_norm:
             start = bias_feature * bias_feature + (delta * delta if use_slack else 0.0)
             sq_norm = _rows.sq_norm(rows, i, start)
             if not np.isfinite(sq_norm):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
-        predicted, eta = _multiclass_decision(scores, gold, sq_norm, rule)
+        predicted, eta, wrong = _multiclass_decision(scores, gold, sq_norm, rule)
+        if wrong:
+            mistakes += 1
         if eta != 0.0:
             if log:
-                mistake_log[mistakes, 0] = position
-                mistake_log[mistakes, 1] = predicted
-            mistakes += 1
+                mistake_log[updates, 0] = position
+                mistake_log[updates, 1] = predicted
+            updates += 1
             if weighted:
                 eta *= sample_weight[i]
             _rows.move(rows, i, eta, gold, predicted, weights, aux, count)
@@ -238,4 +263,4 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
             count += sample_weight[i]
         else:
             count += 1
-    return mistakes, count
+    return updates, mistakes, count

@@ -60,9 +60,14 @@ it is ``< 1``.
 ``sample_weight``
     Must be empty: ROMMA has no weighted form (the estimators refuse weights first).
 
-The kernels return ``(n_updates, count)`` with ``count`` advanced by ``len(order)``, or
-``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
-:mod:`perceptrons._kernels._rows`).
+The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
+``len(order)``, or ``(NON_FINITE_SCORE, n_mistakes, count)`` at the first non-finite score
+(see :mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y z <= 0``,
+multiclass the argmax, ties to the lowest class, not the gold one); ROMMA updates on them
+(but for an example with nothing to move) and, multiclass, on a tie of the gold class
+with a class of higher index (margin 0, which the prediction breaks in the gold class's
+favour); aggressive ROMMA also on margins below 1.
 Nothing is allocated per example (one score buffer per multiclass call).
 """
 
@@ -70,7 +75,7 @@ import numpy as np
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels.perceptron import best_other
+from perceptrons._kernels.perceptron import best_other, mispredicted
 
 _jit = cached_njit(nogil=True)
 
@@ -137,15 +142,17 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
     aggressive, bias_feature = rule[AGGRESSIVE] != 0.0, rule[BIAS_FEATURE]
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     scale, scale_sum, w_sq = scales[0], scales[1], scales[2]
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         z = scale * _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(z):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
+        if y[i] * z <= 0.0:  # (scale > 0: the sign of the weights' score)
+            mistakes += 1
         q = _rows.sq_norm(rows, i, bias_feature * bias_feature)
         if not np.isfinite(q):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         update, restart, c, d = _coefficients(y[i] * z, z, y[i], w_sq, q, aggressive)
         if update:
             if log:
@@ -171,7 +178,7 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
         scale_sum += scale
         count += 1
     scales[0], scales[1], scales[2] = scale, scale_sum, w_sq
-    return updates, count
+    return updates, mistakes, count
 
 
 @_jit
@@ -183,23 +190,25 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     scale, scale_sum, w_sq = scales[0], scales[1], scales[2]
     scores = np.empty(n_classes)
-    updates = 0
+    updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
         for k in range(n_classes):
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = best_other(scores, gold)
+        if mispredicted(scores, gold, other):  # (scale > 0 scales every class alike)
+            mistakes += 1
         z = scale * (scores[gold] - scores[other])
         if not np.isfinite(z):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         # The joint example Φ(x, gold) - Φ(x, other) has label +1 and norm² 2 ||x||².
         q = 2.0 * _rows.sq_norm(rows, i, bias_feature * bias_feature)
         if not np.isfinite(q):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         update, restart, c, d = _coefficients(z, z, 1.0, w_sq, q, aggressive)
         if update:
             if log:
@@ -227,4 +236,4 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
         scale_sum += scale
         count += 1
     scales[0], scales[1], scales[2] = scale, scale_sum, w_sq
-    return updates, count
+    return updates, mistakes, count

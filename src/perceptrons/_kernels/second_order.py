@@ -71,8 +71,12 @@ Improved ellipsoid method (``"iellip"``)
 ``rule``
     Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`second_order_rule`).
 
-The kernels return ``(n_mistakes, count)``, or ``(NON_FINITE_SCORE, count)`` at the
-first non-finite score or variance (see :mod:`perceptrons._kernels._rows`).
+The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
+n_mistakes, count)`` at the first non-finite score or variance (see
+:mod:`perceptrons._kernels._rows`). Both rules are mistake-driven: they update on every
+wrong prediction (as the perceptron's kernels count them, with the scores the rule
+predicts with) and on nothing else, so the two counts are the same (an example with
+nothing to move, ``x̃ = 0``, counts as both, as for the perceptron).
 """
 
 import numpy as np
@@ -158,7 +162,7 @@ def sop_binary_epoch(
             continue  # as if the example were absent
         score = _sop_score(rows, i, weights, corr, bias_feature, weight)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         if y[i] * score <= 0.0:
             if log:
                 mistake_log[mistakes, 0] = position
@@ -175,7 +179,7 @@ def sop_binary_epoch(
                         _sop_coordinate(j, value, y[i], weight, weights, aux, corr, count)
             _sop_coordinate(n_features, bias_feature, y[i], weight, weights, aux, corr, count)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_piece
@@ -239,7 +243,7 @@ def sop_multiclass_epoch(
             scores[k] = weights[n_features, k] * bias_factor
         _sop_add_scores(rows, i, weights, corr, weight, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = argmax_lowest(scores)
         if other != gold:
@@ -258,7 +262,7 @@ def sop_multiclass_epoch(
                         _sop_row(j, value, gold, other, weight, weights, aux, corr, count)
             _sop_row(n_features, bias_feature, gold, other, weight, weights, aux, corr, count)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_piece
@@ -321,12 +325,12 @@ def sop_binary_epoch_full(
             continue
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         if y[i] * score <= 0.0:
             _matrix_x(rows, i, inverse, bias_feature, z)
             q = _rows.dot(rows, i, z, z[n_features] * bias_feature)
             if not np.isfinite(q):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
@@ -335,7 +339,7 @@ def sop_binary_epoch_full(
             _add_column(z, shrink * (y[i] - score), columns, aux_columns, 0, count)
             _rank_one_down(inverse, z, shrink)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_jit
@@ -359,14 +363,14 @@ def sop_multiclass_epoch_full(
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = argmax_lowest(scores)
         if other != gold:
             _matrix_x(rows, i, inverse, bias_feature, z)
             q = _rows.dot(rows, i, z, z[n_features] * bias_feature)
             if not np.isfinite(q):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = other
@@ -377,7 +381,7 @@ def sop_multiclass_epoch_full(
                 _add_column(z, shrink * (target - scores[k]), weights, aux, k, count)
             _rank_one_down(inverse, z, shrink)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 # ------------------------------------------------------------ improved ellipsoid
@@ -399,12 +403,12 @@ def iellip_binary_epoch(
             continue
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         margin = y[i] * score
         if margin <= 0.0:
             u = _diagonal.weighted_sq_norm(rows, i, shape, shape[n_features] * bias_sq)
             if not np.isfinite(u):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
@@ -422,7 +426,7 @@ def iellip_binary_epoch(
                 shape[n_features] = bias_shape / (1.0 + factor * bias_shape * bias_sq)
         scalars[0] = _decayed(scalars[0], b, weight)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_jit
@@ -447,7 +451,7 @@ def iellip_multiclass_epoch(
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = argmax_lowest(scores)
         if other != gold:
@@ -459,7 +463,7 @@ def iellip_multiclass_epoch(
             )
             u = u_gold + u_other
             if not np.isfinite(u):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = other
@@ -479,7 +483,7 @@ def iellip_multiclass_epoch(
                     shape[n_features, k] = bias_shape / (1.0 + factor * bias_shape * bias_sq)
         scalars[0] = _decayed(scalars[0], b, weight)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_jit
@@ -503,13 +507,13 @@ def iellip_binary_epoch_full(
             continue
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         margin = y[i] * score
         if margin <= 0.0:
             _matrix_x(rows, i, shape, bias_feature, dx)
             u = _rows.dot(rows, i, dx, dx[n_features] * bias_feature)
             if not np.isfinite(u):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
@@ -520,7 +524,7 @@ def iellip_binary_epoch_full(
                 _rank_one_down(shape, dx, scalars[0] / u)
         scalars[0] = _decayed(scalars[0], b, weight)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count
 
 
 @_jit
@@ -545,7 +549,7 @@ def iellip_multiclass_epoch_full(
             scores[k] = weights[n_features, k] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
-            return _rows.NON_FINITE_SCORE, count
+            return _rows.NON_FINITE_SCORE, mistakes, count
         gold = y[i]
         other = argmax_lowest(scores)
         if other != gold:
@@ -555,7 +559,7 @@ def iellip_multiclass_epoch_full(
             u_other = _rows.dot(rows, i, dx_other, dx_other[n_features] * bias_feature)
             u = u_gold + u_other
             if not np.isfinite(u):
-                return _rows.NON_FINITE_SCORE, count
+                return _rows.NON_FINITE_SCORE, mistakes, count
             if log:
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = other
@@ -568,4 +572,4 @@ def iellip_multiclass_epoch_full(
                 _rank_one_down(stats[0, other], dx_other, scalars[0] / u)
         scalars[0] = _decayed(scalars[0], b, weight)
         count += weight
-    return mistakes, count
+    return mistakes, mistakes, count

@@ -295,6 +295,16 @@ def check_outputs(
     check_output_paths([*files, *plots], inputs, make_parents=True)
 
 
+def counts_text(record: dict[str, Any]) -> str:
+    """An epoch's counts as its line gives them: ``"N mistakes, U updates"`` (the wrong
+    predictions before the update, and the updates, margin violations included), or
+    ``"N mistakes"`` for a record without updates (the voted perceptron, the tagger)."""
+    text = f"{record['mistakes']} mistakes"
+    if "updates" in record:
+        text += f", {record['updates']} updates"
+    return text
+
+
 def curve_of(records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
     """A learning curve for :func:`perceptrons.plots.learning_curves` from the records
     of :func:`train_with_curve`: mistakes (or log-loss) and dev error per epoch."""
@@ -383,7 +393,9 @@ def train_with_curve(
             line = f"{prefix}epoch {record['epoch']}: "
             if "mistakes" in record:
                 entry["mistakes"] = record["mistakes"]
-                line += f"{record['mistakes']} mistakes in {record['examples']} examples"
+                if "updates" in record:
+                    entry["updates"] = record["updates"]
+                line += f"{counts_text(record)} in {record['examples']} examples"
             else:
                 entry["log_loss"] = record["log_loss"]
                 line += f"mean log-loss {record['log_loss']:.4f} over {record['examples']} examples"

@@ -28,7 +28,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from perceptrons.cli._common import EXIT_USAGE, UserError, make_estimator, read, say
+from perceptrons.cli._common import (
+    EXIT_USAGE,
+    UserError,
+    counts_text,
+    make_estimator,
+    read,
+    say,
+)
 
 #: Options of parameter mixing only: given without --workers/--scheduler, a usage error.
 MIXING_ONLY = ("backend", "mixing", "local_epochs", "compare_serial", "connect_timeout")
@@ -238,10 +245,10 @@ def _n_cluster_workers(client: Any) -> int:
 
 
 def _entry(args: argparse.Namespace, record: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """An epoch's JSON entry and line from a mixing record: mistakes (the perceptrons)
-    or mean log-loss (logistic regression), in all and per shard."""
-    (per_shard,) = [key for key in record if key.startswith("shard_")]
-    shards = len(record[per_shard])
+    """An epoch's JSON entry and line from a mixing record: mistakes and updates (the
+    perceptrons) or mean log-loss (logistic regression), in all and per shard."""
+    per_shard = [key for key in record if key.startswith("shard_")]
+    shards = len(record[per_shard[0]])
     entry: dict[str, Any] = {"epoch": record["epoch"]}
     line = f"epoch {record['epoch']}: "
     if "log_loss" in record:
@@ -249,17 +256,19 @@ def _entry(args: argparse.Namespace, record: dict[str, Any]) -> tuple[dict[str, 
         line += f"mean log-loss {record['log_loss']:.4f} over "
     elif args.algorithm != "logistic":  # (its shards make no mistakes to count)
         entry["mistakes"] = record["mistakes"]
-        line += f"{record['mistakes']} mistakes in "
+        if "updates" in record:
+            entry["updates"] = record["updates"]
+        line += f"{counts_text(record)} in "
     line += f"{record['examples']} examples on {shards} shards"
-    for key in (per_shard, "examples", "seconds", "changed_rows", "bytes_sent", "bytes_received"):
+    for key in (*per_shard, "examples", "seconds", "changed_rows", "bytes_sent", "bytes_received"):
         if key in record:
             entry[key] = record[key]
     return entry, line
 
 
 def _shards(history: list[dict[str, Any]]) -> int:
-    (per_shard,) = [key for key in history[-1] if key.startswith("shard_")]
-    return len(history[-1][per_shard])
+    per_shard = [key for key in history[-1] if key.startswith("shard_")]
+    return len(history[-1][per_shard[0]])
 
 
 def train_in_memory(

@@ -17,6 +17,7 @@ from perceptrons.cli._common import (
     check_options,
     check_outputs,
     confusion_path,
+    counts_text,
     curve_of,
     estimator_class,
     make_estimator,
@@ -271,7 +272,7 @@ def _train_stream(args: argparse.Namespace) -> int:
         line = (
             f"epoch {record['epoch']}: "
             + (
-                f"{record['mistakes']} mistakes"
+                counts_text(record)
                 if "mistakes" in record
                 else f"mean log-loss {record['log_loss']:.4f}"
             )

@@ -521,16 +521,18 @@ class _ChunkEpochs:
 
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         started, examples, last_bytes, statistic = time.perf_counter(), 0, 0, 0.0
+        mistakes = 0
         self._begin_epoch()
         for X, y, w, bytes_read in self.batches():
             self.labels = _as_label_type(self.labels, y, self.name)
-            value, trained = self._train(X, y, w)
+            value, trained, wrong = self._train(X, y, w)
             statistic += value
             examples += trained
+            mistakes += wrong
             if self.progress is not None:
                 self.progress(bytes_read - last_bytes, len(y))
             last_bytes = bytes_read
-        record = self._record(statistic, examples)
+        record = self._record(statistic, examples, mistakes)
         if self.per_pass:  # what else the last chunk's record says (support_vectors...)
             record.update({k: v for k, v in self.chunk_record.items() if k not in record})
             record.pop("epoch", None)
@@ -540,24 +542,26 @@ class _ChunkEpochs:
     def _begin_epoch(self) -> None:
         """What a new pass over the file resets (nothing here)."""
 
-    def _train(self, X, y, w) -> tuple[float, int]:
-        """Train on a chunk: the statistic of its epoch record, examples trained on."""
+    def _train(self, X, y, w) -> tuple[float, int, int]:
+        """Train on a chunk: the statistic of its epoch record, examples trained on,
+        mistakes."""
         weights = {} if w is None else {"sample_weight": w}
         self.estimator.partial_fit(X, y, classes=self.labels, **weights)
         history = getattr(self.estimator, "history_", None)
         if not history:
-            return 0.0, len(y)
+            return 0.0, len(y), 0
         if self.per_pass:
             self.chunk_record = history.pop()
-            return float(self.chunk_record.get("mistakes", 0)), len(y)
-        return float(history[-1].get("mistakes", 0)), len(y)
+        record = self.chunk_record if self.per_pass else history[-1]
+        mistakes = int(record.get("mistakes", 0))
+        return float(mistakes), len(y), mistakes
 
     def held_out_set(self) -> tuple[Any, ...] | None:
         """The held-out examples early stopping scores (None: none)."""
         return self.validation
 
-    def _record(self, statistic: float, examples: int) -> dict[str, Any]:
-        return {"mistakes": int(statistic), "examples": examples}
+    def _record(self, statistic: float, examples: int, mistakes: int) -> dict[str, Any]:
+        return {"mistakes": mistakes, "examples": examples}
 
     def is_finite(self) -> bool:
         return True  # partial_fit checks its own model
@@ -602,7 +606,7 @@ class _EngineEpochs(_ChunkEpochs):
         if self.held_out and self.parts is None:
             self.parts = []  # gathered during the first epoch
 
-    def _train(self, X, y, w) -> tuple[float, int]:
+    def _train(self, X, y, w) -> tuple[float, int, int]:
         if self.held_out:
             fraction = self.engine.validation_fraction
             draw = np.random.RandomState(
@@ -615,7 +619,7 @@ class _EngineEpochs(_ChunkEpochs):
                 self.parts.append((X[held], y[held], None if w is None else w[held]))
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
-                return 0.0, 0
+                return 0.0, 0, 0
         trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked)
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.
@@ -629,8 +633,8 @@ class _EngineEpochs(_ChunkEpochs):
             self.validation = _held_out_set(self.parts)
         return record
 
-    def _record(self, statistic: float, examples: int) -> dict[str, Any]:
-        return self.engine.epoch_record(statistic, examples)
+    def _record(self, statistic: float, examples: int, mistakes: int) -> dict[str, Any]:
+        return self.engine.epoch_record(statistic, examples, mistakes)
 
     def is_finite(self) -> bool:
         return self.engine.is_finite()

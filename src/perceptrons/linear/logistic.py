@@ -98,7 +98,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         )
         return kernel, {"scales": state.scales, "rule": rule}
 
-    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
         return {"log_loss": float(statistic) / max(n_examples, 1), "examples": n_examples}
 
     def _describe(self, record: dict[str, Any]) -> str:

@@ -231,7 +231,7 @@ class PerceptronRules(OnlineLinearClassifier):
 
     def _epoch_kernel(
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
-    ) -> tuple[Callable[..., tuple[Any, int]], dict[str, Any]]:
+    ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
         bias_feature = 1.0 if self.fit_intercept else 0.0
         # A state continues under the same family and statistics (an adaptive state's
         # class names them; its constants may change between calls).
@@ -280,8 +280,10 @@ class PerceptronRules(OnlineLinearClassifier):
         )
         return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule_array}
 
-    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
-        return {"mistakes": int(statistic), "examples": n_examples}
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        # The kernels' statistic counts the updates; "mistakes" the wrong predictions
+        # made before them (equal for the perceptron without margin).
+        return {"mistakes": int(mistakes), "updates": int(statistic), "examples": n_examples}
 
     def _describe(self, record: dict[str, Any]) -> str:
         extra = (
@@ -289,7 +291,10 @@ class PerceptronRules(OnlineLinearClassifier):
             if "validation_score" in record
             else ""
         )
-        return f"{record['mistakes']} mistakes in {record['examples']} examples{extra}"
+        counts = f"{record['mistakes']} mistakes"
+        if "updates" in record:
+            counts += f", {record['updates']} updates"
+        return f"{counts} in {record['examples']} examples{extra}"
 
 
 class Perceptron(PerceptronRules):

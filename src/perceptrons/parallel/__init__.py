@@ -8,7 +8,8 @@ mixed into the next epoch's start:
 
 * ``mixing="uniform"``: their mean, μ_i = 1 / n_shards;
 * ``mixing="mistakes"``: μ_i proportional to the mistakes k_i shard i made this epoch
-  (uniform in an epoch without any mistake), the weighting of McDonald et al.;
+  (uniform in an epoch without any mistake), the weighting of McDonald et al. (for the
+  margin rules, which also update on correct examples, k_i counts the updates);
 * ``mixing="sum"``: μ_i = 1, the start plus every shard's change, as if the shards'
   updates had been made one after the other from the same start (it diverges from 4
   shards on every data set of ``benchmarks/RESULTS.md``: there for comparison);

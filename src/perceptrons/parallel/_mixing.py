@@ -55,12 +55,16 @@ def mixing_refusal(estimator: Any) -> str | None:
 
 
 def mixing_weights(results: Sequence[ShardResult], mixing: str) -> np.ndarray:
-    """μ_i of each shard: ``1 / n``, ``k_i / Σ k`` (uniform without mistakes) or 1."""
-    mistakes = np.array([r.mistakes for r in results], dtype=np.float64)
+    """μ_i of each shard: ``1 / n``, ``k_i / Σ k`` (uniform without updates) or 1.
+
+    ``k_i`` is the number of updates shard ``i`` made: its mistakes for the perceptron
+    (McDonald et al.'s weighting), every update on a margin violation for the margin
+    rules (how far the shard moved)."""
+    updates = np.array([r.updates for r in results], dtype=np.float64)
     if mixing == "sum":
         return np.ones(len(results))
-    if mixing == "mistakes" and mistakes.sum() > 0:
-        return mistakes / mistakes.sum()
+    if mixing == "mistakes" and updates.sum() > 0:
+        return updates / updates.sum()
     return np.full(len(results), 1.0 / len(results))
 
 
@@ -360,16 +364,16 @@ class _MixedEpochs:
         return self._record(results)
 
     def _record(self, results: Sequence[ShardResult]) -> dict[str, Any]:
-        """The epoch's record in the family's terms, with each shard's statistic
-        (``shard_mistakes`` for the perceptrons, ``shard_log_loss`` for logistic
-        regression)."""
+        """The epoch's record in the family's terms, with each shard's statistics
+        (``shard_mistakes`` and ``shard_updates`` for the perceptrons,
+        ``shard_log_loss`` for logistic regression)."""
         engine = self.engine
         total = sum(r.statistic for r in results)
-        record = engine.epoch_record(total, sum(r.examples for r in results))
-        (name,) = [key for key in record if key != "examples"]
-        record[f"shard_{name}"] = [
-            engine.epoch_record(r.statistic, r.examples)[name] for r in results
-        ]
+        mistakes = sum(r.mistakes for r in results)
+        record = engine.epoch_record(total, sum(r.examples for r in results), mistakes)
+        shards = [engine.epoch_record(r.statistic, r.examples, r.mistakes) for r in results]
+        for name in [key for key in record if key != "examples"]:
+            record[f"shard_{name}"] = [shard[name] for shard in shards]
         return record
 
     def is_finite(self) -> bool:

@@ -178,7 +178,7 @@ class ShardResult:
     weights: np.ndarray
     aux: np.ndarray | None
     values: dict[str, Any]
-    statistic: float  # the family's, summed (mistakes, or the log-loss)
+    statistic: float  # the family's, summed (updates, or the log-loss)
     examples: int
     rng_state: RngState | None
     slack: np.ndarray | None
@@ -186,10 +186,13 @@ class ShardResult:
     #: as the shard's epoch left them (None for the other families).
     stats: np.ndarray | None = None
     scalars: np.ndarray | None = None
+    #: The wrong predictions before the update, summed (0 for logistic regression).
+    mistakes: int = 0
 
     @property
-    def mistakes(self) -> int:
-        """The shard's updates this epoch (perceptrons)."""
+    def updates(self) -> int:
+        """The shard's updates this epoch (perceptrons): what ``mixing="mistakes"``
+        weighs it by (its mistakes for the perceptron without margin)."""
         return int(self.statistic)
 
     @property
@@ -260,7 +263,7 @@ class ShardTrainer:
             slack = slack.copy()
         logging = engine.logs_updates and not plan.dense_changes
         start_count = state.count
-        statistic, examples = 0.0, 0
+        statistic, examples, mistakes = 0.0, 0, 0
         changed: list[np.ndarray | None] = []
         for _ in range(plan.local_epochs):
             for X, codes, order, sample_weight in shard.pieces(rng, engine):
@@ -279,6 +282,7 @@ class ShardTrainer:
                     raw=True,
                 )
                 statistic += record["statistic"]
+                mistakes += record["mistakes"]
                 examples += n
                 if not plan.dense_changes and not (changed and changed[-1] is None):
                     updated = order[self.log[: int(record["statistic"]), 0]] if logging else None
@@ -307,6 +311,7 @@ class ShardTrainer:
             rng_state=rng_state,
             slack=slack if slack.shape[0] else None,
             **_statistics(state, rows),
+            mistakes=mistakes,
         )
 
     def _feature_rows(self, shard: Any, X: Any, updated: np.ndarray | None) -> np.ndarray | None:

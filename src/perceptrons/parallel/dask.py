@@ -73,8 +73,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         ``LocalCluster`` of ``min(n_partitions, CPUs)`` single-threaded worker processes
         on 127.0.0.1 (no dashboard) for the fit and closes it afterwards.
     mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
-        The mean of the shards' weights, their mean weighted by each shard's mistakes
-        in the epoch (uniform after an epoch without mistakes), or the start plus the
+        The mean of the shards' weights, their mean weighted by each shard's updates
+        in the epoch (its mistakes, for the perceptron; uniform after an epoch without
+        updates), or the start plus the
         sum of the shards' changes (each shard's updates count in full, as in one
         serial pass: it diverges from 4 shards on our data sets, see
         ``benchmarks/RESULTS.md``). "auto": "mistakes" for the perceptrons (the most
@@ -97,13 +98,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     ----------
     estimator_ : Perceptron or AveragedPerceptron
         The fitted model: usable and saveable (:func:`perceptrons.save`) like one fitted
-        serially; its ``history_`` holds ``epoch``, ``mistakes``, ``examples`` and
-        ``shard_mistakes`` per epoch.
+        serially; its ``history_`` holds ``epoch``, ``mistakes``, ``updates``,
+        ``examples``, ``shard_mistakes`` and ``shard_updates`` per epoch.
     history_ : list of dict
-        Per epoch: ``epoch``, ``mistakes`` (total), ``shard_mistakes`` (one per shard),
-        ``examples``, ``seconds`` (wall time of the epoch, mixing included), and the
-        traffic: ``changed_rows`` (weight rows the mix changed), ``bytes_sent`` and
-        ``bytes_received``.
+        Per epoch: ``epoch``, ``mistakes`` and ``updates`` (total), ``shard_mistakes``
+        and ``shard_updates`` (one per shard), ``examples``, ``seconds`` (wall time of
+        the epoch, mixing included), and the traffic: ``changed_rows`` (weight rows the
+        mix changed), ``bytes_sent`` and ``bytes_received``.
     classes_ : ndarray of shape (n_classes,)
         The sorted labels.
     n_partitions_ : int
@@ -265,7 +266,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     "early_stopping with a validation_fraction holds out examples of "
                     "in-memory arrays: the rows of files and Dask arrays stay on the "
                     "workers (pass validation_fraction=None to stop after an epoch "
-                    "without mistakes, or give X as arrays)."
+                    "without updates, or give X as arrays)."
                 )
             for name, value in (
                 ("class_weight", getattr(self.estimator, "class_weight", None)),

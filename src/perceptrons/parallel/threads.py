@@ -78,7 +78,8 @@ def mix_threads(
     Returns
     -------
     estimator : Perceptron or AveragedPerceptron
-        The fitted estimator; its ``history_`` records also hold ``shard_mistakes``.
+        The fitted estimator; its ``history_`` records also hold ``shard_mistakes``
+        and ``shard_updates``.
 
     Examples
     --------

@@ -226,7 +226,8 @@ class SequenceTagger(OnlineLearner):
     def _averaged(self) -> bool:
         return bool(self.average)
 
-    def _epoch_record(self, statistic: float, n_examples: int) -> dict[str, Any]:
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        # The sentences tagged wrongly: the statistic (the update rules update on them).
         return {"mistakes": int(statistic), "examples": int(n_examples)}
 
     def _describe(self, record: dict[str, Any]) -> str:
@@ -600,8 +601,8 @@ class TaggerEngine(LinearEngine):
             if progress is not None:
                 progress(len(part))
         if raw:
-            return {"statistic": float(mistakes), "examples": len(order)}
-        return self.estimator._epoch_record(mistakes, len(order))
+            return {"statistic": float(mistakes), "mistakes": mistakes, "examples": len(order)}
+        return self.estimator._epoch_record(mistakes, len(order), mistakes)
 
     def state_layout(self, values: dict[str, Any]) -> dict[str, _checked.Spec]:
         """What :meth:`import_state` accepts: the weights and ``aux`` for

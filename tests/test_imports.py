@@ -140,6 +140,9 @@ SMALL_SVMLIGHT = "1 1:0.5 3:1\n-1 2:1 4:0.25\n1 1:1 4:1\n-1 2:0.5 3:0.1\n3 1:0.2
         ("--algorithm", "logistic"),
         ("--algorithm", "averaged", "--stream", "--classes=-1,1,3"),
         ("--algorithm", "perceptron", "--dev", "{data}", "--update", "pa-i", "--sparsify", "0"),
+        ("--algorithm", "multinomial-nb"),
+        ("--algorithm", "bernoulli-nb", "--stream", "--classes=-1,1,3"),
+        ("--algorithm", "logistic-batch"),
     ],
     ids=" ".join,
 )
@@ -185,7 +188,7 @@ def _check_the_core_commands(tmp_path, data, train_options):
     options = tuple(option.format(data=data) for option in train_options)
     modules = loaded_modules(
         run_commands(
-            ("train", str(data), "-o", str(model), "--quiet", "--epochs", "2", *options),
+            ("train", str(data), "-o", str(model), "--quiet", *options),
             ("predict", str(model), str(data), "-o", str(out), "--scores"),
             ("evaluate", str(model), str(data), "--json", "-o", str(report)),
             ("inspect", str(model), "--json"),
@@ -194,9 +197,10 @@ def _check_the_core_commands(tmp_path, data, train_options):
     # The commands ran, one after the other (so the probe saw real work).
     assert len(out.read_text().splitlines()) == 5
     assert json.loads(report.read_text())["examples"] == 5
-    assert "perceptrons.linear" in modules
+    assert among(modules, ("perceptrons.linear", "perceptrons.probabilistic"))
     assert among(modules, NOT_FOR_THE_CORE) == []
-    assert among(modules, ("perceptrons.perceptron", "perceptrons.features")) == []
+    faces = ("perceptrons.perceptron", "perceptrons.features", "perceptrons.naive_bayes")
+    assert among(modules, (*faces, "perceptrons.logistic_batch")) == []
 
 
 PACKAGES = [

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "ConvergenceWarning",
     "NotFittedError",
     "check_input",
     "check_is_fitted",
@@ -101,21 +102,31 @@ def check_label_array(y: Any, n_samples: int) -> np.ndarray:
     return labels
 
 
+class ConvergenceWarning(UserWarning):
+    """An optimization of the core that stopped before converging (the estimators warn
+    with scikit-learn's ``ConvergenceWarning``, a UserWarning too)."""
+
+
 class NotFittedError(ValueError, AttributeError):
     """A learner core's model used before training: scikit-learn's ``NotFittedError``
     for the core (the same bases); the estimators raise scikit-learn's own."""
 
 
-def check_is_fitted(estimator: Any, attributes: str | tuple[str, ...]) -> None:
-    """Raise a NotFittedError unless ``estimator`` has ``attributes`` (scikit-learn's
-    ``check_is_fitted`` and its error for an estimator, this module's for the core)."""
+def check_is_fitted(estimator: Any, attributes: str | tuple[str, ...] | None = None) -> None:
+    """Raise a NotFittedError unless ``estimator`` has ``attributes`` (None: any fitted
+    attribute, a name ending in ``_``): scikit-learn's ``check_is_fitted`` and its error
+    for an estimator, this module's for the core."""
     if sklearn_face(estimator):
         from sklearn.utils.validation import check_is_fitted as sklearn_check
 
         sklearn_check(estimator, attributes)
         return
-    names = (attributes,) if isinstance(attributes, str) else attributes
-    if not all(hasattr(estimator, name) for name in names):
+    if attributes is None:
+        fitted = any(v.endswith("_") and not v.startswith("__") for v in vars(estimator))
+    else:
+        names = (attributes,) if isinstance(attributes, str) else attributes
+        fitted = all(hasattr(estimator, name) for name in names)
+    if not fitted:
         raise not_fitted_error(estimator)(
             f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator."

@@ -46,8 +46,11 @@ class ModelKind:
     algorithm: str | None = None
     #: Whether a model file can hold it (a featurizer: as a pipeline's first step).
     saves: bool = True
-    #: Whether :mod:`perceptrons.io.onnx` converts it (the others are refused with why).
-    exports: bool = False
+    #: The form of its ONNX graph (:mod:`perceptrons.io.onnx`): ``"linear"`` (``X @
+    #: coef_.T + intercept_``), ``"binarized"`` (the same of ``X`` thresholded),
+    #: ``"voted"`` (the voted perceptron's kernel expansion), ``"budget"`` (a kernel
+    #: expansion over the support set); None: refused, with why.
+    exports: str | None = None
 
 
 MODELS: tuple[ModelKind, ...] = (
@@ -56,38 +59,44 @@ MODELS: tuple[ModelKind, ...] = (
         "perceptrons.perceptron",
         core="perceptrons.linear.perceptron",
         algorithm="perceptron",
-        exports=True,
+        exports="linear",
     ),
     ModelKind(
         "AveragedPerceptron",
         "perceptrons.perceptron",
         core="perceptrons.linear.perceptron",
         algorithm="averaged",
-        exports=True,
+        exports="linear",
     ),
-    ModelKind("VotedPerceptron", "perceptrons.voted", algorithm="voted", exports=True),
-    ModelKind("BudgetPerceptron", "perceptrons.budget", algorithm="budget", exports=True),
+    ModelKind("VotedPerceptron", "perceptrons.voted", algorithm="voted", exports="voted"),
+    ModelKind("BudgetPerceptron", "perceptrons.budget", algorithm="budget", exports="budget"),
     ModelKind(
         "LogisticRegressionSGD",
         "perceptrons.logistic",
         core="perceptrons.linear.logistic",
         algorithm="logistic",
-        exports=True,
+        exports="linear",
     ),
     ModelKind(
         "LogisticRegressionBatch",
         "perceptrons.logistic_batch",
+        core="perceptrons.probabilistic.logistic_batch",
         algorithm="logistic-batch",
-        exports=True,
+        exports="linear",
     ),
     ModelKind(
         "MultinomialNaiveBayes",
         "perceptrons.naive_bayes",
+        core="perceptrons.probabilistic.naive_bayes",
         algorithm="multinomial-nb",
-        exports=True,
+        exports="linear",
     ),
     ModelKind(
-        "BernoulliNaiveBayes", "perceptrons.naive_bayes", algorithm="bernoulli-nb", exports=True
+        "BernoulliNaiveBayes",
+        "perceptrons.naive_bayes",
+        core="perceptrons.probabilistic.naive_bayes",
+        algorithm="bernoulli-nb",
+        exports="binarized",
     ),
     ModelKind(
         "SequenceTagger", "perceptrons.tagger", role="tagger", core="perceptrons.sequence.tagger"

@@ -69,6 +69,8 @@ __all__ = ["EXPORT_REFUSALS", "register_converters", "to_onnx"]
 
 #: The estimators whose graphs this module writes, by class name (the registry's).
 EXPORTABLE = tuple(kind.name for kind in MODELS if kind.exports)
+#: The form of each one's graph, from the registry (see ``ModelKind.exports``).
+_FORMS = {kind.name: kind.exports for kind in MODELS if kind.exports}
 
 #: What cannot be written as ONNX operators, and what to do instead, by class name.
 EXPORT_REFUSALS = {
@@ -127,7 +129,7 @@ def _refusal(model: Any) -> str | None:
     name = _our_name(model)
     if name in EXPORT_REFUSALS:
         return f"{name} cannot be exported to ONNX: {EXPORT_REFUSALS[name]}."
-    if name == "VotedPerceptron":
+    if _FORMS.get(name or "") == "voted":
         if callable(model.kernel):
             return (
                 "VotedPerceptron with a Python kernel function cannot be exported to ONNX: "
@@ -172,9 +174,10 @@ def _expansion(model: Any) -> _Expansion:
         )
     check_is_fitted(model, "classes_")
     classes, n_columns = _classes_and_columns(model)
-    if name == "VotedPerceptron":
+    form = _FORMS[name]
+    if form == "voted":
         return _voted_expansion(model, classes, n_columns)
-    if name == "BudgetPerceptron":
+    if form == "budget":
         _check_size(model, model.support_vectors_.shape[0] * (model.n_features_in_ + n_columns))
         return _Expansion(
             weights=np.asarray(model.dual_coef_, dtype=np.float64).reshape(-1, n_columns),
@@ -185,7 +188,7 @@ def _expansion(model: Any) -> _Expansion:
     _check_size(model, model.n_features_in_ * n_columns)
     coef = model.coef_.toarray() if sp.issparse(model.coef_) else np.asarray(model.coef_)
     binarize = None
-    if name == "BernoulliNaiveBayes":
+    if form == "binarized":
         # binarize=None takes features already 0 or 1: thresholding at 0.5 keeps them.
         binarize = 0.5 if model.binarize is None else float(model.binarize)
     return _Expansion(

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from perceptrons import BudgetPerceptron, VotedPerceptron, _gram, load, save, voted
+from perceptrons import BudgetPerceptron, VotedPerceptron, _gram, load, save
+from perceptrons.kernel import voted as voted_core
 
 RULES = ["vote", "average", "last", "random"]
 TOL = {"rtol": 1e-12, "atol": 1e-12}
@@ -200,8 +201,8 @@ def test_prediction_threads_split_rows_without_changing_a_score(monkeypatch):
         for rule in RULES:
             model.set_params(prediction=rule)
             whole[rule] = np.stack(list(model.staged_decision_function(X_test)))
-        monkeypatch.setattr(voted, "_STEPS_PER_THREAD", 1)
-        monkeypatch.setattr(voted.os, "cpu_count", lambda: 5)
+        monkeypatch.setattr(voted_core, "_STEPS_PER_THREAD", 1)
+        monkeypatch.setattr(voted_core.os, "cpu_count", lambda: 5)
         for rule in RULES:
             model.set_params(prediction=rule)
             split = np.stack(list(model.staged_decision_function(X_test)))

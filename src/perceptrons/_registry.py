@@ -68,8 +68,20 @@ MODELS: tuple[ModelKind, ...] = (
         algorithm="averaged",
         exports="linear",
     ),
-    ModelKind("VotedPerceptron", "perceptrons.voted", algorithm="voted", exports="voted"),
-    ModelKind("BudgetPerceptron", "perceptrons.budget", algorithm="budget", exports="budget"),
+    ModelKind(
+        "VotedPerceptron",
+        "perceptrons.voted",
+        core="perceptrons.kernel.voted",
+        algorithm="voted",
+        exports="voted",
+    ),
+    ModelKind(
+        "BudgetPerceptron",
+        "perceptrons.budget",
+        core="perceptrons.kernel.budget",
+        algorithm="budget",
+        exports="budget",
+    ),
     ModelKind(
         "LogisticRegressionSGD",
         "perceptrons.logistic",

@@ -646,9 +646,11 @@ class CompactState:
         last = np.array([n_rows - 1], dtype=np.int64)
         rows = sorted_union(_rows_of(weights), _rows_of(aux), last)
         # The family's other arrays (an adaptive rule's statistics) are kept whole.
+        # (Not the weights and the average: gathered on their rows below, never dense.)
         others = {
             name: array.to_dense() if isinstance(array, _checked.SparseArray) else array
             for name, array in arrays.items()
+            if name not in ("weights", "aux")
         }
         rows_only = {**others, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
         return cls(rows, n_rows, state_class.restore(rows_only, values))

@@ -21,7 +21,6 @@ import scipy.sparse as sp
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
-from perceptrons._estimator import ClassifierFace
 from perceptrons._gram import NUMPY, Backend, KernelMatrix, input_backend, overflow_error
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
@@ -45,7 +44,7 @@ _MIN_AUTO_BLOCK, _MIN_AUTO_DEVICE_BLOCK, _MAX_AUTO_BLOCK = 128, 512, 1024
 _CACHE_CHUNK = 1024
 
 
-class VotedTraining(ClassifierFace, IncrementalClassifier):
+class VotedTraining(IncrementalClassifier):
     """The voted perceptron's model and its training (see the module)."""
 
     # The parameters training reads (VotedPerceptron's).

@@ -314,3 +314,30 @@ def test_sparse_scores_check_indices_before_the_kernel():
     broken.indices[-1] = X.shape[1] + 5  # past the last feature
     with pytest.raises(ValueError, match="do not fit its shape"):
         linear_scores(sp.csr_matrix(X), broken, model.intercept_)
+
+
+def test_loading_sparse_never_forms_the_dense_weights(tmp_path):
+    """A hashed model loaded sparse takes what its nonzeros take: its weights and average
+    are gathered on their rows, never expanded to the dense (n_features + 1) x classes
+    arrays first (each would be 96 MiB here)."""
+    import tracemalloc
+
+    import scipy.sparse as sp
+
+    from perceptrons import AveragedPerceptron, load, save
+
+    rng = np.random.RandomState(0)
+    width = 2**22
+    X = sp.random(60, width, density=4e-6, random_state=rng, format="csr")
+    y = rng.randint(0, 3, 60)
+    path = save(AveragedPerceptron(max_epochs=2, random_state=0).fit(X, y), tmp_path / "m.npz")
+    tracemalloc.start()
+    try:
+        model = load(path, sparse=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sp.issparse(model.coef_)
+    dense = (width + 1) * 3 * 8
+    assert peak < dense / 4, f"loading took {peak:,} bytes at its peak"
+    np.testing.assert_array_equal(model.predict(X), load(path).predict(X))

@@ -3,9 +3,9 @@ of their scikit-learn estimators, beside SOL and Vowpal Wabbit in the same run.
 
 Every measurement is one whole process (interpreter start, imports, reading, training,
 saving) timed from outside, with the child's own peak RSS, the median of ``--repeats``
-runs; with ``--baseline SRC`` the same command also runs from an older tree's sources
-(``PYTHONPATH=SRC``, the same interpreter and packages: what the change itself did), the
-runs of the two trees alternated:
+runs; with ``--baseline LABEL=SRC`` (repeatable) the same command also runs from an
+older tree's sources (``PYTHONPATH=SRC``, the same interpreter and packages: what the
+change itself did), the runs of the trees alternated:
 
 - **a9a**, 10 passes of the perceptron (the last weights, as SOL's):
   ``perceptrons train a9a -o MODEL --algorithm perceptron --update perceptron --epochs 10``
@@ -18,14 +18,19 @@ runs of the two trees alternated:
   hinge`` (target: no slower than VW, accuracy >= 0.8589);
 - **predict one line from stdin** with the 20-class, 2**20-feature model, load included
   (target: <= 0.3 s), against VW's ``-t``;
-- what importing costs: ``python -c "import sklearn.base"`` and ``import perceptrons.linear``.
+- what importing costs: ``python -c "import sklearn.base"`` and ``import perceptrons.linear``;
+- **in-memory fits** on 20 Newsgroups TF-IDF, 10 epochs: ``AveragedPerceptron`` and
+  ``Perceptron`` (medians of ``--repeats`` fits in a child process per tree, after an
+  untimed fit), beside scikit-learn's averaged ``SGDClassifier(loss="hinge",
+  average=True, max_iter=10, tol=None)`` in the same child (target: back to the times
+  of the tree before the regression, the averaged perceptron >= 4x faster than SGD).
 
 SOL (``--sol``, an ``lsol_c`` built outside the repository) and VW (``python -m
 vowpalwabbit``, the ``bench`` extra) are yardsticks only; their rows say so when absent.
 
 Usage::
 
-    python benchmarks/bench_core.py [--sol /path/to/lsol_c] [--baseline /path/to/old/src]
+    python benchmarks/bench_core.py [--sol /path/to/lsol_c] [--baseline LABEL=/old/src ...]
         [--repeats 5] [--workdir /tmp/perceptrons-bench-core] [--output benchmarks/RESULTS.md]
 """
 
@@ -50,6 +55,36 @@ from bench_vw import VW, _piped, _sol_accuracy, _vw_accuracy, _vw_version, write
 SECTION = "bench_core"
 TIME = "/usr/bin/time"  # GNU time: a child's own peak RSS
 DATA = Path(os.environ.get("PERCEPTRONS_DATA", Path(__file__).parents[2] / "shared" / "data"))
+
+
+# The in-memory fits, run in a child per tree: prints {model: median seconds}.
+_FITS = """
+import json, statistics, sys, time, warnings
+from sklearn.datasets import load_svmlight_file
+from sklearn.linear_model import SGDClassifier
+from perceptrons import AveragedPerceptron, Perceptron
+X, y = load_svmlight_file(sys.argv[1])
+X.indices, X.indptr = X.indices.astype("int32"), X.indptr.astype("int32")  # SGD's
+repeats = int(sys.argv[2])
+makers = {
+    "AveragedPerceptron": lambda: AveragedPerceptron(max_epochs=10, random_state=0),
+    "Perceptron": lambda: Perceptron(max_epochs=10, random_state=0),
+    "SGDClassifier": lambda: SGDClassifier(
+        loss="hinge", average=True, max_iter=10, tol=None, random_state=0
+    ),
+}
+times = {name: [] for name in makers}
+for make in makers.values():
+    make().fit(X[:500], y[:500])  # untimed: compiles or loads the kernels
+for _ in range(repeats):
+    for name, make in makers.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            started = time.perf_counter()
+            make().fit(X, y)
+            times[name].append(time.perf_counter() - started)
+print(json.dumps({name: statistics.median(t) for name, t in times.items()}))
+"""
 
 
 def _ours(src: str | None) -> tuple[list[str], dict[str, str]]:
@@ -120,11 +155,25 @@ def _met(ok: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sol", default=None, help="path of SOL's lsol_c binary")
-    parser.add_argument("--baseline", default=None, help="src/ of an older tree to compare")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="LABEL=SRC",
+        help="src/ of an older tree to compare, named LABEL (repeatable)",
+    )
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement")
     parser.add_argument("--workdir", default="/tmp/perceptrons-bench-core")
     parser.add_argument("--output", default=str(Path(__file__).with_name("RESULTS.md")))
     parser.add_argument("--no-write", action="store_true", help="print the section only")
+    parser.add_argument(
+        "--fits-baseline",
+        action="append",
+        default=[],
+        metavar="LABEL=SRC",
+        help="an older tree for the in-memory fits only (one without the rules or options "
+        "the whole-process rows use)",
+    )
     args = parser.parse_args(argv)
     command_line = "python " + shlex.join([sys.argv[0], *(argv or sys.argv[1:])])
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -133,14 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     has_vw = importlib.util.find_spec("vowpalwabbit") is not None
     trees = {"new": _ours(None)}
-    if args.baseline:
-        trees["baseline"] = _ours(args.baseline)
+    for given in args.baseline:
+        label, _, src = given.partition("=")
+        trees[label] = _ours(src)
     rows: list[list[str]] = []
 
     def add(task: str, ours: dict, peer: str, target: str) -> None:
-        cells = [task, ours["new"]]
-        cells.append(ours.get("baseline", "-"))
-        cells += [peer, target]
+        cells = [task, *(ours.get(tree, "-") for tree in trees), peer, target]
         rows.append(cells)
         print(" | ".join(cells), flush=True)
 
@@ -392,10 +440,45 @@ def main(argv: list[str] | None = None) -> int:
             f"<= 0.3 s: {_met(seconds <= 0.3)}",
         )
 
+    fit_trees = dict(trees)
+    for given in args.fits_baseline:
+        label, _, src = given.partition("=")
+        fit_trees[label] = _ours(src)
+    if files is not None:
+        fits = {}
+        for tree, (_, env) in fit_trees.items():
+            _, _, out = _measured(
+                [sys.executable, "-c", _FITS, str(files.train), str(args.repeats)], env
+            )
+            fits[tree] = json.loads(out.strip().splitlines()[-1])
+        for model in ("AveragedPerceptron", "Perceptron"):
+            cells = {tree: f"{fits[tree][model]:.3f} s" for tree in trees}
+            cells["new"] += "".join(
+                f" ({tree}: {fits[tree][model]:.3f} s)" for tree in fit_trees if tree not in trees
+            )
+            sgd = fits["new"]["SGDClassifier"]
+            ratio = sgd / fits["new"][model]
+            target = ""
+            if model == "AveragedPerceptron":
+                target = f"{ratio:.1f}x SGD's speed, >= 4x: {_met(ratio >= 4)}"
+            before = [fits[tree][model] for tree in fit_trees if tree != "new"]
+            if before:
+                best = min(before)
+                target += f"; {fits['new'][model] / best:.2f}x the fastest tree's time"
+            add(
+                f"in-memory `{model}().fit`, 20 Newsgroups TF-IDF, 10 epochs",
+                cells,
+                f"scikit-learn's averaged SGD {sgd:.3f} s",
+                target.lstrip("; "),
+            )
+
     load_after = os.getloadavg()[0]
-    header = ["task", "perceptrons", "before (--baseline)", "peer, same run", "target"]
+    header = ["task", "perceptrons", *(f"at {tree}" for tree in trees if tree != "new")]
+    header += ["peer, same run", "target"]
     start, end = _report.markers(SECTION)
-    baseline = f"; baseline sources {args.baseline}" if args.baseline else ""
+    baseline = "".join(
+        f"; {given.replace('=', ' at ')}" for given in [*args.baseline, *args.fits_baseline]
+    )
     section = "\n".join(
         [
             start,

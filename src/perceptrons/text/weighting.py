@@ -26,7 +26,7 @@ class TfidfWeighting:
     Parameters
     ----------
     use_idf : bool
-        Weigh each column by its idf, learned by :meth:`fit`.
+        Weigh each column by its idf, learned by ``fit``.
     sublinear_tf : bool
         Replace each count ``tf`` by ``1 + ln(tf)``.
     normalize : bool

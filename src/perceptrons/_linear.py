@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from scipy.special import expit, log_expit, log_softmax, softmax
 
 from perceptrons import _checked, _input, _validation
 from perceptrons._kernels import scoring as _scoring
@@ -267,6 +266,9 @@ class LogLinearProbabilities:
         proba : ndarray of shape (n_samples, n_classes)
             Column ``k`` is the probability of ``classes_[k]``; rows sum to 1.
         """
+        # Imported here: training and predicting labels need no SciPy special functions.
+        from scipy.special import expit, softmax
+
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([expit(-scores), expit(scores)])
@@ -285,6 +287,8 @@ class LogLinearProbabilities:
         log_proba : ndarray of shape (n_samples, n_classes)
             Column ``k`` is the log-probability of ``classes_[k]``.
         """
+        from scipy.special import log_expit, log_softmax
+
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])

@@ -70,3 +70,14 @@ def test_hashing_pairs_is_feature_hashers(docs, n_features):
     np.testing.assert_array_equal(got.indptr, expected.indptr)
     np.testing.assert_array_equal(got.indices, expected.indices)
     assert np.array_equal(got.data, expected.data)
+
+
+def test_a_malformed_matrix_or_another_width_is_refused_before_the_kernel():
+    weighting = TfidfWeighting(use_idf=True, sublinear_tf=False, normalize=True)
+    weighting.fit(sp.csr_matrix(np.ones((2, 3))))
+    with pytest.raises(ValueError, match="4 columns for an idf of 3"):
+        weighting.transform(sp.csr_matrix(np.ones((1, 4))))
+    bad = sp.csr_matrix(np.ones((2, 3)))
+    bad.indptr = np.array([0, 2, 9], dtype=bad.indptr.dtype)  # past the stored values
+    with pytest.raises(ValueError, match="malformed sparse CSR|index pointer"):
+        TfidfWeighting(use_idf=False, sublinear_tf=False, normalize=True).transform(bad)

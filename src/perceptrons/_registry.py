@@ -10,24 +10,14 @@ so reading the table costs nothing.
 A kind with a ``core`` module has a learner core of the same class name there, without
 scikit-learn (:mod:`perceptrons.linear`): what the command line trains and loads, and
 what a model file is read back into when no estimator is asked for
-(``perceptrons.io.persist.load(..., estimator=False)``).
+(``perceptrons.io.persist.load(..., core=True)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from perceptrons._lazy import LazyClasses
-
-__all__ = [
-    "ALGORITHMS",
-    "MODELS",
-    "ModelKind",
-    "core_classes",
-    "estimator_classes",
-    "kind_of",
-]
+__all__ = ["ALGORITHMS", "MODELS", "ModelKind", "kind_of"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +41,11 @@ class ModelKind:
     #: ``"voted"`` (the voted perceptron's kernel expansion), ``"budget"`` (a kernel
     #: expansion over the support set); None: refused, with why.
     exports: str | None = None
+
+    def module_of(self, core: bool) -> str:
+        """The module of the class: its learner core's (``core``, where it has one) or
+        the estimator's."""
+        return (self.core or self.module) if core else self.module
 
 
 MODELS: tuple[ModelKind, ...] = (
@@ -138,27 +133,3 @@ def kind_of(name: str) -> ModelKind:
         if kind.name == name:
             return kind
     raise KeyError(name)
-
-
-def estimator_classes(role: str | None = None, *, saves: bool = False) -> Mapping[str, type]:
-    """The estimators (of ``role``; with ``saves``, those a file can hold), by name,
-    each imported when looked up."""
-    return LazyClasses(
-        {
-            kind.name: kind.module
-            for kind in MODELS
-            if (role is None or kind.role == role) and (kind.saves or not saves)
-        }
-    )
-
-
-def core_classes(role: str | None = None, *, saves: bool = False) -> Mapping[str, type]:
-    """:func:`estimator_classes`, the learner core where a kind has one: what the
-    command line builds and loads without scikit-learn."""
-    return LazyClasses(
-        {
-            kind.name: kind.core or kind.module
-            for kind in MODELS
-            if (role is None or kind.role == role) and (kind.saves or not saves)
-        }
-    )

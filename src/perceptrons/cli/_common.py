@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perceptrons._registry import ALGORITHMS as REGISTERED_ALGORITHMS
-from perceptrons._registry import MODELS
+from perceptrons._registry import kind_of
 
 EXIT_DATA, EXIT_USAGE = 1, 2
 
@@ -83,9 +83,8 @@ def estimator_class(algorithm: str) -> type:
     scikit-learn imported: :mod:`perceptrons.linear`), else the estimator."""
     import importlib
 
-    (kind,) = [kind for kind in MODELS if kind.algorithm == algorithm]
-    module = kind.module if kind.core is None else kind.core
-    return getattr(importlib.import_module(module), kind.name)
+    kind = kind_of(REGISTERED_ALGORITHMS[algorithm])
+    return getattr(importlib.import_module(kind.module_of(core=True)), kind.name)
 
 
 def given_options(args: argparse.Namespace) -> list[str]:

@@ -246,7 +246,7 @@ def _registry(core: bool) -> Registry:
     def table(featurizers: bool) -> LazyClasses:
         return LazyClasses(
             {
-                kind.name: (kind.core or kind.module) if core else kind.module
+                kind.name: kind.module_of(core)
                 for kind in kinds
                 if (kind.role == "featurizer") == featurizers
             }

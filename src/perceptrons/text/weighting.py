@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons._kernels.weighting import normalize_rows_l2
+from perceptrons._validation import check_sparse_structure
 
 __all__ = ["TfidfWeighting"]
 
@@ -59,6 +60,14 @@ class TfidfWeighting:
     def transform(self, counts: sp.csr_matrix) -> sp.csr_matrix:
         """The weighted features of ``counts`` (a new CSR matrix; ``counts`` is kept)."""
         X = sp.csr_matrix(counts, dtype=np.float64, copy=True)
+        # Its index arrays are read by the compiled row norms: checked first (Numba does
+        # no bounds checks), as is its width against the idf's.
+        check_sparse_structure(X)
+        if self.idf_ is not None and X.shape[1] != self.idf_.shape[0]:
+            raise ValueError(
+                f"TfidfWeighting: counts of {X.shape[1]} columns for an idf of "
+                f"{self.idf_.shape[0]}."
+            )
         if self.sublinear_tf:
             np.log(X.data, X.data)
             X.data += 1.0

@@ -209,25 +209,13 @@ def main(argv: list[str] | None = None) -> int:
         "",
     )
 
-    # --- a9a, 10 passes of the perceptron
-    a9a, a9a_test = DATA / "a9a" / "a9a", DATA / "a9a" / "a9a.t"
-    if a9a.exists():
+    def versus_sol(name: str, train: Path, test: Path, rule: str, algo: str, classes: int):
+        """Ours (``--update rule``, 10 passes, every tree) and SOL's ``algo`` on one
+        svmlight file: the cells, SOL's cell, our new tree's and SOL's medians."""
+        options = ["--quiet", "--algorithm", "perceptron", "--update", rule, "--epochs", "10"]
         commands = {
             tree: (
-                [
-                    *cmd,
-                    "train",
-                    str(a9a),
-                    "-o",
-                    str(work / f"a9a.{tree}.npz"),
-                    "--quiet",
-                    "--algorithm",
-                    "perceptron",
-                    "--update",
-                    "perceptron",
-                    "--epochs",
-                    "10",
-                ],
+                [*cmd, "train", str(train), "-o", str(work / f"{name}.{tree}.npz"), *options],
                 env,
             )
             for tree, (cmd, env) in trees.items()
@@ -236,35 +224,23 @@ def main(argv: list[str] | None = None) -> int:
         cells = {}
         for tree, (cmd, env) in trees.items():
             seconds, peak, _ = timed[tree]
-            accuracy = _accuracy(cmd, env, work / f"a9a.{tree}.npz", a9a_test)
+            accuracy = _accuracy(cmd, env, work / f"{name}.{tree}.npz", test)
             cells[tree] = f"{seconds:.2f} s, {peak:.0f} MB, accuracy {accuracy:.4f}"
-        peer = "SOL: no --sol given"
-        if args.sol:
-            sol_model = work / "a9a.sol.model"
-            sol = _runs(
-                {
-                    "sol": (
-                        [
-                            args.sol,
-                            "-i",
-                            str(a9a),
-                            "-a",
-                            "perceptron",
-                            "-p",
-                            "10",
-                            "-o",
-                            str(sol_model),
-                        ],
-                        {},
-                    )
-                },
-                args.repeats,
-            )["sol"]
-            peer = (
-                f"SOL {sol[0]:.2f} s, {sol[1]:.0f} MB, accuracy "
-                f"{_sol_accuracy(args.sol, sol_model, a9a_test):.4f}"
-            )
-        seconds, peak, _ = timed["new"]
+        if not args.sol:
+            return cells, "SOL: no --sol given", timed["new"], None
+        model = work / f"{name}.sol.model"
+        sol_command = [args.sol, "-i", str(train), "-a", algo, "-c", str(classes), "-p", "10"]
+        sol = _runs({"sol": ([*sol_command, "-o", str(model)], {})}, args.repeats)["sol"]
+        accuracy = _sol_accuracy(args.sol, model, test)
+        peer = f"SOL {sol[0]:.2f} s, {sol[1]:.0f} MB, accuracy {accuracy:.4f}"
+        return cells, peer, timed["new"], sol
+
+    # --- a9a, 10 passes of the perceptron
+    a9a, a9a_test = DATA / "a9a" / "a9a", DATA / "a9a" / "a9a.t"
+    if a9a.exists():
+        cells, peer, (seconds, peak, _), _ = versus_sol(
+            "a9a", a9a, a9a_test, "perceptron", "perceptron", 2
+        )
         add(
             "`train` a9a (32,561 rows), 10 passes, perceptron",
             cells,
@@ -277,61 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     # --- AROW on 20 Newsgroups TF-IDF
     files = prepare("20news", work, quick=False)
     if files is not None:
-        commands = {
-            tree: (
-                [
-                    *cmd,
-                    "train",
-                    str(files.train),
-                    "-o",
-                    str(work / f"arow.{tree}.npz"),
-                    "--quiet",
-                    "--algorithm",
-                    "perceptron",
-                    "--update",
-                    "arow",
-                    "--epochs",
-                    "10",
-                ],
-                env,
-            )
-            for tree, (cmd, env) in trees.items()
-        }
-        timed = _runs(commands, args.repeats)
-        cells = {}
-        for tree, (cmd, env) in trees.items():
-            seconds, peak, _ = timed[tree]
-            accuracy = _accuracy(cmd, env, work / f"arow.{tree}.npz", files.test)
-            cells[tree] = f"{seconds:.2f} s, {peak:.0f} MB, accuracy {accuracy:.4f}"
-        peer, target = "SOL: no --sol given", "no slower than SOL: not measured"
-        if args.sol:
-            sol_model = work / "arow.sol.model"
-            sol = _runs(
-                {
-                    "sol": (
-                        [
-                            args.sol,
-                            "-i",
-                            str(files.train),
-                            "-a",
-                            "arow",
-                            "-c",
-                            "20",
-                            "-p",
-                            "10",
-                            "-o",
-                            str(sol_model),
-                        ],
-                        {},
-                    )
-                },
-                args.repeats,
-            )["sol"]
-            peer = (
-                f"SOL {sol[0]:.2f} s, {sol[1]:.0f} MB, accuracy "
-                f"{_sol_accuracy(args.sol, sol_model, files.test):.4f}"
-            )
-            ratio = timed["new"][0] / sol[0]
+        cells, peer, ours, sol = versus_sol("arow", files.train, files.test, "arow", "arow", 20)
+        target = "no slower than SOL: not measured"
+        if sol is not None:
+            ratio = ours[0] / sol[0]
             target = f"no slower than SOL: {_met(ratio <= 1.0)} ({ratio:.2f}x SOL's time)"
         add("`train --update arow`, 20 Newsgroups TF-IDF svmlight, 10 passes", cells, peer, target)
 

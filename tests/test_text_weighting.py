@@ -79,5 +79,5 @@ def test_a_malformed_matrix_or_another_width_is_refused_before_the_kernel():
         weighting.transform(sp.csr_matrix(np.ones((1, 4))))
     bad = sp.csr_matrix(np.ones((2, 3)))
     bad.indptr = np.array([0, 2, 9], dtype=bad.indptr.dtype)  # past the stored values
-    with pytest.raises(ValueError, match="malformed sparse CSR|index pointer"):
+    with pytest.raises(ValueError, match=r"malformed sparse CSR|index pointer"):
         TfidfWeighting(use_idf=False, sublinear_tf=False, normalize=True).transform(bad)

@@ -85,7 +85,7 @@ def test_the_graph_is_read_from_the_sources():
     graph = _graph()
     # Spot checks that the reader sees what is there (so an empty graph cannot pass).
     assert "perceptrons._online" in graph["perceptrons.linear.perceptron"]
-    assert "perceptrons._kernels.perceptron" in graph["perceptrons.linear.perceptron"]
+    assert "perceptrons._kernels.perceptron" in graph["perceptrons.linear._families"]
     # A lazy import:
     assert "perceptrons.parallel.threads" in graph["perceptrons.linear.perceptron"]
     assert "perceptrons.linear.perceptron" in graph["perceptrons.perceptron"]

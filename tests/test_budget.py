@@ -169,14 +169,14 @@ def test_bpa_nn_keeps_each_slots_nearest_neighbour():
     assert_array_equal(model._state.nearest[:9], np.argmin(distance, axis=1))
     loaded = BudgetPerceptron(**model.get_params())
     loaded.classes_, loaded.n_features_in_ = model.classes_, model.n_features_in_
-    loaded._engine().import_state(*model._engine().export_state())
+    loaded._codec().import_state(*model._codec().export_state())
     assert_array_equal(loaded._state.nearest, model._state.nearest)
 
 
 def _state(removal="forgetron"):
     X, y, _ = _fixed_problem(2)
     model = BudgetPerceptron(budget=4, removal=removal, random_state=0, **EXACT).fit(X, y)
-    return model, *model._engine().export_state()
+    return model, *model._codec().export_state()
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_a_model_file_is_checked_before_the_kernel_sees_it(change, message):
     change(arrays, values)
     before = model.dual_coef_
     with pytest.raises(ValueError, match=message):
-        model._engine().import_state(arrays, values)
+        model._codec().import_state(arrays, values)
     assert_array_equal(model.dual_coef_, before)  # a refused file changes nothing
 
 
@@ -270,7 +270,7 @@ def test_a_model_file_with_a_budget_too_large_for_memory_is_refused():
     model, arrays, values = _state()
     model.budget = 10**12  # as a file's parameters may say
     with pytest.raises(MemoryBudgetError, match="support slots"):
-        model._engine().import_state(arrays, values)
+        model._codec().import_state(arrays, values)
 
 
 @pytest.mark.parametrize(

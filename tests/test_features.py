@@ -63,11 +63,11 @@ def test_each_configuration_fits_and_transforms(params):
 @pytest.mark.parametrize("params", CONFIGS, ids=str)
 def test_export_import_gives_identical_output(params):
     fitted = TextFeaturizer(**params).fit(TRAIN)
-    arrays, values = fitted._engine().export_state()
+    arrays, values = fitted._codec().export_state()
     assert all(isinstance(a, np.ndarray) for a in arrays.values())
     assert values == {"n_features_out": fitted.n_features_out_}  # the strings are arrays
     rebuilt = TextFeaturizer(**params)
-    rebuilt._engine().import_state({k: np.array(v) for k, v in arrays.items()}, values)
+    rebuilt._codec().import_state({k: np.array(v) for k, v in arrays.items()}, values)
     assert rebuilt.n_features_out_ == fitted.n_features_out_
     assert rebuilt.feature_names() == fitted.feature_names()
     for texts in (TRAIN, NEW):
@@ -162,11 +162,11 @@ def test_weightings():
 
 def test_hashing_tfidf_stores_its_idf():
     featurizer = TextFeaturizer(weighting="tfidf", n_features=32).fit(TRAIN)
-    arrays, values = featurizer._engine().export_state()
+    arrays, values = featurizer._codec().export_state()
     assert arrays["idf"].shape == (32,)
     assert values == {"n_features_out": 32}
     stateless = TextFeaturizer(weighting="tf", n_features=32).fit(TRAIN)
-    arrays, values = stateless._engine().export_state()
+    arrays, values = stateless._codec().export_state()
     assert "idf" not in arrays and values["n_features_out"] == 32  # no idf without tf-idf
 
 
@@ -207,18 +207,18 @@ def test_bad_input():
 
 def test_import_rejects_inconsistent_state():
     arrays, values = (
-        TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN)._engine().export_state()
+        TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN)._codec().export_state()
     )
     with pytest.raises(ValueError, match="vocabulary"):
-        TextFeaturizer(weighting="tf", vocabulary="fit")._engine().import_state(
+        TextFeaturizer(weighting="tf", vocabulary="fit")._codec().import_state(
             arrays, {**values, "n_features_out": 3}
         )
     with pytest.raises(ValueError, match="n_features"):
-        TextFeaturizer(weighting="tf", n_features=16)._engine().import_state(
+        TextFeaturizer(weighting="tf", n_features=16)._codec().import_state(
             {}, {"n_features_out": 8}
         )
     with pytest.raises(ValueError, match="idf"):
-        TextFeaturizer(weighting="tfidf", n_features=8)._engine().import_state(
+        TextFeaturizer(weighting="tfidf", n_features=8)._codec().import_state(
             {"idf": np.ones(4)}, {"n_features_out": 8}
         )
 
@@ -301,9 +301,9 @@ def test_pairs_configurations_and_their_saved_state(params):
     featurizer = TextFeaturizer(tokenizer="pairs", **params)
     X = featurizer.fit_transform(PAIRS)
     _assert_canonical(X, len(PAIRS), featurizer.n_features_out_)
-    arrays, values = featurizer._engine().export_state()
+    arrays, values = featurizer._codec().export_state()
     rebuilt = TextFeaturizer(tokenizer="pairs", **params)
-    rebuilt._engine().import_state(arrays, values)
+    rebuilt._codec().import_state(arrays, values)
     assert rebuilt.feature_names() == featurizer.feature_names()
     for texts in (PAIRS, ["great:7 unseen:2", "bad"]):
         _assert_same_csr(rebuilt.transform(texts), featurizer.transform(texts))
@@ -373,12 +373,12 @@ def test_ngram_range_is_bounded_at_fit_set_params_and_load():
         TextFeaturizer(weighting="tf").set_params(ngram_range=[1, 100_000]).fit_transform(TRAIN)
     # Loading a saved model rebuilds the featurizer and imports its state: refused too.
     arrays, values = (
-        TextFeaturizer(weighting="tf", n_features=16).fit(TRAIN)._engine().export_state()
+        TextFeaturizer(weighting="tf", n_features=16).fit(TRAIN)._codec().export_state()
     )
     with pytest.raises(ValueError, match=message):
         TextFeaturizer(
             weighting="tf", n_features=16, ngram_range=[1, 100_000]
-        )._engine().import_state(arrays, values)
+        )._codec().import_state(arrays, values)
 
 
 def test_a_saved_model_with_too_long_ngrams_does_not_load(tmp_path):

@@ -341,27 +341,27 @@ def test_prediction_checks_the_width():
 def test_state_round_trip_and_checks(k):
     X, y = _standardized(30, 4, k, seed=8, sparse=False)
     model = _fit_quietly(LogisticRegressionBatch(max_iter=10), X, y)
-    arrays, values = model._engine().export_state()
+    arrays, values = model._codec().export_state()
     fresh = LogisticRegressionBatch(**model.get_params())
     fresh.classes_, fresh.n_features_in_ = model.classes_, model.n_features_in_
-    fresh._engine().import_state(arrays, values)
+    fresh._codec().import_state(arrays, values)
     assert fresh.n_iter_ == 10
     assert_array_equal(fresh.decision_function(X), model.decision_function(X))
     assert_array_equal(fresh.predict_proba(X), model.predict_proba(X))
     weights = arrays["weights"]
     bad_shape = {"weights": weights[:-1]}
     with pytest.raises(ValueError, match="do not fit 4 features"):
-        fresh._engine().import_state(bad_shape, values)
+        fresh._codec().import_state(bad_shape, values)
     with pytest.raises(ValueError, match="NaN or infinite"):
-        fresh._engine().import_state({"weights": np.full_like(weights, np.nan)}, values)
+        fresh._codec().import_state({"weights": np.full_like(weights, np.nan)}, values)
     with pytest.raises(ValueError, match="state arrays missing"):
-        fresh._engine().import_state({}, values)
+        fresh._codec().import_state({}, values)
     with pytest.raises(ValueError, match="n_iter must be an int"):
-        fresh._engine().import_state(arrays, {"n_iter": -1})
+        fresh._codec().import_state(arrays, {"n_iter": -1})
     no_intercept = LogisticRegressionBatch(fit_intercept=False)
     no_intercept.classes_, no_intercept.n_features_in_ = model.classes_, model.n_features_in_
     with pytest.raises(ValueError, match="intercept row is not zero"):
-        no_intercept._engine().import_state({"weights": weights + 1.0}, values)
+        no_intercept._codec().import_state({"weights": weights + 1.0}, values)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])

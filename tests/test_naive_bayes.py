@@ -243,11 +243,11 @@ def test_sparse_input_is_never_densified(cls, monkeypatch):
 
 # ------------------------------------------------------------ state round trip
 def _rebuilt(model):
-    arrays, values = model._engine().export_state()
+    arrays, values = model._codec().export_state()
     again = type(model)(**model.get_params())
     again.classes_ = model.classes_
     again.n_features_in_ = model.n_features_in_
-    again._engine().import_state({k: np.array(v) for k, v in arrays.items()}, dict(values))
+    again._codec().import_state({k: np.array(v) for k, v in arrays.items()}, dict(values))
     return again
 
 
@@ -258,7 +258,7 @@ def test_export_import_state_round_trip(cls, n_classes):
     X = rng.poisson(1.0, size=(40, 6)).astype(np.float64)
     y = np.arange(40) % n_classes
     model = cls(alpha=0.5).fit(X, y)
-    arrays, values = model._engine().export_state()
+    arrays, values = model._codec().export_state()
     assert sorted(arrays) == ["class_count", "feature_count"]
     assert values == {"n_seen": 40}
     again = _rebuilt(model)
@@ -274,15 +274,15 @@ def test_export_import_state_round_trip(cls, n_classes):
 def test_import_state_refuses_inconsistent_counts():
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
     model = BernoulliNaiveBayes().fit(X, [0, 1])
-    arrays, values = model._engine().export_state()
+    arrays, values = model._codec().export_state()
     with pytest.raises(ValueError, match="do not fit 2 features"):
-        model._engine().import_state({**arrays, "feature_count": np.zeros((2, 3))}, values)
+        model._codec().import_state({**arrays, "feature_count": np.zeros((2, 3))}, values)
     with pytest.raises(ValueError, match="n_seen=5"):
-        model._engine().import_state(arrays, {"n_seen": 5})
+        model._codec().import_state(arrays, {"n_seen": 5})
     with pytest.raises(ValueError, match="more examples than its class"):
-        model._engine().import_state({**arrays, "feature_count": np.full((2, 2), 2.0)}, values)
+        model._codec().import_state({**arrays, "feature_count": np.full((2, 2), 2.0)}, values)
     with pytest.raises(ValueError, match="non-negative"):
-        model._engine().import_state({**arrays, "class_count": np.array([-1.0, 3.0])}, values)
+        model._codec().import_state({**arrays, "class_count": np.array([-1.0, 3.0])}, values)
 
 
 # ------------------------------------------------------------ bad input

@@ -1,6 +1,6 @@
 """What users see of an estimator: scikit-learn's verbs, its parameters, its fitted
 attributes and the documented extras -- the training engine stays behind the one
-private accessor ``_engine()`` (see :mod:`perceptrons._engine`)."""
+private accessors ``_codec()`` and ``_engine()`` (see :mod:`perceptrons._engine`)."""
 
 import inspect
 
@@ -73,5 +73,10 @@ def test_only_sklearn_verbs_and_documented_extras_are_public(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
-def test_every_estimator_hands_out_its_engine(cls):
-    assert callable(getattr(cls, "_engine", None)) or cls is ParameterMixing
+def test_every_estimator_hands_out_its_codec_and_only_online_learners_an_engine(cls):
+    from perceptrons._online import OnlineLearner
+
+    if cls is ParameterMixing:
+        return
+    assert callable(getattr(cls, "_codec", None))
+    assert hasattr(cls, "_engine") == issubclass(cls, OnlineLearner)

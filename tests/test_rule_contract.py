@@ -146,3 +146,47 @@ def test_statistics_stored_sparse_load_back():
         loaded = load(path, sparse=True)
         assert_array_equal(loaded._lifecycle.state.scalars, [0.0])
         assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+# ----------------------------------------------------------- the rule plugged in by name
+EVERY_FORM = [
+    pytest.param(rule.name, covariance, id=f"{rule.name}-{covariance}")
+    for rule in RULES.values()
+    for covariance in (("diagonal", "full") if rule.covariance else ("diagonal",))
+]
+
+
+@pytest.mark.parametrize(("rule", "covariance"), EVERY_FORM)
+def test_every_form_of_every_rule_resolves_to_compiled_epochs(rule, covariance):
+    from perceptrons._states import TrainingState
+    from perceptrons.linear._families import resolve_rule
+
+    resolved = resolve_rule("test", rule, None, covariance)
+    assert resolved.covariance == covariance
+    assert issubclass(resolved.state_class, TrainingState)
+    for multiclass in (False, True):
+        assert callable(resolved.epoch(multiclass))
+    # Resolved once: the same configuration gives the same object.
+    assert resolve_rule("test", rule, None, covariance) is resolved
+
+
+@pytest.mark.parametrize("rule", [rule.name for rule in RULES.values()])
+def test_kernels_read_constants_by_name_not_by_the_tables_order(rule):
+    """Reordering a rule's constants (as a table edit would) changes no ``rule`` array:
+    each kernel module names the constants it reads; and every name it reads is one of
+    the rule's constants."""
+    from perceptrons.linear._families import Settings, resolve_rule
+
+    settings = Settings(bias_feature=1.0, C=0.5, margin=0.25, delta=0.0)
+    constants = RULES[rule].constants
+    # Distinct values in the interval of each constant, so a swap would show.
+    values = {}
+    for k, (name, constant) in enumerate(constants.items()):
+        low = constant.low if np.isfinite(constant.low) else 0.0
+        high = constant.high if np.isfinite(constant.high) else low + 10.0
+        values[name] = low + (high - low) * (k + 1) / (len(constants) + 2)
+    forward = resolve_rule("test", rule, values, "diagonal")
+    backward = resolve_rule("test", rule, dict(reversed(values.items())), "diagonal")
+    assert_array_equal(forward.rule_array(settings), backward.rule_array(settings))
+    read = getattr(forward.family.kernels(), "CONSTANTS", {}).get(rule, ())
+    assert set(read) <= set(constants), f"{rule} kernels read {read}, the table has {constants}"

@@ -173,25 +173,19 @@ def test_full_form_too_large_is_refused_before_allocating(rule):
 @pytest.mark.parametrize("covariance", ["diagonal", "full"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_kernels_log_each_mistake_with_the_class_moved_away_from(rule, covariance, n_classes):
-    from perceptrons import _adaptive
+    from perceptrons.linear._families import Settings, resolve_rule
 
     rng = np.random.default_rng(7)
     X = rng.normal(size=(40, 4))
     codes = rng.integers(0, n_classes, size=40)
     y = np.where(codes == 1, 1.0, -1.0) if n_classes == 2 else codes.astype(np.int64)
-    spec = RULES[rule]
-    constants = {name: constant.default for name, constant in spec.constants.items()}
-    state = _adaptive.state_class(spec, constants, covariance).zeros(
-        4, 1 if n_classes == 2 else n_classes, False
-    )
-    kernel, rule_array = _adaptive.epoch_kernel(
-        spec, constants, covariance, n_classes > 2, bias_feature=1.0, C=1.0
-    )
+    resolved = resolve_rule("test", rule, None, covariance)
+    state = resolved.state_class.zeros(4, 1 if n_classes == 2 else n_classes, False)
+    kernel = resolved.epoch(n_classes > 2)
+    rule_array = resolved.rule_array(Settings(bias_feature=1.0, C=1.0, margin=0.0, delta=0.0))
     order = np.arange(40)
     log = np.full((40, 2), -7, dtype=np.int64)
-    unlogged = _adaptive.state_class(spec, constants, covariance).zeros(
-        4, 1 if n_classes == 2 else n_classes, False
-    )
+    unlogged = resolved.state_class.zeros(4, 1 if n_classes == 2 else n_classes, False)
     args = (X, y, order)
     mistakes, wrong, _ = kernel(
         *args, state.weights, state.aux, state.stats, state.scalars, log, 0, rule_array, np.empty(0)

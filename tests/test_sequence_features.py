@@ -265,7 +265,7 @@ def test_vocabulary_and_hashing_agree(data, n_extra):
     n = 2**62
     vocabulary = SequenceFeaturizer(templates=templates).fit(X)
     hashing = SequenceFeaturizer(templates=templates, n_features=n).fit(X)
-    keys = vocabulary._engine().export_state()[0]["keys"]
+    keys = vocabulary._codec().export_state()[0]["keys"]
     by_vocabulary, by_hashing = vocabulary.transform(X), hashing.transform(X)
     # Every training feature is known: the same features in the same order, numbered
     # by rank among the sorted fingerprints on one side, by fingerprint % n on the other.
@@ -364,7 +364,7 @@ def test_a_fresh_interpreter_gives_the_same_columns():
         "out = {}\n"
         "for n in (None, 1000):\n"
         "    f = SequenceFeaturizer(n_features=n).fit(X)\n"
-        "    keys = f._engine().export_state()[0].get('keys', [])\n"
+        "    keys = f._codec().export_state()[0].get('keys', [])\n"
         "    out[str(n)] = [f.transform(X).indices.tolist(), keys]\n"
         "    out[str(n)][1] = [int(k) for k in out[str(n)][1]]\n"
         "print(json.dumps(out))\n"
@@ -382,7 +382,7 @@ def test_a_fresh_interpreter_gives_the_same_columns():
     theirs = json.loads(result.stdout)
     for n in (None, 1000):
         f = SequenceFeaturizer(n_features=n).fit(X)
-        keys = [int(k) for k in f._engine().export_state()[0].get("keys", [])]
+        keys = [int(k) for k in f._codec().export_state()[0].get("keys", [])]
         assert theirs[str(n)] == [f.transform(X).indices.tolist(), keys]
 
 
@@ -392,10 +392,10 @@ def test_export_import_roundtrip(n_features):
     X = _small_corpus()
     X_new = [[("Rockwell", "NNP"), ("fell", "VBD")], [("Unseen", "JJ")]]
     f = SequenceFeaturizer(templates="chunk", n_features=n_features, min_count=1).fit(X)
-    arrays, values = f._engine().export_state()
+    arrays, values = f._codec().export_state()
     json.dumps(values)  # plain JSON
     g = SequenceFeaturizer(templates="chunk", n_features=n_features)
-    g._engine().import_state(
+    g._codec().import_state(
         {k: v.copy() for k, v in arrays.items()}, json.loads(json.dumps(values))
     )
     assert g.templates_ == f.templates_ and g.n_features_out_ == f.n_features_out_
@@ -407,12 +407,12 @@ def test_export_import_roundtrip(n_features):
 
 def test_import_refuses_corrupt_state():
     f = SequenceFeaturizer(templates="pos").fit([["a", "b", "c"], ["d"]])
-    arrays, values = f._engine().export_state()
+    arrays, values = f._codec().export_state()
     keys = arrays["keys"]
 
     def refused(arrays, values, match):
         with pytest.raises(ValueError, match=match):
-            SequenceFeaturizer(templates="pos")._engine().import_state(arrays, values)
+            SequenceFeaturizer(templates="pos")._codec().import_state(arrays, values)
 
     refused({"keys": keys[::-1].copy()}, values, "strictly increasing")
     refused({"keys": np.concatenate([keys[:1], keys[:-1]])}, values, "strictly increasing")
@@ -429,7 +429,7 @@ def test_import_refuses_corrupt_state():
     refused({"keys": keys}, [values], "must be a dict")
     hashed = SequenceFeaturizer(n_features=10).fit([["a"]])
     with pytest.raises(ValueError, match="n_features=11"):
-        SequenceFeaturizer(n_features=11)._engine().import_state(*hashed._engine().export_state())
+        SequenceFeaturizer(n_features=11)._codec().import_state(*hashed._codec().export_state())
 
 
 # ---------------------------------------------------------------------- bad input
@@ -515,7 +515,7 @@ def test_transform_before_fit():
     with pytest.raises(NotFittedError):
         SequenceFeaturizer().transform([["a"]])
     with pytest.raises(NotFittedError):
-        SequenceFeaturizer()._engine().export_state()
+        SequenceFeaturizer()._codec().export_state()
 
 
 # ------------------------------------------------------------------- real data

@@ -8,8 +8,8 @@ private module of that package (``perceptrons.io.formats._read.read_data`` is
 ``perceptrons.io.formats.read_data``); a public class's methods
 are those it defines and those it inherits from a class of this package (what it
 inherits from scikit-learn or ``object`` is not ours), dunders and properties aside. The
-engines that the estimators and featurizers hand out through ``_engine()`` (see
-:mod:`perceptrons._engine`) are public by their protocols' documentation, though their
+codecs and engines that the estimators and featurizers hand out through ``_codec()``
+(see :mod:`perceptrons._engine`) are public by their protocols' documentation, though their
 modules are not."""
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import perceptrons
 # estimators and the featurizers).
 # Every public class (looked up, so imported: the package binds its names on first use)
 # with an engine, whatever the tests imported before.
-ENGINE_OWNERS = [
+CODEC_OWNERS = [
     obj
     for obj in (getattr(perceptrons, name) for name in perceptrons.__all__)
-    if inspect.isclass(obj) and hasattr(obj, "_engine")
+    if inspect.isclass(obj) and hasattr(obj, "_codec")
 ]
 
 
@@ -84,8 +84,8 @@ def _public_callables() -> dict[str, Callable[..., Any]]:
             elif inspect.isclass(obj):
                 for method_name, method in _methods(obj):
                     found[f"{module.__name__}.{name}.{method_name}"] = method
-    for owner in ENGINE_OWNERS:
-        engine = type(owner()._engine())
+    for owner in CODEC_OWNERS:
+        engine = type(owner()._codec())
         for method_name, method in _methods(engine):
             found[f"{engine.__module__}.{engine.__qualname__}.{method_name}"] = method
     return found

@@ -27,6 +27,9 @@ from perceptrons import _input, _validation
 from perceptrons import _params as rules
 from perceptrons._states import Frozen
 
+if TYPE_CHECKING:
+    from perceptrons._engine import StateCodec
+
 __all__ = ["IncrementalClassifier", "Trainable"]
 
 # What scikit-learn's validate_data records about the input of a first call.
@@ -74,6 +77,15 @@ class Trainable:
                 )
             setattr(self, name, value)
         return self
+
+    def _codec(self) -> StateCodec:
+        """The model's state as a model file holds it (see :mod:`perceptrons._engine`)."""
+        raise NotImplementedError
+
+    def _mixing_refusal(self) -> str | None:
+        """Why parameter mixing cannot train this configuration (None: it can); only
+        the online learners' engine trains shards."""
+        return f"{type(self).__name__} is not an online learner with an engine"
 
     def _check_params(self) -> None:
         """Each parameter's own rule (``__init__`` only stores; ``set_params`` may

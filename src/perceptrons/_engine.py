@@ -1,11 +1,13 @@
 """The training engine's contract, and the one epoch loop every trainer shares.
 
-An estimator is configuration plus the model that is truly its own; how it trains and
-how its state is stored is its *engine*, handed out by its one private accessor
-``_engine()``. What drives training from outside an estimator -- parameter mixing
-(:mod:`perceptrons.parallel`), streaming (:mod:`perceptrons.io.stream`), model files
-(:mod:`perceptrons.io.persist`) and the command line -- uses only that engine, through
-the protocols declared here (the type checker holds every engine to them):
+An estimator is configuration plus the model that is truly its own; how its state is
+stored is its *codec*, handed out by ``_codec()`` (every model), and how an online
+learner trains is its *engine*, handed out by ``_engine()`` (the online learners only:
+:class:`perceptrons._online.OnlineLearner`; the engine is their codec too). What drives
+training from outside an estimator -- parameter mixing (:mod:`perceptrons.parallel`),
+streaming (:mod:`perceptrons.io.stream`), model files (:mod:`perceptrons.io.persist`)
+and the command line -- uses only those, through the protocols declared here (the type
+checker holds every engine and codec to them); nothing asks an object what it has:
 
 * :class:`StateCodec` -- every model that a file can hold: its state as arrays and JSON
   values, and the exact layout those arrays must have (checked before any kernel sees

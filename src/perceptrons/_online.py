@@ -95,16 +95,21 @@ class OnlineLearner(Trainable):
         """The training machinery over this estimator (see :mod:`perceptrons._engine`)."""
         raise NotImplementedError
 
+    def _mixing_refusal(self) -> str | None:
+        """The engine trains shards: every configuration mixes unless it says why not."""
+        return None
+
+    def _codec(self) -> Engine:
+        """The engine is also the model's codec (an :class:`~perceptrons._engine.Engine`
+        is a :class:`~perceptrons._engine.StateCodec`)."""
+        return self._engine()
+
     @property
     def resumable(self) -> bool:
         """Whether the model holds the training state to continue exactly (after
         ``densify()``, for a sparsified one)."""
         _input.check_is_fitted(self, "coef_")
         return isinstance(self._lifecycle, TrainingState | CompactState)
-
-    def _mixing_refusal(self) -> str | None:
-        """Why parameter mixing cannot train this configuration (None: it can)."""
-        return None
 
     def _is_first_call(self) -> bool:
         """True until training has state to continue (``fit`` resets it)."""

@@ -60,6 +60,17 @@ class TrainingState:
     aux: np.ndarray
     count: int | float = 0
 
+    #: What the state's arrays mean, as a continued training checks it: a state goes on
+    #: only under rules that read its arrays the same way (its family, and for the
+    #: adaptive rules their statistics and form; their constants may change).
+    KIND: ClassVar[str] = "plain"
+
+    def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
+        """The epoch kernels' arguments beside the weights, ``aux`` and ``count`` that
+        this state holds (``slack``: the Δ trick's weights, which only the perceptron
+        kernels take)."""
+        return {}
+
     @classmethod
     def zeros(cls, n_features: int, n_columns: int, average: bool) -> TrainingState:
         shape = (n_features + 1,) if n_columns == 1 else (n_features + 1, n_columns)
@@ -188,6 +199,11 @@ class PerceptronState(TrainingState):
 
     slack: np.ndarray | None = None
 
+    KIND = "perceptron"
+
+    def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
+        return {"slack": slack}
+
     def arrays(self) -> dict[str, np.ndarray]:
         arrays = super().arrays()
         if self.slack is not None:
@@ -221,6 +237,11 @@ class RommaState(TrainingState):
     ``scales`` holds ``[scale, scale_sum, sq_norm]``, the array the kernels read and write."""
 
     scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
+
+    KIND = "romma"
+
+    def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
+        return {"scales": self.scales}
 
     def model(self) -> np.ndarray:
         scale, scale_sum, _ = self.scales
@@ -300,6 +321,11 @@ class LogisticState(TrainingState):
     array the kernels read and write."""
 
     scales: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0]))
+
+    KIND = "logistic"
+
+    def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
+        return {"scales": self.scales}
 
     @property
     def scale(self) -> float:
@@ -393,7 +419,7 @@ class LogisticState(TrainingState):
 @dataclass
 class AdaptiveState(TrainingState):
     """The state of the rules that keep statistics of their own beside the weights
-    (:mod:`perceptrons._adaptive`): a covariance, per-feature step sizes, counters.
+    (:mod:`perceptrons.linear._families`): a covariance, per-feature step sizes, counters.
 
     The weights and the average are kept explicitly, as :class:`TrainingState` keeps
     them (the model is theirs). ``stats`` holds the rule's arrays of statistics, and
@@ -423,6 +449,9 @@ class AdaptiveState(TrainingState):
     STATS_LOW: ClassVar[float | None] = None
     #: Whether :meth:`model` reads ``stats`` (a lazily scaled state's scales).
     MODEL_READS_STATS: ClassVar[bool] = False
+
+    def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
+        return {"stats": self.stats, "scalars": self.scalars}
 
     @classmethod
     def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -540,6 +569,7 @@ def adaptive_state(
         "FULL": full,
         "PER_CLASS": per_class,
         "STATS_LOW": stats_low,
+        "KIND": name,
         "CONFIGURATION": (
             (family, tuple(stats), tuple(scalars)),
             (("full", full), ("per_class", per_class), ("stats_low", stats_low), ("base", base)),

@@ -4,8 +4,8 @@ family's kernels train it, its own constants, and what it supports.
 Plain Python (no NumPy): the command line builds its ``--update`` choices and help from
 it without importing the learners. The estimators (:mod:`perceptrons.perceptron`) check
 ``update``, ``update_params`` and ``covariance`` against it; each family's kernels live in
-their own module of :mod:`perceptrons._kernels` (see :mod:`perceptrons._adaptive` for the
-families that keep per-feature statistics).
+their own module of :mod:`perceptrons._kernels`, and :mod:`perceptrons.linear._families`
+plugs every family into the one engine (its epochs, its ``rule`` array, its state).
 
 Families
 --------

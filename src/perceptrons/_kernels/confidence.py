@@ -52,7 +52,8 @@ without them).
 ``scalars``
     Unused (empty).
 ``rule``
-    Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`confidence_rule`).
+    Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`confidence_rule`; the
+    constants by name, ``CONSTANTS``).
 ``sample_weight``
     As in :mod:`perceptrons._kernels.perceptron` (or empty). A weight ``s`` counts the
     example's loss ``s`` times in the rule's objective: AROW's and NAROW's ``r`` become
@@ -83,9 +84,19 @@ _jit = cached_njit(nogil=True)
 
 AROW, CW, SCW_I, SCW_II, NAROW, NHERD = 0, 1, 2, 3, 4, 5
 KINDS = {"arow": AROW, "cw": CW, "scw-i": SCW_I, "scw-ii": SCW_II, "narow": NAROW, "nherd": NHERD}
-# Positions in the ``rule`` array; the rule's constants follow, in the order of its
-# entry in perceptrons._update_rules (with ``eta`` given as ``φ = Φ⁻¹(eta)``).
+# Positions in the ``rule`` array; the constants each rule reads follow, by name
+# (CONSTANTS), never in the order of the rule table's entry.
 KIND, BIAS_FEATURE, C_VALUE, FIRST_CONSTANT = 0, 1, 2, 3
+#: The constant each rule's kernels read at FIRST_CONSTANT (``eta`` as ``φ = Φ⁻¹(eta)``);
+#: the initial variance ``a`` is the training state's, not the kernels'.
+CONSTANTS = {
+    "arow": ("r",),
+    "narow": ("b",),
+    "nherd": (),
+    "cw": ("eta",),
+    "scw-i": ("eta",),
+    "scw-ii": ("eta",),
+}
 
 
 def confidence_rule(name: str, bias_feature: float, C: float, constants: dict) -> np.ndarray:
@@ -93,7 +104,8 @@ def confidence_rule(name: str, bias_feature: float, C: float, constants: dict) -
     confidence ``eta`` of CW and SCW is passed as ``φ = Φ⁻¹(eta)``, the standard normal
     quantile (:class:`statistics.NormalDist`)."""
     values = [
-        NormalDist().inv_cdf(value) if key == "eta" else value for key, value in constants.items()
+        NormalDist().inv_cdf(constants[key]) if key == "eta" else constants[key]
+        for key in CONSTANTS[name]
     ]
     return np.array([float(KINDS[name]), float(bias_feature), float(C), *values])
 

@@ -46,7 +46,7 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     the examples seen (of positive weight). Both continue over epochs and calls.
 ``rule``
     Float64 array ``(kind, bias_feature, constants...)`` (:func:`first_order_rule`),
-    the constants in the order of the rule's entry in :mod:`perceptrons._update_rules`.
+    the constants by name (``CONSTANTS``).
 ``sample_weight``
     As in :mod:`perceptrons._kernels.perceptron` (or empty): an example of weight
     ``s`` steps ``s`` times as far (ALMA: ``s η_k``, then the projection; OGD: ``s
@@ -87,9 +87,14 @@ MAX_SCALE = 1e4
 SCALE, SCALE_SUM, SQ_NORM = 0, 1, 2
 
 
+#: The constants each rule's kernels read, from FIRST_CONSTANT on, by name.
+CONSTANTS = {"alma": ("alpha", "B", "step"), "ogd": ("eta", "power_t")}
+
+
 def first_order_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
     """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
-    return np.array([float(KINDS[name]), float(bias_feature), *constants.values()])
+    values = [float(constants[key]) for key in CONSTANTS[name]]
+    return np.array([float(KINDS[name]), float(bias_feature), *values])
 
 
 # ------------------------------------------------------------------------------ ALMA

@@ -69,7 +69,8 @@ Improved ellipsoid method (``"iellip"``)
     constant feature of value ``bias_feature`` with a statistic of its own (the last
     row). An example of weight 0 is skipped entirely (no decay either).
 ``rule``
-    Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`second_order_rule`).
+    Float64 array ``(kind, bias_feature, C, constants...)`` (:func:`second_order_rule`; the
+    constants by name, ``CONSTANTS``).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
 n_mistakes, count)`` at the first non-finite score or variance (see
@@ -91,15 +92,18 @@ _piece = register_jitable
 
 SOP, IELLIP = 0, 1
 KINDS = {"sop": SOP, "iellip": IELLIP}
-# Positions in the ``rule`` array; the rule's constants follow, in the order of its
-# entry in perceptrons._update_rules (sop: a; iellip: a, b, c).
+# Positions in the ``rule`` array; the constants each rule reads follow, by name
+# (CONSTANTS). The initial ``a`` and IELLIP's ``c`` are the training state's.
 KIND, BIAS_FEATURE, C_VALUE, FIRST_CONSTANT = 0, 1, 2, 3
-IELLIP_B = FIRST_CONSTANT + 1
+IELLIP_B = FIRST_CONSTANT
+#: The constants each rule's kernels read, from FIRST_CONSTANT on.
+CONSTANTS = {"sop": (), "iellip": ("b",)}
 
 
 def second_order_rule(name: str, bias_feature: float, C: float, constants: dict) -> np.ndarray:
     """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
-    return np.array([float(KINDS[name]), float(bias_feature), float(C), *constants.values()])
+    values = [float(constants[key]) for key in CONSTANTS[name]]
+    return np.array([float(KINDS[name]), float(bias_feature), float(C), *values])
 
 
 @_piece

@@ -235,7 +235,7 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     records; every estimator array's declared layout checked, none of them read yet."""
     cls = registry.estimators[meta["algorithm"]]
     estimator = cls(**params_from_json(cls, meta))
-    estimator._engine().check_params()  # the rules of set_params and fit
+    estimator._codec().check_params()  # the rules of set_params and fit
     n_features = meta["n_features_in"]
     sizes: dict[str, int] = {}
     classes_dtype = meta["classes"]["dtype"]
@@ -271,7 +271,7 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     if meta["rng"] is not None:
         arrays.check("estimator/rng_key", RNG_KEY, sizes, "MT19937")
     fits = f"{n_features} features and {classes.shape[0]} classes"
-    codec: StateCodec = estimator._engine()
+    codec: StateCodec = estimator._codec()
     layout = codec.state_layout(meta["state"])
     check_layouts(arrays, "estimator/", meta["state_arrays"], layout, fits, sparse_arrays(meta))
     return estimator
@@ -287,7 +287,7 @@ def plan_featurizer(
         return None
     cls = registry.featurizers[info["algorithm"]]
     featurizer = cls(**params_from_json(cls, info))
-    codec: StateCodec = featurizer._engine()
+    codec: StateCodec = featurizer._codec()
     codec.check_params()  # the rules of set_params and fit
     state = info["state"]
     n_out = field(state, "n_features_out", int, "featurizer.state.")
@@ -330,7 +330,7 @@ def check_memory(
     (:func:`perceptrons._memory.check_allocation`)."""
     total = sum(math.prod(shape) * dtype.itemsize for shape, dtype in arrays.layouts.values())
     expanded = []
-    codec: StateCodec = estimator._engine()
+    codec: StateCodec = estimator._codec()
     layout = codec.state_layout(meta["state"])
     expands = expands_sparse(meta, estimator)
     for name, nnz in sorted(sparse_arrays(meta).items()):
@@ -380,7 +380,7 @@ def build_model(
     """The planned estimator and featurizer given their state (whose values their
     ``import_state`` checks), as a pipeline when the file holds one (scikit-learn's, or
     with ``core`` a :class:`~perceptrons.text.TextPipeline`)."""
-    codec: StateCodec = estimator._engine()
+    codec: StateCodec = estimator._codec()
     codec.import_state(state_arrays(meta, arrays, estimator), meta["state"])
     if meta["rng"] is not None:
         info = meta["rng"]
@@ -399,7 +399,7 @@ def build_model(
         return estimator
     info = meta["featurizer"]
     names = info["state_arrays"]
-    featurizer_codec: StateCodec = featurizer._engine()
+    featurizer_codec: StateCodec = featurizer._codec()
     featurizer_codec.import_state(
         {name: arrays[f"featurizer/{name}"] for name in names}, info["state"]
     )
@@ -418,7 +418,7 @@ def state_arrays(meta: dict[str, Any], arrays: Arrays, estimator: Any) -> dict[s
     :class:`~perceptrons._checked.SparseArray` (expanded for an estimator that cannot
     keep them sparse)."""
     sparse = sparse_arrays(meta)
-    codec: StateCodec = estimator._engine()
+    codec: StateCodec = estimator._codec()
     layout = codec.state_layout(meta["state"])
     state: dict[str, Any] = {}
     for name in meta["state_arrays"]:

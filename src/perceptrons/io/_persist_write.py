@@ -109,7 +109,7 @@ def encode_estimator(
             f"cannot save an unfitted {name}: call fit or partial_fit first."
         )
     params = params_to_json(estimator)
-    codec: StateCodec = estimator._engine()
+    codec: StateCodec = estimator._codec()
     state_arrays, state_values = codec.export_state(resumable=resumable)
     clash = sorted(set(state_arrays) & set(RESERVED))
     if clash:  # a bug in an estimator's engine, not a user error
@@ -195,7 +195,7 @@ def encode_featurizer(featurizer: Any) -> tuple[dict[str, np.ndarray], dict]:
         raise _input.not_fitted_error(featurizer)(
             f"cannot save a pipeline whose {name} is not fitted."
         )
-    codec: StateCodec = featurizer._engine()
+    codec: StateCodec = featurizer._codec()
     state_arrays, state_values = codec.export_state()
     arrays = {f"featurizer/{key}": np.asarray(value) for key, value in state_arrays.items()}
     meta = {

@@ -259,10 +259,10 @@ _REGISTRY = _registry(core=False)
 _CORE_REGISTRY = _registry(core=True)
 
 if TYPE_CHECKING:
-    # The type checker holds the engine of every class a file can name to StateCodec,
+    # The type checker holds the codec of every class a file can name to StateCodec,
     # which reading and writing use (a Protocol over the classes would not: their
     # scikit-learn bases are untyped, so they would pass any).
-    def _stored_engine(
+    def _stored_codec(
         model: Perceptron
         | AveragedPerceptron
         | VotedPerceptron
@@ -274,7 +274,7 @@ if TYPE_CHECKING:
         | SequenceTagger
         | TextFeaturizer,
     ) -> StateCodec:
-        return model._engine()
+        return model._codec()
 
 
 #: The most bytes the JSON metadata may take.

@@ -458,10 +458,15 @@ def _fit_epochs(
             return _windows(chunks, shuffle_window, options["chunk_size"], rng)
         return chunks
 
-    engine = getattr(estimator, "_engine", None)
-    engine = engine() if engine is not None else None
+    # Imported here: the online learners import io only lazily, and fit_stream's
+    # other callers (any scikit-learn incremental classifier) need neither.
+    from perceptrons._base import Trainable
+    from perceptrons._online import OnlineLearner
+
     epochs_of: _ChunkEpochs
-    if engine is not None and hasattr(engine, "train_batch"):
+    if isinstance(estimator, OnlineLearner):
+        ours = True
+        engine = estimator._engine()
         held_out = engine.validation_fraction is not None
         if held_out and shuffle_window > 0:
             raise ValueError(
@@ -477,7 +482,8 @@ def _fit_epochs(
         epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
         # An estimator of this package (the voted perceptron) records each partial_fit;
         # its history_ gets one record per pass instead, as with an engine.
-        epochs_of.per_pass = engine is not None
+        ours = isinstance(estimator, Trainable)
+        epochs_of.per_pass = ours
         stopping = None
     report = StreamReport()
     for record in run_epochs(
@@ -486,7 +492,7 @@ def _fit_epochs(
         history=report.epochs,
         name=type(estimator).__name__,
         describe=_describe,
-        verbose=bool(getattr(estimator, "verbose", 0)) and engine is not None,
+        verbose=bool(getattr(estimator, "verbose", 0)) and ours,
         stopping=stopping,
         validation=epochs_of.held_out_set,
         publish_each_epoch=True,

@@ -292,7 +292,7 @@ class BudgetPerceptron(IncrementalClassifier):
         for name in ("classes_", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
 
-    def _engine(self) -> BudgetCodec:
+    def _codec(self) -> BudgetCodec:
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return BudgetCodec(self)
 

@@ -278,7 +278,7 @@ class VotedPerceptron(VotedTraining):
             verbose=bool(self.verbose),
         )
 
-    def _engine(self) -> VotedCodec:
+    def _codec(self) -> VotedCodec:
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return VotedCodec(self)
 

@@ -96,7 +96,7 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
             bias_feature=1.0 if self.fit_intercept else 0.0,
             min_scale=_MIN_SCALE_AVERAGED if self.average else _MIN_SCALE,
         )
-        return kernel, {"scales": state.scales, "rule": rule}
+        return kernel, {**state.kernel_arguments(slack), "rule": rule}
 
     def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
         return {"log_loss": float(statistic) / max(n_examples, 1), "examples": n_examples}

@@ -17,21 +17,14 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from perceptrons import _adaptive
 from perceptrons import _params as rules
-from perceptrons._kernels import perceptron as _kernels
-from perceptrons._kernels import romma as _romma
 from perceptrons._online import OnlineLinearClassifier
-from perceptrons._states import AdaptiveState, PerceptronState, RommaState, TrainingState
-from perceptrons._update_rules import RULES, check_update_params, rule_of
+from perceptrons._states import PerceptronState, TrainingState
+from perceptrons._update_rules import RULES
+from perceptrons.linear._families import ResolvedRule, Settings, resolve_rule
 
 __all__ = ["AveragedPerceptron", "Perceptron"]
 
-_UPDATE_KINDS = {"perceptron": _kernels.PERCEPTRON, "pa": _kernels.PA}
-# 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
-_UPDATE_KINDS.update({"pa-i": _kernels.PA_I, "pa-ii": _kernels.PA_II, "mira": _kernels.PA_I})
-# The ROMMA rules, by whether they are aggressive; they have kernels of their own.
-_ROMMA_KINDS = {"romma": False, "aggressive-romma": True}
 # An empty mistake log: the kernels then log nothing, at no cost.
 _NO_MISTAKE_LOG = np.empty((0, 2), dtype=np.int64)
 
@@ -98,28 +91,25 @@ class PerceptronRules(OnlineLinearClassifier):
         self.update_params = update_params
         self.covariance = covariance
 
+    def _resolved_rule(self) -> ResolvedRule:
+        """``update``, ``update_params`` and ``covariance`` resolved (checked, and the
+        same object for the same values: see :func:`perceptrons.linear._families.resolve_rule`)."""
+        return resolve_rule(type(self).__name__, self.update, self.update_params, self.covariance)
+
     @property
     def _state_class(self) -> type[TrainingState]:  # type: ignore[override]
-        """The family's training state: ROMMA's lazily scaled weights have their own,
-        and so have the rules that keep statistics of their own (:mod:`perceptrons._adaptive`)."""
-        rule = RULES.get(self.update) if isinstance(self.update, str) else None
-        if rule is None or rule.family == "perceptron":
+        """The rule family's training state (:mod:`perceptrons.linear._families`)."""
+        if not isinstance(self.update, str) or self.update not in RULES:
             return PerceptronState  # (an unknown rule is refused by _check_params)
-        if rule.family == "romma":
-            return RommaState
-        constants = check_update_params(type(self).__name__, rule, self.update_params)
-        return _adaptive.state_class(rule, constants, self._covariance(rule))
-
-    def _covariance(self, rule: Any) -> str:
-        """``covariance`` as the rule takes it (a rule without a full form is diagonal)."""
-        return self.covariance if rule.covariance else "diagonal"
+        return self._resolved_rule().state_class
 
     def _mixing_refusal(self) -> str | None:
         """Why parameter mixing cannot train this rule (the table's reason), if so."""
-        rule = rule_of(self.update)
+        resolved = self._resolved_rule()
+        rule = resolved.rule
         if rule.mixing is not None:
             return f"update={self.update!r}: {rule.mixing}"
-        if rule.covariance and self.covariance == "full":
+        if resolved.covariance == "full":
             return (
                 f"update={self.update!r} with covariance='full': each shard's covariance "
                 "is a dense matrix over all features, which the mixing does not combine"
@@ -128,9 +118,9 @@ class PerceptronRules(OnlineLinearClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        rule = rule_of(self.update)
+        resolved = self._resolved_rule()
+        rule, constants = resolved.rule, resolved.constants
         name = type(self).__name__
-        constants = check_update_params(name, rule, self.update_params)
         if rule.family == "adagrad" and constants.get("l1", 0.0) > 0 and self._averaged:
             raise ValueError(
                 f"{name}: update={self.update!r} with l1 > 0 cannot be averaged: the L1 "
@@ -232,53 +222,28 @@ class PerceptronRules(OnlineLinearClassifier):
     def _epoch_kernel(
         self, state: TrainingState, multiclass: bool, slack: np.ndarray
     ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
-        bias_feature = 1.0 if self.fit_intercept else 0.0
-        # A state continues under the same family and statistics (an adaptive state's
-        # class names them; its constants may change between calls).
-        if type(state).__name__ != self._state_class.__name__:
+        resolved = self._resolved_rule()
+        # A state continues under the same family and statistics (its KIND; the
+        # constants may change between calls).
+        if state.KIND != resolved.state_class.KIND:
             raise ValueError(
                 f"{type(self).__name__}: update={self.update!r} cannot continue a state "
                 "trained with another family of update rules or other statistics (ROMMA "
                 "scales its weights; the adaptive rules keep statistics of their own); "
                 "call fit (without warm_start) to start again."
             )
-        if isinstance(state, AdaptiveState):
-            rule = rule_of(self.update)
-            constants = check_update_params(type(self).__name__, rule, self.update_params)
-            kernel, rule_array = _adaptive.epoch_kernel(
-                rule,
-                constants,
-                self._covariance(rule),
-                multiclass,
-                bias_feature=bias_feature,
-                C=self.C,
-            )
-            arguments = {
-                "stats": state.stats,
-                "scalars": state.scalars,
-                "mistake_log": _NO_MISTAKE_LOG,
-                "rule": rule_array,
-            }
-            return kernel, arguments
-        if isinstance(state, RommaState):
-            romma = _romma.multiclass_epoch if multiclass else _romma.binary_epoch
-            arguments = {
-                "scales": state.scales,
-                "mistake_log": _NO_MISTAKE_LOG,
-                "rule": _romma.romma_rule(
-                    aggressive=_ROMMA_KINDS[self.update], bias_feature=bias_feature
-                ),
-            }
-            return romma, arguments
-        kernel = _kernels.multiclass_epoch if multiclass else _kernels.binary_epoch
-        rule_array = _kernels.update_rule(
-            _UPDATE_KINDS[self.update],
-            self.margin,
-            self.C,
-            bias_feature=bias_feature,
-            delta=self.delta,
+        settings = Settings(
+            bias_feature=1.0 if self.fit_intercept else 0.0,
+            C=float(self.C),
+            margin=float(self.margin),
+            delta=float(self.delta),
         )
-        return kernel, {"slack": slack, "mistake_log": _NO_MISTAKE_LOG, "rule": rule_array}
+        arguments = {
+            **state.kernel_arguments(slack),
+            "mistake_log": _NO_MISTAKE_LOG,
+            "rule": resolved.rule_array(settings),
+        }
+        return resolved.epoch(multiclass), arguments
 
     def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
         # The kernels' statistic counts the updates; "mistakes" the wrong predictions

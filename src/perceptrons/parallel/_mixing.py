@@ -47,11 +47,12 @@ def resolve_mixing(estimator: Any, mixing: str) -> str:
 
 def mixing_refusal(estimator: Any) -> str | None:
     """Why parameter mixing cannot train ``estimator`` as configured, or None: each
-    estimator of the package says why in its own ``_mixing_refusal``."""
-    refusal = getattr(estimator, "_mixing_refusal", None)
-    if refusal is None:
+    model of the package says why in its own ``_mixing_refusal``."""
+    from perceptrons._base import Trainable  # the models' base, imported with them
+
+    if not isinstance(estimator, Trainable):
         return f"{type(estimator).__name__}, which is not an online learner of this package"
-    return refusal()
+    return estimator._mixing_refusal()
 
 
 def mixing_weights(results: Sequence[ShardResult], mixing: str) -> np.ndarray:

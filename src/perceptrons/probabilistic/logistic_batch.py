@@ -382,7 +382,7 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         self.intercept_ = model[-1].copy()
 
     # ---------------------------------------------------------------- persistence
-    def _engine(self) -> _BatchCodec:
+    def _codec(self) -> _BatchCodec:
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return _BatchCodec(self)
 

@@ -260,7 +260,7 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
             self.intercept_ = self._joint_intercept
 
     # ---------------------------------------------------------------- persistence
-    def _engine(self) -> _NaiveBayesCodec:
+    def _codec(self) -> _NaiveBayesCodec:
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return _NaiveBayesCodec(self)
 

@@ -282,7 +282,7 @@ class SequenceFeaturizer(Trainable):
         return TokenFeatures(offsets, indptr, indices, self.n_features_out_)
 
     # ----------------------------------------------------------- persistence
-    def _engine(self) -> _SequenceCodec:
+    def _codec(self) -> _SequenceCodec:
         """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return _SequenceCodec(self)
 

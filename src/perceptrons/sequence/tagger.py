@@ -616,7 +616,7 @@ class TaggerEngine(LinearEngine):
         featurizer_values = values.get("featurizer")
         if isinstance(featurizer_values, dict):
             for name, spec in (
-                self.estimator._new_featurizer()._engine().state_layout(featurizer_values).items()
+                self.estimator._new_featurizer()._codec().state_layout(featurizer_values).items()
             ):
                 layout[_FEATURIZER_PREFIX + name] = spec
         return layout
@@ -625,7 +625,7 @@ class TaggerEngine(LinearEngine):
         """The training state and the featurizer as arrays and JSON values (see
         the engine's ``export_state`` and :mod:`perceptrons.io.persist`)."""
         arrays, values = super().export_state(resumable=resumable)
-        featurizer_arrays, featurizer_values = self.estimator.featurizer_._engine().export_state()
+        featurizer_arrays, featurizer_values = self.estimator.featurizer_._codec().export_state()
         for name, array in featurizer_arrays.items():
             arrays[_FEATURIZER_PREFIX + name] = array
         values["featurizer"] = featurizer_values
@@ -644,7 +644,7 @@ class TaggerEngine(LinearEngine):
             if not isinstance(featurizer_values, dict):
                 raise ValueError("the featurizer's state must be a JSON object")
             featurizer = self.estimator._new_featurizer()
-            featurizer._engine().import_state(
+            featurizer._codec().import_state(
                 {
                     k[len(_FEATURIZER_PREFIX) :]: v
                     for k, v in arrays.items()

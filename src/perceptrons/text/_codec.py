@@ -1,5 +1,5 @@
 """A :class:`~perceptrons.TextFeaturizer`'s fitted state as a model file stores it
-(:class:`perceptrons._engine.StateCodec`, what its ``_engine()`` returns)."""
+(:class:`perceptrons._engine.StateCodec`, what its ``_codec()`` returns)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class _TextCodec:
     (:class:`perceptrons._engine.StateCodec`)."""
 
     # A TextFeaturizer, typed loosely: importing perceptrons.features here would make a
-    # circle of imports (it imports this module for TextFeaturizer._engine()).
+    # circle of imports (it imports this module for TextFeaturizer._codec()).
     def __init__(self, featurizer: Any) -> None:
         self.featurizer = featurizer
 

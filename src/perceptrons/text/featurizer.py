@@ -441,7 +441,7 @@ class TextFeaturizer(Trainable):
         return self._vectorizer.get_feature_names_out().tolist()
 
     # ----------------------------------------------------------- persistence
-    def _engine(self) -> _TextCodec:
+    def _codec(self) -> _TextCodec:
         """The fitted state as a model file stores it (see :mod:`perceptrons._engine`)."""
         return _TextCodec(self)
 

@@ -1,0 +1,286 @@
+"""How each family of update rules (:data:`perceptrons._update_rules.RULES`) plugs into
+the one engine, and a configuration resolved once.
+
+A family is one entry of :data:`FAMILIES`: its compiled epochs (binary and multiclass,
+diagonal and full, chosen the same way for every family), how their ``rule`` array is
+packed (each kernel module names the constants it reads, :func:`Family.rule_array`), and
+its training state (:mod:`perceptrons._states`; the rules that keep statistics of their
+own get an :class:`~perceptrons._states.AdaptiveState` configuration: which statistics,
+their initial values, diagonal or full). The engine's loop, checks, averaging, model
+files and mixing are the same for every rule.
+
+:func:`resolve_rule` turns an estimator's ``update``, ``update_params`` and
+``covariance`` into a :class:`ResolvedRule` once per configuration (checked, cached):
+the epochs read it rather than look the rule up again.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from perceptrons._states import (
+    AdaptiveState,
+    AlmaState,
+    PerceptronState,
+    RommaState,
+    TrainingState,
+    adaptive_state,
+)
+from perceptrons._update_rules import UpdateRule, check_update_params, rule_of
+
+__all__ = ["FAMILIES", "Family", "ResolvedRule", "resolve_rule"]
+
+#: A family's epoch kernel; they return ``(updates, mistakes, count)``.
+Kernel = Callable[..., tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The estimator's parameters a ``rule`` array may carry beside the rule's constants."""
+
+    bias_feature: float
+    C: float
+    margin: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of rules: the module of :mod:`perceptrons._kernels` holding its epochs
+    (``kernels()``, imported on first use: predicting and the command line's other
+    commands need none), the names of those epochs by ``(multiclass, full)``, how its ``rule`` array
+    is packed, and its training state."""
+
+    kernels: Callable[[], ModuleType]
+    epochs: Mapping[tuple[str, bool, bool], str]
+    pack: Callable[[Any, str, Mapping[str, float], Settings], np.ndarray]
+    state: Callable[[UpdateRule, Mapping[str, float], bool], type[TrainingState]]
+
+    def epoch(self, rule: str, multiclass: bool, full: bool) -> Kernel:
+        """The compiled epoch of ``rule`` in the form ``(multiclass, full)``."""
+        name = self.epochs.get((rule, multiclass, full)) or self.epochs[("*", multiclass, full)]
+        return getattr(self.kernels(), name)
+
+    def rule_array(
+        self, rule: str, constants: Mapping[str, float], settings: Settings
+    ) -> np.ndarray:
+        """The ``rule`` argument of the family's epochs."""
+        return self.pack(self.kernels(), rule, constants, settings)
+
+
+def _forms(prefix: str = "", *, full: bool = False, rule: str = "*") -> dict:
+    """The epochs ``{prefix}binary_epoch`` and ``{prefix}multiclass_epoch`` (and their
+    ``_full`` forms) of ``rule`` (``"*"``: every rule of the family)."""
+    forms = {}
+    for multiclass in (False, True):
+        shape = "multiclass" if multiclass else "binary"
+        forms[(rule, multiclass, False)] = f"{prefix}{shape}_epoch"
+        if full:
+            forms[(rule, multiclass, True)] = f"{prefix}{shape}_epoch_full"
+    return forms
+
+
+# ------------------------------------------------------------------ the states
+def _perceptron_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    return PerceptronState
+
+
+def _romma_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    return RommaState
+
+
+def _confidence_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # One covariance, starting at a I (AROW's Σ_0 = I: a = 1).
+    return adaptive_state(rule.family, (constants.get("a", 1.0),), full=full, stats_low=0.0)
+
+
+def _second_order_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # Named by the rule: the two rules' statistics have different layouts.
+    a = constants["a"]
+    if rule.name == "sop":
+        # The correlation a I + Σ x xᵀ of the examples updated on, shared by the
+        # classes: its diagonal, or its inverse (full).
+        initial = 1.0 / a if full else a
+        return adaptive_state(rule.name, (initial,), full=full, per_class=False, stats_low=0.0)
+    # IELLIP: the ellipsoid per class (up to its scale), starting at a I, and c_t.
+    return adaptive_state(rule.name, (a,), (constants["c"],), full=full, stats_low=0.0)
+
+
+def _first_order_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    if rule.name == "alma":
+        # Per class: scale 1, scale_sum 0, ||w||² 0; the update counter k from 1.
+        return adaptive_state(rule.name, (1.0, 0.0, 0.0), (1.0,), stats_low=0.0, base=AlmaState)
+    # OGD: explicit weights and t, the examples seen.
+    return adaptive_state(rule.name, (), (0.0,))
+
+
+def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # The sums of squared gradients G (and RDA's sum of gradients u, of either sign;
+    # NAG's scales s), all from 0; scalars: the rounds' weight t (NAG: and N).
+    if rule.name == "ada-fobos":
+        return adaptive_state(rule.name, (0.0,), (0.0,), stats_low=0.0)
+    if rule.name == "ada-rda":
+        # RDA's scalars also hold the eta, delta and l1 its weights were made with.
+        return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
+    return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
+
+
+# ------------------------------------------------------------------ the rule arrays
+# 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
+_PERCEPTRON_KINDS = {"perceptron": "PERCEPTRON", "pa": "PA", "pa-i": "PA_I", "mira": "PA_I"}
+_PERCEPTRON_KINDS["pa-ii"] = "PA_II"
+
+
+def _pack_perceptron(kernels: Any, rule: str, constants: Mapping, settings: Settings):
+    kind = getattr(kernels, _PERCEPTRON_KINDS[rule])
+    return kernels.update_rule(
+        kind,
+        settings.margin,
+        settings.C,
+        bias_feature=settings.bias_feature,
+        delta=settings.delta,
+    )
+
+
+def _pack_romma(kernels: Any, rule: str, constants: Mapping, settings: Settings):
+    return kernels.romma_rule(
+        aggressive=rule == "aggressive-romma", bias_feature=settings.bias_feature
+    )
+
+
+def _pack_with_C(function: str) -> Callable[..., np.ndarray]:
+    def pack(kernels: Any, rule: str, constants: Mapping, settings: Settings) -> np.ndarray:
+        return getattr(kernels, function)(rule, settings.bias_feature, settings.C, constants)
+
+    return pack
+
+
+def _pack_without_C(function: str) -> Callable[..., np.ndarray]:
+    def pack(kernels: Any, rule: str, constants: Mapping, settings: Settings) -> np.ndarray:
+        return getattr(kernels, function)(rule, settings.bias_feature, constants)
+
+    return pack
+
+
+# Each family's kernels, imported on first use (written out, so that the import graph
+# test sees them).
+def _perceptron_kernels() -> ModuleType:
+    from perceptrons._kernels import perceptron
+
+    return perceptron
+
+
+def _romma_kernels() -> ModuleType:
+    from perceptrons._kernels import romma
+
+    return romma
+
+
+def _confidence_kernels() -> ModuleType:
+    from perceptrons._kernels import confidence
+
+    return confidence
+
+
+def _second_order_kernels() -> ModuleType:
+    from perceptrons._kernels import second_order
+
+    return second_order
+
+
+def _first_order_kernels() -> ModuleType:
+    from perceptrons._kernels import first_order
+
+    return first_order
+
+
+def _adagrad_kernels() -> ModuleType:
+    from perceptrons._kernels import adagrad
+
+    return adagrad
+
+
+#: Every family of :data:`perceptrons._update_rules.FAMILIES`.
+FAMILIES: dict[str, Family] = {
+    "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
+    "romma": Family(_romma_kernels, _forms(), _pack_romma, _romma_state),
+    "confidence": Family(
+        _confidence_kernels, _forms(full=True), _pack_with_C("confidence_rule"), _confidence_state
+    ),
+    "second-order": Family(
+        _second_order_kernels,
+        {
+            **_forms("sop_", full=True, rule="sop"),
+            **_forms("iellip_", full=True, rule="iellip"),
+        },
+        _pack_with_C("second_order_rule"),
+        _second_order_state,
+    ),
+    "first-order": Family(
+        _first_order_kernels,
+        {**_forms("alma_", rule="alma"), **_forms("ogd_", rule="ogd")},
+        _pack_without_C("first_order_rule"),
+        _first_order_state,
+    ),
+    "adagrad": Family(_adagrad_kernels, _forms(), _pack_without_C("adagrad_rule"), _adagrad_state),
+}
+
+
+@dataclass(frozen=True)
+class ResolvedRule:
+    """An update rule with its checked constants and form: what the epochs read."""
+
+    rule: UpdateRule
+    constants: Mapping[str, float]
+    #: ``"diagonal"`` or ``"full"`` (a rule without a full form is diagonal).
+    covariance: str
+    state_class: type[TrainingState]
+
+    @property
+    def family(self) -> Family:
+        return FAMILIES[self.rule.family]
+
+    def epoch(self, multiclass: bool) -> Kernel:
+        """The compiled epoch for a multiclass model or not."""
+        return self.family.epoch(self.rule.name, multiclass, self.covariance == "full")
+
+    def rule_array(self, settings: Settings) -> np.ndarray:
+        return self.family.rule_array(self.rule.name, self.constants, settings)
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the rule keeps statistics of its own (an adaptive state)."""
+        return issubclass(self.state_class, AdaptiveState)
+
+
+def resolve_rule(owner: str, update: Any, update_params: Any, covariance: Any) -> ResolvedRule:
+    """``update`` with its ``update_params`` and ``covariance`` resolved (a ValueError,
+    naming ``owner``, for an unknown rule or an invalid constant). The same arguments
+    give the same object: a fit resolves its rule once, not once per epoch."""
+    try:
+        params = None if update_params is None else tuple(sorted(update_params.items()))
+        key = (owner, update, params, covariance)
+        hash(key)
+    except (AttributeError, TypeError):  # not a dict of hashable numbers: no cache
+        return _resolve(owner, update, update_params, covariance)
+    return _resolve_cached(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolve_cached(key: tuple) -> ResolvedRule:
+    owner, update, params, covariance = key
+    return _resolve(owner, update, None if params is None else dict(params), covariance)
+
+
+def _resolve(owner: str, update: Any, update_params: Any, covariance: Any) -> ResolvedRule:
+    rule = rule_of(update)
+    constants = check_update_params(owner, rule, update_params)
+    form = covariance if rule.covariance and covariance == "full" else "diagonal"
+    state_class = FAMILIES[rule.family].state(rule, constants, form == "full")
+    return ResolvedRule(rule, constants, form, state_class)

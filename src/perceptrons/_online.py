@@ -30,7 +30,7 @@ from perceptrons import _params as rules
 from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
-from perceptrons._online_engine import LinearEngine
+from perceptrons._online_engine import LinearConfig, LinearEngine
 from perceptrons._states import (
     CompactState,
     Frozen,
@@ -86,10 +86,62 @@ class OnlineLearner(Trainable):
         lifecycle = self._lifecycle
         return lifecycle if isinstance(lifecycle, TrainingState) else None
 
+    #: The family's training state.
+    _state_class: ClassVar[type[TrainingState]] = TrainingState
+    #: Whether the kernels can log the examples they updated on (``mistake_log``);
+    #: otherwise (logistic regression) every example updates the weights.
+    _logs_updates: ClassVar[bool] = False
+
+    @property
+    def _dense_changes(self) -> bool:
+        """Whether every epoch changes every weight (a prior that decays them all)."""
+        return False
+
     @property
     def _averaged(self) -> bool:
         """Whether the model predicts with the mean of its weights."""
         raise NotImplementedError
+
+    # ------------------------------------------------------------- the members' hooks
+    def _targets(self, codes: np.ndarray) -> np.ndarray:
+        """Class codes to the kernel's targets (binary: one float per example)."""
+        raise NotImplementedError
+
+    def _epoch_kernel(
+        self, state: TrainingState, multiclass: bool, slack: np.ndarray
+    ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
+        """``(kernel, arguments)``: the compiled epoch and its family's own arguments.
+        The kernel returns ``(updates, mistakes, count)``, or ``(statistic, count)``
+        for a family that counts no mistakes (logistic regression's log-loss)."""
+        raise NotImplementedError
+
+    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
+        """An epoch's ``history_`` record from the kernels' summed statistic and mistakes."""
+        raise NotImplementedError
+
+    def _describe(self, record: dict[str, Any]) -> str:
+        """The verbose line of an epoch."""
+        raise NotImplementedError
+
+    def _linear_config(self) -> LinearConfig:
+        """The configuration the engine reads (:class:`~perceptrons._online_engine.LinearConfig`),
+        resolved once per engine from the parameters and the family's hooks."""
+        return LinearConfig(
+            name=type(self).__name__,
+            averaged=self._averaged,
+            logs_updates=self._logs_updates,
+            dense_changes=self._dense_changes,
+            delta=float(self._option("delta")),
+            early_stopping=bool(self._option("early_stopping")),
+            n_iter_no_change=self._option("n_iter_no_change"),
+            validation_fraction=self._option("validation_fraction"),
+            shuffle=bool(self.shuffle),
+            state_class=self._state_class,
+            epoch_kernel=self._epoch_kernel,
+            targets=self._targets,
+            epoch_record=self._epoch_record,
+            describe=self._describe,
+        )
 
     def _engine(self) -> Engine:
         """The training machinery over this estimator (see :mod:`perceptrons._engine`)."""
@@ -337,39 +389,12 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         **OnlineLearner._rules,
         "fit_intercept": rules.boolean(),
     }
-    #: The family's training state.
-    _state_class: ClassVar[type[TrainingState]] = TrainingState
-    #: Whether the kernels can log the examples they updated on (``mistake_log``);
-    #: otherwise (logistic regression) every example updates the weights.
-    _logs_updates: ClassVar[bool] = False
-
     fit_intercept: bool
     #: None before training, then the state trained, the compact state of a model
     #: sparsified exactly, or a frozen model.
     _lifecycle: TrainingState | CompactState | Frozen | None = None
     coef_: Any  # ndarray, or scipy.sparse.csr_matrix after sparsify()
     intercept_: np.ndarray
-
-    # ------------------------------------------------------------- the members' hooks
-    def _targets(self, codes: np.ndarray) -> np.ndarray:
-        """Class codes to the kernel's targets (binary: one float per example)."""
-        raise NotImplementedError
-
-    def _epoch_kernel(
-        self, state: TrainingState, multiclass: bool, slack: np.ndarray
-    ) -> tuple[Callable[..., tuple[Any, ...]], dict[str, Any]]:
-        """``(kernel, arguments)``: the compiled epoch and its family's own arguments.
-        The kernel returns ``(updates, mistakes, count)``, or ``(statistic, count)``
-        for a family that counts no mistakes (logistic regression's log-loss)."""
-        raise NotImplementedError
-
-    def _epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
-        """An epoch's ``history_`` record from the kernels' summed statistic and mistakes."""
-        raise NotImplementedError
-
-    def _describe(self, record: dict[str, Any]) -> str:
-        """The verbose line of an epoch."""
-        raise NotImplementedError
 
     def _engine(self) -> LinearEngine:
         return LinearEngine(self)

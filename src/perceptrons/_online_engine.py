@@ -1,17 +1,20 @@
 """The engine of the online linear learners (:class:`~perceptrons._engine.Engine`).
 
 :class:`LinearEngine` is what :class:`~perceptrons._online.OnlineLinearClassifier`
-hands out through ``_engine()``: the estimator keeps its parameters, its fitted model
-and its family's hooks (the kernel, the targets, what an epoch's statistic reads);
-the engine holds the training machinery over them -- fresh states, one compiled epoch
-with every size and index checked first, the state as a model file stores it. The
-serial fit, parameter mixing and streaming all train through it.
+(and the tagger) hands out through ``_engine()``. The estimator keeps its parameters
+and its fitted model; what the engine needs of its configuration comes in one
+:class:`LinearConfig`, resolved once per engine (its family's kernels, targets and
+records included); the engine holds the training machinery over them -- fresh states,
+one compiled epoch with every size and index checked first, the state as a model file
+stores it. The serial fit, parameter mixing and streaming all train through it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,7 +32,42 @@ from perceptrons._states import (
     sorted_union,
 )
 
-__all__ = ["LinearEngine", "check_epoch_inputs"]
+if TYPE_CHECKING:
+    from perceptrons._online import OnlineLearner
+
+__all__ = ["LinearConfig", "LinearEngine", "check_epoch_inputs"]
+
+#: A compiled epoch and its family's own arguments (see ``LinearConfig.epoch_kernel``).
+EpochKernel = Callable[..., tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class LinearConfig:
+    """What the engine reads of an online learner's configuration, resolved once (see
+    :meth:`perceptrons._online.OnlineLearner._linear_config`).
+
+    ``epoch_kernel(state, multiclass, slack)`` gives ``(kernel, arguments)``: the
+    compiled epoch and its family's own arguments; ``targets`` turns class codes into
+    the kernel's targets; ``epoch_record`` and ``describe`` make an epoch's
+    ``history_`` record and its verbose line.
+    """
+
+    name: str
+    averaged: bool
+    logs_updates: bool
+    #: Whether every epoch changes every weight (a prior that decays them all).
+    dense_changes: bool
+    delta: float
+    early_stopping: bool
+    n_iter_no_change: int
+    validation_fraction: float | None
+    shuffle: bool
+    state_class: type[TrainingState]
+    epoch_kernel: Callable[[TrainingState, bool, np.ndarray], tuple[EpochKernel, dict[str, Any]]]
+    targets: Callable[[np.ndarray], np.ndarray]
+    epoch_record: Callable[[float, int, int], dict[str, Any]]
+    describe: Callable[[dict[str, Any]], str]
+
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
 PROGRESS_CHUNK = 2**15
@@ -80,10 +118,17 @@ class LinearEngine:
     #: What the columns of the weights stand for, as messages name them.
     COLUMNS = "classes"
 
-    def __init__(self, estimator: Any) -> None:
-        # An OnlineLinearClassifier (or the tagger): typed loosely, as that module
-        # imports this one; what the engine reads of it is its family's hooks.
-        self.estimator = estimator
+    def __init__(self, estimator: OnlineLearner) -> None:
+        # Beside its configuration (self.config), what the engine reads and writes of
+        # the estimator is its model's lifecycle: the state, history_, random_state_,
+        # classes_, the published model.
+        self.estimator: Any = estimator
+
+    @functools.cached_property
+    def config(self) -> LinearConfig:
+        """The estimator's configuration, resolved on first use (after the parameters
+        were checked: a model file's are checked by :meth:`check_params` first)."""
+        return self.estimator._linear_config()
 
     # ------------------------------------------------------------ what it is
     @property
@@ -92,31 +137,27 @@ class LinearEngine:
 
     @property
     def averaged(self) -> bool:
-        return self.estimator._averaged
+        return self.config.averaged
 
     @property
     def logs_updates(self) -> bool:
-        return self.estimator._logs_updates
+        return self.config.logs_updates
 
     @property
     def dense_changes(self) -> bool:
-        return float(getattr(self.estimator, "l2", 0.0)) > 0.0
+        return self.config.dense_changes
 
     @property
     def delta(self) -> float:
-        return float(self.estimator._option("delta"))
+        return self.config.delta
 
     @property
     def validation_fraction(self) -> float | None:
-        if not self.stopping().early_stopping:
-            return None
-        return self.estimator._option("validation_fraction")
+        config = self.config
+        return config.validation_fraction if config.early_stopping else None
 
     def stopping(self) -> Stopping:
-        estimator = self.estimator
-        return Stopping(
-            bool(estimator._option("early_stopping")), estimator._option("n_iter_no_change")
-        )
+        return Stopping(self.config.early_stopping, self.config.n_iter_no_change)
 
     def check_params(self) -> None:
         self.estimator._check_params()
@@ -166,7 +207,7 @@ class LinearEngine:
             estimator.random_state_ = _input.check_random_state(estimator.random_state)
         state = estimator._state
         rows = np.arange(X.shape[0])
-        order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
+        order = estimator.random_state_.permutation(rows) if self.config.shuffle else rows
         record = self.run_epoch(
             state,
             X,
@@ -192,7 +233,7 @@ class LinearEngine:
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator
-        return estimator._targets(_validation.encode(estimator.classes_, labels, estimator))
+        return self.config.targets(_validation.encode(estimator.classes_, labels, estimator))
 
     def state_size(self, n_features: int) -> tuple[int, int]:
         """The rows (besides the intercept's) and columns of the weights of a state for
@@ -211,7 +252,7 @@ class LinearEngine:
         """:meth:`check_state_memory` for weights of ``rows`` rows (and the intercept's)
         and ``columns`` columns."""
         arrays = (2 if self.averaged else 1) + 1
-        state_class = self.estimator._state_class
+        state_class = self.config.state_class
         statistics, what = 0, ""
         if issubclass(state_class, AdaptiveState):
             statistics = state_class.stats_entries(rows + 1, columns)
@@ -234,7 +275,7 @@ class LinearEngine:
     def new_state(self, n_features: int) -> TrainingState:
         self.check_state_memory(n_features)
         rows, columns = self.state_size(n_features)
-        return self.estimator._state_class.zeros(rows, columns, self.averaged)
+        return self.config.state_class.zeros(rows, columns, self.averaged)
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
@@ -290,7 +331,7 @@ class LinearEngine:
         if not structure_checked:
             _validation.check_sparse_structure(X)
         rows = (X.data, X.indices, X.indptr) if sp.issparse(X) else X
-        kernel, arguments = self.estimator._epoch_kernel(state, state.weights.ndim == 2, slack)
+        kernel, arguments = self.config.epoch_kernel(state, state.weights.ndim == 2, slack)
         if mistake_log is not None:
             self.check_mistake_log(mistake_log, len(order), progress)
             arguments["mistake_log"] = mistake_log
@@ -343,10 +384,10 @@ class LinearEngine:
             )
 
     def epoch_record(self, statistic: float, n_examples: int, mistakes: int) -> dict[str, Any]:
-        return self.estimator._epoch_record(statistic, n_examples, mistakes)
+        return self.config.epoch_record(statistic, n_examples, mistakes)
 
     def describe(self, record: dict[str, Any]) -> str:
-        return self.estimator._describe(record)
+        return self.config.describe(record)
 
     def publish_state(self, state: TrainingState, n_iter: int) -> None:
         estimator = self.estimator
@@ -383,7 +424,7 @@ class LinearEngine:
         else:
             assert isinstance(lifecycle, Frozen)  # a fitted model is in one of the three
             seen = lifecycle.seen
-        neutral = estimator._state_class(weights=np.zeros(0), aux=np.zeros(0))
+        neutral = self.config.state_class(weights=np.zeros(0), aux=np.zeros(0))
         values = {**neutral.values(), "count": as_count(seen), "n_iter": n_iter}
         values["resumable"] = False
         model = estimator._model_array()
@@ -409,7 +450,7 @@ class LinearEngine:
         arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
         resumable = _checked.boolean_value(values.get("resumable", True), "resumable")
         sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
-        state_class = estimator._state_class
+        state_class = self.config.state_class
         compact = None
         rows = None  # the rows the file holds nonzeros in, when it names them
         if sparsified:
@@ -452,7 +493,7 @@ class LinearEngine:
         rows = estimator.n_features_in_ + 1
         shape = (rows,) if n_columns == 1 else (rows, n_columns)
         resumable = values.get("resumable", True) is not False
-        layout = estimator._state_class.layout(shape, self.averaged and resumable)
+        layout = self.config.state_class.layout(shape, self.averaged and resumable)
         if resumable:
             return layout
         # Only what predicts: the weights (a family's statistics stay out of the file).

@@ -81,6 +81,11 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
                 f"{self.learning_rate!r} and l2={self.l2!r}."
             )
 
+    @property
+    def _dense_changes(self) -> bool:
+        # The L2 prior decays every weight with every example.
+        return float(self.l2) > 0.0
+
     def _targets(self, codes: np.ndarray) -> np.ndarray:
         """0.0/1.0 for binary problems, class indices otherwise."""
         return codes.astype(np.float64) if self.classes_.shape[0] == 2 else codes

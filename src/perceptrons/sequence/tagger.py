@@ -611,8 +611,8 @@ class TaggerEngine(LinearEngine):
             self.estimator.n_features_in_ + self.estimator._n_tags + 1,
             self.estimator._n_tags,
         )
-        averaged = self.estimator._averaged and values.get("resumable", True) is not False
-        layout = self.estimator._state_class.layout((rows, n_tags), averaged)
+        averaged = self.config.averaged and values.get("resumable", True) is not False
+        layout = self.config.state_class.layout((rows, n_tags), averaged)
         featurizer_values = values.get("featurizer")
         if isinstance(featurizer_values, dict):
             for name, spec in (

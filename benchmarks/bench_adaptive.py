@@ -366,7 +366,7 @@ def decide(
 
     A challenger must do all that the default is used for, weights and parameter mixing
     (the command line's text path trains on a VW file's importance weights, takes
-    ``--class-weight`` and ``--workers``: a rule the table says refuses either cannot be
+    ``--class-weight`` and ``--shards``: a rule the table says refuses either cannot be
     a default), and fit within ``TARGET_FIT_RATIO`` of AveragedPerceptron()'s time on
     every set; the one of best mean accuracy replaces ``current`` only when it is ahead on
     the mean by more than ``DECISION_MARGIN`` and behind by no more than that on any set."""

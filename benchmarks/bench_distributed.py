@@ -111,7 +111,7 @@ def _threads(k, options):
 
         with _thread_records() as kept:
             model = mix_threads(
-                _estimator(), data.X_train, data.y_train, n_jobs=k, n_partitions=k, **options
+                _estimator(), data.X_train, data.y_train, n_shards=k, n_threads=k, **options
             )
         return model, kept[-1]
 
@@ -122,7 +122,7 @@ def _dask(client, n, options):
     def fit(data):
         from perceptrons.parallel import ParameterMixing
 
-        mixer = ParameterMixing(_estimator(), n_partitions=n, client=client, **options)
+        mixer = ParameterMixing(_estimator(), n_shards=n, client=client, **options)
         # The library waits on futures through the current client: this cluster's.
         with client.as_current():
             mixer.fit(data.X_train, data.y_train)
@@ -160,7 +160,7 @@ def bench_dataset(data, threads, workers, repeats, options) -> list[dict]:
             # Each worker loads the compiled kernels once, outside the timings.
             with client.as_current():
                 ParameterMixing(
-                    _estimator().set_params(max_epochs=2), n_partitions=n, client=client, **options
+                    _estimator().set_params(max_epochs=2), n_shards=n, client=client, **options
                 ).fit(Xw, yw)
             configs.append(
                 Config("ParameterMixing (Dask)", f"{n} workers", n, _dask(client, n, options))

@@ -3,7 +3,7 @@
 Issue 13 ("Accuracy at many shards") asks which of the strategies the literature offers
 keeps the mixed model within 0.5 points of the serial one at 16 shards. For each data
 set and estimator (10 epochs, shuffle, ``random_state=0``), this script fits the serial
-model, then ``mix_threads(n_jobs=2, n_partitions=k)`` for each strategy and each shard
+model, then ``mix_threads(n_shards=k, n_threads=2)`` for each strategy and each shard
 count ``k``, and reports the test accuracy's difference from serial, in points:
 
 * ``uniform``: the mean of the shards' weights (the default);
@@ -109,7 +109,7 @@ def study(
     make,
     strategies: list[str],
     shards: list[int],
-    n_jobs: int,
+    n_threads: int,
     serial_seeds: int = 1,
     done=None,
 ) -> dict:
@@ -139,7 +139,7 @@ def study(
             start = time.perf_counter()
             try:
                 model = mix_threads(
-                    make(), data.X_train, data.y_train, n_jobs, n_partitions=k, **options
+                    make(), data.X_train, data.y_train, n_shards=k, n_threads=n_threads, **options
                 )
             except ValueError as exc:  # a strategy the estimator does not support
                 print(f"    {name}: not applicable ({exc})", flush=True)
@@ -191,7 +191,7 @@ def render(all_results: dict, shards: list[int], commands: list[str], started) -
         f"- Date: {started.isoformat(timespec='seconds')}",
         f"- Machine: {_report.machine_info()}",
         f"- Protocol: {EPOCHS} epochs (mixes), shuffle, random_state={SEED}; "
-        "`mix_threads(estimator, X, y, n_jobs=2, n_partitions=k, **strategy)`. "
+        "`mix_threads(estimator, X, y, n_shards=k, n_threads=2, **strategy)`. "
         "Δ = 100 × (mixed − serial test accuracy), in points; target Δ ≥ −0.5. "
         "The model does not depend on how many cores run the shards (16 shards on 2 threads "
         "give the 16-thread model), so these accuracies hold on any machine; no timing here. "
@@ -344,7 +344,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="uniform,mistakes,mixes,redeal,mistakes+redeal",
         help="the strategies run for the estimators other than averaged",
     )
-    parser.add_argument("--n-jobs", type=int, default=2, help="threads running the shards")
+    parser.add_argument("--threads", type=int, default=2, help="threads running the shards")
     parser.add_argument(
         "--serial-seeds",
         type=int,
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
                 all_results[label][name] = (info, results)
                 save()
 
-            done(study(data, make, strategies, shards, args.n_jobs, args.serial_seeds, done))
+            done(study(data, make, strategies, shards, args.threads, args.serial_seeds, done))
         del data
     if not all_results:
         print("no data set found: nothing written", flush=True)

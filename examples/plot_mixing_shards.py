@@ -64,16 +64,17 @@ def new_model() -> AveragedPerceptron:
 
 # Load the compiled kernels (from Numba's cache, or compile them) before any timing.
 new_model().fit(X_train[:500], y_train[:500])
-mix_threads(new_model(), X_train[:500], y_train[:500], n_jobs=2)
+mix_threads(new_model(), X_train[:500], y_train[:500], n_shards=2)
 
 # %%
 # The serial fit and the mixed fits
 # ---------------------------------
-# ``mix_threads(estimator, X, y, n_jobs, mixing, n_partitions=...)`` splits the rows
-# into ``n_partitions`` shards and runs them on ``n_jobs`` threads. The model depends
-# on the shards and the seed, never on the threads: 16 shards on 2 threads give the
-# model that 16 threads give. ``AveragedPerceptron(n_jobs=2).fit(X, y)`` is
-# ``mix_threads`` with two shards on two threads and the default mixing.
+# ``mix_threads(estimator, X, y, n_shards, mixing, n_threads=...)`` splits the rows
+# into ``n_shards`` shards and runs them on ``n_threads`` threads (by default one per
+# CPU, at most one per shard). The model depends on the shards and the seed, never on
+# the threads: 16 shards on 2 threads give the model that 16 threads give.
+# ``AveragedPerceptron(n_shards=2).fit(X, y)`` is ``mix_threads`` with two shards and
+# the default mixing.
 #
 # The default mixing is timed twice per shard count, as is the serial fit, and the
 # faster of the two runs is kept; ``"uniform"`` is fitted once, for its accuracy.
@@ -103,7 +104,7 @@ for mixing, repeats in MIXINGS.items():
     for shards in SHARDS:
         threads = min(shards, 2)
         runs = [
-            timed(mix_threads, n_jobs=threads, mixing=mixing, n_partitions=shards)
+            timed(mix_threads, n_shards=shards, n_threads=threads, mixing=mixing)
             for _ in range(repeats)
         ]
         seconds, mixed = min(runs, key=lambda run: run[0])

@@ -219,9 +219,9 @@ def test_ada_rda_refuses_parameter_mixing_and_the_others_mix():
     X = rng.normal(size=(80, 5))
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match=r"parameter mixing.*sum of gradients"):
-        Perceptron(update="ada-rda", n_jobs=2).fit(X, y)
+        Perceptron(update="ada-rda", n_shards=2).fit(X, y)
     for rule in ("ada-fobos", "nag"):
-        model = Perceptron(update=rule, n_jobs=2, random_state=0).fit(X, y)
+        model = Perceptron(update=rule, n_shards=2, random_state=0).fit(X, y)
         assert model.score(X, y) > 0.8
 
 

@@ -316,7 +316,7 @@ def test_stream_trains_the_same_model_as_in_memory(tmp_path):
     assert a["accuracy"] == b["accuracy"] and a["confusion_matrix"] == b["confusion_matrix"]
 
 
-# ------------------------------------------------------- parameter mixing (--workers)
+# -------------------------------------------------------- parameter mixing (--shards)
 def _linear_svmlight(path, n=300, seed=5, classes=2):
     """A noisy linear problem in svmlight (``seed`` draws the examples, the separator is
     fixed): mixed and serial models then differ."""
@@ -340,18 +340,20 @@ def _accuracy(model, data):
     return json.loads(out)["accuracy"]
 
 
-def test_workers_train_on_threads_and_compare_serial_prints_the_real_cost(tmp_path):
+def test_shards_train_on_threads_and_compare_serial_prints_the_real_cost(tmp_path):
     train = _linear_svmlight(tmp_path / "train.svm")
     dev = _linear_svmlight(tmp_path / "dev.svm", n=200, seed=6)
     mixed, serial = tmp_path / "mixed.npz", tmp_path / "serial.npz"
     common = ("--epochs", "4", "--seed", "3", "--dev", dev)
     status, out, err = run(
-        "train", train, "-o", mixed, "--workers", "3", "--compare-serial", "--json", *common
+        "train", train, "-o", mixed, "--shards", "3", "--compare-serial", "--json", *common
     )
     assert status == 0, err
     report = json.loads(out)["parallel"]
     assert report["backend"] == "threads" and report["cluster"] is None
-    assert report["workers"] == report["shards"] == 3 and report["local_epochs"] == 1
+    threads = min(3, os.cpu_count() or 1)  # one thread per shard, up to one per CPU
+    assert report["shards"] == 3 and report["workers"] == threads
+    assert report["local_epochs"] == 1
     assert "epoch 4: " in err and "on 3 shards" in err  # human lines on stderr with --json
     # the same estimator trained serially by the command line is the comparison's
     assert run("train", train, "-o", serial, "--quiet", *common)[0] == 0
@@ -368,14 +370,15 @@ def test_workers_train_on_threads_and_compare_serial_prints_the_real_cost(tmp_pa
     assert speedup == pytest.approx(ratio, rel=1e-2, abs=1e-3)
     pace = f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"
     summary = [line for line in err.splitlines() if line.startswith("parameter mixing on")]
-    assert len(summary) == 1 and "3 threads (3 shards" in summary[0]
+    assert len(summary) == 1 and f"{threads} threads (3 shards" in summary[0]
     assert f"dev accuracy {mixed_accuracy:.4f}" in summary[0]
     assert f"accuracy cost: {cost:+.2f} points vs serial" in err and pace in err
     # without --dev the accuracy is the training data's; --quiet prints no summary
-    status, out, err = run("train", train, "-o", mixed, "--workers", "-1", "--json", "--quiet")
+    status, out, err = run("train", train, "-o", mixed, "--shards", "-1", "--json", "--quiet")
     assert status == 0 and err == ""
     report = json.loads(out)["parallel"]
-    assert report["workers"] == (os.cpu_count() or 1) and report["accuracy_on"] == "train"
+    assert report["workers"] == report["shards"] == (os.cpu_count() or 1)
+    assert report["accuracy_on"] == "train"
     assert report["accuracy"] == _accuracy(mixed, train) and "serial" not in report
 
 
@@ -387,13 +390,13 @@ def test_workers_train_on_threads_and_compare_serial_prints_the_real_cost(tmp_pa
         ("logistic", ("--l2", "0.001", "--mixing", "sum")),
     ],
 )
-def test_every_mixable_algorithm_trains_with_workers_and_its_model_predicts(
+def test_every_mixable_algorithm_trains_with_shards_and_its_model_predicts(
     algorithm, options, tmp_path
 ):
     train = _linear_svmlight(tmp_path / "train.svm", classes=3)
     model = tmp_path / "m.npz"
     status, out, err = run(
-        "train", train, "-o", model, "--algorithm", algorithm, *options, "--workers", "2",
+        "train", train, "-o", model, "--algorithm", algorithm, *options, "--shards", "2",
         "--local-epochs", "2", "--json",
     )  # fmt: skip
     assert status == 0, err
@@ -407,7 +410,7 @@ def test_every_mixable_algorithm_trains_with_workers_and_its_model_predicts(
     assert _accuracy(model, train) == result["train_accuracy"] == report["accuracy"]
 
 
-@pytest.mark.parametrize("mode", [(), ("--stream",), ("--workers", "2")])
+@pytest.mark.parametrize("mode", [(), ("--stream",), ("--shards", "2")])
 @pytest.mark.parametrize("update", ["pa-i", "perceptron"])
 def test_the_epoch_line_gives_mistakes_and_updates(update, mode, tmp_path):
     """Mistakes: wrong predictions before the update; updates: every example the rule
@@ -456,27 +459,27 @@ def test_bad_parallel_options_are_usage_errors_naming_the_option(tmp_path):
     text.write_text("a\tgood words\nb\tbad words\n")
     out = ("-o", tmp_path / "m.npz")
     cases = [
-        (("--workers", "0"), "--workers"),
-        (("--workers", "-2"), "--workers"),
-        (("--workers", "two"), "--workers"),
-        (("--workers", "2", "--local-epochs", "0"), "--local-epochs"),
-        (("--workers", "2", "--mixing", "median"), "--mixing"),
-        (("--workers", "2", "--algorithm", "logistic", "--mixing", "mistakes"), "--mixing"),
-        (("--workers", "2", "--backend", "mpi"), "--backend"),
+        (("--shards", "0"), "--shards"),
+        (("--shards", "-2"), "--shards"),
+        (("--shards", "two"), "--shards"),
+        (("--shards", "2", "--local-epochs", "0"), "--local-epochs"),
+        (("--shards", "2", "--mixing", "median"), "--mixing"),
+        (("--shards", "2", "--algorithm", "logistic", "--mixing", "mistakes"), "--mixing"),
+        (("--shards", "2", "--backend", "mpi"), "--backend"),
         (("--mixing", "sum"), "--mixing"),
         (("--local-epochs", "2"), "--local-epochs"),
         (("--compare-serial",), "--compare-serial"),
         (("--backend", "threads"), "--backend"),
         (("--backend", "threads", "--scheduler", "tcp://127.0.0.1:1"), "--backend threads"),
-        (("--backend", "threads", "--stream", "--workers", "1"), "--backend threads"),
-        (("--stream", "--workers", "3"), "split -n l/3"),
-        (("--stream", "--workers", "1", "--compare-serial"), "--compare-serial"),
-        (("--stream", "--workers", "1", "--shuffle-window", "2"), "--shuffle-window"),
-        ((other, "--workers", "3"), "--workers 3 but 2 DATA files"),
+        (("--backend", "threads", "--stream", "--shards", "1"), "--backend threads"),
+        (("--stream", "--shards", "3"), "split -n l/3"),
+        (("--stream", "--shards", "1", "--compare-serial"), "--compare-serial"),
+        (("--stream", "--shards", "1", "--shuffle-window", "2"), "--shuffle-window"),
+        ((other, "--shards", "3"), "--shards 3 but 2 DATA files"),
         ((other,), "2 DATA files"),
-        ((other, "--workers", "2", "--class-weight", "1:2"), "--class-weight"),
-        ((text, "--workers", "2"), "t.tsv: tsv is text"),
-        ((text, "--stream", "--workers", "2"), "svmlight files only"),
+        ((other, "--shards", "2", "--class-weight", "1:2"), "--class-weight"),
+        ((text, "--shards", "2"), "t.tsv: tsv is text"),
+        ((text, "--stream", "--shards", "2"), "svmlight files only"),
     ]
     for options, fragment in cases:
         files = [option for option in options if option in (other, text)]
@@ -515,14 +518,14 @@ def test_scheduler_joins_an_existing_dask_cluster(dask_scheduler, tmp_path):
     assert f"the Dask cluster at {dask_scheduler} of 2 workers (2 shards" in err
     assert _accuracy(model, train) == report["accuracy"]
     status, out, err = run(
-        "train", train, "-o", model, "--scheduler", dask_scheduler, "--workers", "3", "--json"
+        "train", train, "-o", model, "--scheduler", dask_scheduler, "--shards", "3", "--json"
     )
     assert status == 0, err
     assert json.loads(out)["parallel"]["shards"] == 3
 
 
 @pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
-def test_stream_with_workers_streams_each_file_on_a_worker(dask_scheduler, tmp_path):
+def test_stream_with_shards_streams_each_file_on_a_worker(dask_scheduler, tmp_path):
     parts = [_linear_svmlight(tmp_path / f"part{i}.svm", seed=5, n=150 + i) for i in range(2)]
     dev = _linear_svmlight(tmp_path / "dev.svm", n=200, seed=6)
     model = tmp_path / "m.npz"
@@ -580,7 +583,7 @@ def test_connect_timeout_is_a_positive_number_for_a_scheduler(tmp_path):
     for options, fragment in (
         (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "0"), "positive number"),
         (("--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "inf"), "positive number"),
-        (("--workers", "2", "--connect-timeout", "1"), "applies to --scheduler"),
+        (("--shards", "2", "--connect-timeout", "1"), "applies to --scheduler"),
         (
             (
                 "--connect-timeout",
@@ -619,7 +622,7 @@ def test_a_failing_mixing_run_on_a_local_cluster_prints_one_line(tmp_path):
     bad.write_text("1 1:1\n1 x:oops\n")
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
     done = subprocess.run(
-        [sys.executable, "-c", _LOCAL_CLUSTER_RUN, "train", str(good), str(bad), "--workers",
+        [sys.executable, "-c", _LOCAL_CLUSTER_RUN, "train", str(good), str(bad), "--shards",
          "2", "-o", str(tmp_path / "m.npz")],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
@@ -642,7 +645,7 @@ def test_ctrl_c_during_a_mixing_run_on_a_local_cluster_prints_one_line(tmp_path)
     pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
     parts = [_linear_svmlight(tmp_path / f"part{i}.svm", seed=i, n=200) for i in range(2)]
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
-    command = [sys.executable, "-m", "perceptrons", "train", *map(str, parts), "--workers",
+    command = [sys.executable, "-m", "perceptrons", "train", *map(str, parts), "--shards",
                "2", "-o", str(tmp_path / "m.npz"), "--epochs", "1000000"]  # fmt: skip
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -667,27 +670,28 @@ def test_backend_auto_picks_threads_for_one_file_in_memory_else_dask(tmp_path):
     def chosen(*options):
         return backend(build_parser().parse_args(["train", *options, "-o", "m.npz"]))
 
-    assert chosen("a.svm", "--workers", "4") == "threads"
+    assert chosen("a.svm", "--shards", "4") == "threads"
     assert chosen("a.svm", "--scheduler", "tcp://h:8786") == "dask"
-    assert chosen("a.svm", "--workers", "1", "--stream") == "dask"
-    assert chosen("a.svm", "b.svm", "--workers", "2") == "dask"
-    assert chosen("a.svm", "--workers", "2", "--backend", "dask") == "dask"
+    assert chosen("a.svm", "--shards", "1", "--stream") == "dask"
+    assert chosen("a.svm", "b.svm", "--shards", "2") == "dask"
+    assert chosen("a.svm", "--shards", "2", "--backend", "dask") == "dask"
 
 
 @pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning")  # dashboard
-def test_backend_dask_starts_a_local_cluster_of_the_workers(tmp_path):
+def test_backend_dask_starts_a_local_cluster_of_a_worker_per_shard(tmp_path):
     pytest.importorskip("distributed", reason="the [distributed] extra is not installed")
     train = _linear_svmlight(tmp_path / "train.svm")
     model = tmp_path / "m.npz"
     status, out, err = run(
-        "train", train, "-o", model, "--workers", "2", "--backend", "dask", "--epochs", "2",
+        "train", train, "-o", model, "--shards", "2", "--backend", "dask", "--epochs", "2",
         "--json",
     )  # fmt: skip
     assert status == 0, err
     report = json.loads(out)["parallel"]
     assert (report["backend"], report["cluster"]) == ("dask", "local")
-    assert report["workers"] == report["shards"] == 2
-    assert "a local Dask cluster of 2 workers" in err and "starting the cluster" in err
+    workers = min(2, os.cpu_count() or 1)  # one per shard, up to one per CPU
+    assert report["shards"] == 2 and report["workers"] == workers
+    assert f"a local Dask cluster of {workers} workers" in err and "starting the cluster" in err
     assert _accuracy(model, train) == report["accuracy"]
 
 
@@ -1061,13 +1065,13 @@ def test_the_option_table_matches_the_estimators_constructors():
             assert (param in params) == (algorithm in algorithms), (algorithm, dest)
 
 
-def test_stream_and_workers_need_an_algorithm_that_can_do_them(tmp_path):
+def test_stream_and_shards_need_an_algorithm_that_can_do_them(tmp_path):
     data = _counts_file(tmp_path / "train.svm")
     for algorithm in ("voted", "multinomial-nb", "bernoulli-nb"):
         status, _, err = run(
-            "train", data, "-o", tmp_path / "m.npz", "--algorithm", algorithm, "--workers", "2"
+            "train", data, "-o", tmp_path / "m.npz", "--algorithm", algorithm, "--shards", "2"
         )
-        assert status == 2 and "--workers" in err and algorithm in err, err
+        assert status == 2 and "--shards" in err and algorithm in err, err
         assert "perceptron, averaged" in err
     # naive Bayes streams: one counting pass, the same counts as in memory
     for algorithm in ("logistic", "voted", "multinomial-nb"):
@@ -1167,7 +1171,7 @@ def test_every_writing_command_refuses_its_inputs_as_output(tmp_path):
 _INPUT_AS_OUTPUT = [
     (("train", "{data}", "-o", "{data}"), "data"),
     (("train", "{data}", "--dev", "{dev}", "-o", "{dev}"), "dev"),
-    (("train", "{data}", "{dev}", "--workers", "2", "-o", "{dev}"), "dev"),
+    (("train", "{data}", "{dev}", "--shards", "2", "-o", "{dev}"), "dev"),
     (("train", "{data}", "--stream", "--dev", "{dev}", "-o", "{dev}"), "dev"),
     (("predict", "{model}", "{data}", "-o", "{model}"), "model"),
     (("evaluate", "{model}", "{data}", "-o", "{data}"), "data"),
@@ -1269,7 +1273,7 @@ _BAD_INVOCATIONS = [
     (2, ("train", "{data}", "-o", "{out}", "--kernel", "rbf")),
     (2, ("train", "{data}", "-o", "{out}", "--class-weight", "9:1")),
     (2, ("train", "{data}", "-o", "{out}", "--stream", "--chunk-size", "0")),
-    (2, ("train", "{data}", "-o", "{out}", "--stream", "--workers", "3")),
+    (2, ("train", "{data}", "-o", "{out}", "--stream", "--shards", "3")),
     (2, ("train", "{data}", "-o", "{out}", "--connect-timeout", "1")),
     (2, ("train", "{data}", "-o", "{out}", *_NOWHERE, "--connect-timeout", "0")),
     (1, ("train", "{data}", "-o", "{out}", *_NOWHERE, "--connect-timeout", "1")),

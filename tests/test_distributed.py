@@ -89,17 +89,17 @@ def _same_model(a, b, **tol):
     assert_array_equal(a.classes_, b.classes_)
 
 
-# ------------------------------------------------------------- one partition
+# ----------------------------------------------------------------- one shard
 @pytest.mark.parametrize("cls", MIXABLE)
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_one_partition_equals_serial_fit(client, cls, sparse, n_classes, shuffle):
+def test_one_shard_equals_serial_fit(client, cls, sparse, n_classes, shuffle):
     """Bit for bit: one shard's state is the serial fit's, on the worker and back."""
     X, y = _problem(n_classes, sparse)
     serial = cls(max_epochs=3, shuffle=shuffle, random_state=7).fit(X, y)
     mixed = ParameterMixing(
-        cls(max_epochs=3, shuffle=shuffle, random_state=7), n_partitions=1, client=client
+        cls(max_epochs=3, shuffle=shuffle, random_state=7), n_shards=1, client=client
     ).fit(X, y)
     _same_model(mixed.estimator_, serial)
     for mixed_record, serial_record in zip(mixed.estimator_.history_, serial.history_, strict=True):
@@ -115,18 +115,18 @@ def test_one_partition_equals_serial_fit(client, cls, sparse, n_classes, shuffle
 
 @pytest.mark.parametrize("cls", LINEAR)
 @pytest.mark.parametrize("n_classes", [2, 4])
-def test_one_thread_partition_equals_serial_fit(cls, n_classes):
+def test_one_thread_shard_equals_serial_fit(cls, n_classes):
     """Also with the Δ trick and another update rule: the shard runs the estimator's own epoch."""
     X, y = _problem(n_classes, sparse=False)
     for params in ({"delta": 0.0}, {"delta": 0.5}, {"update": "pa-i", "margin": 1.0}):
         serial = cls(max_epochs=4, random_state=3, **params).fit(X, y)
-        mixed = mix_threads(cls(max_epochs=4, random_state=3, **params), X, y, n_jobs=1)
+        mixed = mix_threads(cls(max_epochs=4, random_state=3, **params), X, y, n_shards=1)
         _same_model(mixed, serial, **TOL)
         assert mixed.n_iter_ == serial.n_iter_ == 4
         assert mixed._state.count == serial._state.count == 4 * len(y)
 
 
-# ----------------------------------------------------------- several partitions
+# --------------------------------------------------------------- several shards
 @pytest.mark.parametrize(
     ("cls", "mixing"),
     [(cls, mixing) for cls in LINEAR for mixing in ("uniform", "mistakes", "sum")]
@@ -135,8 +135,8 @@ def test_one_thread_partition_equals_serial_fit(cls, n_classes):
 def test_threads_equal_dask(client, cls, mixing):
     X, y = _problem(3, sparse=True, n_samples=200)
     estimator = cls(max_epochs=4, random_state=11)
-    mixed = ParameterMixing(estimator, n_partitions=3, client=client, mixing=mixing).fit(X, y)
-    threaded = mix_threads(clone_of(estimator), X, y, n_jobs=2, mixing=mixing, n_partitions=3)
+    mixed = ParameterMixing(estimator, n_shards=3, client=client, mixing=mixing).fit(X, y)
+    threaded = mix_threads(clone_of(estimator), X, y, n_shards=3, n_threads=2, mixing=mixing)
     _same_model(mixed.estimator_, threaded)
     assert mixed.estimator_.history_ == threaded.history_
     assert all(any(k.startswith("shard_") for k in r) for r in threaded.history_)
@@ -152,14 +152,14 @@ def test_threads_equal_dask_with_sample_and_class_weights(client, cls):
     X, y = _problem(3, sparse=True, n_samples=200)
     weights = np.linspace(0.0, 2.0, len(y))
     estimator = cls(max_epochs=3, random_state=11, class_weight={0: 2.0, 1: 0.5})
-    mixed = ParameterMixing(estimator, n_partitions=3, client=client)
+    mixed = ParameterMixing(estimator, n_shards=3, client=client)
     mixed.fit(X, y, sample_weight=weights)
     threaded = mix_threads(
-        clone_of(estimator), X, y, n_jobs=2, n_partitions=3, sample_weight=weights
+        clone_of(estimator), X, y, n_shards=3, n_threads=2, sample_weight=weights
     )
     _same_model(mixed.estimator_, threaded)
     assert mixed.estimator_.history_ == threaded.history_
-    unweighted = mix_threads(clone_of(cls(max_epochs=3, random_state=11)), X, y, n_jobs=2)
+    unweighted = mix_threads(clone_of(cls(max_epochs=3, random_state=11)), X, y, n_shards=2)
     assert not np.array_equal(unweighted.coef_, threaded.coef_)
     with pytest.raises(ValueError, match="sample_weight is supported with in-memory arrays"):
         ParameterMixing(cls(), client=client).fit(
@@ -173,7 +173,7 @@ def test_fixed_random_state_is_deterministic(client):
     X, y = _problem(3, n_samples=200)
     fits = [
         ParameterMixing(
-            AveragedPerceptron(max_epochs=3, random_state=seed), n_partitions=4, client=client
+            AveragedPerceptron(max_epochs=3, random_state=seed), n_shards=4, client=client
         )
         .fit(X, y)
         .estimator_
@@ -186,9 +186,9 @@ def test_fixed_random_state_is_deterministic(client):
 def test_history_records_every_shard(client):
     X, y = _problem(2, n_samples=101)
     mixer = ParameterMixing(
-        Perceptron(max_epochs=3, random_state=0), n_partitions=3, client=client
+        Perceptron(max_epochs=3, random_state=0), n_shards=3, client=client
     ).fit(X, y)
-    assert mixer.n_partitions_ == 3
+    assert mixer.n_shards_ == 3
     assert [r["epoch"] for r in mixer.history_] == [1, 2, 3]
     for record in mixer.history_:
         assert len(record["shard_mistakes"]) == len(record["shard_updates"]) == 3
@@ -224,9 +224,9 @@ def test_accuracy_close_to_serial(cls):
             cls(max_epochs=10, random_state=0),
             X_train,
             y_train,
-            n_jobs=2,
+            n_shards=4,
+            n_threads=2,
             mixing=mixing,
-            n_partitions=4,
         )
         assert model.score(X_test, y_test) > serial - 0.05
 
@@ -247,7 +247,7 @@ def test_averaged_model_is_mean_of_every_shard_weight_vector():
     """The averaged model is the mean of the weights after each example of each shard."""
     X, y = _problem(2, n_samples=40)
     model = mix_threads(
-        AveragedPerceptron(max_epochs=3, shuffle=False), X, y, n_jobs=2, mixing="uniform"
+        AveragedPerceptron(max_epochs=3, shuffle=False), X, y, n_shards=2, mixing="uniform"
     )
     codes = np.where(y == model.classes_[1], 1.0, -1.0)
     Xb = np.hstack([X, np.ones((len(y), 1))])
@@ -272,9 +272,7 @@ def test_averaged_model_is_mean_of_every_shard_weight_vector():
 def test_fitted_estimator_saves_and_continues(client, tmp_path):
     X, y = _problem(3, sparse=True)
     model = (
-        ParameterMixing(
-            AveragedPerceptron(max_epochs=2, random_state=0), n_partitions=2, client=client
-        )
+        ParameterMixing(AveragedPerceptron(max_epochs=2, random_state=0), n_shards=2, client=client)
         .fit(X, y)
         .estimator_
     )
@@ -289,7 +287,7 @@ def test_early_stopping_after_an_epoch_without_mistakes():
     X = np.array([[1.0, 0.0], [2.0, 1.0], [-1.0, 0.0], [-2.0, -1.0]] * 5)
     y = np.array([1, 1, 0, 0] * 5)
     model = mix_threads(
-        Perceptron(max_epochs=50, early_stopping=True, random_state=0), X, y, n_jobs=2
+        Perceptron(max_epochs=50, early_stopping=True, random_state=0), X, y, n_shards=2
     )
     assert model.history_[-1]["mistakes"] == 0
     assert len(model.history_) < 50
@@ -305,12 +303,12 @@ def _stopped_by_patience(history, patience):
 
 def test_early_stopping_on_held_out_data_under_dask(client):
     """ParameterMixing holds out validation_fraction of in-memory arrays as the serial fit
-    does (one partition: exactly the serial fit, early stop included)."""
+    does (one shard: exactly the serial fit, early stop included)."""
     X, y = _problem(3, n_samples=300)
     params = dict(early_stopping=True, validation_fraction=0.2, n_iter_no_change=2, max_epochs=60)
     serial = AveragedPerceptron(random_state=0, **params).fit(X, y)
     one = ParameterMixing(
-        AveragedPerceptron(random_state=0, **params), n_partitions=1, client=client
+        AveragedPerceptron(random_state=0, **params), n_shards=1, client=client
     ).fit(X, y)
     assert serial.n_iter_ < 60
     assert _stopped_by_patience(serial.history_, 2)
@@ -318,7 +316,7 @@ def test_early_stopping_on_held_out_data_under_dask(client):
     assert scores == [r["validation_score"] for r in serial.history_]
     assert np.array_equal(one.estimator_.coef_, serial.coef_)
     three = ParameterMixing(
-        AveragedPerceptron(random_state=0, **params), n_partitions=3, client=client
+        AveragedPerceptron(random_state=0, **params), n_shards=3, client=client
     ).fit(X, y)
     history = three.estimator_.history_
     assert len(history) < 60 and all("validation_score" in r for r in history)
@@ -334,7 +332,7 @@ def test_early_stopping_on_held_out_data_in_threads():
         validation_fraction=0.2,
         n_iter_no_change=2,
         max_epochs=60,
-        n_jobs=2,
+        n_shards=2,
         random_state=0,
     ).fit(X, y)
     assert model.n_iter_ == len(model.history_) < 60
@@ -357,21 +355,21 @@ def test_held_out_early_stopping_needs_in_memory_arrays(client, tmp_path):
 
 
 # ----------------------------------------------------------------- other inputs
-def test_dask_array_blocks_are_the_partitions(client):
+def test_dask_array_blocks_are_the_shards(client):
     X, y = _problem(3, n_samples=150)
     sizes = tuple(len(p) for p in np.array_split(np.arange(150), 3))
     estimator = AveragedPerceptron(max_epochs=3, shuffle=True, random_state=2)
     threaded = mix_threads(
-        clone_of(estimator).set_params(shuffle=False), X, y, n_jobs=1, n_partitions=3
+        clone_of(estimator).set_params(shuffle=False), X, y, n_shards=3, n_threads=1
     )
     by_chunks = ParameterMixing(clone_of(estimator).set_params(shuffle=False), client=client)
     by_chunks.fit(da.from_array(X, chunks=(sizes, -1)), da.from_array(y, chunks=(sizes,)))
-    assert by_chunks.n_partitions_ == 3
+    assert by_chunks.n_shards_ == 3
     _same_model(by_chunks.estimator_, threaded)
-    # Given n_partitions, the rows are rechunked into as many near-equal blocks.
-    rechunked = ParameterMixing(estimator, n_partitions=3, client=client)
+    # Given n_shards, the rows are rechunked into as many near-equal blocks.
+    rechunked = ParameterMixing(estimator, n_shards=3, client=client)
     rechunked.fit(da.from_array(X, chunks=(40, 6)), y)
-    assert rechunked.n_partitions_ == 3
+    assert rechunked.n_shards_ == 3
     assert rechunked.score(X, y) > 0.8
 
 
@@ -390,12 +388,12 @@ def test_files_are_read_by_the_workers(client, tmp_path, given):
     X_read = sp.vstack([r.X for r in read]).tocsr()
     estimator = AveragedPerceptron(max_epochs=3, random_state=4)
     threaded = mix_threads(
-        clone_of(estimator).set_params(shuffle=False), X_read, y, n_jobs=1, n_partitions=3
+        clone_of(estimator).set_params(shuffle=False), X_read, y, n_shards=3, n_threads=1
     )
     extra = {"classes": np.unique(y), "n_features": X.shape[1]} if given else {}
     from_files = ParameterMixing(clone_of(estimator).set_params(shuffle=False), client=client)
     from_files.fit([str(p) for p in paths], **extra)
-    assert from_files.n_partitions_ == 3
+    assert from_files.n_shards_ == 3
     assert from_files.estimator_.n_features_in_ == X.shape[1]
     _same_model(from_files.estimator_, threaded)
     # With shuffling the shards are still the files, each shuffled with its generator.
@@ -458,7 +456,7 @@ def test_wide_sparse_data_moves_rows_not_matrices(client):
     X = sp.random(400, 20_000, density=5e-4, random_state=rng, format="csr")
     y = rng.randint(0, 5, size=400)
     mixer = ParameterMixing(
-        AveragedPerceptron(max_epochs=3, random_state=0), n_partitions=2, client=client
+        AveragedPerceptron(max_epochs=3, random_state=0), n_shards=2, client=client
     ).fit(X, y)
     matrix = (X.shape[1] + 1) * 5 * 8
     for record in mixer.history_:
@@ -480,7 +478,7 @@ def test_client_as_address(cluster):
     X, y = _problem(2)
     # Seeded: unseeded, about 1 shuffle in 40 scores 0.8 or less after two epochs.
     mixer = ParameterMixing(
-        Perceptron(max_epochs=2, random_state=0), n_partitions=2, client=cluster.scheduler_address
+        Perceptron(max_epochs=2, random_state=0), n_shards=2, client=cluster.scheduler_address
     ).fit(X, y)
     assert mixer.score(X, y) > 0.8
 
@@ -489,15 +487,15 @@ def test_client_not_set_as_default(cluster):
     X, y = _problem(2)
     with distributed.Client(cluster, set_as_default=False) as client:
         mixer = ParameterMixing(
-            Perceptron(max_epochs=2, random_state=0), n_partitions=2, client=client
+            Perceptron(max_epochs=2, random_state=0), n_shards=2, client=client
         ).fit(X, y)
-    threaded = mix_threads(Perceptron(max_epochs=2, random_state=0), X, y, 2, n_partitions=2)
+    threaded = mix_threads(Perceptron(max_epochs=2, random_state=0), X, y, 2)
     _same_model(mixer.estimator_, threaded)
 
 
 def test_own_local_cluster_is_started_and_closed():
     X, y = _problem(2)
-    mixer = ParameterMixing(Perceptron(max_epochs=2, random_state=0), n_partitions=1).fit(X, y)
+    mixer = ParameterMixing(Perceptron(max_epochs=2, random_state=0), n_shards=1).fit(X, y)
     _same_model(mixer.estimator_, Perceptron(max_epochs=2, random_state=0).fit(X, y))
 
 
@@ -533,8 +531,8 @@ def test_lost_worker_is_recovered_or_named(fragile_client):
     client = fragile_client
     X, y = _problem(3, sparse=True, n_samples=300)
     estimator = AveragedPerceptron(max_epochs=4, random_state=9)
-    expected = mix_threads(clone_of(estimator), X, y, n_jobs=2, n_partitions=4)
-    mixer = ParameterMixing(estimator, n_partitions=4, client=client)
+    expected = mix_threads(clone_of(estimator), X, y, n_shards=4, n_threads=2)
+    mixer = ParameterMixing(estimator, n_shards=4, client=client)
     for record in mixer.fit_epochs(X, y):
         if record["epoch"] == 2:
             _kill(client, sorted(client.scheduler_info()["workers"])[0])
@@ -542,7 +540,7 @@ def test_lost_worker_is_recovered_or_named(fragile_client):
     assert mixer.estimator_.history_ == expected.history_
 
     client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed worker
-    strict = ParameterMixing(estimator, n_partitions=4, client=client, max_retries=0)
+    strict = ParameterMixing(estimator, n_shards=4, client=client, max_retries=0)
     with pytest.raises(RuntimeError, match="lost worker") as failure:
         for record in strict.fit_epochs(X, y):
             if record["epoch"] == 2:
@@ -577,30 +575,32 @@ def test_unsupported_settings_are_clear_errors():
     X, y = _problem(2)
     with pytest.raises(ValueError, match="mixing must be one of"):
         ParameterMixing(Perceptron(), mixing="median").fit(X, y)
-    with pytest.raises(ValueError, match="n_partitions must be an int >= 1"):
-        ParameterMixing(Perceptron(), n_partitions=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_shards must be an int >= 1"):
+        ParameterMixing(Perceptron(), n_shards=0).fit(X, y)
     with pytest.raises(ValueError, match=r"VotedPerceptron.*cannot be mixed"):
         ParameterMixing(VotedPerceptron()).fit(X, y)
     with pytest.raises(ValueError, match="max_epochs"):
         ParameterMixing(Perceptron(max_epochs=0)).fit(X, y)
     with pytest.raises(ValueError, match="VotedPerceptron"):
-        mix_threads(VotedPerceptron(), X, y, n_jobs=2)
-    with pytest.raises(ValueError, match="n_jobs"):
-        mix_threads(Perceptron(), X, y, n_jobs=0)
+        mix_threads(VotedPerceptron(), X, y, n_shards=2)
+    with pytest.raises(ValueError, match="n_shards must be an int >= 1 or -1"):
+        mix_threads(Perceptron(), X, y, n_shards=0)
+    with pytest.raises(ValueError, match="n_threads must be None or an int >= 1"):
+        mix_threads(Perceptron(), X, y, n_shards=2, n_threads=0)
     with pytest.raises(ValueError, match="more than the 4 training examples"):
-        mix_threads(Perceptron(), X[:4], y[:4], n_jobs=5)
+        mix_threads(Perceptron(), X[:4], y[:4], n_shards=5)
 
 
 def test_input_errors(client, tmp_path):
     X, y = _problem(2)
     with pytest.raises(ValueError, match="more than the 120 training examples"):
-        ParameterMixing(Perceptron(), n_partitions=121, client=client).fit(X, y)
+        ParameterMixing(Perceptron(), n_shards=121, client=client).fit(X, y)
     with pytest.raises(ValueError, match="y is required"):
         ParameterMixing(Perceptron(), client=client).fit(X)
     path = tmp_path / "a.svm"
     dump_svmlight_file(X, y, str(path))
-    with pytest.raises(ValueError, match="each file is one partition"):
-        ParameterMixing(Perceptron(), n_partitions=2, client=client).fit([path])
+    with pytest.raises(ValueError, match="each file is one shard"):
+        ParameterMixing(Perceptron(), n_shards=2, client=client).fit([path])
     with pytest.raises(ValueError, match="y must be None"):
         ParameterMixing(Perceptron(), client=client).fit([path], y)
     with pytest.raises(ValueError, match="client must be"):
@@ -638,20 +638,20 @@ def test_connect_timeout_is_a_finite_positive_number(timeout):
 
 
 @pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
-def test_n_jobs_fits_by_parameter_mixing_over_threads(cls):
+def test_n_shards_fits_by_parameter_mixing_over_threads(cls):
     rng = np.random.default_rng(11)
     X = rng.normal(size=(400, 6))
     y = (X @ rng.normal(size=6) > 0).astype(int)
-    threaded = cls(max_epochs=4, random_state=0, n_jobs=2).fit(X, y)
-    mixed = mix_threads(cls(max_epochs=4, random_state=0), X, y, n_jobs=2)
+    threaded = cls(max_epochs=4, random_state=0, n_shards=2).fit(X, y)
+    mixed = mix_threads(cls(max_epochs=4, random_state=0), X, y, n_shards=2)
     np.testing.assert_array_equal(threaded.coef_, mixed.coef_)
     assert all(len(r["shard_mistakes"]) == 2 for r in threaded.history_)
-    serial = cls(max_epochs=4, random_state=0, n_jobs=1).fit(X, y)
+    serial = cls(max_epochs=4, random_state=0, n_shards=1).fit(X, y)
     assert "shard_mistakes" not in serial.history_[0]
     with pytest.raises(ValueError, match="fit_epochs trains serially"):
-        next(cls(n_jobs=2).fit_epochs(X, y))
-    with pytest.raises(ValueError, match="parameter 'n_jobs' must be"):
-        cls(n_jobs=0).fit(X, y)
+        next(cls(n_shards=2).fit_epochs(X, y))
+    with pytest.raises(ValueError, match="parameter 'n_shards' must be"):
+        cls(n_shards=0).fit(X, y)
 
 
 def _tagged_sentences(n=40, seed=0):
@@ -663,12 +663,12 @@ def _tagged_sentences(n=40, seed=0):
     return X, y
 
 
-def test_sequence_tagger_one_partition_equals_serial_fit(client):
+def test_sequence_tagger_one_shard_equals_serial_fit(client):
     from perceptrons import SequenceTagger
 
     X, y = _tagged_sentences()
     serial = SequenceTagger(max_epochs=3, random_state=0).fit(X, y)
-    mixed = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_partitions=1)
+    mixed = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_shards=1)
     fitted = mixed.fit(X, y).estimator_
     assert np.array_equal(fitted.coef_.toarray(), serial.coef_.toarray())
     assert np.array_equal(fitted.transitions_, serial.transitions_)
@@ -679,9 +679,9 @@ def test_sequence_tagger_threads_equal_dask(client):
     from perceptrons import SequenceTagger
 
     X, y = _tagged_sentences(seed=1)
-    dask = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_partitions=2)
+    dask = ParameterMixing(SequenceTagger(max_epochs=3, random_state=0), n_shards=2)
     on_dask = dask.fit(X, y).estimator_
-    on_threads = mix_threads(SequenceTagger(max_epochs=3, random_state=0), X, y, n_jobs=2)
+    on_threads = mix_threads(SequenceTagger(max_epochs=3, random_state=0), X, y, n_shards=2)
     np.testing.assert_allclose(on_dask.coef_.toarray(), on_threads.coef_.toarray(), **TOL)
     np.testing.assert_allclose(on_dask.transitions_, on_threads.transitions_, **TOL)
     assert [r["shard_mistakes"] for r in dask.history_] == [
@@ -694,7 +694,7 @@ def test_fit_epochs_publishing_once_ends_with_the_model_of_publishing_each_epoch
     models = []
     for each in (True, False):
         mixer = ParameterMixing(
-            AveragedPerceptron(max_epochs=3, random_state=0), n_partitions=2, client=client
+            AveragedPerceptron(max_epochs=3, random_state=0), n_shards=2, client=client
         )
         seen = [
             hasattr(getattr(mixer, "estimator_", None), "coef_")

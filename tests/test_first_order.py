@@ -148,9 +148,9 @@ def test_alma_refuses_parameter_mixing_and_ogd_mixes():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(40, 4))
     y = rng.integers(0, 3, size=40)
-    with pytest.raises(ValueError, match=r"'alma' does not support n_jobs.*unit ball"):
-        Perceptron(update="alma", n_jobs=2).fit(X, y)
-    mixed = Perceptron(update="ogd", n_jobs=2, random_state=0, max_epochs=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"'alma' does not support n_shards.*unit ball"):
+        Perceptron(update="alma", n_shards=2).fit(X, y)
+    mixed = Perceptron(update="ogd", n_shards=2, random_state=0, max_epochs=2).fit(X, y)
     assert np.isfinite(mixed.coef_).all() and np.abs(mixed.coef_).max() > 0
 
 

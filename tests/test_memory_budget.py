@@ -126,9 +126,9 @@ def test_parameter_mixing_counts_every_shard_copy(tmp_path):
     data.write_text("1\tgood fine\n0\tbad awful\n" * 20)
     # One state (2**23 rows x 3 arrays, 192 MiB) fits the budget; nine do not.
     _refused_in_one_line(
-        _cli("train", data, "--n-features", 2**23, "--workers", 8, "-o", tmp_path / "m.npz"),
+        _cli("train", data, "--n-features", 2**23, "--shards", 8, "-o", tmp_path / "m.npz"),
         "x 9 copies",
-        "--workers",
+        "--shards",
     )
 
 
@@ -184,7 +184,7 @@ refusals = {
     "MultinomialNaiveBayes": lambda: MultinomialNaiveBayes().fit(wide, many),
     "BernoulliNaiveBayes": lambda: BernoulliNaiveBayes().fit(wide, many),
     "VotedPerceptron": lambda: VotedPerceptron(kernel="linear").fit(wide, many),
-    "mix_threads": lambda: mix_threads(AveragedPerceptron(), wide[:, : 2**23], many % 2, n_jobs=4),
+    "mix_threads": lambda: mix_threads(AveragedPerceptron(), wide[:, : 2**23], many % 2, 4),
     "SequenceTagger": lambda: SequenceTagger(n_features=2**40).fit([["a", "b"]], [["X", "Y"]]),
     "TextFeaturizer": lambda: TextFeaturizer(n_features=2**31 - 2, weighting="tfidf").fit(["a b"]),
 }

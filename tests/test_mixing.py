@@ -88,7 +88,7 @@ def test_one_shard_is_the_serial_fit_bit_for_bit(estimator, layout, n_classes):
             _fresh(estimator, max_epochs=4, random_state=5),
             X,
             y,
-            n_jobs=1,
+            n_shards=1,
             sample_weight=sample_weight,
         )
         _same(mixed, serial)
@@ -104,7 +104,7 @@ def test_one_shard_with_local_epochs_is_the_serial_fit_of_as_many_passes(estimat
     X, y = _text_like()
     serial = _fresh(estimator, max_epochs=6, random_state=2).fit(X, y)
     mixed = mix_threads(
-        _fresh(estimator, max_epochs=3, random_state=2), X, y, n_jobs=1, local_epochs=2
+        _fresh(estimator, max_epochs=3, random_state=2), X, y, n_shards=1, local_epochs=2
     )
     _same(mixed, serial)
 
@@ -126,7 +126,7 @@ def test_changed_rows_mix_like_whole_matrices(estimator, mixing, monkeypatch):
 
     def fit():
         model = _fresh(estimator, max_epochs=4, random_state=3)
-        return mix_threads(model, X, y, n_jobs=2, n_partitions=4, mixing=mixing)
+        return mix_threads(model, X, y, n_shards=4, n_threads=2, mixing=mixing)
 
     sparse_model = fit()
     monkeypatch.setattr(_shards, "DENSE_SHARE", -1.0)  # every shard sends every row
@@ -209,7 +209,7 @@ def test_models_are_the_written_out_algorithm(mixing, layout):
     X, y = _dense(2, n_samples=60)
     data = sp.csr_matrix(X) if layout == "csr" else X
     last, mean, mixes = _simulate(X, y, 3, 4, mixing)
-    options = {"n_jobs": 2, "n_partitions": 3, "mixing": mixing}
+    options = {"n_shards": 3, "n_threads": 2, "mixing": mixing}
     vanilla = mix_threads(Perceptron(max_epochs=4, shuffle=False), data, y, **options)
     assert_allclose(np.r_[vanilla.coef_.ravel(), vanilla.intercept_], last, **TOL)
     averaged = mix_threads(AveragedPerceptron(max_epochs=4, shuffle=False), data, y, **options)
@@ -247,7 +247,7 @@ def test_logistic_state_in_plain_form():
 def test_redeal_deals_every_row_every_epoch_and_is_seeded():
     X, y = _text_like()
     fit = lambda **kw: mix_threads(  # noqa: E731
-        AveragedPerceptron(max_epochs=4, random_state=4), X, y, n_jobs=2, n_partitions=4, **kw
+        AveragedPerceptron(max_epochs=4, random_state=4), X, y, n_shards=4, n_threads=2, **kw
     )
     once, again, kept = fit(redeal=True), fit(redeal=True), fit()
     _same(once, again)
@@ -368,9 +368,9 @@ def test_romma_is_refused_by_parameter_mixing(update):
     X, y = _text_like()
     assert mixing_refusal(AveragedPerceptron(update=update)) is not None
     with pytest.raises(ValueError, match="parameter mixing"):
-        mix_threads(AveragedPerceptron(update=update), X, y, n_jobs=2)
-    with pytest.raises(ValueError, match="n_jobs"):
-        AveragedPerceptron(update=update, n_jobs=2).fit(X, y)
+        mix_threads(AveragedPerceptron(update=update), X, y, n_shards=2)
+    with pytest.raises(ValueError, match="n_shards"):
+        AveragedPerceptron(update=update, n_shards=2).fit(X, y)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -407,7 +407,7 @@ def test_one_shard_publishes_the_serial_statistics(update, n_classes):
     X, y = _text_like(n_classes)
     serial = AveragedPerceptron(update=update, max_epochs=3, random_state=4).fit(X, y)
     mixed = mix_threads(
-        AveragedPerceptron(update=update, max_epochs=3, random_state=4), X, y, n_jobs=1
+        AveragedPerceptron(update=update, max_epochs=3, random_state=4), X, y, n_shards=1
     )
     assert_array_equal(mixed._state.stats, serial._state.stats)
     assert_array_equal(mixed._state.scalars, serial._state.scalars)
@@ -421,7 +421,7 @@ def test_several_shards_publish_the_mean_of_their_statistics():
     mixed fit, AROW's variances have shrunk where the data are, as after a serial fit."""
     X, y = _text_like(3)
     mixed = mix_threads(
-        AveragedPerceptron(update="arow", max_epochs=2, random_state=0), X, y, n_jobs=3
+        AveragedPerceptron(update="arow", max_epochs=2, random_state=0), X, y, n_shards=3
     )
     variance = mixed._state.stats[0]
     used = np.unique(X.indices)

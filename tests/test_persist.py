@@ -671,6 +671,31 @@ def test_inconsistent_arrays(model_file, tmp_path):
     _rejects(_rewrite(tmp_path / "p.npz", arrays, meta), "unknown to AveragedPerceptron")
 
 
+def test_a_file_naming_the_shards_n_jobs_loads_as_n_shards(model_file, tmp_path):
+    """The perceptrons' n_jobs was renamed n_shards: a file written before stores
+    n_jobs in its params, and is read under the new name; both names at once are
+    refused, and other classes, which never had n_jobs, still refuse it."""
+    path, model, X = model_file
+    arrays, meta = _read(path)
+    assert "n_shards" in meta["params"] and "n_jobs" not in meta["params"]
+    params = dict(meta["params"])
+    params["n_jobs"] = params.pop("n_shards")
+    old = {**meta, "params": {**params, "n_jobs": 2}}
+    loaded = load(_rewrite(tmp_path / "old.npz", arrays, old))
+    assert loaded.get_params()["n_shards"] == 2 and "n_jobs" not in loaded.get_params()
+    assert_array_equal(loaded.predict(X), model.predict(X))
+    assert describe(tmp_path / "old.npz")["params"]["n_jobs"] == 2  # the file as it is
+    both = {**meta, "params": {**meta["params"], "n_jobs": 2}}
+    _rejects(_rewrite(tmp_path / "both.npz", arrays, both), "'n_jobs' and 'n_shards' are one")
+    logistic = save(
+        LogisticRegressionSGD(max_epochs=2, random_state=0).fit(X, model.predict(X)),
+        tmp_path / "logistic.npz",
+    )
+    arrays, meta = _read(logistic)
+    meta["params"]["n_jobs"] = 2
+    _rejects(_rewrite(tmp_path / "l.npz", arrays, meta), "unknown to LogisticRegressionSGD")
+
+
 class _Trap:
     """Unpickling this would record that code from the file ran."""
 

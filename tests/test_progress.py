@@ -177,7 +177,7 @@ def test_streaming_counts_as_the_in_memory_fit(tmp_path, chunk_size):
 
 def test_parameter_mixing_sums_both_counts_over_the_shards():
     X, y = _problem(3, n=90, seed=5)
-    model = mix_threads(Perceptron(update="pa-i", max_epochs=3, random_state=0), X, y, n_jobs=3)
+    model = mix_threads(Perceptron(update="pa-i", max_epochs=3, random_state=0), X, y, n_shards=3)
     for record in model.history_:
         assert len(record["shard_mistakes"]) == len(record["shard_updates"]) == 3
         assert sum(record["shard_mistakes"]) == record["mistakes"]

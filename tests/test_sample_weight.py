@@ -302,7 +302,7 @@ def test_one_mixing_shard_is_the_weighted_serial_fit(cls):
     X, y = _data()
     weights = np.linspace(0.0, 3.0, len(y))
     serial = cls(max_epochs=3, random_state=0).fit(X, y, sample_weight=weights)
-    mixed = mix_threads(cls(max_epochs=3, random_state=0), X, y, n_jobs=1, sample_weight=weights)
+    mixed = mix_threads(cls(max_epochs=3, random_state=0), X, y, n_shards=1, sample_weight=weights)
     # The same updates; the average's bookkeeping is summed in another order.
     assert_allclose(mixed.coef_, serial.coef_, rtol=1e-12, atol=1e-12)
     assert_allclose(mixed.intercept_, serial.intercept_, rtol=1e-12, atol=1e-12)
@@ -317,15 +317,15 @@ def test_mixing_shards_carry_their_own_weights():
     # A weight of 0 removes the example from its shard: the same as the shards without.
     for delta in (0.0, 0.5):
         dealt = Perceptron(max_epochs=3, shuffle=False, delta=delta)
-        weighted = mix_threads(clone(dealt), X, y, n_jobs=2, sample_weight=weights)
+        weighted = mix_threads(clone(dealt), X, y, n_shards=2, sample_weight=weights)
         assert sum(r["examples"] for r in weighted.history_[:1]) == 60
-        ones = mix_threads(clone(dealt), X, y, n_jobs=2, sample_weight=np.ones(len(y)))
-        plain = mix_threads(clone(dealt), X, y, n_jobs=2)
+        ones = mix_threads(clone(dealt), X, y, n_shards=2, sample_weight=np.ones(len(y)))
+        plain = mix_threads(clone(dealt), X, y, n_shards=2)
         _assert_same_model(ones, plain)
         assert not np.array_equal(weighted.coef_, plain.coef_)
     assert kept.sum() == 40
-    balanced = Perceptron(n_jobs=2, class_weight="balanced", random_state=0).fit(X, y)
-    explicit = Perceptron(n_jobs=2, random_state=0).fit(
+    balanced = Perceptron(n_shards=2, class_weight="balanced", random_state=0).fit(X, y)
+    explicit = Perceptron(n_shards=2, random_state=0).fit(
         X, y, sample_weight=compute_class_weight("balanced", classes=np.unique(y), y=y)[y]
     )
     _assert_same_model(balanced, explicit)

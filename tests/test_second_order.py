@@ -124,10 +124,10 @@ def test_parameter_mixing_trains_the_diagonal_form_and_refuses_the_full(rule):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(80, 5))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
-    mixed = AveragedPerceptron(update=rule, n_jobs=2, random_state=0).fit(X, y)
+    mixed = AveragedPerceptron(update=rule, n_shards=2, random_state=0).fit(X, y)
     assert mixed.score(X, y) > 0.85
     with pytest.raises(ValueError, match=r"parameter mixing.*dense matrix"):
-        AveragedPerceptron(update=rule, covariance="full", n_jobs=2).fit(X, y)
+        AveragedPerceptron(update=rule, covariance="full", n_shards=2).fit(X, y)
 
 
 @pytest.mark.parametrize("rule", SECOND_ORDER)

@@ -67,15 +67,15 @@ widths = st.one_of(st.integers(1, 2**12), st.integers(0, 40).map(lambda e: 2**e)
     name=st.sampled_from(sorted(ESTIMATORS) + ["mix_threads"]),
     n_features=widths,
     n_classes=st.one_of(st.integers(2, 8), st.integers(2, 3000)),
-    n_jobs=st.integers(1, 8),
+    n_shards=st.integers(1, 8),
     seed=st.integers(0, 2**16),
 )
-def size_bomb(name, n_features, n_classes, n_jobs, seed):
+def size_bomb(name, n_features, n_classes, n_shards, seed):
     X, y = bomb(n_features, n_classes, seed)
     try:
         if name == "mix_threads":
-            jobs = min(n_jobs, X.shape[0])
-            model = mix_threads(AveragedPerceptron(max_epochs=2), X, y, n_jobs=jobs)
+            shards = min(n_shards, X.shape[0])
+            model = mix_threads(AveragedPerceptron(max_epochs=2), X, y, n_shards=shards)
         else:
             model = ESTIMATORS[name]().fit(X, y)
         assert model.predict(X).shape == y.shape
@@ -90,7 +90,7 @@ def size_bomb(name, n_features, n_classes, n_jobs, seed):
 X, y = bomb(5, 3, 0)
 for make in ESTIMATORS.values():
     make().fit(X, y).predict(X)
-mix_threads(AveragedPerceptron(max_epochs=2), X, y, n_jobs=2).predict(X)
+mix_threads(AveragedPerceptron(max_epochs=2), X, y, n_shards=2).predict(X)
 with open("/proc/self/status") as status:
     in_use = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
 cap = in_use + 4 * BUDGET  # the budget's arrays, the data and the run's temporaries

@@ -263,7 +263,7 @@ def test_parameter_mixing_stops_on_scores_that_overflow():
 
     model = P.LogisticRegressionSGD(random_state=0)
     with pytest.raises(ValueError) as error:
-        mix_threads(model, np.vstack([HUGE] * 4), np.tile(HUGE_Y, 4), n_jobs=2)
+        mix_threads(model, np.vstack([HUGE] * 4), np.tile(HUGE_Y, 4), n_shards=2)
     assert "scores became non-finite" in _one_line(error)
     with pytest.raises(NotFittedError):
         model.predict(SMALL)

@@ -206,7 +206,7 @@ def test_one_shard_of_parameter_mixing_is_the_serial_fit(average):
 
 def test_parameter_mixing_over_shards_learns():
     X, y = _corpus(n_sentences=80, seed=11)
-    mixed = mix_threads(SequenceTagger(max_epochs=4, random_state=0), X, y, n_jobs=2)
+    mixed = mix_threads(SequenceTagger(max_epochs=4, random_state=0), X, y, n_shards=2)
     assert [len(r["shard_mistakes"]) for r in mixed.history_] == [2, 2, 2, 2]
     assert mixed.score(X, y) == 1.0
     assert mixed.predict([["a", "dog", "runs", "."]]) == [["DT", "NN", "VBZ", "."]]

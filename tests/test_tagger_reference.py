@@ -464,14 +464,14 @@ def test_one_mixing_shard_is_the_serial_fit_bit_for_bit(average):
         )
 
     serial = fresh().fit(X, y)
-    mixed = mix_threads(fresh(), X, y, n_jobs=1)
+    mixed = mix_threads(fresh(), X, y, n_shards=1)
     np.testing.assert_array_equal(mixed.coef_.toarray(), serial.coef_.toarray())
     np.testing.assert_array_equal(mixed.transitions_, serial.transitions_)
     assert mixed.predict(X) == serial.predict(X)
     assert [r["mistakes"] for r in mixed.history_] == [r["mistakes"] for r in serial.history_]
 
 
-def test_one_dask_partition_is_the_serial_fit_bit_for_bit():
+def test_one_dask_shard_is_the_serial_fit_bit_for_bit():
     distributed = pytest.importorskip(
         "distributed", reason="ParameterMixing needs dask.distributed"
     )
@@ -486,7 +486,7 @@ def test_one_dask_partition_is_the_serial_fit_bit_for_bit():
     with distributed.Client(
         processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
     ) as client:
-        mixed = ParameterMixing(fresh(), n_partitions=1, client=client).fit(X, y)
+        mixed = ParameterMixing(fresh(), n_shards=1, client=client).fit(X, y)
     np.testing.assert_array_equal(mixed.estimator_.coef_.toarray(), serial.coef_.toarray())
     np.testing.assert_array_equal(mixed.estimator_.transitions_, serial.transitions_)
 

@@ -184,7 +184,7 @@ def test_a_huge_learning_rate_stops_logistic_regression():
 def test_parameter_mixing_stops_on_overflowing_weights():
     X, y = _overflowing()
     with pytest.raises(ValueError, match="non-finite"):
-        mix_threads(AveragedPerceptron(random_state=0), X, y, n_jobs=2)
+        mix_threads(AveragedPerceptron(random_state=0), X, y, n_shards=2)
 
 
 def test_naive_bayes_refuses_counts_that_overflow_and_keeps_its_model():

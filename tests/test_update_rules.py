@@ -311,7 +311,7 @@ def test_romma_rescales_its_weights_exactly():
     [
         ({"delta": 1.0}, {}, "delta"),
         ({"class_weight": "balanced"}, {}, "class_weight"),
-        ({"n_jobs": 2}, {}, "n_jobs"),
+        ({"n_shards": 2}, {}, "n_shards"),
         ({}, {"sample_weight": np.ones(6)}, "sample_weight"),
     ],
 )

@@ -236,7 +236,7 @@ def check_training_state(
     )
     remedies = [FEWER_FEATURES, f"fewer {classes}"]
     if copies > 1:
-        remedies.append("fewer shards (n_jobs, --workers)")
+        remedies.append("fewer shards (n_shards, --shards)")
     if lower:
         remedies.append(lower)
     check_allocation(

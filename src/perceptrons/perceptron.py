@@ -80,7 +80,7 @@ _SHARED_PARAMETERS = """
         other)`` of norm² ``2 ||x||²``, every class's row scaled by ``c``. The scaling
         is kept lazily (O(nnz(x)) per update, see :mod:`perceptrons._kernels.romma`).
         ROMMA ignores ``margin`` and ``C`` and has no weighted or augmented form: it
-        refuses ``delta > 0``, ``class_weight``, ``sample_weight`` and ``n_jobs`` > 1
+        refuses ``delta > 0``, ``class_weight``, ``sample_weight`` and ``n_shards`` > 1
         (parameter mixing). Averaging and ``history_`` (which counts the mistakes and
         the updates of each epoch) work with every rule, and the Δ trick with the
         rules above.
@@ -111,15 +111,16 @@ _SHARED_PARAMETERS = """
         The confidence rules are multiclass with one constraint against the best other
         class and a covariance per class (Crammer, Dredze & Kulesza 2009). These rules
         refuse ``delta > 0``.
-    n_jobs : int or None, default=None
-        ``fit`` on several threads by iterative parameter mixing (McDonald, Hall & Mann
-        2010; see :func:`perceptrons.parallel.mix_threads`): the data split in
-        ``n_jobs`` shards (-1: one per CPU), each epoch run on every shard from the mixed
-        weights, the shards' weights averaged, weighted by their updates (their
-        mistakes, for the perceptron without margin). A different
-        algorithm from the serial
-        perceptron, close in accuracy; None or 1 trains serially (and exactly as the
-        textbook). ``partial_fit`` and ``fit_epochs`` are serial.
+    n_shards : int or None, default=None
+        ``fit`` by iterative parameter mixing (McDonald, Hall & Mann 2010; see
+        :func:`perceptrons.parallel.mix_threads`): the data split in ``n_shards`` shards
+        (-1: one per CPU), each epoch run on every shard from the mixed weights, the
+        shards' weights averaged, weighted by their updates (their mistakes, for the
+        perceptron without margin); the shards run in threads, one per CPU at most. A
+        different algorithm from the serial perceptron, close in accuracy: unlike
+        scikit-learn's ``n_jobs``, the number of shards changes the model (the number
+        of threads does not). None or 1 trains serially (and exactly as the textbook).
+        ``partial_fit`` and ``fit_epochs`` are serial.
     margin : float, default=0.0
         ``update="perceptron"`` only: also update correct examples whose (signed) score
         is at most ``margin``: the perceptron with margin.
@@ -150,7 +151,7 @@ _SHARED_PARAMETERS = """
         O(nnz(x)) per update, for many features; ``"full"`` keeps a
         ``(n_features + 1)²`` matrix per class, O(n_features²) per update and in
         memory, for a few thousand features at most. The other rules refuse
-        ``"full"``, and parameter mixing (``n_jobs`` > 1) refuses it.
+        ``"full"``, and parameter mixing (``n_shards`` > 1) refuses it.
 
     Attributes
     ----------

@@ -435,18 +435,19 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         "parameter mixing (shards trained in parallel, their weights mixed every epoch)"
     )
     cluster.add_argument(
-        "--workers",
-        type=_workers,
+        "--shards",
+        type=_shards,
         metavar="N",
-        help="train N shards in parallel, one per thread or Dask worker; -1: one per CPU. "
-        "With several DATA files: N worker processes, one shard per file (-1: one worker "
-        "per file); with --scheduler: N shards (default: one per worker)",
+        help="split the data into N shards, trained in parallel (in threads or on Dask "
+        "workers) and mixed every epoch: N changes the model; -1: one per CPU (with "
+        "--scheduler: one per worker, the default there). With several DATA files or "
+        "--stream, each file is one shard",
     )
     cluster.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="join the Dask cluster of this scheduler, e.g. tcp://HOST:8786 "
-        "(shards: --workers, else one per worker)",
+        "(shards: --shards, else one per worker)",
     )
     cluster.add_argument(
         "--connect-timeout",
@@ -460,8 +461,8 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         choices=("auto", "threads", "dask"),
         default="auto",
         help="auto: threads of this process for one file in memory, Dask with --scheduler, "
-        "--stream or several files; dask without --scheduler: a local cluster of N "
-        "single-threaded processes",
+        "--stream or several files; dask without --scheduler: a local cluster of "
+        "single-threaded processes, one per shard up to one per CPU",
     )
     cluster.add_argument(
         "--mixing",
@@ -484,7 +485,7 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
     )
 
 
-def _workers(text: str) -> int:
+def _shards(text: str) -> int:
     value = int(text)
     if value < 1 and value != -1:
         raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for one per CPU, got {value}")
@@ -532,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
         "data",
         metavar="DATA",
         nargs="+",
-        help="the training data; several files (numeric formats) with --workers or "
+        help="the training data; several files (numeric formats) with --shards or "
         "--scheduler: one shard per file, read by the Dask workers themselves",
     )
     train.add_argument("-o", "--output", required=True, metavar="MODEL", help="the model file")
@@ -547,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     streaming.add_argument(
         "--stream",
         action="store_true",
-        help="read the file in chunks; memory does not grow with its size (with --workers "
+        help="read the file in chunks; memory does not grow with its size (with --shards "
         "or --scheduler: each Dask worker streams a DATA file of its own, svmlight)",
     )
     streaming.add_argument(

@@ -1,13 +1,18 @@
-"""``perceptrons train --workers/--scheduler``: parameter mixing on threads or on Dask.
+"""``perceptrons train --shards/--scheduler``: parameter mixing on threads or on Dask.
 
 Which runner trains (``--backend auto``):
 
 * one DATA file read into memory: threads of this process
-  (:func:`perceptrons.parallel.mix_threads`): no process to start, the data shared;
+  (:func:`perceptrons.parallel.mix_threads`): no process to start, the data shared, one
+  thread per shard up to one per CPU;
 * ``--scheduler ADDRESS``, several DATA files (one shard each, read by the workers
   themselves) or ``--stream`` (each worker streams its file chunk by chunk):
   :class:`perceptrons.parallel.ParameterMixing` on that cluster, else on a local Dask
-  cluster of single-threaded worker processes started for the fit.
+  cluster of single-threaded worker processes started for the fit (one per shard, up to
+  one per CPU).
+
+``--shards N`` is the library's ``n_shards``: the number of shards, which changes the
+model; the threads or workers that run them do not.
 
 ``--backend threads`` or ``dask`` forces one. After the fit one line on stderr says what
 ran, the fit's seconds and the accuracy (on ``--dev``, else on the training data);
@@ -37,13 +42,13 @@ from perceptrons.cli._common import (
     say,
 )
 
-#: Options of parameter mixing only: given without --workers/--scheduler, a usage error.
+#: Options of parameter mixing only: given without --shards/--scheduler, a usage error.
 MIXING_ONLY = ("backend", "mixing", "local_epochs", "compare_serial", "connect_timeout")
 
 
 def mixing_requested(args: argparse.Namespace) -> bool:
     """Whether ``train`` trains by parameter mixing."""
-    return args.workers is not None or args.scheduler is not None
+    return args.shards is not None or args.scheduler is not None
 
 
 def check_usage(args: argparse.Namespace) -> None:
@@ -53,14 +58,14 @@ def check_usage(args: argparse.Namespace) -> None:
         if len(files) > 1:
             raise UserError(
                 f"{len(files)} DATA files: several files train one shard each on Dask "
-                "workers: give --workers N or --scheduler ADDRESS (or one file)",
+                "workers: give --shards N or --scheduler ADDRESS (or one file)",
                 EXIT_USAGE,
             )
         for dest in MIXING_ONLY:
             if getattr(args, dest) not in (None, False, "auto"):
                 raise UserError(
                     f"--{dest.replace('_', '-')} applies to parameter mixing: give "
-                    "--workers N or --scheduler ADDRESS",
+                    "--shards N or --scheduler ADDRESS",
                     EXIT_USAGE,
                 )
         return
@@ -104,24 +109,18 @@ def _check_mixing(args: argparse.Namespace) -> None:
 
 def _check_file_shards(args: argparse.Namespace) -> None:
     """Files read by the workers: one shard each."""
-    files, workers = args.data, args.workers
-    if len(files) == 1 and workers not in (None, -1, 1):
+    files, shards = args.data, args.shards
+    if len(files) == 1 and shards not in (None, -1, 1):
         raise UserError(
-            f"--stream --workers {workers}: each worker streams a file of its own, and there "
-            f"is one DATA file; give {workers} files (e.g. split -n l/{workers} -d "
-            f"{files[0]} part-) or --workers 1",
+            f"--stream --shards {shards}: each file is one shard, streamed by a worker of "
+            f"its own, and there is one DATA file; give {shards} files (e.g. split -n "
+            f"l/{shards} -d {files[0]} part-) or --shards 1",
             EXIT_USAGE,
         )
-    if args.scheduler is not None and workers not in (None, -1, len(files)):
+    if shards not in (None, -1, len(files)):
         raise UserError(
-            f"--workers {workers} but {len(files)} DATA files: with --scheduler, --workers "
-            "is the number of shards, and each file is one (leave --workers out)",
-            EXIT_USAGE,
-        )
-    if workers is not None and workers > len(files):
-        raise UserError(
-            f"--workers {workers} but {len(files)} DATA files: each file is one shard, "
-            "read by one worker (give at most as many workers as files)",
+            f"--shards {shards} but {len(files)} DATA files: each file is one shard, read "
+            f"by a Dask worker (give --shards {len(files)}, or -1)",
             EXIT_USAGE,
         )
     if args.compare_serial:
@@ -161,7 +160,7 @@ def _check_file_shards(args: argparse.Namespace) -> None:
                 raise UserError(
                     f"{path}: {fmt} is text; the workers read numeric formats "
                     "(svmlight, csv, idx) themselves: featurize first, or train one file "
-                    "in memory with --workers",
+                    "in memory with --shards",
                     EXIT_USAGE,
                 )
 
@@ -175,16 +174,23 @@ def backend(args: argparse.Namespace) -> str:
     return "threads"
 
 
-def _n_workers(args: argparse.Namespace) -> int | None:
-    """--workers as a number: -1 is one per CPU (per file with files; None with a
+def _n_shards(args: argparse.Namespace) -> int | None:
+    """--shards as a number: -1 is one per CPU (one per file with files; None with a
     scheduler, whose workers then decide)."""
-    if args.workers is None or args.workers == -1:
+    if args.shards is None or args.shards == -1:
         if args.scheduler is not None:
             return None
         if len(args.data) > 1 or args.stream:
             return len(args.data)
         return os.cpu_count() or 1
-    return args.workers
+    return args.shards
+
+
+def _local_workers(n_shards: int | None) -> int | None:
+    """The size of the local Dask cluster for ``n_shards`` shards: one single-threaded
+    worker per shard, up to one per CPU (as ``ParameterMixing`` starts its own); None
+    with a scheduler (``n_shards`` None: no local cluster)."""
+    return None if n_shards is None else max(1, min(n_shards, os.cpu_count() or 1))
 
 
 def _mixing_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -281,13 +287,14 @@ def train_in_memory(
     serial = clone(estimator) if args.compare_serial else None
     options = _mixing_options(args)
     sample_weight = {} if weights is None else {"sample_weight": weights}
-    n_workers = _n_workers(args)
+    n_shards = _n_shards(args)
     if backend(args) == "threads":
         from perceptrons.parallel import mix_threads
+        from perceptrons.parallel.threads import resolve_threads
 
-        assert n_workers is not None  # threads need --workers (checked with the options)
+        assert n_shards is not None  # threads need --shards (checked with the options)
         started = time.perf_counter()
-        mix_threads(estimator, X, y, n_jobs=n_workers, **options, **sample_weight)
+        mix_threads(estimator, X, y, n_shards=n_shards, **options, **sample_weight)
         seconds = time.perf_counter() - started
         records = []
         for record in estimator.history_:  # the threads report once the fit is done
@@ -297,7 +304,7 @@ def train_in_memory(
         summary = {
             "backend": "threads",
             "cluster": None,
-            "workers": n_workers,
+            "workers": resolve_threads(n_shards),  # the threads that ran the shards
             "shards": _shards(estimator.history_),
             **_effective(mix_threads, options),
             "fit_seconds": round(seconds, 6),
@@ -307,16 +314,16 @@ def train_in_memory(
         from perceptrons.parallel import ParameterMixing
 
         started = time.perf_counter()
-        with _dask_client(args, n_workers) as client:
+        with _dask_client(args, _local_workers(n_shards)) as client:
             cluster_seconds = time.perf_counter() - started
-            mixer = ParameterMixing(estimator, n_partitions=n_workers, client=client, **options)
+            mixer = ParameterMixing(estimator, n_shards=n_shards, client=client, **options)
             score = None if X_dev is None else (lambda model: model.score(X_dev, y_dev))
             records, seconds = _mix(args, mixer, (X, y), sample_weight, score)
             summary = {
                 "backend": "dask",
                 "cluster": args.scheduler or "local",
                 "workers": _n_cluster_workers(client),
-                "shards": mixer.n_partitions_,
+                "shards": mixer.n_shards_,
                 **_effective(ParameterMixing, options),
                 "fit_seconds": round(seconds, 6),
                 "cluster_seconds": round(cluster_seconds, 3),
@@ -363,7 +370,7 @@ def train_files(
 
     paths = [os.path.abspath(path) for path in args.data]
     started = time.perf_counter()
-    with _dask_client(args, _n_workers(args)) as client:
+    with _dask_client(args, _local_workers(_n_shards(args))) as client:
         cluster_seconds = time.perf_counter() - started
         mixer = ParameterMixing(estimator, client=client, **options)
         scorer = score if args.dev is not None else None
@@ -372,7 +379,7 @@ def train_files(
             "backend": "dask",
             "cluster": args.scheduler or "local",
             "workers": _n_cluster_workers(client),
-            "shards": mixer.n_partitions_,
+            "shards": mixer.n_shards_,
             **_effective(ParameterMixing, options),
             "streamed": bool(args.stream),
             "fit_seconds": round(seconds, 6),

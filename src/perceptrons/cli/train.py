@@ -136,7 +136,7 @@ def _pairs_featurizer(args: argparse.Namespace, path: str):
 
 
 def _train_files(args: argparse.Namespace) -> int:
-    """train FILE... --workers/--scheduler (or --stream with them): one shard per file,
+    """train FILE... --shards/--scheduler (or --stream with them): one shard per file,
     read (streamed) by a Dask worker; the data never passes through here."""
 
     started = time.perf_counter()
@@ -186,7 +186,7 @@ def _takes_weights(method: Any) -> bool:
 
 
 def _check_training_mode(args: argparse.Namespace) -> None:
-    """--stream and --workers/--scheduler need an algorithm that can do them."""
+    """--stream and --shards/--scheduler need an algorithm that can do them."""
     estimator = estimator_class(args.algorithm)
     parallel = mixing.mixing_requested(args)
     if args.stream and not parallel and not hasattr(estimator, "partial_fit"):
@@ -202,7 +202,7 @@ def _check_training_mode(args: argparse.Namespace) -> None:
                 name for name in ALGORITHMS if mixing_refusal(estimator_class(name)()) is None
             ]
             raise UserError(
-                f"--workers and --scheduler train by parameter mixing, which {args.algorithm} "
+                f"--shards and --scheduler train by parameter mixing, which {args.algorithm} "
                 f"cannot do (it can: {', '.join(mixable)})",
                 EXIT_USAGE,
             )

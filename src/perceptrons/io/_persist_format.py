@@ -24,6 +24,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "META",
+    "RENAMED_PARAMS",
     "RESERVED",
     "Invalid",
     "Registry",
@@ -202,10 +203,24 @@ def labels_to_array(labels: Any, where: str) -> tuple[np.ndarray, str]:
     )
 
 
+#: Hyperparameters renamed since model files were first written, ``{old: new}``: a file
+#: stores its estimator's ``get_params()``, so one written before a rename names the old
+#: parameter, which is read under its new name (a model file is data, not API; the
+#: library itself takes the new name only). ``n_jobs``: the number of shards of
+#: ``Perceptron`` and ``AveragedPerceptron``, since renamed ``n_shards``.
+RENAMED_PARAMS = {"n_jobs": "n_shards"}
+
+
 def params_from_json(cls: type, section: dict[str, Any]) -> dict[str, Any]:
-    """Saved hyperparameters for ``cls``: JSON lists become tuples where the default is."""
+    """Saved hyperparameters for ``cls``: JSON lists become tuples where the default is,
+    and a parameter renamed since (``RENAMED_PARAMS``) under its new name."""
     params = dict(section["params"])
     signature = inspect.signature(cls).parameters  # the parameters of cls.__init__
+    for old, new in RENAMED_PARAMS.items():
+        if old in params and old not in signature and new in signature:
+            if new in params:
+                raise Invalid(f"parameters {old!r} and {new!r} are one parameter, given twice")
+            params[new] = params.pop(old)
     unknown = sorted(set(params) - set(signature))
     if unknown:
         raise Invalid(f"parameters {short(unknown)} unknown to {cls.__name__}")

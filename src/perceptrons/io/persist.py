@@ -125,7 +125,11 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
     A ``random_state`` given as a ``RandomState`` instance is saved as ``null`` (with a
     warning): the shuffling generator itself is saved (``rng``), so ``partial_fit``
     continues exactly, but a new ``fit`` after loading is no longer seeded, and the
-    voted perceptron's ``prediction="random"`` rule draws fresh numbers.
+    voted perceptron's ``prediction="random"`` rule draws fresh numbers. A parameter
+    renamed since a file was written is read under its new name (the one table of
+    renames is ``RENAMED_PARAMS`` in ``perceptrons.io._persist_format``): ``n_jobs``,
+    the number of shards of ``Perceptron`` and ``AveragedPerceptron``, is now
+    ``n_shards``; :func:`describe` shows the file's own names.
 ``classes``
     ``{"dtype": ..., "array": "estimator/classes"}``: ``dtype`` is the NumPy dtype string
     of ``classes_`` (e.g. ``"<i8"``, ``"<U3"``, ``"|b1"``), or ``"object"`` when the labels

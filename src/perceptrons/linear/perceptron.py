@@ -45,7 +45,7 @@ class PerceptronRules(OnlineLinearClassifier):
         "covariance": rules.one_of("diagonal", "full"),
         "margin": rules.real(0.0),
         "C": rules.real(0.0, inclusive=False),
-        "n_jobs": rules.Rule(
+        "n_shards": rules.Rule(
             "None, -1 or an int >= 1",
             lambda v: v is None or v == -1 or rules.integer(1).accepts(v),
         ),
@@ -68,7 +68,7 @@ class PerceptronRules(OnlineLinearClassifier):
         update: str = "perceptron",
         margin: float = 0.0,
         C: float = 1.0,
-        n_jobs: int | None = None,
+        n_shards: int | None = None,
         class_weight: dict[Any, float] | str | None = None,
         update_params: dict[str, float] | None = None,
         covariance: str = "diagonal",
@@ -86,7 +86,7 @@ class PerceptronRules(OnlineLinearClassifier):
         self.update = update
         self.margin = margin
         self.C = C
-        self.n_jobs = n_jobs
+        self.n_shards = n_shards
         self.class_weight = class_weight
         self.update_params = update_params
         self.covariance = covariance
@@ -145,8 +145,8 @@ class PerceptronRules(OnlineLinearClassifier):
                 self.class_weight is not None and not rule.weighted,
                 f"{rule.summary} has no weighted form",
             ),
-            "n_jobs other than None or 1 (parameter mixing)": (
-                self.n_jobs not in (None, 1) and self._mixing_refusal() is not None,
+            "n_shards other than None or 1 (parameter mixing)": (
+                self.n_shards not in (None, 1) and self._mixing_refusal() is not None,
                 (self._mixing_refusal() or "").partition(": ")[2],
             ),
         }
@@ -166,13 +166,13 @@ class PerceptronRules(OnlineLinearClassifier):
         self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
     ) -> PerceptronRules:
         self._check_sample_weight(sample_weight)
-        if self.n_jobs not in (None, 1):
+        if self.n_shards not in (None, 1):
             self._check_params()
             # Imported here: perceptrons.parallel drives estimators through the engine API
             # and never imports this module, so there is no import circle.
             from perceptrons.parallel.threads import mix_threads
 
-            mix_threads(self, X, y, n_jobs=self.n_jobs, sample_weight=sample_weight)
+            mix_threads(self, X, y, n_shards=self.n_shards, sample_weight=sample_weight)
             return self
         super().fit(X, y, sample_weight=sample_weight)
         return self
@@ -188,9 +188,9 @@ class PerceptronRules(OnlineLinearClassifier):
         *,
         publish_each_epoch: bool = True,
     ) -> Iterator[dict[str, Any]]:
-        if self.n_jobs not in (None, 1):
+        if self.n_shards not in (None, 1):
             raise ValueError(
-                "fit_epochs trains serially; with n_jobs > 1 use fit, or "
+                "fit_epochs trains serially; with n_shards > 1 use fit, or "
                 "perceptrons.parallel.ParameterMixing(...).fit_epochs"
             )
         self._check_sample_weight(sample_weight)

@@ -42,7 +42,7 @@ instead predicts with the mean of the mixed weights of the epochs.
 
 Shards and shuffling
 --------------------
-Arrays are split into ``n_partitions`` shards of near-equal size: contiguous blocks of
+Arrays are split into ``n_shards`` shards of near-equal size: contiguous blocks of
 rows when the estimator has ``shuffle=False``, otherwise rows dealt out by a seeded random
 permutation (each shard keeping its rows in their original order). Each shard visits its
 examples in a fresh order every epoch when ``shuffle=True``, drawn from its own
@@ -55,8 +55,8 @@ with each shard's task and comes back advanced, so a task run again after a fail
 draws the same order, and a run is a function of ``random_state`` only: the same for
 threads (:func:`mix_threads`) and for any Dask cluster.
 
-Dask arrays are split along their row chunks (rechunked into ``n_partitions`` near-equal
-blocks when ``n_partitions`` is given), and a list of files gives one shard per file,
+Dask arrays are split along their row chunks (rechunked into ``n_shards`` near-equal
+blocks when ``n_shards`` is given), and a list of files gives one shard per file,
 read by the worker itself; neither is dealt out again, ``shuffle`` only reorders
 examples within each shard.
 

@@ -1,7 +1,7 @@
 """The Dask cluster of parameter mixing: joining a scheduler, or starting a local one.
 
 Shared by :class:`~perceptrons.parallel.ParameterMixing` and ``perceptrons train
---workers/--scheduler``, so that both behave alike:
+--shards/--scheduler``, so that both behave alike:
 
 - Joining a scheduler at an address is bounded by a timeout, and ends in one line when
   what answers is not a Dask scheduler. Dask bounds its TCP connect but not the

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons import _validation
-from perceptrons.parallel._mixing import check_partitions
+from perceptrons.parallel._mixing import check_shards
 from perceptrons.parallel._shards import (
     Plan,
     ShardData,
@@ -93,7 +93,7 @@ def _prepare_block(block: _RawBlock, plan: Plan, zero_based: bool | None) -> Sha
             shift = int(zero_based) - int(block.zero_based)
         if X.shape[1] + shift > plan.n_features:
             raise ValueError(
-                f"a partition has {X.shape[1] + shift} features, more than "
+                f"a shard has {X.shape[1] + shift} features, more than "
                 f"n_features={plan.n_features}."
             )
         X = sp.csr_matrix(
@@ -103,7 +103,7 @@ def _prepare_block(block: _RawBlock, plan: Plan, zero_based: bool | None) -> Sha
     X, y = _validation.validate_training_data(estimator, X, block.y, reset=True)
     if X.shape[1] != plan.n_features:
         raise ValueError(
-            f"a partition has {X.shape[1]} features where {plan.n_features} were expected."
+            f"a shard has {X.shape[1]} features where {plan.n_features} were expected."
         )
     return ShardData(X, engine_of(estimator).encode_targets(y))
 
@@ -338,15 +338,14 @@ def _settle(distributed, futures: list) -> None:
             return
 
 
-def _file_sources(client, paths, y, n_partitions, read_options) -> list[Callable[[str], Any]]:
+def _file_sources(client, paths, y, n_shards, read_options) -> list[Callable[[str], Any]]:
     """One source per file: the worker reads it."""
     if y is not None:
         raise ValueError("y must be None when X is a list of files (they hold the labels).")
     paths = [os.fspath(Path(p)) for p in paths]
-    if n_partitions is not None and n_partitions != len(paths):
+    if n_shards is not None and n_shards != len(paths):
         raise ValueError(
-            f"n_partitions={n_partitions} but {len(paths)} files: with files, each file "
-            "is one partition."
+            f"n_shards={n_shards} but {len(paths)} files: with files, each file is one shard."
         )
 
     def source(path):
@@ -389,7 +388,7 @@ def _scatter(client, data, *, worker: str | None = None, tries: int = 8):
     raise AssertionError("unreachable")
 
 
-def _dask_sources(client, X, y, n_partitions: int | None) -> list[Callable[[str], Any]]:
+def _dask_sources(client, X, y, n_shards: int | None) -> list[Callable[[str], Any]]:
     """One source per row block of a Dask array: compute the block where it lives."""
     import dask.array as da
 
@@ -397,12 +396,12 @@ def _dask_sources(client, X, y, n_partitions: int | None) -> list[Callable[[str]
         raise ValueError(f"X must be 2-D, got a dask array of shape {X.shape}.")
     if y is None:
         raise ValueError("y is required with a dask array X.")
-    if n_partitions is not None:
+    if n_shards is not None:
         n_rows = X.shape[0]
         if np.isnan(n_rows):
             raise ValueError("rechunking needs known chunk sizes: X.compute_chunk_sizes().")
-        check_partitions(n_partitions, int(n_rows))
-        sizes = tuple(len(part) for part in np.array_split(np.arange(int(n_rows)), n_partitions))
+        check_shards(n_shards, int(n_rows))
+        sizes = tuple(len(part) for part in np.array_split(np.arange(int(n_rows)), n_shards))
         X = X.rechunk({0: sizes, 1: -1})
     else:
         X = X.rechunk({1: -1})

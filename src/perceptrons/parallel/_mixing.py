@@ -228,15 +228,16 @@ def check_estimator(
         )
 
 
-def check_partitions(n_partitions: Any, n_samples: int | None = None) -> int:
-    if not rules.integer(1).accepts(n_partitions):
-        raise ValueError(f"n_partitions must be an int >= 1, got {n_partitions!r}.")
-    if n_samples is not None and n_partitions > n_samples:
+def check_shards(n_shards: Any, n_samples: int | None = None) -> int:
+    """``n_shards`` as an int, checked (and against the examples there are to deal)."""
+    if not rules.integer(1).accepts(n_shards):
+        raise ValueError(f"n_shards must be an int >= 1, got {n_shards!r}.")
+    if n_samples is not None and n_shards > n_samples:
         raise ValueError(
-            f"n_partitions={n_partitions} is more than the {n_samples} training examples: "
-            "every partition needs at least one."
+            f"n_shards={n_shards} is more than the {n_samples} training examples: "
+            "every shard needs at least one."
         )
-    return int(n_partitions)
+    return int(n_shards)
 
 
 def generators(random_state: Any, n_shards: int) -> tuple[np.random.RandomState, list]:
@@ -426,7 +427,7 @@ def array_shards(
     estimator: OnlineLinearClassifier,
     X: ArrayLike,
     y: ArrayLike,
-    n_partitions: int,
+    n_shards: int,
     *,
     share: bool = False,
     sample_weight: ArrayLike | None = None,
@@ -447,7 +448,7 @@ def array_shards(
     engine = engine_of(estimator)
     data, labels, weights = engine.training_data(X, y, sample_weight)
     codes = engine.encode_targets(labels)
-    dealer, streams = generators(estimator.random_state, check_partitions(n_partitions))
+    dealer, streams = generators(estimator.random_state, check_shards(n_shards))
     validation: tuple[Any, ...] | None = None
     if engine.validation_fraction is not None:
         rows, held = hold_out(data.shape[0], engine.validation_fraction, codes, streams[0])
@@ -456,9 +457,9 @@ def array_shards(
             validation += (weights[held],)
             weights = weights[rows]
         data, codes = data[rows], codes[rows]
-    n_partitions = check_partitions(n_partitions, data.shape[0])
-    parts = split_rows(data.shape[0], n_partitions, dealer if estimator.shuffle else None)
-    if n_partitions == 1:
+    n_shards = check_shards(n_shards, data.shape[0])
+    parts = split_rows(data.shape[0], n_shards, dealer if estimator.shuffle else None)
+    if n_shards == 1:
         shards = [ShardData(data, codes, sample_weight=weights)]
     elif share and engine.delta == 0:
         shards = [ShardData(data, codes, rows, weights) for rows in parts]
@@ -471,7 +472,7 @@ def array_shards(
         estimator,
         np.asarray(estimator.classes_),
         data.shape[1],
-        n_shards=n_partitions,
+        n_shards=n_shards,
         local_epochs=local_epochs,
         average=average,
     )

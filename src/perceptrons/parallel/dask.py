@@ -34,7 +34,7 @@ from perceptrons.parallel._mixing import (
     Training,
     array_shards,
     check_estimator,
-    check_partitions,
+    check_shards,
     generators,
     resolve_mixing,
 )
@@ -50,11 +50,11 @@ __all__ = ["ParameterMixing"]
 class ParameterMixing(ClassifierMixin, BaseEstimator):
     """Iterative parameter mixing of a perceptron over the workers of a Dask cluster.
 
-    Every epoch, each of ``n_partitions`` shards of the data runs one epoch of the
+    Every epoch, each of ``n_shards`` shards of the data runs one epoch of the
     estimator from the current mixed weights, on a Dask worker; the shards' weights are
     then mixed into the next epoch's start (McDonald, Hall & Mann 2010). The module
     documentation gives the exact algorithm, the averaged model, the shuffling and the
-    behaviour on worker failures. One partition is exactly the serial fit.
+    behaviour on worker failures. One shard is exactly the serial fit.
 
     Parameters
     ----------
@@ -62,15 +62,18 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         The model to train; its hyperparameters set the training (``max_epochs``,
         ``shuffle``, ``random_state``, ``fit_intercept``, ``delta``...). Not modified:
         ``estimator_`` is a clone.
-    n_partitions : int, default=None
-        Number of shards. None: for arrays, one per worker of ``client`` (or one per CPU
-        for the cluster started here); for a Dask array, its row chunks; for files, one
-        per file. Given with a Dask array, its rows are rechunked into that many
-        near-equal blocks; with files it must equal their number.
+    n_shards : int, default=None
+        The number of shards the data is split into. None: for arrays, one per worker
+        of ``client`` (or one per CPU for the cluster started here); for a Dask array,
+        its row chunks; for files, one per file. Given with a Dask array, its rows are
+        rechunked into that many near-equal blocks; with files it must equal their
+        number. Unlike scikit-learn's ``n_jobs``, it changes the model (each shard
+        trains on its own rows, and their weights are mixed); the workers that run the
+        shards do not.
     client : distributed.Client, str or None, default=None
         The cluster: a connected ``Client``, or a scheduler address (e.g.
         ``"tcp://127.0.0.1:8786"``), whose client is closed after ``fit``. None starts a
-        ``LocalCluster`` of ``min(n_partitions, CPUs)`` single-threaded worker processes
+        ``LocalCluster`` of ``min(n_shards, CPUs)`` single-threaded worker processes
         on 127.0.0.1 (no dashboard) for the fit and closes it afterwards.
     mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
         The mean of the shards' weights, their mean weighted by each shard's updates
@@ -107,7 +110,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         mix changed), ``bytes_sent`` and ``bytes_received``.
     classes_ : ndarray of shape (n_classes,)
         The sorted labels.
-    n_partitions_ : int
+    n_shards_ : int
         The number of shards used.
 
     Examples
@@ -116,7 +119,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     >>> from perceptrons import AveragedPerceptron
     >>> from perceptrons.parallel import ParameterMixing
     >>> X, y = load_iris(return_X_y=True)
-    >>> mixer = ParameterMixing(AveragedPerceptron(random_state=0), n_partitions=2)
+    >>> mixer = ParameterMixing(AveragedPerceptron(random_state=0), n_shards=2)
     >>> model = mixer.fit(X, y).estimator_  # doctest: +SKIP
     >>> round(model.score(X, y), 2)  # doctest: +SKIP
     0.97
@@ -126,7 +129,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         self,
         estimator: OnlineLinearClassifier,
         *,
-        n_partitions: int | None = None,
+        n_shards: int | None = None,
         client: Any = None,
         mixing: str = DEFAULT_MIXING,
         local_epochs: int = DEFAULT_LOCAL_EPOCHS,
@@ -135,7 +138,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         self.estimator = estimator
-        self.n_partitions = n_partitions
+        self.n_shards = n_shards
         self.client = client
         self.mixing = mixing
         self.local_epochs = local_epochs
@@ -242,8 +245,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
 
     def _epochs(self, X, y, options, *, publish_each_epoch: bool) -> Iterator[dict[str, Any]]:
         check_estimator(self.estimator, self.mixing, self.local_epochs, self.average)
-        if self.n_partitions is not None:
-            check_partitions(self.n_partitions)
+        if self.n_shards is not None:
+            check_shards(self.n_shards)
         if not rules.integer(0).accepts(self.max_retries):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}.")
         if not rules.real(0, inclusive=False).accepts(self.connect_timeout):
@@ -316,7 +319,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             else:
                 if y is None:
                     raise ValueError("y is required unless X is a list of files.")
-                n = self.n_partitions or len(workers)
+                n = self.n_shards or len(workers)
                 dealt = array_shards(
                     self.estimator_,
                     X,
@@ -332,7 +335,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     workers,
                     [shard.n_samples for shard in dealt.shards],
                 )
-            self.n_partitions_ = len(shards.futures)
+            self.n_shards_ = len(shards.futures)
             runner = _DaskRunner(client, shards, plan, self.max_retries)
             mixing = resolve_mixing(self.estimator_, self.mixing)
             training = Training(
@@ -360,8 +363,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         return self.estimator_.predict(X)
 
     def _cluster_size(self, X: Any) -> int:
-        if self.n_partitions is not None:
-            n = self.n_partitions
+        if self.n_shards is not None:
+            n = self.n_shards
         elif _is_path_list(X):
             n = len(X)
         elif _is_dask_array(X):
@@ -404,10 +407,10 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         if y is not None:
             raise ValueError("y must be None when X is a list of files (they hold the labels).")
         paths = [os.fspath(Path(p)) for p in paths]
-        if self.n_partitions is not None and self.n_partitions != len(paths):
+        if self.n_shards is not None and self.n_shards != len(paths):
             raise ValueError(
-                f"n_partitions={self.n_partitions} but {len(paths)} files: with files, "
-                "each file is one partition."
+                f"n_shards={self.n_shards} but {len(paths)} files: with files, "
+                "each file is one shard."
             )
         unknown = set(options) - {"format", "zero_based"}
         if unknown:
@@ -442,9 +445,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         estimator = self.estimator_
         files = _is_path_list(X)
         if files:
-            raw_sources = _file_sources(client, X, y, self.n_partitions, read_options)
+            raw_sources = _file_sources(client, X, y, self.n_shards, read_options)
         else:
-            raw_sources = _dask_sources(client, X, y, self.n_partitions)
+            raw_sources = _dask_sources(client, X, y, self.n_shards)
         raws = [source(workers[i % len(workers)]) for i, source in enumerate(raw_sources)]
         zero_based = read_options.get("zero_based", "auto") if files else None
         if zero_based == "auto":
@@ -489,7 +492,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         if sizes is None:
             sizes = client.gather([client.submit(_n_samples, f, pure=False) for f in futures])
         if min(sizes) == 0:
-            raise ValueError(f"partition {sizes.index(0)} holds no examples.")
+            raise ValueError(f"shard {sizes.index(0)} holds no examples.")
         sources = [rebuild_source(i) for i in range(len(futures))]
         shards = _DaskShards(futures, holders, sources, sizes)
         _, streams = generators(estimator.random_state, len(sizes))

@@ -25,14 +25,22 @@ if TYPE_CHECKING:
 __all__ = ["mix_threads"]
 
 
+def resolve_threads(n_shards: int, n_threads: int | None = None) -> int:
+    """The threads that run ``n_shards`` shards (already resolved, no -1): ``n_threads``
+    when given, else one per CPU; never more than the shards."""
+    if n_threads is None:
+        n_threads = os.cpu_count() or 1
+    return max(1, min(n_threads, n_shards))
+
+
 def mix_threads(
     estimator: OnlineLinearClassifier,
     X: ArrayLike,
     y: ArrayLike,
-    n_jobs: int,
+    n_shards: int,
     mixing: str = DEFAULT_MIXING,
     *,
-    n_partitions: int | None = None,
+    n_threads: int | None = None,
     sample_weight: ArrayLike | None = None,
     local_epochs: int = DEFAULT_LOCAL_EPOCHS,
     redeal: bool = False,
@@ -54,13 +62,18 @@ def mix_threads(
         Training data.
     y : array-like of shape (n_samples,)
         Labels.
-    n_jobs : int
-        Threads; -1 for one per CPU.
+    n_shards : int
+        The number of shards the rows are dealt into; -1 for one per CPU. Unlike
+        scikit-learn's ``n_jobs``, it changes the model: each shard trains on its own
+        rows, and the shards' weights are mixed after every epoch (one shard is the
+        serial fit).
     mixing : {"auto", "uniform", "mistakes", "sum"}, default="auto"
         How the shards' weights are mixed after each epoch (see
         :class:`ParameterMixing`).
-    n_partitions : int, default=None
-        Number of shards; ``n_jobs`` when None.
+    n_threads : int, default=None
+        The threads that run the shards' epochs: None for one per CPU, never more than
+        ``n_shards``. The model does not depend on it (16 shards on 2 threads are the
+        model 16 threads give); only the time does.
     sample_weight : array-like of shape (n_samples,) or float, default=None
         Weight of each example, as for the estimator's ``fit`` (multiplied by its
         ``class_weight``); each shard trains with the weights of its own rows.
@@ -83,32 +96,35 @@ def mix_threads(
 
     Examples
     --------
-    Two threads, each running the epochs of one half of the data:
+    Two shards, each half of the data, their epochs run in two threads (one per CPU, at
+    most one per shard):
 
     >>> from sklearn.datasets import load_iris
     >>> from perceptrons import AveragedPerceptron
     >>> from perceptrons.parallel import mix_threads
     >>> X, y = load_iris(return_X_y=True)
-    >>> model = mix_threads(AveragedPerceptron(max_epochs=20, random_state=0), X, y, n_jobs=2)
+    >>> model = mix_threads(AveragedPerceptron(max_epochs=20, random_state=0), X, y, n_shards=2)
     >>> [len(record["shard_mistakes"]) for record in model.history_][:3]
     [2, 2, 2]
     >>> bool(model.score(X, y) > 0.9)
     True
     """
     check_estimator(estimator, mixing, local_epochs, average)
-    if not rules.integer(1).accepts(n_jobs) and n_jobs != -1:
-        raise ValueError(f"n_jobs must be an int >= 1 or -1, got {n_jobs!r}.")
+    if not rules.integer(1).accepts(n_shards) and n_shards != -1:
+        raise ValueError(f"n_shards must be an int >= 1 or -1, got {n_shards!r}.")
+    if n_threads is not None and not rules.integer(1).accepts(n_threads):
+        raise ValueError(f"n_threads must be None or an int >= 1, got {n_threads!r}.")
     if redeal and (not estimator.shuffle or engine_of(estimator).delta != 0):
         raise ValueError(
             "redeal needs shuffle=True and no Δ trick (delta=0): the rows are dealt by "
             "the shuffling generator, and each Δ weight belongs to one shard's example."
         )
-    n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    n_shards = (os.cpu_count() or 1) if n_shards == -1 else n_shards
     dealt = array_shards(
         estimator,
         X,
         y,
-        n_jobs if n_partitions is None else n_partitions,
+        n_shards,
         share=True,
         sample_weight=sample_weight,
         local_epochs=local_epochs,
@@ -121,7 +137,7 @@ def mix_threads(
     # Each shard keeps its own state from epoch to epoch: the threads read and write
     # only the rows the mix and their epochs change.
     trainers = [ShardTrainer(plan) for _ in shards]
-    with ThreadPoolExecutor(max_workers=min(n_jobs, len(shards))) as pool:
+    with ThreadPoolExecutor(max_workers=resolve_threads(len(shards), n_threads)) as pool:
 
         def run_epoch(epoch, start, rng_states, slacks, whole_start):
             if redeal and epoch > 1 and len(shards) > 1:

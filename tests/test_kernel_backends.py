@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from perceptrons import BudgetPerceptron, VotedPerceptron, _gram, load, save
+from perceptrons import BudgetPerceptron, VotedPerceptron, load, save
+from perceptrons.kernel import _gram
 from perceptrons.kernel import voted as voted_core
 
 RULES = ["vote", "average", "last", "random"]
@@ -265,14 +266,14 @@ def test_input_arrays_come_back_to_the_host_as_numpy():
 
 
 def test_the_cache_fills_in_chunks_without_changing_the_model(monkeypatch):
-    from perceptrons import _voted_training
+    from perceptrons.kernel import _training
 
     rng = np.random.default_rng(5)
     X = rng.integers(-2, 3, size=(70, 4)).astype(np.float64)
     y = rng.integers(0, 3, size=70)
     params = {"kernel": "poly", "degree": 3, "gamma": 1.0, "max_epochs": 3, "random_state": 0}
     reference = VotedPerceptron(cache_size=0, **params).fit(X, y)
-    monkeypatch.setattr(_voted_training, "_CACHE_CHUNK", 3)
+    monkeypatch.setattr(_training, "_CACHE_CHUNK", 3)
     chunked = VotedPerceptron(**params).fit(X, y)
     _same_model(chunked, reference, X)
     assert reference.support_vectors_.shape[0] > 3  # several chunks were filled

@@ -107,7 +107,7 @@ def test_the_walk_finds_the_api() -> None:
         "perceptrons.reference.voted.vote_predict",
         # engines, classes of private modules
         "perceptrons._online_engine.LinearEngine.run_epoch",
-        "perceptrons._voted_codec.VotedCodec.import_state",
+        "perceptrons.kernel._voted_codec.VotedCodec.import_state",
         "perceptrons.probabilistic.naive_bayes._NaiveBayesCodec.export_state",
     ):
         assert qualname in CALLABLES, qualname

@@ -15,9 +15,9 @@ cached (within ``cache_size`` megabytes), so later epochs gather instead of reco
 The n×n Gram matrix of the training data is never formed (unless passed precomputed).
 
 The estimator is this module's :class:`VotedPerceptron`; its training lives in
-:mod:`perceptrons._voted_training` (the epochs run by the one epoch loop,
-:func:`perceptrons._engine.run_epochs`), its stores in :mod:`perceptrons._voted_store`
-and its model files' state in :mod:`perceptrons._voted_codec`.
+:mod:`perceptrons.kernel._training` (the epochs run by the one epoch loop,
+:func:`perceptrons._engine.run_epochs`), its stores in :mod:`perceptrons.kernel._store`
+and its model files' state in :mod:`perceptrons.kernel._voted_codec`.
 
 The estimator here is the learner core of :mod:`perceptrons.kernel.voted` under
 scikit-learn's face (:mod:`perceptrons._estimator`).

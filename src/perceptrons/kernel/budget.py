@@ -14,15 +14,16 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from perceptrons import _gram, _input, _validation
+from perceptrons import _input, _validation
 from perceptrons import _params as rules
 from perceptrons._base import IncrementalClassifier
-from perceptrons._budget_codec import BudgetCodec, BudgetState
 from perceptrons._engine import check_statistic, epochs_recorded, run_epochs
-from perceptrons._gram import KernelMatrix, overflow_error
 from perceptrons._kernels import budget as _budget
 from perceptrons._memory import check_allocation
-from perceptrons._voted_training import describe, resolve_gamma
+from perceptrons.kernel import _gram
+from perceptrons.kernel._budget_codec import BudgetCodec, BudgetState
+from perceptrons.kernel._gram import KernelMatrix, overflow_error
+from perceptrons.kernel._training import describe, resolve_gamma
 
 __all__ = ["BudgetPerceptron"]
 

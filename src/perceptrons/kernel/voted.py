@@ -19,13 +19,14 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from perceptrons import _gram, _input, _validation, _voted_scores
+from perceptrons import _input, _validation
 from perceptrons import _params as rules
 from perceptrons._engine import run_epochs
 from perceptrons._kernels import voted as _voted
-from perceptrons._voted_codec import VotedCodec
-from perceptrons._voted_store import NO_WEIGHTS
-from perceptrons._voted_training import VotedEpochs, VotedTraining, describe
+from perceptrons.kernel import _gram, _scores
+from perceptrons.kernel._store import NO_WEIGHTS
+from perceptrons.kernel._training import VotedEpochs, VotedTraining, describe
+from perceptrons.kernel._voted_codec import VotedCodec
 
 __all__ = ["VotedPerceptron"]
 
@@ -424,7 +425,7 @@ class VotedPerceptron(VotedTraining):
                 if not backend.is_numpy and not self._native:
                     # Binary sequences on the device: only the scores travel.
                     for column, (ids, signs, votes, counts, last) in enumerate(sequences):
-                        out[:, start:stop, column] = _voted_scores.staged_binary_scores(
+                        out[:, start:stop, column] = _scores.staged_binary_scores(
                             backend,
                             gram,
                             ids,

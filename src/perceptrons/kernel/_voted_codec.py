@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons import _checked
-from perceptrons._voted_store import Growable, SupportStore
-from perceptrons._voted_training import VotedTraining
+from perceptrons.kernel._store import Growable, SupportStore
+from perceptrons.kernel._training import VotedTraining
 
 __all__ = ["VotedCodec"]
 

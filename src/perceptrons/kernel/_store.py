@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from perceptrons._gram import NUMPY, Backend
+from perceptrons.kernel._gram import NUMPY, Backend
 
 __all__ = ["NO_WEIGHTS", "BackendRows", "CallState", "Growable", "SupportStore"]
 

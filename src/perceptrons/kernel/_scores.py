@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from perceptrons._gram import Backend
 from perceptrons._kernels.voted import (
     RULE_AVERAGE,
     RULE_LAST,
@@ -35,6 +34,7 @@ from perceptrons._kernels.voted import (
     RULE_VOTE,
     stage_totals,
 )
+from perceptrons.kernel._gram import Backend
 
 __all__ = ["staged_binary_scores"]
 

@@ -21,11 +21,11 @@ import scipy.sparse as sp
 from perceptrons import _validation
 from perceptrons._base import IncrementalClassifier
 from perceptrons._engine import check_statistic, epochs_recorded
-from perceptrons._gram import NUMPY, Backend, KernelMatrix, input_backend, overflow_error
 from perceptrons._kernels import perceptron as _perceptron_kernels
 from perceptrons._kernels import voted as _voted
 from perceptrons._memory import check_training_state
-from perceptrons._voted_store import (
+from perceptrons.kernel._gram import NUMPY, Backend, KernelMatrix, input_backend, overflow_error
+from perceptrons.kernel._store import (
     NO_WEIGHTS,
     BackendRows,
     CallState,
@@ -131,7 +131,7 @@ class VotedTraining(IncrementalClassifier):
 
     def _backend(self, X: Any) -> tuple[Backend, Any]:
         """The backend of the kernel products (``device``, else ``X``'s namespace) and
-        ``X`` on the host (see :func:`perceptrons._gram.input_backend`)."""
+        ``X`` on the host (see :func:`perceptrons.kernel._gram.input_backend`)."""
         return input_backend(type(self).__name__, self.device, X, self.kernel)
 
     def _gram(self, A, B, backend: Backend = NUMPY) -> Any:

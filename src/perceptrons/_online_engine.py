@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,9 +31,6 @@ from perceptrons._states import (
     as_count,
     sorted_union,
 )
-
-if TYPE_CHECKING:
-    from perceptrons._online import OnlineLearner
 
 __all__ = ["LinearConfig", "LinearEngine", "check_epoch_inputs"]
 
@@ -112,13 +109,20 @@ def check_epoch_inputs(
         raise ValueError("run_epoch: " + "; ".join(problems) + ".")
 
 
+class Learner(Protocol):
+    """What hands the engine its configuration (an
+    :class:`~perceptrons._online.OnlineLearner`, which imports this module)."""
+
+    def _linear_config(self) -> LinearConfig: ...
+
+
 class LinearEngine:
     """The training machinery of one online linear estimator (see the module)."""
 
     #: What the columns of the weights stand for, as messages name them.
     COLUMNS = "classes"
 
-    def __init__(self, estimator: OnlineLearner) -> None:
+    def __init__(self, estimator: Learner) -> None:
         # Beside its configuration (self.config), what the engine reads and writes of
         # the estimator is its model's lifecycle: the state, history_, random_state_,
         # classes_, the published model.

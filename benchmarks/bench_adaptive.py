@@ -1,7 +1,7 @@
 """The update rules of issue 28 beside SOL: accuracy, fit time, whole-process training,
 and which rule the text defaults should use.
 
-Every rule of ``perceptrons._update_rules.RULES`` (read at run time: rules added later
+Every rule of ``perceptrons.linear._update_rules.RULES`` (read at run time: rules added later
 are covered), or those of ``--rules``, on 20 Newsgroups (TF-IDF, sublinear tf), a9a,
 MNIST (pixels / 255) and the sentiment set (counts), featurized as
 ``benchmarks/_datasets.py`` does. Each data set is written once to ``--workdir`` as
@@ -107,7 +107,7 @@ SOL_PEERS: dict[str, SolPeer] = {
 
 
 def _rules() -> dict:
-    from perceptrons._update_rules import RULES
+    from perceptrons.linear._update_rules import RULES
 
     return RULES
 

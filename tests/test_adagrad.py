@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron, reference
-from perceptrons._update_rules import RULES
+from perceptrons.linear._update_rules import RULES
 from rule_problems import problems
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}

@@ -86,7 +86,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_is_read_from_the_sources():
     graph = _graph()
     # Spot checks that the reader sees what is there (so an empty graph cannot pass).
-    assert "perceptrons._online" in graph["perceptrons.linear.perceptron"]
+    assert "perceptrons.linear._online" in graph["perceptrons.linear.perceptron"]
     assert "perceptrons._kernels.perceptron" in graph["perceptrons.linear._families"]
     # A lazy import:
     assert "perceptrons.parallel.threads" in graph["perceptrons.linear.perceptron"]
@@ -201,8 +201,8 @@ _engine: _kernels._rows.NON_FINITE_SCORE
 _linear: _kernels.scoring
 _states: _kernels.finite
 cli._common: _registry.ALGORITHMS _registry.kind_of
-cli._parser: _limits.MAX_N_FEATURES _update_rules.RULES _version.__version__
-    io.formats._names.FORMATS parallel._names.CONNECT_TIMEOUT
+cli._parser: _limits.MAX_N_FEATURES _version.__version__ io.formats._names.FORMATS
+    linear._update_rules.RULES parallel._names.CONNECT_TIMEOUT
     parallel._names.DEFAULT_LOCAL_EPOCHS parallel._names.DEFAULT_MIXING parallel._names.MIXINGS
 cli.evaluate: _metrics.classification_scores
 cli.mixing: parallel._dask_cluster.SchedulerConnectionError
@@ -210,7 +210,7 @@ cli.mixing: parallel._dask_cluster.SchedulerConnectionError
     parallel._dask_cluster.start_local_cluster parallel._mixing.check_estimator
     parallel._names.CONNECT_TIMEOUT
 cli.tag: io.formats._names.SEQUENCE_FORMATS
-cli.tools: _update_rules.RULES _update_rules.UpdateRule
+cli.tools: linear._update_rules.RULES linear._update_rules.UpdateRule
 cli.train: _metrics.confusion_matrix parallel._mixing.mixing_refusal
 complexity: _kernels.strategies
 io._chunks: _kernels.hashing _kernels.parse _memory.array_bytes _memory.check_allocation
@@ -219,8 +219,8 @@ io._chunks: _kernels.hashing _kernels.parse _memory.array_bytes _memory.check_al
     io.formats._common.out_of_memory_in_one_line
 io._persist_format: _checked
 io._persist_read: _checked _engine.MAX_HISTORY _engine.StateCodec _linear.SparseCoefMixin
-    _memory.MemoryBudgetError _memory.array_bytes _memory.check_allocation
-    _online.OnlineLinearClassifier _validation
+    _memory.MemoryBudgetError _memory.array_bytes _memory.check_allocation _validation
+    linear._online.OnlineLinearClassifier
 io._persist_write: _checked _engine.StateCodec _input _version.__version__
 io.formats: _lazy.lazy_attributes
 io.formats._common: _memory.MemoryBudgetError _memory.check_allocation _memory.format_bytes
@@ -236,7 +236,7 @@ io.onnx: _kernels.voted.stage_totals _linear.LogLinearProbabilities _registry.MO
 io.persist: _engine.StateCodec _lazy.LazyClasses _registry.MODELS
 io.sequences: io.formats._common.read_input io.formats._names.SEQUENCE_FORMATS
 io.stream: _base.Trainable _engine.add_record _engine.run_epochs _input.check_random_state
-    _online.OnlineLearner
+    linear._online.OnlineLearner
 kernel: _lazy.lazy_attributes
 kernel._budget_codec: _checked _kernels.budget.nearest_neighbours
 kernel._scores: _kernels.voted.RULE_AVERAGE _kernels.voted.RULE_LAST _kernels.voted.RULE_RANDOM
@@ -251,21 +251,26 @@ linear: _lazy.lazy_attributes
 linear._families: _kernels.adagrad _kernels.confidence _kernels.first_order _kernels.perceptron
     _kernels.romma _kernels.second_order _states.AdaptiveState _states.AlmaState
     _states.PerceptronState _states.RommaState _states.TrainingState _states.adaptive_state
-    _update_rules.UpdateRule _update_rules.check_update_params _update_rules.rule_of
-linear.logistic: _kernels.logistic _linear.LogLinearProbabilities _online.OnlineLinearClassifier
-    _params _states.LogisticState _states.TrainingState
-linear.perceptron: _online.OnlineLinearClassifier _params _states.PerceptronState
-    _states.TrainingState _update_rules.RULES
+linear._online: _base.INPUT_RECORDS _base.IncrementalClassifier _base.Trainable _engine.Engine
+    _engine.hold_out _engine.run_epochs _input _linear.SparseCoefMixin _linear.linear_scores
+    _params _states.CompactState _states.Frozen _states.PerceptronState _states.TrainingState
+    _validation
+linear._online_engine: _checked _engine.Stopping _engine.check_statistic _input
+    _memory.check_training_state _states.AdaptiveState _states.CompactState _states.Frozen
+    _states.TrainingState _states.as_count _states.sorted_union _validation
+linear.logistic: _kernels.logistic _linear.LogLinearProbabilities _params _states.LogisticState
+    _states.TrainingState
+linear.perceptron: _params _states.PerceptronState _states.TrainingState
 parallel: _lazy.lazy_attributes
 parallel._dask_runner: _validation
 parallel._mixing: _base.Trainable _engine.hold_out _engine.run_epochs _input.check_random_state
-    _kernels.mixing.add_shard _kernels.mixing.apply_mix _kernels.mixing.union_rows
-    _online.OnlineLinearClassifier _params _states.AdaptiveState _states.PerceptronState
-    _states.TrainingState _states.all_finite _states.as_count
-parallel._shards: _engine.Engine _kernels.mixing.sorted_rows_of_examples
-    _online.OnlineLinearClassifier _states.AdaptiveState _states.TrainingState _states.as_count
-parallel.dask: _online.OnlineLinearClassifier _params _validation
-parallel.threads: _online.OnlineLinearClassifier _params
+    _kernels.mixing.add_shard _kernels.mixing.apply_mix _kernels.mixing.union_rows _params
+    _states.AdaptiveState _states.PerceptronState _states.TrainingState _states.all_finite
+    _states.as_count linear._online.OnlineLinearClassifier
+parallel._shards: _engine.Engine _kernels.mixing.sorted_rows_of_examples _states.AdaptiveState
+    _states.TrainingState _states.as_count linear._online.OnlineLinearClassifier
+parallel.dask: _params _validation linear._online.OnlineLinearClassifier
+parallel.threads: _params linear._online.OnlineLinearClassifier
 probabilistic: _lazy.lazy_attributes
 probabilistic.logistic_batch: _base.IncrementalClassifier _checked _engine.add_record _input
     _linear.LogLinearProbabilities _linear.SparseCoefMixin _linear.linear_scores
@@ -279,9 +284,9 @@ sequence: _lazy.lazy_attributes
 sequence.featurizer: _base.Trainable _checked _input _kernels.sequence_features _params
     _sequences.TokenFeatures
 sequence.tagger: _checked _engine.check_statistic _input _kernels.sequence _memory.array_bytes
-    _memory.check_allocation _online.OnlineLearner _online_engine.LinearEngine _params
-    _sequences.TagCodes _sequences.TokenFeatures _states.TrainingState _states.as_count
-    _validation
+    _memory.check_allocation _params _sequences.TagCodes _sequences.TokenFeatures
+    _states.TrainingState _states.as_count _validation linear._online.OnlineLearner
+    linear._online_engine.LinearEngine
 text: _lazy.lazy_attributes
 text._codec: _checked _input
 text._pairs: _decimal.decimal_number _kernels.hashing.hash_names

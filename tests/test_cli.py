@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from perceptrons import demo
-from perceptrons._online import OnlineLearner
 from perceptrons.cli import main
 from perceptrons.datasets import load_20newsgroups, shared_data_dir
+from perceptrons.linear._online import OnlineLearner
 
 SHARED = shared_data_dir()
 needs_data = pytest.mark.skipif(

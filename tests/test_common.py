@@ -632,7 +632,7 @@ def test_precomputed_round_trip_without_partial_fit(tmp_path):
 def _adaptive_configurations():
     """One estimator per rule that keeps statistics of its own (alternately last and
     averaged weights), and the full-covariance form of each rule that has one, averaged."""
-    from perceptrons._update_rules import RULES
+    from perceptrons.linear._update_rules import RULES
 
     adaptive = [r for r in RULES.values() if r.family not in ("perceptron", "romma")]
     estimators = [
@@ -648,7 +648,7 @@ def _adaptive_configurations():
 
 
 def _adaptive_expected_failures(estimator):
-    from perceptrons._update_rules import RULES
+    from perceptrons.linear._update_rules import RULES
 
     if not RULES[estimator.update].weighted:
         return {**ARRAY_API, **dict.fromkeys(WEIGHT_CHECKS, UNWEIGHTED_ADAPTIVE)}

@@ -60,7 +60,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         VotedPerceptron,
         save,
     )
-    from perceptrons._update_rules import RULES
+    from perceptrons.linear._update_rules import RULES
     from perceptrons.logistic_batch import LogisticRegressionBatch
 
     rng = np.random.default_rng(0)

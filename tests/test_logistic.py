@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import softmax
 
-from perceptrons import _online_engine, datasets, reference
-from perceptrons.linear import logistic
+from perceptrons import datasets, reference
+from perceptrons.linear import _online_engine, logistic
 from perceptrons.logistic import LogisticRegressionSGD
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}

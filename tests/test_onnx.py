@@ -30,8 +30,8 @@ from perceptrons import (  # noqa: E402
     Perceptron,
     VotedPerceptron,
 )
-from perceptrons._update_rules import RULES  # noqa: E402
 from perceptrons.io import onnx as onnx_export  # noqa: E402
+from perceptrons.linear._update_rules import RULES  # noqa: E402
 
 
 def _session(model, dtype=np.float64):

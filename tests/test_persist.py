@@ -35,11 +35,11 @@ from perceptrons import (
     load,
     save,
 )
-from perceptrons._online import OnlineLinearClassifier
-from perceptrons._online_engine import LinearEngine
 from perceptrons._states import CompactState
 from perceptrons.datasets import shared_data_dir
 from perceptrons.io.persist import describe
+from perceptrons.linear._online import OnlineLinearClassifier
+from perceptrons.linear._online_engine import LinearEngine
 
 LINEAR = [Perceptron, AveragedPerceptron]
 RULES = ["vote", "average", "last", "random"]

@@ -15,8 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from perceptrons import AveragedPerceptron, Perceptron
-from perceptrons._update_rules import RULES
 from perceptrons.io.stream import fit_stream
+from perceptrons.linear._update_rules import RULES
 from perceptrons.parallel import mix_threads
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}

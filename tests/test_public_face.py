@@ -74,7 +74,7 @@ def test_only_sklearn_verbs_and_documented_extras_are_public(cls):
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
 def test_every_estimator_hands_out_its_codec_and_only_online_learners_an_engine(cls):
-    from perceptrons._online import OnlineLearner
+    from perceptrons.linear._online import OnlineLearner
 
     if cls is ParameterMixing:
         return

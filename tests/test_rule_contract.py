@@ -15,8 +15,8 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import AveragedPerceptron, Perceptron
-from perceptrons._update_rules import RULES
 from perceptrons.io.persist import load, save
+from perceptrons.linear._update_rules import RULES
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 ADAPTIVE = [rule for rule in RULES.values() if rule.family not in ("perceptron", "romma")]

@@ -106,7 +106,7 @@ def test_the_walk_finds_the_api() -> None:
         "perceptrons.parallel.dask.ParameterMixing.fit",
         "perceptrons.reference.voted.vote_predict",
         # engines, classes of private modules
-        "perceptrons._online_engine.LinearEngine.run_epoch",
+        "perceptrons.linear._online_engine.LinearEngine.run_epoch",
         "perceptrons.kernel._voted_codec.VotedCodec.import_state",
         "perceptrons.probabilistic.naive_bayes._NaiveBayesCodec.export_state",
     ):

@@ -1,5 +1,5 @@
 """The table of update rules, generated when the site is built from the one table the
-library checks them against (:data:`perceptrons._update_rules.RULES`): their names,
+library checks them against (:data:`perceptrons.linear._update_rules.RULES`): their names,
 papers, constants with their defaults and intervals, and what each supports are never
 hand-copied.
 
@@ -65,7 +65,7 @@ class UpdateRules(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
-        from perceptrons._update_rules import RULES
+        from perceptrons.linear._update_rules import RULES
 
         wanted = self.options.get("families")
         families = set(wanted.split()) if wanted else None

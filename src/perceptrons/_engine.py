@@ -3,7 +3,7 @@
 An estimator is configuration plus the model that is truly its own; how its state is
 stored is its *codec*, handed out by ``_codec()`` (every model), and how an online
 learner trains is its *engine*, handed out by ``_engine()`` (the online learners only:
-:class:`perceptrons._online.OnlineLearner`; the engine is their codec too). What drives
+:class:`perceptrons.linear._online.OnlineLearner`; the engine is their codec too). What drives
 training from outside an estimator -- parameter mixing (:mod:`perceptrons.parallel`),
 streaming (:mod:`perceptrons.io.stream`), model files (:mod:`perceptrons.io.persist`)
 and the command line -- uses only those, through the protocols declared here (the type

@@ -8,7 +8,7 @@ from the predicted one's. The model is the average of the weights after every se
 of every epoch, kept exactly with the auxiliary-array trick of
 :class:`~perceptrons.AveragedPerceptron` (Daumé 2006), or the last weights.
 
-It is an online learner (:class:`perceptrons._online.OnlineLearner`): the same epoch loop,
+It is an online learner (:class:`perceptrons.linear._online.OnlineLearner`): the same epoch loop,
 ``fit_epochs``, ``history_``, early stopping (here on a development set), model files
 (:func:`perceptrons.save`) and parameter mixing (:mod:`perceptrons.parallel`, which
 McDonald, Hall & Mann (2010) designed for this very model). What is its own: sentences

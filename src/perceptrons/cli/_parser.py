@@ -19,10 +19,10 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from perceptrons._update_rules import RULES
 from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
 from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.train import add_saving_options
+from perceptrons.linear._update_rules import RULES
 
 
 class _Parser(argparse.ArgumentParser):

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from perceptrons._update_rules import RULES, UpdateRule
 from perceptrons.cli._common import (
     EXIT_USAGE,
     UserError,
@@ -26,6 +25,7 @@ from perceptrons.cli._common import (
     train_with_curve,
 )
 from perceptrons.cli.tag import is_tagger
+from perceptrons.linear._update_rules import RULES, UpdateRule
 
 _HISTORY_LINES = 12
 

@@ -368,7 +368,7 @@ def load_sparsified(meta: dict[str, Any], estimator: Any) -> None:
     (``coef_`` sparse, its training state compact, never expanded): the metadata's
     state marked so (only in memory: the checksum covers the file's own bytes). The
     other estimators are built as the file says."""
-    from perceptrons._online import OnlineLinearClassifier
+    from perceptrons.linear._online import OnlineLinearClassifier
 
     if isinstance(estimator, OnlineLinearClassifier):
         meta["state"]["sparsified"] = True

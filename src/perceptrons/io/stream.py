@@ -461,7 +461,7 @@ def _fit_epochs(
     # Imported here: the online learners import io only lazily, and fit_stream's
     # other callers (any scikit-learn incremental classifier) need neither.
     from perceptrons._base import Trainable
-    from perceptrons._online import OnlineLearner
+    from perceptrons.linear._online import OnlineLearner
 
     epochs_of: _ChunkEpochs
     if isinstance(estimator, OnlineLearner):

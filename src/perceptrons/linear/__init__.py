@@ -1,7 +1,7 @@
 """The learner core of the online linear classifiers, without scikit-learn.
 
 :class:`Perceptron`, :class:`AveragedPerceptron` (every update rule of
-:mod:`perceptrons._update_rules`) and :class:`LogisticRegressionSGD` here are what the
+:mod:`perceptrons.linear._update_rules`) and :class:`LogisticRegressionSGD` here are what the
 command line trains, loads and predicts with: the same parameters, training, model and
 files as the estimators of the same names in :mod:`perceptrons`, which are these classes
 under scikit-learn's face (:mod:`perceptrons._estimator`). Importing a class loads

@@ -1,4 +1,4 @@
-"""How each family of update rules (:data:`perceptrons._update_rules.RULES`) plugs into
+"""How each family of update rules (:data:`perceptrons.linear._update_rules.RULES`) plugs into
 the one engine, and a configuration resolved once.
 
 A family is one entry of :data:`FAMILIES`: its compiled epochs (binary and multiclass,
@@ -32,7 +32,7 @@ from perceptrons._states import (
     TrainingState,
     adaptive_state,
 )
-from perceptrons._update_rules import UpdateRule, check_update_params, rule_of
+from perceptrons.linear._update_rules import UpdateRule, check_update_params, rule_of
 
 __all__ = ["FAMILIES", "Family", "ResolvedRule", "resolve_rule"]
 
@@ -206,7 +206,7 @@ def _adagrad_kernels() -> ModuleType:
     return adagrad
 
 
-#: Every family of :data:`perceptrons._update_rules.FAMILIES`.
+#: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
     "romma": Family(_romma_kernels, _forms(), _pack_romma, _romma_state),

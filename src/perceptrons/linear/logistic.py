@@ -1,6 +1,6 @@
 """Logistic regression trained online by SGD, binary and multinomial: the core.
 
-Configuration on the shared online engine (:mod:`perceptrons._online`), with its own
+Configuration on the shared online engine (:mod:`perceptrons.linear._online`), with its own
 kernels (:mod:`perceptrons._kernels.logistic`) and the lazy scale of its prior. The
 class here imports no scikit-learn; :class:`perceptrons.LogisticRegressionSGD` is it
 under scikit-learn's face.
@@ -16,8 +16,8 @@ import numpy as np
 from perceptrons import _params as rules
 from perceptrons._kernels import logistic as _kernels
 from perceptrons._linear import LogLinearProbabilities
-from perceptrons._online import OnlineLinearClassifier
 from perceptrons._states import LogisticState, TrainingState
+from perceptrons.linear._online import OnlineLinearClassifier
 
 __all__ = ["LogisticRegressionSGD"]
 

@@ -1,6 +1,6 @@
 """The vanilla and the averaged perceptron, binary and natively multiclass: the core.
 
-Both are configuration on the shared online engine (:mod:`perceptrons._online`): its
+Both are configuration on the shared online engine (:mod:`perceptrons.linear._online`): its
 training path, epoch loop and prediction, with the perceptron kernels
 (:mod:`perceptrons._kernels.perceptron`) and the update rules they implement, and the
 ROMMA kernels (:mod:`perceptrons._kernels.romma`), whose lazily scaled weights have
@@ -18,10 +18,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from perceptrons import _params as rules
-from perceptrons._online import OnlineLinearClassifier
 from perceptrons._states import PerceptronState, TrainingState
-from perceptrons._update_rules import RULES
 from perceptrons.linear._families import ResolvedRule, Settings, resolve_rule
+from perceptrons.linear._online import OnlineLinearClassifier
+from perceptrons.linear._update_rules import RULES
 
 __all__ = ["AveragedPerceptron", "Perceptron"]
 

@@ -34,8 +34,8 @@ from perceptrons.parallel._names import MIXINGS
 from perceptrons.parallel._shards import Plan, RngState, ShardData, ShardResult, Start, engine_of
 
 if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier
     from perceptrons._states import TrainingState
+    from perceptrons.linear._online import OnlineLinearClassifier
 
 
 def resolve_mixing(estimator: Any, mixing: str) -> str:

@@ -22,8 +22,8 @@ from perceptrons._kernels.mixing import sorted_rows_of_examples
 from perceptrons._states import AdaptiveState, as_count
 
 if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier
     from perceptrons._states import TrainingState
+    from perceptrons.linear._online import OnlineLinearClassifier
 
 
 def engine_of(estimator: Any) -> Engine:
@@ -171,7 +171,7 @@ class ShardResult:
     """What a shard's epoch sends back to be mixed: its weights at ``rows`` (sorted; None
     for all rows), every other row being where it started, and the average's ``aux`` at
     the same rows. Several shards: the true weights and ``aux`` in the plain form of
-    :meth:`~perceptrons._online.TrainingState.plain_rows`, counted from the epoch's
+    :meth:`~perceptrons.linear._online.TrainingState.plain_rows`, counted from the epoch's
     start. One shard: its state's own arrays and ``values`` (count...)."""
 
     rows: np.ndarray | None

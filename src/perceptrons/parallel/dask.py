@@ -42,7 +42,7 @@ from perceptrons.parallel._names import CONNECT_TIMEOUT, DEFAULT_LOCAL_EPOCHS, D
 from perceptrons.parallel._shards import Plan, engine_of
 
 if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier
+    from perceptrons.linear._online import OnlineLinearClassifier
 
 __all__ = ["ParameterMixing"]
 

@@ -20,7 +20,7 @@ from perceptrons.parallel._names import DEFAULT_LOCAL_EPOCHS, DEFAULT_MIXING
 from perceptrons.parallel._shards import ShardData, ShardTrainer, engine_of, shard_epoch
 
 if TYPE_CHECKING:
-    from perceptrons._online import OnlineLinearClassifier
+    from perceptrons.linear._online import OnlineLinearClassifier
 
 __all__ = ["mix_threads"]
 

@@ -22,10 +22,10 @@ from perceptrons import _params as rules
 from perceptrons._engine import check_statistic
 from perceptrons._kernels import sequence as _kernels
 from perceptrons._memory import array_bytes, check_allocation
-from perceptrons._online import OnlineLearner
-from perceptrons._online_engine import LinearEngine
 from perceptrons._sequences import TagCodes, TokenFeatures
 from perceptrons._states import TrainingState, as_count
+from perceptrons.linear._online import OnlineLearner
+from perceptrons.linear._online_engine import LinearEngine
 from perceptrons.sequence.featurizer import SequenceFeaturizer
 
 __all__ = ["SequenceTagger"]

@@ -1,6 +1,6 @@
 """The engine of the online linear learners (:class:`~perceptrons._engine.Engine`).
 
-:class:`LinearEngine` is what :class:`~perceptrons._online.OnlineLinearClassifier`
+:class:`LinearEngine` is what :class:`~perceptrons.linear._online.OnlineLinearClassifier`
 (and the tagger) hands out through ``_engine()``. The estimator keeps its parameters
 and its fitted model; what the engine needs of its configuration comes in one
 :class:`LinearConfig`, resolved once per engine (its family's kernels, targets and
@@ -41,7 +41,7 @@ EpochKernel = Callable[..., tuple[Any, ...]]
 @dataclass(frozen=True)
 class LinearConfig:
     """What the engine reads of an online learner's configuration, resolved once (see
-    :meth:`perceptrons._online.OnlineLearner._linear_config`).
+    :meth:`perceptrons.linear._online.OnlineLearner._linear_config`).
 
     ``epoch_kernel(state, multiclass, slack)`` gives ``(kernel, arguments)``: the
     compiled epoch and its family's own arguments; ``targets`` turns class codes into
@@ -111,7 +111,7 @@ def check_epoch_inputs(
 
 class Learner(Protocol):
     """What hands the engine its configuration (an
-    :class:`~perceptrons._online.OnlineLearner`, which imports this module)."""
+    :class:`~perceptrons.linear._online.OnlineLearner`, which imports this module)."""
 
     def _linear_config(self) -> LinearConfig: ...
 

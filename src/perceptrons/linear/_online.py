@@ -30,13 +30,13 @@ from perceptrons import _params as rules
 from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
-from perceptrons._online_engine import LinearConfig, LinearEngine
 from perceptrons._states import (
     CompactState,
     Frozen,
     PerceptronState,
     TrainingState,
 )
+from perceptrons.linear._online_engine import LinearConfig, LinearEngine
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
 
@@ -124,8 +124,9 @@ class OnlineLearner(Trainable):
         raise NotImplementedError
 
     def _linear_config(self) -> LinearConfig:
-        """The configuration the engine reads (:class:`~perceptrons._online_engine.LinearConfig`),
-        resolved once per engine from the parameters and the family's hooks."""
+        """The configuration the engine reads
+        (:class:`~perceptrons.linear._online_engine.LinearConfig`), resolved once per
+        engine from the parameters and the family's hooks."""
         return LinearConfig(
             name=type(self).__name__,
             averaged=self._averaged,

@@ -190,3 +190,15 @@ def test_kernels_read_constants_by_name_not_by_the_tables_order(rule):
     assert_array_equal(forward.rule_array(settings), backward.rule_array(settings))
     read = getattr(forward.family.kernels(), "CONSTANTS", {}).get(rule, ())
     assert set(read) <= set(constants), f"{rule} kernels read {read}, the table has {constants}"
+
+
+def test_a_resolved_rule_is_not_reused_for_a_value_that_only_equals_it():
+    """``True == 1`` and they hash alike: the cache must not let a bool through where a
+    number was accepted before."""
+    from perceptrons.linear._families import resolve_rule
+
+    resolve_rule("test", "arow", {"r": 1}, "diagonal")
+    with pytest.raises(ValueError, match="update_params\\['r'\\]"):
+        resolve_rule("test", "arow", {"r": True}, "diagonal")
+    with pytest.raises(ValueError, match="update_params\\['r'\\]"):
+        AveragedPerceptron(update="arow", update_params={"r": True}).fit([[0.0], [1.0]], [0, 1])

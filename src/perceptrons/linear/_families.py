@@ -264,8 +264,14 @@ def resolve_rule(owner: str, update: Any, update_params: Any, covariance: Any) -
     naming ``owner``, for an unknown rule or an invalid constant). The same arguments
     give the same object: a fit resolves its rule once, not once per epoch."""
     try:
-        params = None if update_params is None else tuple(sorted(update_params.items()))
-        key = (owner, update, params, covariance)
+        # Each value's type is part of the key: True == 1 and hash alike, but a bool is
+        # refused where 1 is accepted.
+        params = (
+            None
+            if update_params is None
+            else tuple(sorted((name, type(v), v) for name, v in update_params.items()))
+        )
+        key = (owner, type(update), update, params, type(covariance), covariance)
         hash(key)
     except (AttributeError, TypeError):  # not a dict of hashable numbers: no cache
         return _resolve(owner, update, update_params, covariance)
@@ -274,8 +280,9 @@ def resolve_rule(owner: str, update: Any, update_params: Any, covariance: Any) -
 
 @functools.lru_cache(maxsize=256)
 def _resolve_cached(key: tuple) -> ResolvedRule:
-    owner, update, params, covariance = key
-    return _resolve(owner, update, None if params is None else dict(params), covariance)
+    owner, _, update, params, _, covariance = key
+    constants = None if params is None else {name: value for name, _, value in params}
+    return _resolve(owner, update, constants, covariance)
 
 
 def _resolve(owner: str, update: Any, update_params: Any, covariance: Any) -> ResolvedRule:

@@ -69,7 +69,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons._input import check_is_fitted
-from perceptrons._registry import MODELS, ModelKind, kind_of
+from perceptrons._registry import MODELS
 from perceptrons.io._onnx_graph import (
     Expansion,
     Nodes,
@@ -125,22 +125,15 @@ _MISSING_SKL2ONNX = (
 )
 
 
-def _kind(model: Any) -> ModelKind | None:
-    """The registry's entry of ``model``'s class if it is this library's, estimator or
-    learner core (scikit-learn has a ``Perceptron`` too), else None. Read from the
-    class's module, so that nothing is imported."""
-    cls = type(model)
-    try:
-        kind = kind_of(cls.__name__)
-    except KeyError:
-        return None
-    return kind if cls.__module__ in (kind.module, kind.core) else None
-
-
 def _our_name(model: Any) -> str | None:
-    """The public name of ``model``'s class if it is this library's, else None."""
-    kind = _kind(model)
-    return None if kind is None else kind.name
+    """The public name of ``model``'s class if it is this library's, estimator or
+    learner core (scikit-learn has a ``Perceptron`` too), else None: told by the
+    registry's modules, so that nothing is imported."""
+    cls = type(model)
+    for kind in MODELS:
+        if kind.name == cls.__name__ and cls.__module__ in (kind.module, kind.core):
+            return kind.name
+    return None
 
 
 def _refusal(model: Any) -> str | None:

@@ -57,8 +57,8 @@ def separable_data(
 # For each margin :math:`\gamma` the script draws 1,000 examples in 20 dimensions. It
 # passes the separator ``u`` it built them with (``separator=u``), so the reported
 # :math:`\gamma` is the one it controls; without ``separator=``, ``mistake_bound``
-# finds a large-margin separator itself with scikit-learn's ``LinearSVC``. The examples
-# have no intercept (``fit_intercept=False``), so :math:`R` is exactly 1.
+# finds a large-margin separator itself with a linear SVM (``LinearSVC``'s solver). The
+# examples have no intercept (``fit_intercept=False``), so :math:`R` is exactly 1.
 #
 # The bound holds for every order of the examples, so the perceptron is run on five random
 # orders, each until it separates the data; the table gives the fewest and the most

@@ -200,6 +200,7 @@ UNDERSCORE_CROSSINGS = _entries(
 _engine: _kernels._rows.NON_FINITE_SCORE
 _linear: _kernels.scoring
 _states: _kernels.finite
+_svm: _kernels.svm.hinge_dual_pass _kernels.svm.shuffle_prefix
 cli._common: _registry.ALGORITHMS _registry.kind_of
 cli._parser: _limits.MAX_N_FEATURES _version.__version__ io.formats._names.FORMATS
     linear._update_rules.RULES parallel._names.CONNECT_TIMEOUT
@@ -231,8 +232,8 @@ io.formats._svmlight: _decimal.decimal_number _kernels.parse _memory.array_bytes
     _memory.check_allocation
 io.formats._svmlight_reference: _decimal.decimal_index _decimal.decimal_number
 io.formats._weighted: _decimal.decimal_number _decimal.is_decimal_number
-io.onnx: _kernels.voted.stage_totals _linear.LogLinearProbabilities _registry.MODELS
-    _version.__version__
+io.onnx: _input.check_is_fitted _kernels.voted.stage_totals _linear.LogLinearProbabilities
+    _registry.MODELS _version.__version__
 io.persist: _engine.StateCodec _lazy.LazyClasses _registry.MODELS
 io.sequences: io.formats._common.read_input io.formats._names.SEQUENCE_FORMATS
 io.stream: _base.Trainable _engine.add_record _engine.run_epochs _input.check_random_state

@@ -24,6 +24,7 @@ import perceptrons.linear
 import perceptrons.parallel
 import perceptrons.reference
 from perceptrons._lazy import LazyClasses
+from perceptrons._registry import MODELS
 
 SOURCE_ROOT = str(Path(perceptrons.__file__).parent.parent)
 
@@ -300,3 +301,77 @@ def test_the_tag_commands_import_no_scikit_learn(tmp_path):
     assert "perceptrons.sequence.tagger" in modules
     assert among(modules, NOT_FOR_THE_CORE) == []
     assert among(modules, ("perceptrons.tagger", "perceptrons.sequence_features")) == []
+
+
+# Each model kind with an ONNX converter, and the options it trains with from the command
+# line (the voted perceptron exports its "average" prediction, not the vote).
+EXPORTED = {
+    kind.algorithm: ("--prediction", "average") if kind.exports == "voted" else ()
+    for kind in MODELS
+    if kind.exports and kind.algorithm
+}
+
+
+@pytest.mark.parametrize("algorithm", sorted(EXPORTED))
+def test_export_imports_no_scikit_learn(tmp_path, algorithm):
+    """export of every exportable kind (linear, binarized, voted, budget forms) writes the
+    graph with onnx alone: neither scikit-learn nor skl2onnx, which imports it."""
+    pytest.importorskip("onnx", reason="the [onnx] extra (onnx) is not installed")
+    from perceptrons.cli import main
+
+    data = tmp_path / "small.svm"
+    data.write_text(SMALL_SVMLIGHT)
+    model, graph = tmp_path / "m.npz", tmp_path / "m.onnx"
+    train = ("train", str(data), "-o", str(model), "--quiet", "--algorithm", algorithm)
+    assert main([*train, *EXPORTED[algorithm]]) == 0  # here: only export is probed
+    modules = loaded_modules(run_commands(("export", str(model), "-o", str(graph))))
+    assert graph.stat().st_size > 0
+    assert "onnx" in modules
+    assert among(modules, (*NOT_FOR_THE_CORE, "skl2onnx")) == []
+
+
+def test_export_of_a_text_models_classifier_imports_no_scikit_learn(tmp_path):
+    pytest.importorskip("onnx", reason="the [onnx] extra (onnx) is not installed")
+    data = tmp_path / "small.txt"
+    data.write_text(TEXT_FILES["small.txt"])
+    model, graph = tmp_path / "m.npz", tmp_path / "m.onnx"
+    modules = loaded_modules(
+        run_commands(
+            ("train", str(data), "-o", str(model), "--quiet"),
+            ("export", str(model), "-o", str(graph), "--classifier-only"),
+        )
+    )
+    assert graph.stat().st_size > 0
+    assert among(modules, (*NOT_FOR_THE_CORE, "skl2onnx")) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("small.svm", ("--positive", "1")),
+        # Hashed words: diagnose's default, a vocabulary fitted on the text, is still
+        # scikit-learn's CountVectorizer (perceptrons.text.featurizer).
+        ("small.txt", ("--positive", "a", "--no-intercept", "--features", "hashing")),
+    ],
+    ids=["numeric", "text"],
+)
+def test_diagnose_imports_no_scikit_learn(tmp_path, name, options):
+    """diagnose: the library's own SVM solver and the perceptron's learner core."""
+    data = tmp_path / name
+    data.write_text(SMALL_SVMLIGHT if name.endswith(".svm") else TEXT_FILES[name])
+    report = tmp_path / "report.json"
+    argv = ["diagnose", str(data), "--json", *options]
+    modules = loaded_modules(
+        f"""
+        import contextlib, sys
+        from perceptrons.cli import main
+
+        with open({str(report)!r}, "w") as out, contextlib.redirect_stdout(out):
+            status = main({argv!r})
+        sys.exit(status)
+        """
+    )
+    assert json.loads(report.read_text())["n_samples"] == 5
+    assert "perceptrons.linear.perceptron" in modules
+    assert among(modules, NOT_FOR_THE_CORE) == []
+    assert among(modules, ("perceptrons.perceptron",)) == []

@@ -5,6 +5,8 @@ the reason."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -16,7 +18,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("skl2onnx", reason="the [onnx] extra (skl2onnx) is not installed")
+onnx = pytest.importorskip("onnx", reason="the [onnx] extra (onnx) is not installed")
 ort = pytest.importorskip("onnxruntime", reason="the [onnx] extra (onnxruntime) is not installed")
 
 import perceptrons  # noqa: E402
@@ -30,12 +32,14 @@ from perceptrons import (  # noqa: E402
     Perceptron,
     VotedPerceptron,
 )
+from perceptrons._registry import MODELS  # noqa: E402
 from perceptrons.io import onnx as onnx_export  # noqa: E402
 from perceptrons.linear._update_rules import RULES  # noqa: E402
 
 
 def _session(model, dtype=np.float64):
     graph = onnx_export.to_onnx(model, dtype=dtype)
+    onnx.checker.check_model(graph, full_check=True)
     return ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
@@ -176,7 +180,10 @@ def test_sparsified_model_exports_its_dense_weights():
 
 
 def test_skl2onnx_to_onnx_converts_our_models_and_pipelines():
+    pytest.importorskip("skl2onnx", reason="the [onnx] extra (skl2onnx) is not installed")
     from skl2onnx import to_onnx
+
+    onnx_export.register_converters()
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -194,6 +201,58 @@ def test_skl2onnx_to_onnx_converts_our_models_and_pipelines():
     # Also through perceptrons' own function, the input's width taken from the model.
     graph = onnx_export.to_onnx(pipeline)
     assert graph.graph.input[0].type.tensor_type.shape.dim[1].dim_value == X.shape[1]
+
+
+def test_float_labels_in_a_float32_graph():
+    """The labels keep their type whatever the input's: float labels are doubles in a
+    float32 graph too (skl2onnx's graphs rounded them to float32 and failed to load)."""
+    X, codes = _problem(3)
+    labels = np.array([1.0, 3.0, -2.0])[codes]
+    model = Perceptron(max_epochs=2, random_state=0).fit(X, labels)
+    got = _outputs(model, X, np.float32)
+    assert got["label"].dtype == np.float64
+    clear = np.sort(model.decision_function(X), axis=1)
+    clear = clear[:, -1] - clear[:, -2] > 1e-4 * np.max(np.abs(clear))
+    np.testing.assert_array_equal(got["label"][clear], model.predict(X)[clear])
+
+
+def test_opsets():
+    X, y = _problem(2, counts=True)
+    model = LogisticRegressionSGD(max_epochs=2, random_state=0).fit(X, y)
+    graph = onnx_export.to_onnx(model)
+    assert [(o.domain, o.version) for o in graph.opset_import] == [("", 21)]
+    assert graph.ir_version == 10  # the oldest IR version with opset 21: what runtimes read
+    assert graph.producer_name == "perceptrons"
+    for opset in (onnx_export.MIN_OPSET, 13, 17):
+        graph = onnx_export.to_onnx(model, target_opset=opset)
+        onnx.checker.check_model(graph, full_check=True)
+        assert [o.version for o in graph.opset_import] == [opset]
+        session = ort.InferenceSession(graph.SerializeToString())
+        labels, _, probabilities = session.run(None, {"X": X})
+        np.testing.assert_array_equal(labels, model.predict(X))
+        np.testing.assert_allclose(probabilities, model.predict_proba(X), atol=1e-9)
+    latest = onnx.defs.onnx_opset_version()
+    for opset in (onnx_export.MIN_OPSET - 1, latest + 1):
+        with pytest.raises(ValueError, match=f"target_opset {opset} is outside"):
+            onnx_export.to_onnx(model, target_opset=opset)
+
+
+@pytest.mark.parametrize("kind", [k for k in MODELS if k.exports], ids=lambda k: k.name)
+def test_the_learner_core_exports_the_same_graph(kind):
+    """What the command line loads (persist.load(..., core=True)) exports as the
+    estimator does: the same nodes and constants, the same outputs."""
+    X, y = _problem(3, counts=True)
+    make = {"VotedPerceptron": {"prediction": "average"}, "BudgetPerceptron": {"budget": 10}}
+    params = make.get(kind.name, {})
+    if "random_state" in inspect.signature(getattr(perceptrons, kind.name)).parameters:
+        params["random_state"] = 0
+    face = getattr(perceptrons, kind.name)(**params)
+    core = getattr(importlib.import_module(kind.core), kind.name)(**params)
+    assert type(core) is not type(face)
+    graphs = [onnx_export.to_onnx(model.fit(X, y)) for model in (face, core)]
+    for graph in graphs:
+        onnx.checker.check_model(graph, full_check=True)
+    assert graphs[0].graph == graphs[1].graph
 
 
 # ------------------------------------------------------------------ kernel models
@@ -276,7 +335,10 @@ def test_what_cannot_be_exported_is_refused_with_the_reason(model, fragments):
     for fragment in fragments:
         assert fragment in str(error.value)
     # The same refusal through skl2onnx's own entry point.
+    pytest.importorskip("skl2onnx", reason="the [onnx] extra (skl2onnx) is not installed")
     from skl2onnx import to_onnx
+
+    onnx_export.register_converters()
 
     with pytest.raises(ValueError, match="cannot be exported to ONNX"):
         to_onnx(model, X[:1])
@@ -389,20 +451,36 @@ def test_cli_export_text_model_needs_classifier_only(tmp_path, capsys):
     np.testing.assert_array_equal(labels, estimator.predict(features))
 
 
-def test_missing_extra_is_named(tmp_path):
-    """Without skl2onnx, the exporter imports, and exporting says which extra to install."""
-    shim = tmp_path / "skl2onnx"
-    shim.mkdir()
-    (shim / "__init__.py").write_text("raise ImportError('skl2onnx is absent')\n")
+def _without(tmp_path, package, code):
+    """``code`` run in a child process where importing ``package`` fails."""
+    shim = tmp_path / package
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text(f"raise ImportError('{package} is absent')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    code = (
-        "import numpy as np, perceptrons.io.onnx as o\n"
-        "from perceptrons import Perceptron\n"
-        "o.to_onnx(Perceptron().fit(np.eye(2), [0, 1]))"
-    )
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
     )
+
+
+def test_missing_extra_is_named(tmp_path):
+    """Without skl2onnx, the exporter imports and exports our models alone (onnx writes
+    them); a scikit-learn Pipeline, which needs skl2onnx, says which extra to install.
+    Without onnx, exporting says so."""
+    export = (
+        "import numpy as np, perceptrons.io.onnx as o\n"
+        "from perceptrons import Perceptron\n"
+        "model = Perceptron().fit(np.eye(2), [0, 1])\n"
+        "graph = o.to_onnx(model)\n"
+    )
+    done = _without(tmp_path / "a", "skl2onnx", export + "print(graph.graph.output[0].name)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["label"]
+    pipeline = "from sklearn.pipeline import make_pipeline\no.to_onnx(make_pipeline(model))"
+    done = _without(tmp_path / "b", "skl2onnx", export.replace("graph = ", "") + pipeline)
     assert done.returncode != 0
     assert "ImportError: exporting to ONNX needs skl2onnx" in done.stderr
+    assert "pip install 'perceptrons[onnx]'" in done.stderr
+    done = _without(tmp_path / "c", "onnx", export)
+    assert done.returncode != 0
+    assert "ImportError: exporting to ONNX needs onnx" in done.stderr
     assert "pip install 'perceptrons[onnx]'" in done.stderr

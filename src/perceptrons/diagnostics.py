@@ -29,6 +29,10 @@ on the Mathematical Theory of Automata, 12:615-622, 1962.
 
 Y. Freund and R. E. Schapire, "Large margin classification using the perceptron
 algorithm", Machine Learning 37(3):277-296, 1999.
+
+C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan, "A dual
+coordinate descent method for large-scale linear SVM", ICML 2008 (the default
+separator's solver).
 """
 
 from __future__ import annotations
@@ -40,16 +44,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
-from sklearn.utils.extmath import row_norms
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_X_y, column_or_1d
 
-from perceptrons._validation import FLOAT_DTYPES
-from perceptrons.perceptron import Perceptron
+from perceptrons._input import ConvergenceWarning, check_input, check_label_array
+from perceptrons._svm import hinge_svm, squared_row_norms
+from perceptrons._validation import check_labels, check_sparse_structure
+from perceptrons.linear.perceptron import Perceptron
 
 __all__ = ["MistakeBound", "mistake_bound"]
 
@@ -228,15 +228,18 @@ def mistake_bound(
     separator : None, fitted linear model or array-like, default=None
         The separator ``u`` (normalized here to unit norm):
 
-        - ``None``: scikit-learn's ``LinearSVC(C=C, loss="hinge", fit_intercept=False)``
-          fitted on ``[X | 1]`` (on ``X`` without an intercept), so that the bias is a
-          regularized part of ``u``, as in the bound. A large ``C`` approximates the
+        - ``None``: the linear SVM with the hinge loss and ``C``, fitted on ``[X | 1]``
+          (on ``X`` without an intercept), so that the bias is a regularized part of
+          ``u``, as in the bound: what scikit-learn's ``LinearSVC(C=C, loss="hinge",
+          fit_intercept=False)`` fits, by the same dual coordinate descent as its
+          liblinear (Hsieh et al. 2008) with the same stopping rule (``tol=1e-4``,
+          ``max_iter=1000``), compiled here. A large ``C`` approximates the
           hard-margin SVM, the separator of largest margin (smallest bound). The rows
           are divided by ``R`` first: the same direction of largest margin, and the
           same meaning of ``C`` at every scale of ``X``.
-          If liblinear does not converge, ``separator_source`` says so: the bound is
+          If the solver does not converge, ``separator_source`` says so: the bound is
           still valid, only looser. For more solver iterations, fit your own model
-          and pass it.
+          (``LinearSVC(max_iter=...)``) and pass it.
         - a fitted binary linear model with ``coef_`` of shape (1, n_features) or
           (n_features,) and ``intercept_`` (any scikit-learn linear classifier, or a
           :class:`~perceptrons.Perceptron`); its ``classes_``, if any, must be the
@@ -249,11 +252,11 @@ def mistake_bound(
         Whether the perceptron learns a bias, i.e. whether the constant feature 1 is
         part of the examples (and of ``R``).
     C : float, default=1e4
-        The ``C`` of the default ``LinearSVC`` separator.
+        The ``C`` of the default separator, the linear SVM's.
     max_epochs : int, default=100
         Most epochs of the perceptron run.
     random_state : int, RandomState instance or None, default=0
-        Seeds ``LinearSVC``'s coordinate descent (the perceptron does not shuffle).
+        Seeds the linear SVM's coordinate descent (the perceptron does not shuffle).
 
     Returns
     -------
@@ -313,7 +316,7 @@ def mistake_bound(
         raise ValueError(f"max_epochs must be an int >= 1, got {max_epochs!r}.")
     bias = 1.0 if fit_intercept else 0.0
 
-    squared_norms = row_norms(data, squared=True).astype(np.float64) + bias
+    squared_norms = squared_row_norms(data) + bias
     R = float(np.sqrt(squared_norms.max()))
     if R == 0.0:
         raise ValueError("Every example is the zero vector: no separator, no bound.")
@@ -370,23 +373,31 @@ def mistake_bound(
 
 def _check_data(X: ArrayLike, y: ArrayLike) -> tuple[Any, np.ndarray, np.ndarray]:
     """Finite float X (CSR or dense), and y of exactly two labels as ±1 signs."""
-    X, labels = check_X_y(X, y, accept_sparse="csr", dtype=FLOAT_DTYPES, y_numeric=False)
-    labels = column_or_1d(labels)
-    kind = type_of_target(labels)
+    check_sparse_structure(X)
+    data = check_input(_Input(), X, reset=True, accept_sparse=("csr",))
+    labels = check_label_array(y, data.shape[0])
     classes = np.unique(labels)
-    if kind == "multiclass" or classes.shape[0] > 2:
+    if classes.shape[0] > 2:
         raise ValueError(
             f"The mistake bound is for binary problems, but y has {classes.shape[0]} "
             "classes. Run one-vs-rest yourself: mistake_bound(X, y == label) per label."
         )
-    if kind != "binary" or classes.shape[0] != 2:
+    check_labels(labels, sklearn_checks=False)  # classes, not a regression target
+    if classes.shape[0] != 2:
         raise ValueError(
-            f"y must hold exactly two classes, got {kind!r} labels "
-            f"{classes.tolist()[:5]!r}: the perceptron needs both a positive and a "
-            "negative class."
+            f"y must hold exactly two classes, got {classes.tolist()[:5]!r}: the "
+            "perceptron needs both a positive and a negative class."
         )
     signs = np.where(labels == classes[1], 1.0, -1.0)
-    return X, signs, labels
+    return data, signs, labels
+
+
+class _Input:
+    """The examples' stand-in for the estimator :func:`~perceptrons._input.check_input`
+    checks input for; its messages name it (as ``mistake_bound``)."""
+
+
+_Input.__name__ = "mistake_bound"
 
 
 def _svc_separator(
@@ -398,31 +409,32 @@ def _svc_separator(
     C: float,
     random_state: int | np.random.RandomState | None,
 ) -> tuple[np.ndarray, str]:
-    """LinearSVC on [X | 1] / R: the bias is a regularized coordinate of u, as in R."""
+    """The hinge-loss SVM on [X | 1] / R: the bias is a regularized coordinate of u, as
+    in R."""
     if not (isinstance(C, int | float | np.number) and np.isfinite(C) and C > 0):
         raise ValueError(f"C must be a finite float > 0, got {C!r}.")
     # Dividing every (x, 1) by R leaves the direction of largest margin unchanged and
     # gives C the same meaning at every scale of X (hinge losses of unit-radius data).
-    X = X * (1.0 / R)
-    if bias:
-        column = np.full((X.shape[0], 1), bias / R, dtype=X.dtype)
-        X = sp.hstack([X, column], format="csr") if sp.issparse(X) else np.hstack([X, column])
-    svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, dual=True, random_state=random_state)
+    max_iter = 1000  # LinearSVC's
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        svc.fit(X, signs)
+        weights, _ = hinge_svm(
+            X * (1.0 / R),
+            signs,
+            C=float(C),
+            extra=bias / R,
+            max_iter=max_iter,
+            random_state=random_state,
+        )
     for other in caught:  # only the convergence warning is reported another way
         if not issubclass(other.category, ConvergenceWarning):
             warnings.warn(other.message, other.category, stacklevel=3)
-    weights = np.asarray(svc.coef_, dtype=np.float64).ravel()
-    if not bias:
-        weights = np.append(weights, 0.0)
     space = "[X | 1] / R" if bias else "X / R"
-    source = f"LinearSVC(C={C:g}, loss='hinge') on {space}, unit norm"
+    source = f"linear SVM (C={C:g}, hinge loss, dual coordinate descent) on {space}, unit norm"
     if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-        source += f" (liblinear stopped at max_iter={svc.max_iter} before converging)"
+        source += f" (stopped at max_iter={max_iter} before converging)"
     if not np.any(weights):
-        raise ValueError("LinearSVC returned a zero separator; pass separator= yourself.")
+        raise ValueError("The linear SVM returned a zero separator; pass separator= yourself.")
     return weights, source
 
 

@@ -657,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="most epochs the perceptron may take to converge",
     )
     diagnose.add_argument(
-        "--C", type=float, default=1e4, help="C of the LinearSVC that finds the separator"
+        "--C", type=float, default=1e4, help="C of the linear SVM that finds the separator"
     )
     diagnose.add_argument("--no-intercept", action="store_true", help="no bias feature")
     diagnose.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -203,18 +203,16 @@ def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -
 def cmd_export(args: argparse.Namespace) -> int:
     """A model file as an ONNX graph (:func:`perceptrons.io.onnx.to_onnx`), written
     atomically."""
+    from perceptrons.io import onnx as onnx_export
     from perceptrons.io import persist
     from perceptrons.io.files import write_atomically
     from perceptrons.io.prepare import split_model
 
     check_outputs(args, [args.output])
-    try:
-        from perceptrons.io import onnx as onnx_export
-    except ImportError as error:
-        raise UserError(f"export: {error}", EXIT_USAGE) from error
-    # Sparse where the model allows it: the graph's dense weights are sized (and refused
-    # past ONNX's limit) before they are formed, and the training state is not needed.
-    model = persist.load(args.model, sparse=True)
+    # The learner core (no scikit-learn imported), sparse where the model allows it: the
+    # graph's dense weights are sized (and refused past ONNX's limit) before they are
+    # formed, and the training state is not needed.
+    model = persist.load(args.model, sparse=True, core=True)
     featurizer, estimator = split_model(model)
     if featurizer is not None and not args.classifier_only:
         raise UserError(
@@ -228,6 +226,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         graph = onnx_export.to_onnx(estimator, dtype=dtype, target_opset=args.opset)
     except ValueError as error:
         raise UserError(f"{args.model}: {error}", EXIT_USAGE) from error
+    except ImportError as error:  # the onnx extra is not installed
+        raise UserError(f"export: {error}", EXIT_USAGE) from error
     data = graph.SerializeToString()
     write_atomically(args.output, lambda handle: handle.write(data))
     outputs = ", ".join(output.name for output in graph.graph.output)

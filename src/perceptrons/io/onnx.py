@@ -1,14 +1,19 @@
 """Fitted models as ONNX graphs, for serving where this library is not installed.
 
 ONNX (the Open Neural Network Exchange format) is how linear models are commonly served:
-``onnxruntime`` in C++, C#, Java or JavaScript, inference servers, browsers. This module
-registers converters for this library's estimators with `skl2onnx
-<https://onnx.ai/sklearn-onnx/>`_, scikit-learn's ONNX converter, so that its
-``to_onnx(model, X[:1])`` converts them alone or as the last step of a scikit-learn
-``Pipeline`` (importing this module registers them); :func:`to_onnx` does the same with
-the input's width and type taken from the model. Needs the ``onnx`` extra: ``pip install
+``onnxruntime`` in C++, C#, Java or JavaScript, inference servers, browsers.
+:func:`to_onnx` writes the graph of one of this library's fitted models with onnx's own
+helpers, importing neither scikit-learn nor skl2onnx (``perceptrons export MODEL -o
+model.onnx`` on the command line). It needs the ``onnx`` extra: ``pip install
 "perceptrons[onnx]"`` (without it the module imports, and :func:`to_onnx` says what to
-install). On the command line: ``perceptrons export MODEL -o model.onnx``.
+install).
+
+Only a scikit-learn ``Pipeline`` ending with one of our models, its other steps
+scikit-learn's, needs `skl2onnx <https://onnx.ai/sklearn-onnx/>`_, scikit-learn's ONNX
+converter, which converts those steps: :func:`to_onnx` of such a pipeline registers this
+library's converters with it and hands it the pipeline. Whoever calls skl2onnx's own
+``to_onnx(model, X[:1])`` or ``convert_sklearn`` on our models calls
+:func:`register_converters` first. Both ways write the same nodes for our models.
 
 Every graph has the outputs
 
@@ -21,7 +26,7 @@ Every graph has the outputs
     ``predict_proba``, shape ``(N, n_classes)``, for the models that have it
     (logistic regression, naive Bayes).
 
-The input is dense, float64 (``DoubleTensorType``) or float32: a sparse matrix is passed
+The input is dense, float64 (ONNX's ``double``) or float32: a sparse matrix is passed
 as ``X.toarray()``. In float64 the scores equal the library's to rounding (the same sums
 in another order: within 1e-9 relative on ordinary data) and the labels with them; in
 float32 the weights are rounded to float32 too, and so are the scores.
@@ -31,11 +36,12 @@ every update rule, ``LogisticRegressionSGD``, ``LogisticRegressionBatch``, both 
 Bayes), and the kernel models whose prediction is one kernel expansion: a
 ``BudgetPerceptron``, and a ``VotedPerceptron`` predicting by ``"average"`` or
 ``"last"`` (each a single weighted sum of kernel values against the support vectors,
-written as ONNX matrix products; linear, polynomial, RBF and precomputed kernels). What
-cannot, refused with the reason: the voted perceptron's vote and random pick (every
-intermediate model's sign, or a random draw per row), a Python kernel function, the
-hashed text featurization (``TextFeaturizer``: its tokenizer and hash are not ONNX
-operators) and the tagger's Viterbi decoding.
+written as ONNX matrix products; linear, polynomial, RBF and precomputed kernels),
+estimators or their learner cores (what ``perceptrons.io.persist.load(..., core=True)``
+reads). What cannot, refused with the reason: the voted perceptron's vote and random
+pick (every intermediate model's sign, or a random draw per row), a Python kernel
+function, the hashed text featurization (``TextFeaturizer``: its tokenizer and hash are
+not ONNX operators) and the tagger's Viterbi decoding.
 
 Examples
 --------
@@ -57,13 +63,21 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons._input import check_is_fitted
 from perceptrons._registry import MODELS
+from perceptrons.io._onnx_graph import (
+    Expansion,
+    Nodes,
+    Outputs,
+    label_element_type,
+    model_proto,
+    write_outputs,
+)
 
 __all__ = ["EXPORT_REFUSALS", "register_converters", "to_onnx"]
 
@@ -90,6 +104,13 @@ EXPORT_REFUSALS = {
     ),
 }
 
+#: The opset a graph is written at unless asked for another (skl2onnx 1.20 wrote our
+#: graphs at it), or the installed onnx's latest where that is older.
+DEFAULT_OPSET = 21
+#: The oldest opset our graphs are written at (ONNX 1.4's): ``Max`` broadcasts from
+#: opset 8 on, whose IR version would want every constant listed among the inputs too.
+MIN_OPSET = 9
+
 # Whether register_converters has run (once is enough: skl2onnx keeps them).
 _registered = False
 
@@ -97,31 +118,22 @@ _registered = False
 # a margin for the rest of the graph.
 _MAX_MODEL_BYTES = 2**31 - 2**20
 
-
-@dataclass
-class _Expansion:
-    """What a graph computes: ``scores = features(X) @ weights + offset``, where the
-    features are ``X`` itself (linear), ``X`` binarized (Bernoulli naive Bayes) or the
-    kernel values against ``support`` (kernel models)."""
-
-    weights: np.ndarray  # (n_inputs, n_columns): coef_.T, or the dual coefficients
-    offset: np.ndarray  # (n_columns,)
-    classes: np.ndarray
-    binarize: float | None = None
-    kernel: str | None = None  # None: linear in X; else "linear", "poly", "rbf", "precomputed"
-    support: np.ndarray | None = None  # (n_support, n_features), dense
-    gamma: float = 1.0
-    coef0: float = 0.0
-    degree: int = 1
+_MISSING_ONNX = "exporting to ONNX needs onnx: pip install 'perceptrons[onnx]'"
+_MISSING_SKL2ONNX = (
+    "exporting to ONNX needs skl2onnx and onnx: pip install 'perceptrons[onnx]'"
+    " (skl2onnx converts a scikit-learn Pipeline's other steps)"
+)
 
 
 def _our_name(model: Any) -> str | None:
-    """The public name of ``model``'s class if it is this library's (scikit-learn has a
-    ``Perceptron`` too), else None."""
-    import perceptrons
-
-    name = type(model).__name__
-    return name if getattr(perceptrons, name, None) is type(model) else None
+    """The public name of ``model``'s class if it is this library's, estimator or
+    learner core (scikit-learn has a ``Perceptron`` too), else None: told by the
+    registry's modules, so that nothing is imported."""
+    cls = type(model)
+    for kind in MODELS:
+        if kind.name == cls.__name__ and cls.__module__ in (kind.module, kind.core):
+            return kind.name
+    return None
 
 
 def _refusal(model: Any) -> str | None:
@@ -158,10 +170,8 @@ def _classes_and_columns(model: Any) -> tuple[np.ndarray, int]:
     return classes, 1 if classes.shape[0] == 2 else classes.shape[0]
 
 
-def _expansion(model: Any) -> _Expansion:
+def _expansion(model: Any) -> Expansion:
     """The weights, offsets and features of a fitted exportable ``model``."""
-    from sklearn.utils.validation import check_is_fitted
-
     reason = _refusal(model)
     if reason is not None:
         raise ValueError(reason)
@@ -179,7 +189,7 @@ def _expansion(model: Any) -> _Expansion:
         return _voted_expansion(model, classes, n_columns)
     if form == "budget":
         _check_size(model, model.support_vectors_.shape[0] * (model.n_features_in_ + n_columns))
-        return _Expansion(
+        return Expansion(
             weights=np.asarray(model.dual_coef_, dtype=np.float64).reshape(-1, n_columns),
             offset=np.zeros(n_columns),
             classes=classes,
@@ -191,7 +201,7 @@ def _expansion(model: Any) -> _Expansion:
     if form == "binarized":
         # binarize=None takes features already 0 or 1: thresholding at 0.5 keeps them.
         binarize = 0.5 if model.binarize is None else float(model.binarize)
-    return _Expansion(
+    return Expansion(
         weights=np.asarray(coef, dtype=np.float64).T.reshape(-1, n_columns),
         offset=np.asarray(model.intercept_, dtype=np.float64).reshape(n_columns),
         classes=classes,
@@ -225,7 +235,7 @@ def _kernel_parameters(model: Any, gamma: float, support: Any) -> dict[str, Any]
     }
 
 
-def _voted_expansion(model: Any, classes: np.ndarray, n_columns: int) -> _Expansion:
+def _voted_expansion(model: Any, classes: np.ndarray, n_columns: int) -> Expansion:
     """The voted perceptron's ``"average"`` or ``"last"`` model as one kernel expansion.
 
     After its ``n`` updates ``c_1..c_n`` (each adds ``c_i (K(x, x_i) + b²)`` to a class
@@ -273,7 +283,7 @@ def _voted_expansion(model: Any, classes: np.ndarray, n_columns: int) -> _Expans
             np.add.at(weights[:, column], rows, share)
     bias_sq = 1.0 if model.fit_intercept else 0.0
     gamma = getattr(model, "_gamma", 1.0)
-    return _Expansion(
+    return Expansion(
         weights=weights,
         offset=bias_sq * weights.sum(axis=0),
         classes=classes,
@@ -282,27 +292,24 @@ def _voted_expansion(model: Any, classes: np.ndarray, n_columns: int) -> _Expans
 
 
 # ------------------------------------------------------------------------ skl2onnx
-def _label_type(classes: np.ndarray) -> Any:
-    from skl2onnx.common import data_types as types
-
-    if classes.dtype.kind == "b":
-        return types.BooleanTensorType()
-    if classes.dtype.kind in "iu":
-        return types.Int64TensorType()
-    if classes.dtype.kind == "f":
-        return types.DoubleTensorType()
-    if all(isinstance(label, str) for label in classes):
-        return types.StringTensorType()
-    raise ValueError(
-        f"classes_ of dtype {classes.dtype} cannot be ONNX labels: only integers, floats, "
-        "booleans and strings can; fit the model on such labels."
-    )
-
-
 def _has_probabilities(model: Any) -> bool:
     from perceptrons._linear import LogLinearProbabilities
 
     return isinstance(model, LogLinearProbabilities)
+
+
+def _skl2onnx_type(element_type: int) -> Any:
+    """skl2onnx's tensor type of an ONNX element type."""
+    from onnx import TensorProto
+    from skl2onnx.common import data_types as types
+
+    by_element: dict[int, Any] = {
+        TensorProto.BOOL: types.BooleanTensorType,
+        TensorProto.INT64: types.Int64TensorType,
+        TensorProto.DOUBLE: types.DoubleTensorType,
+        TensorProto.STRING: types.StringTensorType,
+    }
+    return by_element[element_type]()
 
 
 def _parser(scope: Any, model: Any, inputs: list[Any], custom_parsers: Any = None) -> list[Any]:
@@ -312,7 +319,8 @@ def _parser(scope: Any, model: Any, inputs: list[Any], custom_parsers: Any = Non
         raise ValueError(reason)
     operator = scope.declare_local_operator(_alias(model), model)
     operator.inputs = inputs
-    label = scope.declare_local_variable("label", _label_type(np.asarray(model.classes_)))
+    label_type = _skl2onnx_type(label_element_type(np.asarray(model.classes_)))
+    label = scope.declare_local_variable("label", label_type)
     scores = scope.declare_local_variable("scores", inputs[0].type.__class__())
     operator.outputs.extend([label, scores])
     if _has_probabilities(model):
@@ -345,106 +353,48 @@ def _shapes(operator: Any) -> None:
         operator.outputs[2].type.shape = [n_rows, classes.shape[0]]
 
 
-class _Graph:
-    """Nodes added to a skl2onnx container, with constants of the input's float type."""
+class _Container(Nodes):
+    """Nodes added to a skl2onnx container, named by its scope."""
 
     def __init__(self, scope: Any, container: Any, dtype: type) -> None:
-        from onnx import TensorProto
+        super().__init__(dtype)
+        self.scope, self.container = scope, container
 
-        self.scope, self.container, self.dtype = scope, container, dtype
-        self.float_type = TensorProto.FLOAT if dtype is np.float32 else TensorProto.DOUBLE
-        self.int64 = TensorProto.INT64
+    def name(self, base: str) -> str:
+        return str(self.scope.get_unique_variable_name(base))
 
-    def constant(self, values: Any, name: str = "const") -> str:
-        from onnx import numpy_helper
-
-        array = np.asarray(values)
-        if array.dtype.kind == "f":
-            array = array.astype(self.dtype)
-        elif array.dtype.kind in "iu":
-            array = array.astype(np.int64)
-        elif array.dtype.kind != "b":
-            array = np.array([str(v).encode() for v in array.ravel()], dtype=object).reshape(
-                array.shape
-            )
-        tensor = numpy_helper.from_array(array, self.scope.get_unique_variable_name(name))
+    def add_initializer(self, tensor: Any) -> None:
         self.container.initializers.append(tensor)
-        return tensor.name
 
-    def node(self, op: str, inputs: list[str], output: str | None = None, **attrs: Any) -> str:
-        output = output or self.scope.get_unique_variable_name(op.lower())
+    def add_node(self, op: str, inputs: list[str], output: str, attrs: dict[str, Any]) -> None:
         self.container.add_node(
             op, inputs, [output], name=self.scope.get_unique_operator_name(op), **attrs
         )
-        return output
-
-
-def _kernel_values(graph: _Graph, X: str, form: _Expansion) -> str:
-    """``K(X, support)`` as the library computes it (:class:`perceptrons._gram.KernelMatrix`):
-    the products, then ``gamma``, ``coef0`` and the power, or the squared distances."""
-    if form.kernel == "precomputed":
-        return X  # the input is the kernel values against the training points
-    assert form.support is not None
-    products = graph.node("MatMul", [X, graph.constant(form.support.T, "support_t")])
-    if form.kernel == "linear":
-        return products
-    if form.kernel == "poly":
-        scaled = graph.node("Mul", [products, graph.constant(form.gamma, "gamma")])
-        shifted = graph.node("Add", [scaled, graph.constant(form.coef0, "coef0")])
-        return graph.node("Pow", [shifted, graph.constant(float(form.degree), "degree")])
-    # rbf: ||x||² - 2<x, s> + ||s||², clipped at 0, times -gamma, exponentiated.
-    ones = graph.constant(np.ones((form.support.shape[1], 1)), "ones")
-    squares = graph.node("MatMul", [graph.node("Mul", [X, X]), ones])
-    distances = graph.node("Mul", [products, graph.constant(-2.0, "minus_two")])
-    distances = graph.node("Add", [distances, squares])
-    norms = np.einsum("ij,ij->i", form.support, form.support)
-    distances = graph.node("Add", [distances, graph.constant(norms[np.newaxis, :], "norms")])
-    distances = graph.node("Max", [distances, graph.constant(0.0, "zero")])
-    scaled = graph.node("Mul", [distances, graph.constant(-form.gamma, "minus_gamma")])
-    return graph.node("Exp", [scaled])
 
 
 def _converter(scope: Any, operator: Any, container: Any) -> None:
-    """The graph of one estimator: features, scores, labels and probabilities."""
+    """The graph of one estimator inside skl2onnx's: the nodes :func:`to_onnx` writes."""
     from skl2onnx.common.data_types import FloatTensorType
 
-    form = _expansion(operator.raw_operator)
     dtype = np.float32 if isinstance(operator.inputs[0].type, FloatTensorType) else np.float64
-    graph = _Graph(scope, container, dtype)
-    features = operator.inputs[0].full_name
-    if form.binarize is not None:
-        above = graph.node("Greater", [features, graph.constant(form.binarize, "threshold")])
-        features = graph.node("Cast", [above], to=graph.float_type)
-    elif form.kernel is not None:
-        features = _kernel_values(graph, features, form)
-    products = graph.node("MatMul", [features, graph.constant(form.weights, "weights")])
-    scores = graph.node("Add", [products, graph.constant(form.offset, "offset")])
-    label, score_output = operator.outputs[0].full_name, operator.outputs[1].full_name
-    binary = form.weights.shape[1] == 1
-    if binary:
-        flat = graph.node("Reshape", [scores, graph.constant(np.array([-1]), "shape")])
-        graph.node("Identity", [flat], score_output)
-        positive = graph.node("Greater", [flat, graph.constant(0.0, "zero")])
-        index = graph.node("Cast", [positive], to=graph.int64)
-    else:
-        graph.node("Identity", [scores], score_output)
-        index = graph.node("ArgMax", [scores], axis=1, keepdims=0)
-    graph.node("Gather", [graph.constant(form.classes, "classes"), index], label, axis=0)
-    if len(operator.outputs) > 2:
-        probabilities = operator.outputs[2].full_name
-        if binary:
-            negative = graph.node("Sigmoid", [graph.node("Neg", [scores])])
-            graph.node("Concat", [negative, graph.node("Sigmoid", [scores])], probabilities, axis=1)
-        else:
-            graph.node("Softmax", [scores], probabilities, axis=1)
+    names = [output.full_name for output in operator.outputs]
+    outputs = Outputs(names[0], names[1], names[2] if len(names) > 2 else None)
+    form = _expansion(operator.raw_operator)
+    write_outputs(_Container(scope, container, dtype), form, operator.inputs[0].full_name, outputs)
 
 
 def register_converters() -> None:
-    """Register this library's converters with skl2onnx (done on import; idempotent).
+    """Register this library's converters with skl2onnx (idempotent).
 
     After it, skl2onnx's ``to_onnx`` and ``convert_sklearn`` convert our estimators,
     alone or as the last step of a scikit-learn ``Pipeline``, and refuse with the reason
-    the ones that cannot be exported.
+    the ones that cannot be exported. :func:`to_onnx` calls it when given a pipeline;
+    call it before calling skl2onnx yourself.
+
+    Raises
+    ------
+    ImportError
+        Without skl2onnx (the ``onnx`` extra), saying what to install.
     """
     global _registered
     if _registered:
@@ -452,9 +402,7 @@ def register_converters() -> None:
     try:
         from skl2onnx import update_registered_converter
     except ImportError as error:
-        raise ImportError(
-            "exporting to ONNX needs skl2onnx and onnx: pip install 'perceptrons[onnx]'"
-        ) from error
+        raise ImportError(_MISSING_SKL2ONNX) from error
     import perceptrons
 
     for name in EXPORTABLE:
@@ -472,15 +420,46 @@ def register_converters() -> None:
     _registered = True
 
 
-def _check_exportable(model: Any) -> Any:
-    """The estimators of ``model`` (a Pipeline's steps too) are all exportable; its
-    last step."""
-    steps = [step for _, step in model.steps] if hasattr(model, "steps") else [model]
-    for step in steps:
-        reason = _refusal(step)
-        if reason is not None:
-            raise ValueError(reason)
-    return steps[-1]
+# -------------------------------------------------------------------------- to_onnx
+def _input_of(model: Any, X: Any, dtype: type) -> tuple[int, type]:
+    """The width and float type of the graph's input: ``X``'s, else the model's width
+    and ``dtype``."""
+    if X is not None:
+        if sp.issparse(X):
+            raise ValueError(
+                "to_onnx: X is sparse; ONNX graphs take dense input: pass X[:1].toarray()."
+            )
+        sample = np.asarray(X)
+        if sample.ndim != 2:
+            raise ValueError(f"to_onnx: X must be 2-D (rows of features), not {sample.ndim}-D.")
+        if sample.dtype not in (np.float32, np.float64):
+            sample = sample.astype(np.float64)
+        width = sample.shape[1]
+        dtype = sample.dtype.type
+    else:
+        width = model.n_features_in_
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, not {dtype!r}.")
+    return int(width), dtype
+
+
+def _opset(target_opset: int | None) -> int:
+    """The opset to write: ``target_opset``, else :data:`DEFAULT_OPSET`, within what
+    the installed onnx knows."""
+    from onnx.defs import onnx_opset_version
+
+    latest = onnx_opset_version()
+    if target_opset is None:
+        return min(DEFAULT_OPSET, latest)
+    if isinstance(target_opset, bool) or not isinstance(target_opset, int | np.integer):
+        raise ValueError(f"to_onnx: target_opset must be an int, not {target_opset!r}.")
+    if not MIN_OPSET <= target_opset <= latest:
+        raise ValueError(
+            f"to_onnx: target_opset {target_opset} is outside {MIN_OPSET}..{latest}: opsets "
+            f"before {MIN_OPSET} lack operators the graphs use, and the installed onnx "
+            f"knows none after {latest}."
+        )
+    return int(target_opset)
 
 
 def to_onnx(
@@ -495,15 +474,19 @@ def to_onnx(
     Parameters
     ----------
     model : estimator or Pipeline
-        A fitted estimator of this library (see the module documentation for which), or
-        a scikit-learn ``Pipeline`` ending with one whose other steps skl2onnx converts.
+        A fitted estimator of this library or its learner core (see the module
+        documentation for which), or a scikit-learn ``Pipeline`` ending with one whose
+        other steps skl2onnx converts (the pipeline needs skl2onnx; the model alone
+        needs onnx only).
     X : array-like of shape (n_samples, n_features), default=None
         A dense sample of the input: its width and float type (float32 or float64) make
         the graph's input. By default, ``n_features_in_`` columns of ``dtype``.
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         The input's float type when ``X`` is not given; float32 rounds the weights too.
     target_opset : int, default=None
-        The ONNX opset to write (default: skl2onnx's latest supported).
+        The ONNX opset to write, from 9 to the installed onnx's latest (default: 21, or
+        the installed onnx's latest where that is older; a pipeline: skl2onnx's latest
+        supported).
 
     Returns
     -------
@@ -517,37 +500,63 @@ def to_onnx(
     ------
     ValueError
         If the model cannot be exported (the message says why and what to do), is not
-        fitted, or its weights exceed ONNX's 2 GiB single-file limit.
+        fitted, its weights exceed ONNX's 2 GiB single-file limit, or the opset is out
+        of range.
+    ImportError
+        Without onnx (or, for a pipeline, skl2onnx), saying what to install.
     """
-    register_converters()  # (first: without the extra, it says what to install)
+    if hasattr(model, "steps"):
+        graph, last = _pipeline_to_onnx(model, X, dtype, target_opset)
+        _describe(graph, last)
+        return graph
+    try:
+        import onnx  # noqa: F401
+    except ImportError as error:
+        raise ImportError(_MISSING_ONNX) from error
+    from perceptrons._version import __version__
+
+    form = _expansion(model)
+    width, dtype = _input_of(model, X, dtype)
+    graph = model_proto(
+        form,
+        name=type(model).__name__,
+        width=width,
+        dtype=dtype,
+        opset=_opset(target_opset),
+        probabilities=_has_probabilities(model),
+        producer_version=__version__,
+    )
+    _describe(graph, model)
+    return graph
+
+
+def _pipeline_to_onnx(
+    pipeline: Any, X: Any, dtype: type, target_opset: int | None
+) -> tuple[Any, Any]:
+    """A scikit-learn Pipeline through skl2onnx, our converters registered; the graph
+    and the pipeline's last step."""
+    steps = [step for _, step in pipeline.steps]
+    for step in steps:  # (first: what cannot be exported is refused without skl2onnx)
+        reason = _refusal(step)
+        if reason is not None:
+            raise ValueError(reason)
+    register_converters()  # without the extra, it says what to install
     from skl2onnx import to_onnx as skl2onnx_to_onnx
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
-    from sklearn.utils.validation import check_is_fitted
 
-    last = _check_exportable(model)
+    last = steps[-1]
     check_is_fitted(last, "classes_")
-    if X is not None:
-        if sp.issparse(X):
-            raise ValueError(
-                "to_onnx: X is sparse; ONNX graphs take dense input: pass X[:1].toarray()."
-            )
-        sample = np.asarray(X)
-        if sample.ndim != 2:
-            raise ValueError(f"to_onnx: X must be 2-D (rows of features), not {sample.ndim}-D.")
-        if sample.dtype not in (np.float32, np.float64):
-            sample = sample.astype(np.float64)
-        width = sample.shape[1]
-        dtype = sample.dtype.type
-    else:
-        width = model.n_features_in_ if hasattr(model, "n_features_in_") else last.n_features_in_
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, not {dtype!r}.")
+    width, dtype = _input_of(pipeline if hasattr(pipeline, "n_features_in_") else last, X, dtype)
     tensor = FloatTensorType if dtype is np.float32 else DoubleTensorType
     graph = skl2onnx_to_onnx(
-        model, initial_types=[("X", tensor([None, int(width)]))], target_opset=target_opset
+        pipeline, initial_types=[("X", tensor([None, width]))], target_opset=target_opset
     )
-    # What a server reads to describe the model: who made it, and the label order of the
-    # scores' and probabilities' columns.
+    return graph, last
+
+
+def _describe(graph: Any, model: Any) -> None:
+    """What a server reads to describe the model: who made it, and the label order of
+    the scores' and probabilities' columns."""
     from onnx.helper import set_model_props
 
     from perceptrons._version import __version__
@@ -556,19 +565,12 @@ def to_onnx(
         graph,
         {
             "perceptrons_version": __version__,
-            "estimator": type(last).__name__,
-            "classes": json.dumps([_plain(label) for label in np.asarray(last.classes_)]),
+            "estimator": type(model).__name__,
+            "classes": json.dumps([_plain(label) for label in np.asarray(model.classes_)]),
         },
     )
-    return graph
 
 
 def _plain(label: Any) -> Any:
     """A label as JSON writes it."""
     return label.item() if isinstance(label, np.generic) else label
-
-
-try:  # registered on import where the extra is installed; else to_onnx says what to install
-    register_converters()
-except ImportError:
-    pass

@@ -184,6 +184,14 @@ def test_the_commands_of_a_text_model_import_no_scikit_learn(tmp_path, name, tra
     _check_the_core_commands(tmp_path, data, train_options)
 
 
+def test_the_commands_of_a_learned_vocabulary_import_no_scikit_learn(tmp_path):
+    """The same with a vocabulary learned from the text (--features vocabulary): the
+    core's own CountVectorizer for ASCII documents (perceptrons.text._vocabulary)."""
+    data = tmp_path / "small.txt"
+    data.write_text(TEXT_FILES["small.txt"])
+    _check_the_core_commands(tmp_path, data, ("--features", "vocabulary"))
+
+
 def _check_the_core_commands(tmp_path, data, train_options):
     model, out, report = tmp_path / "m.npz", tmp_path / "out", tmp_path / "report.json"
     options = tuple(option.format(data=data) for option in train_options)
@@ -349,11 +357,12 @@ def test_export_of_a_text_models_classifier_imports_no_scikit_learn(tmp_path):
     ("name", "options"),
     [
         ("small.svm", ("--positive", "1")),
-        # Hashed words: diagnose's default, a vocabulary fitted on the text, is still
-        # scikit-learn's CountVectorizer (perceptrons.text.featurizer).
+        # Hashed words, and diagnose's default: a vocabulary fitted on the text
+        # (perceptrons.text._vocabulary, not scikit-learn's CountVectorizer).
         ("small.txt", ("--positive", "a", "--no-intercept", "--features", "hashing")),
+        ("small.txt", ("--positive", "a")),
     ],
-    ids=["numeric", "text"],
+    ids=["numeric", "text", "text-vocabulary"],
 )
 def test_diagnose_imports_no_scikit_learn(tmp_path, name, options):
     """diagnose: the library's own SVM solver and the perceptron's learner core."""

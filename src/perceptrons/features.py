@@ -43,12 +43,13 @@ MAX_NGRAM = core.MAX_NGRAM
 class TextFeaturizer(TransformerMixin, EstimatorFace, core.TextFeaturizer):
     """Raw texts to a CSR matrix of term features: hashed or from a learned vocabulary.
 
-    A thin layer over scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer`,
+    What scikit-learn's :class:`~sklearn.feature_extraction.text.HashingVectorizer`,
     :class:`~sklearn.feature_extraction.text.CountVectorizer` and
-    :class:`~sklearn.feature_extraction.text.TfidfTransformer` whose fitted state can be
-    written by :func:`perceptrons.save` without pickle. The output is always a canonical
-    CSR matrix (sorted indices, no duplicates) of float64 with int32 indices, the layout
-    the perceptrons train on without a copy.
+    :class:`~sklearn.feature_extraction.text.TfidfTransformer` give, to the bit (ASCII
+    documents counted by the library's own tokenizer, the others by scikit-learn's),
+    with a fitted state that :func:`perceptrons.save` writes without pickle. The output
+    is always a canonical CSR matrix (sorted indices, no duplicates) of float64 with int32
+    indices, the layout the perceptrons train on without a copy.
 
     Parameters
     ----------

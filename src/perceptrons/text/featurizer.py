@@ -5,10 +5,11 @@ scikit-learn's face (:mod:`perceptrons._estimator`): the same parameters, output
 files. What the command line uses needs no scikit-learn: the compiled tokenizer of a
 hashing featurizer (:mod:`perceptrons._kernels.tokens`, ASCII documents, bit for bit
 scikit-learn's ``HashingVectorizer``), ``name:value`` documents (``tokenizer="pairs"``),
-and the weighting (:class:`perceptrons.text.weighting.TfidfWeighting`, bit for bit
-scikit-learn's ``TfidfTransformer``). scikit-learn's vectorizers are imported when an
-input needs them, and only then: a document that is not ASCII, a learned vocabulary
-(``vocabulary="fit"``), the names of hashed columns.
+a learned vocabulary (``vocabulary="fit"``: :mod:`perceptrons.text._vocabulary`, ASCII
+documents, bit for bit scikit-learn's ``CountVectorizer``) and the weighting
+(:class:`perceptrons.text.weighting.TfidfWeighting`, bit for bit scikit-learn's
+``TfidfTransformer``). scikit-learn's vectorizers are imported when an input needs them,
+and only then: a document that is not ASCII, the names of hashed columns.
 
 Over 600 lines: one class, :class:`TextFeaturizer`, whose parameters, checks and three
 paths (a vocabulary, hashing, ``name:value`` pairs) read one another; its parameter
@@ -32,6 +33,7 @@ from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._validation import canonical_csr
 from perceptrons.text._codec import _TextCodec
 from perceptrons.text._pairs import _PairsVectorizer
+from perceptrons.text._vocabulary import _VocabularyVectorizer, is_plain_ascii
 from perceptrons.text.weighting import TfidfWeighting
 
 # MAX_NGRAM and MAX_N_FEATURES are documented where perceptrons.features exports them.
@@ -135,9 +137,10 @@ class TextFeaturizer(Trainable):
 
     def _make_vectorizer(self, terms: list[str] | None = None) -> Any:
         """The vectorizer for these parameters (``terms``: a fixed vocabulary): our own
-        for ``name:value`` documents, else scikit-learn's, made (and scikit-learn
-        imported) when first used: a hashing featurizer's compiled tokenizer needs it
-        only for a document that is not ASCII."""
+        for ``name:value`` documents and for a vocabulary, else scikit-learn's, made
+        (and scikit-learn imported) when first used: a hashing featurizer's compiled
+        tokenizer needs it only for a document that is not ASCII, as a vocabulary does
+        (:class:`~perceptrons.text._vocabulary._VocabularyVectorizer`)."""
         if self.tokenizer == "pairs":
             return _PairsVectorizer(
                 lowercase=self.lowercase,
@@ -145,6 +148,17 @@ class TextFeaturizer(Trainable):
                 n_features=self.n_features if self.vocabulary == "hashing" else None,
                 min_df=self.min_df,
                 vocabulary=terms,
+            )
+        if self.vocabulary == "fit":
+            min_n, max_n = self.ngram_range
+            return _VocabularyVectorizer(
+                regex=self.tokenizer == "regex",
+                lowercase=bool(self.lowercase),
+                ngram_range=(int(min_n), int(max_n)),
+                binary=self.weighting == "binary",
+                min_df=self.min_df,
+                sklearn_vectorizer=self._sklearn_vectorizer,
+                terms=terms,
             )
         return _Deferred(lambda: self._sklearn_vectorizer(terms))
 
@@ -462,9 +476,6 @@ def _hashed_column(term: str, n_features: int) -> int:
     return abs(murmurhash3_32(term, seed=0)) % n_features
 
 
-_PLAIN_STR = (str, np.str_)
-
-
 def _hashed_counts(featurizer: TextFeaturizer, vectorizer: Any, texts: list[Any]) -> sp.csr_matrix:
     """What ``vectorizer.transform(texts)`` gives, the ASCII documents counted by the
     compiled tokenizer (:func:`perceptrons._kernels.tokens.hash_documents`) and the
@@ -472,9 +483,7 @@ def _hashed_counts(featurizer: TextFeaturizer, vectorizer: Any, texts: list[Any]
     """
     from perceptrons._kernels import tokens
 
-    # str and NumPy's str (whose lower and split are str's); a subclass of str may
-    # change what scikit-learn calls.
-    compiled = [type(text) in _PLAIN_STR and text.isascii() for text in texts]
+    compiled = [is_plain_ascii(text) for text in texts]
     n_docs = len(texts)
     others = [i for i, fast in enumerate(compiled) if not fast]
     # The ASCII documents one newline apart (the others left empty: rows to fill).

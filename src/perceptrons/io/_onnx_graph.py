@@ -154,8 +154,9 @@ class Graph(Nodes):
 
 
 def _kernel_values(graph: Nodes, X: str, form: Expansion) -> str:
-    """``K(X, support)`` as the library computes it (:class:`perceptrons.kernel._gram.KernelMatrix`):
-    the products, then ``gamma``, ``coef0`` and the power, or the squared distances."""
+    """``K(X, support)`` as the library computes it
+    (:class:`perceptrons.kernel._gram.KernelMatrix`): the products, then ``gamma``,
+    ``coef0`` and the power, or the squared distances."""
     if form.kernel == "precomputed":
         return X  # the input is the kernel values against the training points
     assert form.support is not None

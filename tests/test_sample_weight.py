@@ -467,5 +467,5 @@ def test_a_weighted_voted_model_saves_and_continues_exactly(tmp_path):
         for name, value in _model(model).items():
             assert_array_equal(_model(loaded)[name], value, err_msg=name)
     # An unweighted model's file is unchanged: no weight bookkeeping in it.
-    arrays, values = VotedPerceptron(random_state=0).fit(X, y)._engine().export_state()
+    arrays, values = VotedPerceptron(random_state=0).fit(X, y)._codec().export_state()
     assert "update_weights" not in arrays and "weight_seen" not in values

@@ -4,7 +4,7 @@
 hashing are theirs; a hashing featurizer's ``"regex"`` and ``"whitespace"`` tokenizers
 run compiled for ASCII documents, :mod:`perceptrons._kernels.tokens`, with the same
 output bit for bit, and leave the other documents to scikit-learn) and adds what
-:mod:`perceptrons.io.persist` needs, through its private ``_engine()`` (a
+:mod:`perceptrons.io.persist` needs, through its private ``_codec()`` (a
 :class:`~perceptrons._engine.StateCodec`): its fitted state as plain arrays and JSON
 values (the vocabulary as a list of terms, the idf weights as an array), from which an
 equivalent transformer is rebuilt that gives bit-identical output.  Its

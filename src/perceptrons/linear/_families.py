@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from perceptrons._states import (
-    AdaptiveState,
     AlmaState,
     PerceptronState,
     RommaState,
@@ -154,16 +153,13 @@ def _pack_romma(kernels: Any, rule: str, constants: Mapping, settings: Settings)
     )
 
 
-def _pack_with_C(function: str) -> Callable[..., np.ndarray]:
+def _pack_constants(function: str, *, with_C: bool) -> Callable[..., np.ndarray]:
+    """The packing of a family whose kernel module's ``function(rule, bias_feature,
+    [C,] constants)`` names the constants its kernels read."""
+
     def pack(kernels: Any, rule: str, constants: Mapping, settings: Settings) -> np.ndarray:
-        return getattr(kernels, function)(rule, settings.bias_feature, settings.C, constants)
-
-    return pack
-
-
-def _pack_without_C(function: str) -> Callable[..., np.ndarray]:
-    def pack(kernels: Any, rule: str, constants: Mapping, settings: Settings) -> np.ndarray:
-        return getattr(kernels, function)(rule, settings.bias_feature, constants)
+        head = (settings.bias_feature, settings.C) if with_C else (settings.bias_feature,)
+        return getattr(kernels, function)(rule, *head, constants)
 
     return pack
 
@@ -211,7 +207,10 @@ FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
     "romma": Family(_romma_kernels, _forms(), _pack_romma, _romma_state),
     "confidence": Family(
-        _confidence_kernels, _forms(full=True), _pack_with_C("confidence_rule"), _confidence_state
+        _confidence_kernels,
+        _forms(full=True),
+        _pack_constants("confidence_rule", with_C=True),
+        _confidence_state,
     ),
     "second-order": Family(
         _second_order_kernels,
@@ -219,16 +218,18 @@ FAMILIES: dict[str, Family] = {
             **_forms("sop_", full=True, rule="sop"),
             **_forms("iellip_", full=True, rule="iellip"),
         },
-        _pack_with_C("second_order_rule"),
+        _pack_constants("second_order_rule", with_C=True),
         _second_order_state,
     ),
     "first-order": Family(
         _first_order_kernels,
         {**_forms("alma_", rule="alma"), **_forms("ogd_", rule="ogd")},
-        _pack_without_C("first_order_rule"),
+        _pack_constants("first_order_rule", with_C=False),
         _first_order_state,
     ),
-    "adagrad": Family(_adagrad_kernels, _forms(), _pack_without_C("adagrad_rule"), _adagrad_state),
+    "adagrad": Family(
+        _adagrad_kernels, _forms(), _pack_constants("adagrad_rule", with_C=False), _adagrad_state
+    ),
 }
 
 
@@ -252,11 +253,6 @@ class ResolvedRule:
 
     def rule_array(self, settings: Settings) -> np.ndarray:
         return self.family.rule_array(self.rule.name, self.constants, settings)
-
-    @property
-    def adaptive(self) -> bool:
-        """Whether the rule keeps statistics of its own (an adaptive state)."""
-        return issubclass(self.state_class, AdaptiveState)
 
 
 def resolve_rule(owner: str, update: Any, update_params: Any, covariance: Any) -> ResolvedRule:

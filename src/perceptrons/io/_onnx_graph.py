@@ -18,11 +18,17 @@ from typing import Any
 
 import numpy as np
 
+#: The oldest opset our graphs are written at (ONNX 1.4's): ``Max`` broadcasts from
+#: opset 8 on, whose IR version would want every constant listed among the inputs too.
+MIN_OPSET = 9
+
 __all__ = [
+    "MIN_OPSET",
     "Expansion",
     "Graph",
     "Nodes",
     "Outputs",
+    "Updates",
     "label_element_type",
     "model_proto",
     "write_outputs",
@@ -30,10 +36,35 @@ __all__ = [
 
 
 @dataclass
+class Updates:
+    """One score column of the voted perceptron as the library sums it
+    (:mod:`perceptrons._kernels.voted`): its updates in order, each adding ``steps[j]
+    (F[:, columns[j]] + shift)``, the running sum ``P`` the score of each model.
+
+    ``"last"`` (``total`` None): the last model's score, ``P[-1]``. The average of a
+    binary sequence (``on_scores``): ``(Σ_j weights[j] P[j] + last P[-1]) / total``,
+    ``weights[j]`` the votes of the model after update ``j`` (0 for the last). The
+    native multiclass average: ``P[-1] - Σ_j weights[j] T[j] / total``, ``T[j]`` update
+    ``j``'s term and ``weights[j]`` the votes before it. Each sum runs in the library's
+    order (``CumSum``), so the graph rounds as the library does: a score the library
+    finds exactly 0 (a tie) is 0 in the graph too.
+    """
+
+    columns: np.ndarray  # (m,) int64: the column of F each update reads
+    steps: np.ndarray  # (m,)
+    weights: np.ndarray | None = None  # (m,): the average's
+    last: float = 0.0
+    total: float | None = None
+    on_scores: bool = True
+
+
+@dataclass
 class Expansion:
-    """What a graph computes: ``scores = features(X) @ weights + offset``, where the
-    features are ``X`` itself (linear), ``X`` binarized (Bernoulli naive Bayes) or the
-    kernel values against ``support`` (kernel models)."""
+    """What a graph computes: ``scores = F @ weights + offset``, where ``F`` is ``X``
+    itself (linear), ``X`` binarized (Bernoulli naive Bayes) or the kernel values
+    against ``support`` (kernel models); or, with ``updates`` (the voted perceptron),
+    each score column summed update by update (:class:`Updates`), ``F + shift`` its
+    terms, ``weights`` then unused and of shape ``(0, n_columns)``."""
 
     weights: np.ndarray  # (n_inputs, n_columns): coef_.T, or the dual coefficients
     offset: np.ndarray  # (n_columns,)
@@ -44,6 +75,17 @@ class Expansion:
     gamma: float = 1.0
     coef0: float = 0.0
     degree: int = 1
+    updates: list[Updates] | None = None
+    shift: float = 0.0
+
+    @property
+    def n_columns(self) -> int:
+        return self.weights.shape[1]
+
+    @property
+    def min_opset(self) -> int:
+        """The oldest opset the graph can be written at: ``CumSum`` is opset 11's."""
+        return 11 if self.updates is not None else MIN_OPSET
 
 
 @dataclass(frozen=True)
@@ -166,7 +208,7 @@ def _kernel_values(graph: Nodes, X: str, form: Expansion) -> str:
     if form.kernel == "poly":
         scaled = graph.node("Mul", [products, graph.constant(form.gamma, "gamma")])
         shifted = graph.node("Add", [scaled, graph.constant(form.coef0, "coef0")])
-        return graph.node("Pow", [shifted, graph.constant(float(form.degree), "degree")])
+        return _power(graph, shifted, form.degree)
     # rbf: ||x||² - 2<x, s> + ||s||², clipped at 0, times -gamma, exponentiated.
     ones = graph.constant(np.ones((form.support.shape[1], 1)), "ones")
     squares = graph.node("MatMul", [graph.node("Mul", [X, X]), ones])
@@ -179,6 +221,58 @@ def _kernel_values(graph: Nodes, X: str, form: Expansion) -> str:
     return graph.node("Exp", [scaled])
 
 
+def _power(graph: Nodes, values: str, degree: int) -> str:
+    """``values ** degree`` by the library's repeated squaring
+    (:func:`perceptrons.kernel._gram._power`): the same multiplications in the same
+    order, where ``Pow`` would round its own way."""
+    result = None
+    while True:
+        if degree & 1:
+            result = values if result is None else graph.node("Mul", [result, values])
+        degree >>= 1
+        if not degree:
+            assert result is not None
+            return result
+        values = graph.node("Mul", [values, values])
+
+
+def _summed_updates(graph: Nodes, features: str, X: str, form: Expansion) -> str:
+    """The score columns of :class:`Updates`, ``(N, n_columns)``."""
+    assert form.updates is not None
+    if form.shift:
+        features = graph.node("Add", [features, graph.constant(form.shift, "bias_sq")])
+    axis = graph.constant(np.array(1), "axis")
+    columns = []
+    for updates in form.updates:
+        m = updates.columns.shape[0]
+        if not m:  # no update: the zero model, whatever X
+            first = graph.node("Gather", [X, graph.constant(np.array([0]), "first")], axis=1)
+            columns.append(graph.node("Mul", [first, graph.constant(0.0, "zero")]))
+            continue
+        last = graph.constant(np.array([m - 1]), "last")
+        terms = graph.node("Gather", [features, graph.constant(updates.columns, "columns")], axis=1)
+        terms = graph.node("Mul", [terms, graph.constant(updates.steps, "steps")])
+        running = graph.node("CumSum", [terms, axis])
+        score = graph.node("Gather", [running, last], axis=1)
+        if updates.total is not None:
+            assert updates.weights is not None
+            weighted = graph.node(
+                "Mul",
+                [running if updates.on_scores else terms, graph.constant(updates.weights, "votes")],
+            )
+            weighted = graph.node("Gather", [graph.node("CumSum", [weighted, axis]), last], axis=1)
+            total = graph.constant(updates.total, "total")
+            if updates.on_scores:
+                final = graph.node("Mul", [score, graph.constant(updates.last, "last_votes")])
+                score = graph.node("Div", [graph.node("Add", [weighted, final]), total])
+            else:
+                score = graph.node("Sub", [score, graph.node("Div", [weighted, total])])
+        columns.append(score)
+    if len(columns) == 1:
+        return columns[0]
+    return graph.node("Concat", columns, axis=1)
+
+
 def write_outputs(graph: Nodes, form: Expansion, X: str, outputs: Outputs) -> None:
     """The nodes from the input ``X`` to the outputs: features, scores, labels and
     probabilities."""
@@ -188,9 +282,12 @@ def write_outputs(graph: Nodes, form: Expansion, X: str, outputs: Outputs) -> No
         features = graph.node("Cast", [above], to=graph.float_type)
     elif form.kernel is not None:
         features = _kernel_values(graph, features, form)
-    products = graph.node("MatMul", [features, graph.constant(form.weights, "weights")])
+    if form.updates is not None:
+        products = _summed_updates(graph, features, X, form)
+    else:
+        products = graph.node("MatMul", [features, graph.constant(form.weights, "weights")])
     scores = graph.node("Add", [products, graph.constant(form.offset, "offset")])
-    binary = form.weights.shape[1] == 1
+    binary = form.n_columns == 1
     if binary:
         flat = graph.node("Reshape", [scores, graph.constant(np.array([-1]), "shape")])
         graph.node("Identity", [flat], outputs.scores)
@@ -228,7 +325,7 @@ def model_proto(
     outputs = Outputs(probabilities="probabilities" if probabilities else None)
     graph = Graph(dtype, reserved=("X", "label", "scores", "probabilities"))
     write_outputs(graph, form, "X", outputs)
-    n_columns = form.weights.shape[1]
+    n_columns = form.n_columns
     declared = [
         helper.make_tensor_value_info(outputs.label, label_element_type(form.classes), [None]),
         helper.make_tensor_value_info(

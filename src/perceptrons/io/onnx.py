@@ -71,9 +71,11 @@ import scipy.sparse as sp
 from perceptrons._input import check_is_fitted
 from perceptrons._registry import MODELS
 from perceptrons.io._onnx_graph import (
+    MIN_OPSET,
     Expansion,
     Nodes,
     Outputs,
+    Updates,
     label_element_type,
     model_proto,
     write_outputs,
@@ -107,10 +109,6 @@ EXPORT_REFUSALS = {
 #: The opset a graph is written at unless asked for another (skl2onnx 1.20 wrote our
 #: graphs at it), or the installed onnx's latest where that is older.
 DEFAULT_OPSET = 21
-#: The oldest opset our graphs are written at (ONNX 1.4's): ``Max`` broadcasts from
-#: opset 8 on, whose IR version would want every constant listed among the inputs too.
-MIN_OPSET = 9
-
 # Whether register_converters has run (once is enough: skl2onnx keeps them).
 _registered = False
 
@@ -236,58 +234,80 @@ def _kernel_parameters(model: Any, gamma: float, support: Any) -> dict[str, Any]
 
 
 def _voted_expansion(model: Any, classes: np.ndarray, n_columns: int) -> Expansion:
-    """The voted perceptron's ``"average"`` or ``"last"`` model as one kernel expansion.
+    """The voted perceptron's ``"average"`` or ``"last"`` model, each score column its
+    update sequence as the library sums it (see :class:`Updates`).
 
-    After its ``n`` updates ``c_1..c_n`` (each adds ``c_i (K(x, x_i) + b²)`` to a class
-    score), the last model is their sum; model ``k`` (after ``k`` updates) has
-    ``votes[k]`` votes and the last one ``last``, so the vote-weighted average gives
-    update ``i`` the weight of the models it is in: ``(votes[i+1] + ... + votes[n-1] +
-    last) / total``. The expansion's coefficient of support vector ``j`` sums those of
-    its updates; ``b² Σ`` of each column's coefficients is the offset.
+    Update ``k`` adds ``c_k (K(x, x_k) + b²)`` to a class score; model ``m`` (after
+    ``m`` updates) has ``votes[m]`` votes and the last one ``last``. A binary (or
+    one-vs-rest) column's average is ``Σ_m votes[m] P_m + last P_n`` over the total
+    votes; the native multiclass average the last model's scores less each update's
+    term times the votes before it (``cumulative[k]``), over the total.
     """
     from perceptrons._kernels.voted import stage_totals
 
     sequences = model._sequences([model._n_seen])
     support = model._support.matrix()
-    n_support = model.n_features_in_ if model.kernel == "precomputed" else support.shape[0]
-    width = 0 if model.kernel == "precomputed" else model.n_features_in_
-    _check_size(model, n_support * (width + n_columns))
-    weights = np.zeros((n_support, n_columns))
+    precomputed = model.kernel == "precomputed"
+    n_support = model.n_features_in_ if precomputed else support.shape[0]
+    n_updates = sum(sequence[0].shape[0] for sequence in sequences)
+    # The kernel values, the support vectors, and each score column's gathered terms
+    # (two a native update, one a binary one) of a row.
+    _check_size(model, n_support * (1 if precomputed else 1 + model.n_features_in_) + 2 * n_updates)
     average = model.prediction == "average"
 
-    def update_weights(votes: np.ndarray, n: int, last: float) -> np.ndarray:
-        if not average:
-            return np.ones(n)
-        _, totals = stage_totals(votes, np.array([n]), np.array([last]))
-        if totals[0] <= 0:
-            return np.zeros(n)
-        # The votes of the models after update i: votes[i + 1] + ... + votes[n - 1].
-        after = np.zeros(n)
-        after[: n - 1] = np.cumsum(votes[1:n][::-1])[::-1]
-        return (after + last) / totals[0]
+    def columns_of(ids: np.ndarray) -> np.ndarray:
+        return np.asarray(support[ids] if precomputed else ids, dtype=np.int64)
 
+    none = Updates(np.zeros(0, dtype=np.int64), np.zeros(0))
+    updates: list[Updates] = []
     if model._native:
         ids, gold, predicted, steps, votes, counts, last = sequences[0]
         n = int(counts[0])
-        share = update_weights(votes, n, float(last[0]))
-        if steps.shape[0] == n and n:
-            share = share * steps[:n]
-        rows = support[ids[:n]] if model.kernel == "precomputed" else ids[:n]
-        np.add.at(weights, (rows, gold[:n]), share)
-        np.add.at(weights, (rows, predicted[:n]), -share)
+        step = steps[:n] if steps.shape[0] == n and n else np.ones(n)
+        cumulative, totals = stage_totals(votes, counts, last)
+        for column in range(n_columns):
+            up, down = gold[:n] == column, predicted[:n] == column
+            mine = up | down
+            if average and totals[0] <= 0:  # no votes: the library's scores are 0
+                updates.append(none)
+                continue
+            signed = np.where(up, step, -step)[mine]
+            updates.append(
+                Updates(
+                    columns_of(ids[:n][mine]),
+                    signed,
+                    weights=cumulative[:n][mine] if average else None,
+                    total=float(totals[0]) if average else None,
+                    on_scores=False,
+                )
+            )
     else:
-        for column, (ids, signs, votes, counts, last) in enumerate(sequences):
+        for ids, signs, votes, counts, last in sequences:
             n = int(counts[0])
-            share = update_weights(votes, n, float(last[0])) * signs[:n]
-            rows = support[ids[:n]] if model.kernel == "precomputed" else ids[:n]
-            np.add.at(weights[:, column], rows, share)
-    bias_sq = 1.0 if model.fit_intercept else 0.0
-    gamma = getattr(model, "_gamma", 1.0)
+            _, totals = stage_totals(votes, counts, last)
+            if average and totals[0] <= 0:
+                updates.append(none)
+                continue
+            weights = None
+            if average:  # model j + 1's votes weigh the score after update j
+                weights = np.zeros(n)
+                weights[: n - 1] = votes[1:n]
+            updates.append(
+                Updates(
+                    columns_of(ids[:n]),
+                    np.asarray(signs[:n], dtype=np.float64),
+                    weights=weights,
+                    last=float(last[0]),
+                    total=float(totals[0]) if average else None,
+                )
+            )
     return Expansion(
-        weights=weights,
-        offset=bias_sq * weights.sum(axis=0),
+        weights=np.zeros((0, n_columns)),
+        offset=np.zeros(n_columns),
         classes=classes,
-        **_kernel_parameters(model, gamma, support),
+        updates=updates,
+        shift=1.0 if model.fit_intercept else 0.0,
+        **_kernel_parameters(model, getattr(model, "_gamma", 1.0), support),
     )
 
 

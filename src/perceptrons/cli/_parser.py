@@ -642,6 +642,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--opset", metavar="N", type=_positive_int, default=None, help="the ONNX opset to write"
     )
+    export.add_argument(
+        "--no-check",
+        action="store_true",
+        help="write the graph unchecked; by default it must pass onnx's checker, load in "
+        "onnxruntime and give the model's labels on probe rows drawn from the model, "
+        "else nothing is written",
+    )
     export.set_defaults(run=_command("tools", "cmd_export"))
 
     diagnose = command(

@@ -201,8 +201,9 @@ def _named_top_features(model: Any, featurizer: Any, args: argparse.Namespace) -
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """A model file as an ONNX graph (:func:`perceptrons.io.onnx.to_onnx`), written
-    atomically."""
+    """A model file as an ONNX graph (:func:`perceptrons.io.onnx.to_onnx`), checked
+    (unless ``--no-check``) and written atomically: a graph that fails the check is
+    not written."""
     from perceptrons.io import onnx as onnx_export
     from perceptrons.io import persist
     from perceptrons.io.files import write_atomically
@@ -223,7 +224,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     dtype = np.float32 if args.dtype == "float32" else np.float64
     try:
-        graph = onnx_export.to_onnx(estimator, dtype=dtype, target_opset=args.opset)
+        graph = onnx_export.to_onnx(
+            estimator, dtype=dtype, target_opset=args.opset, check=not args.no_check
+        )
     except ValueError as error:
         raise UserError(f"{args.model}: {error}", EXIT_USAGE) from error
     except ImportError as error:  # the onnx extra is not installed
@@ -234,7 +237,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     say(
         args,
         f"{args.output}: {type(estimator).__name__}, input X of {estimator.n_features_in_} "
-        f"{args.dtype} features, outputs {outputs} ({len(data):,} bytes)",
+        f"{args.dtype} features, outputs {outputs} ({len(data):,} bytes"
+        + (", unchecked)" if args.no_check else ", checked)"),
     )
     return 0
 

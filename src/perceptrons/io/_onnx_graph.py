@@ -99,20 +99,37 @@ class Outputs:
 
 def label_element_type(classes: np.ndarray) -> int:
     """The ONNX element type of the ``label`` output: integers as int64, floats as
-    double, booleans as bool, strings as string."""
+    double, booleans as bool, strings as string; a ValueError naming the labels that
+    none of them carries exactly (unsigned integers from 2**63, floats wider than a
+    double, any other kind)."""
     from onnx import TensorProto
 
-    if classes.dtype.kind == "b":
+    kind, dtype = classes.dtype.kind, classes.dtype
+    if kind == "b":
         return TensorProto.BOOL
-    if classes.dtype.kind in "iu":
+    if kind == "i" or (kind == "u" and (not classes.size or classes.max() < 2**63)):
         return TensorProto.INT64
-    if classes.dtype.kind == "f":
+    if kind == "u":
+        raise ValueError(
+            f"the label {classes.max()} ({dtype}) is beyond ONNX's int64 labels "
+            f"(at most {2**63 - 1}); fit the model on labels within int64 or on strings."
+        )
+    if kind == "f":
+        back = classes.astype(np.float64).astype(dtype)
+        differ = (back != classes) & ~(np.isnan(back) & np.isnan(classes))
+        if differ.any():
+            label = classes[np.flatnonzero(differ)[0]]
+            raise ValueError(
+                f"the label {label!r} ({dtype}) is not a double, ONNX's widest float "
+                "label; fit the model on float64 labels."
+            )
         return TensorProto.DOUBLE
-    if all(isinstance(label, str) for label in classes):
+    if kind == "U" or (kind == "O" and all(isinstance(label, str) for label in classes)):
         return TensorProto.STRING
+    example = f" such as {classes[0]!r}" if classes.size else ""
     raise ValueError(
-        f"classes_ of dtype {classes.dtype} cannot be ONNX labels: only integers, floats, "
-        "booleans and strings can; fit the model on such labels."
+        f"labels of dtype {dtype}{example} cannot be ONNX labels: only integers (within "
+        "int64), floats, booleans and strings can; fit the model on such labels."
     )
 
 

@@ -81,7 +81,7 @@ from perceptrons.io._onnx_graph import (
     write_outputs,
 )
 
-__all__ = ["EXPORT_REFUSALS", "register_converters", "to_onnx"]
+__all__ = ["EXPORT_REFUSALS", "probe_rows", "register_converters", "to_onnx"]
 
 #: The estimators whose graphs this module writes, by class name (the registry's).
 EXPORTABLE = tuple(kind.name for kind in MODELS if kind.exports)
@@ -117,6 +117,10 @@ _registered = False
 _MAX_MODEL_BYTES = 2**31 - 2**20
 
 _MISSING_ONNX = "exporting to ONNX needs onnx: pip install 'perceptrons[onnx]'"
+_MISSING_ONNXRUNTIME = (
+    "checking the ONNX graph needs onnxruntime: pip install 'perceptrons[onnx]', or skip "
+    "the check (to_onnx(..., check=False), perceptrons export --no-check)"
+)
 _MISSING_SKL2ONNX = (
     "exporting to ONNX needs skl2onnx and onnx: pip install 'perceptrons[onnx]'"
     " (skl2onnx converts a scikit-learn Pipeline's other steps)"
@@ -182,6 +186,7 @@ def _expansion(model: Any) -> Expansion:
         )
     check_is_fitted(model, "classes_")
     classes, n_columns = _classes_and_columns(model)
+    label_element_type(classes)  # labels ONNX cannot carry are refused by name
     form = _FORMS[name]
     if form == "voted":
         return _voted_expansion(model, classes, n_columns)
@@ -400,6 +405,11 @@ def _converter(scope: Any, operator: Any, container: Any) -> None:
     names = [output.full_name for output in operator.outputs]
     outputs = Outputs(names[0], names[1], names[2] if len(names) > 2 else None)
     form = _expansion(operator.raw_operator)
+    if container.target_opset < form.min_opset:
+        raise ValueError(
+            f"{type(operator.raw_operator).__name__}'s graph needs opset {form.min_opset} or "
+            f"later, not {container.target_opset}."
+        )
     write_outputs(_Container(scope, container, dtype), form, operator.inputs[0].full_name, outputs)
 
 
@@ -441,53 +451,73 @@ def register_converters() -> None:
 
 
 # -------------------------------------------------------------------------- to_onnx
-def _input_of(model: Any, X: Any, dtype: type) -> tuple[int, type]:
+def _float_type(dtype: Any) -> type:
+    """``dtype`` (a type, a ``numpy.dtype`` or its name) as numpy.float32 or float64."""
+    try:
+        kind = np.dtype(dtype).type
+    except TypeError:
+        kind = None
+    if kind not in (np.float32, np.float64):
+        raise ValueError(f"to_onnx: dtype must be float32 or float64, not {dtype!r}.")
+    return kind
+
+
+def _input_of(model: Any, X: Any, dtype: Any) -> tuple[int, type]:
     """The width and float type of the graph's input: ``X``'s, else the model's width
-    and ``dtype``."""
-    if X is not None:
-        if sp.issparse(X):
-            raise ValueError(
-                "to_onnx: X is sparse; ONNX graphs take dense input: pass X[:1].toarray()."
-            )
-        sample = np.asarray(X)
-        if sample.ndim != 2:
-            raise ValueError(f"to_onnx: X must be 2-D (rows of features), not {sample.ndim}-D.")
-        if sample.dtype not in (np.float32, np.float64):
-            sample = sample.astype(np.float64)
-        width = sample.shape[1]
-        dtype = sample.dtype.type
-    else:
-        width = model.n_features_in_
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, not {dtype!r}.")
-    return int(width), dtype
+    and ``dtype``; a sample of another width than the model's is refused."""
+    dtype = _float_type(dtype)
+    expected = getattr(model, "n_features_in_", None)
+    if X is None:
+        return int(expected), dtype
+    if sp.issparse(X):
+        raise ValueError(
+            "to_onnx: X is sparse; ONNX graphs take dense input: pass X[:1].toarray()."
+        )
+    sample = np.asarray(X)
+    if sample.ndim != 2:
+        raise ValueError(f"to_onnx: X must be 2-D (rows of features), not {sample.ndim}-D.")
+    if expected is not None and sample.shape[1] != expected:
+        raise ValueError(
+            f"to_onnx: X has {sample.shape[1]} columns, but {type(model).__name__} takes "
+            f"{expected} features (n_features_in_); pass a sample of its input."
+        )
+    return int(sample.shape[1]), (
+        sample.dtype.type if sample.dtype in (np.float32, np.float64) else np.float64
+    )
 
 
-def _opset(target_opset: int | None) -> int:
-    """The opset to write: ``target_opset``, else :data:`DEFAULT_OPSET`, within what
-    the installed onnx knows."""
+def _opset(target_opset: int | None, minimum: int = MIN_OPSET, what: str = "the graphs") -> int:
+    """The opset to write: ``target_opset``, else :data:`DEFAULT_OPSET`, from
+    ``minimum`` (what ``what`` needs) to the installed onnx's latest."""
     from onnx.defs import onnx_opset_version
 
     latest = onnx_opset_version()
     if target_opset is None:
-        return min(DEFAULT_OPSET, latest)
+        return max(minimum, min(DEFAULT_OPSET, latest))
     if isinstance(target_opset, bool) or not isinstance(target_opset, int | np.integer):
         raise ValueError(f"to_onnx: target_opset must be an int, not {target_opset!r}.")
-    if not MIN_OPSET <= target_opset <= latest:
+    if not minimum <= target_opset <= latest:
         raise ValueError(
-            f"to_onnx: target_opset {target_opset} is outside {MIN_OPSET}..{latest}: opsets "
-            f"before {MIN_OPSET} lack operators the graphs use, and the installed onnx "
+            f"to_onnx: target_opset {target_opset} is outside {minimum}..{latest}: "
+            f"{what} need opset {minimum} or later, and the installed onnx {_onnx_version()} "
             f"knows none after {latest}."
         )
     return int(target_opset)
+
+
+def _onnx_version() -> str:
+    import onnx
+
+    return str(onnx.__version__)
 
 
 def to_onnx(
     model: Any,
     X: Any = None,
     *,
-    dtype: type = np.float64,
+    dtype: Any = np.float64,
     target_opset: int | None = None,
+    check: bool = False,
 ) -> Any:
     """The ONNX graph of a fitted model.
 
@@ -499,14 +529,24 @@ def to_onnx(
         other steps skl2onnx converts (the pipeline needs skl2onnx; the model alone
         needs onnx only).
     X : array-like of shape (n_samples, n_features), default=None
-        A dense sample of the input: its width and float type (float32 or float64) make
-        the graph's input. By default, ``n_features_in_`` columns of ``dtype``.
+        A dense sample of the input, as wide as the model's (``n_features_in_``): its
+        float type (float32 or float64; others are taken as float64) makes the graph's
+        input. By default, ``n_features_in_`` columns of ``dtype``.
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
-        The input's float type when ``X`` is not given; float32 rounds the weights too.
+        The input's float type when ``X`` is not given (a type, a ``numpy.dtype`` or its
+        name); float32 rounds the weights too. Labels keep their type either way.
     target_opset : int, default=None
-        The ONNX opset to write, from 9 to the installed onnx's latest (default: 21, or
-        the installed onnx's latest where that is older; a pipeline: skl2onnx's latest
-        supported).
+        The ONNX opset to write, from 9 (11 for a ``VotedPerceptron``, whose graph sums
+        with ``CumSum``) to the installed onnx's latest (default: 21, or the installed
+        onnx's latest where that is older; a pipeline: skl2onnx's latest supported).
+    check : bool, default=False
+        Check the graph before returning it (``perceptrons export`` does unless told
+        ``--no-check``): onnx's full checker, an onnxruntime session (which needs
+        onnxruntime: an ImportError says so, never a silent skip), and the session's
+        labels equal to ``model.predict`` on the probe rows of :func:`probe_rows`
+        (float32 graphs: on the rows whose scores are tied or apart by more than
+        float32 rounding). Off by default: it builds a session and predicts with the
+        model, which costs more than writing the graph.
 
     Returns
     -------
@@ -520,14 +560,19 @@ def to_onnx(
     ------
     ValueError
         If the model cannot be exported (the message says why and what to do), is not
-        fitted, its weights exceed ONNX's 2 GiB single-file limit, or the opset is out
-        of range.
+        fitted, its weights exceed ONNX's 2 GiB single-file limit, its labels are not
+        ONNX's (unsigned integers from 2**63, say); if ``dtype``, ``X``'s width or the
+        opset is not one the graph can take; with ``check``, if the graph fails it
+        (the message says how).
     ImportError
-        Without onnx (or, for a pipeline, skl2onnx), saying what to install.
+        Without onnx (or, for a pipeline, skl2onnx; with ``check``, onnxruntime),
+        saying what to install.
     """
     if hasattr(model, "steps"):
         graph, last = _pipeline_to_onnx(model, X, dtype, target_opset)
         _describe(graph, last)
+        if check:
+            _check(graph, model)
         return graph
     try:
         import onnx  # noqa: F401
@@ -537,21 +582,24 @@ def to_onnx(
 
     form = _expansion(model)
     width, dtype = _input_of(model, X, dtype)
+    opset = _opset(target_opset, form.min_opset, f"{type(model).__name__}'s graphs")
     graph = model_proto(
         form,
         name=type(model).__name__,
         width=width,
         dtype=dtype,
-        opset=_opset(target_opset),
+        opset=opset,
         probabilities=_has_probabilities(model),
         producer_version=__version__,
     )
     _describe(graph, model)
+    if check:
+        _check(graph, model)
     return graph
 
 
 def _pipeline_to_onnx(
-    pipeline: Any, X: Any, dtype: type, target_opset: int | None
+    pipeline: Any, X: Any, dtype: Any, target_opset: int | None
 ) -> tuple[Any, Any]:
     """A scikit-learn Pipeline through skl2onnx, our converters registered; the graph
     and the pipeline's last step."""
@@ -567,11 +615,147 @@ def _pipeline_to_onnx(
     last = steps[-1]
     check_is_fitted(last, "classes_")
     width, dtype = _input_of(pipeline if hasattr(pipeline, "n_features_in_") else last, X, dtype)
+    if target_opset is not None:  # (None: skl2onnx's latest supported)
+        _opset(target_opset, _expansion(last).min_opset, f"{type(last).__name__}'s graphs")
     tensor = FloatTensorType if dtype is np.float32 else DoubleTensorType
     graph = skl2onnx_to_onnx(
         pipeline, initial_types=[("X", tensor([None, width]))], target_opset=target_opset
     )
     return graph, last
+
+
+# ---------------------------------------------------------------------- the check
+#: Probe rows of each kind :func:`probe_rows` draws.
+_PROBES = 48
+
+
+def probe_rows(model: Any) -> list[np.ndarray]:
+    """The rows the check runs a fitted ``model`` (or pipeline) on, drawn from it alone.
+
+    The training rows are not known at export, so the rows are drawn from what the
+    model holds, the same ones on every call (a seeded generator): a row of zeros
+    (every linear score its intercept: ties where intercepts are equal), rows of small
+    integers (exact sums: ties where weights cancel), normal rows, and rows in the
+    model's domain: non-negative counts for multinomial naive Bayes, 0/1 rows or rows
+    about the threshold for Bernoulli naive Bayes; for kernel models the support
+    vectors themselves, rows near them and rows far from them (kernel values of 0:
+    ties), or, for a precomputed kernel, kernel values in [0, 1].
+
+    Parameters
+    ----------
+    model : estimator or Pipeline
+        A fitted model that :func:`to_onnx` exports.
+
+    Returns
+    -------
+    list of ndarray of shape (n_rows, n_features_in_)
+        Groups of float64 rows; the check skips a group the model's own ``predict``
+        refuses (scores beyond float64).
+    """
+    last = model.steps[-1][1] if hasattr(model, "steps") else model
+    width = int(model.n_features_in_ if hasattr(model, "n_features_in_") else last.n_features_in_)
+    rng = np.random.default_rng(0)
+    normal = rng.normal(size=(_PROBES, width))
+    integers = rng.integers(-2, 3, size=(_PROBES, width)).astype(np.float64)
+    groups = [np.zeros((1, width)), integers, normal]
+    name = _our_name(last) if last is model else None
+    form = _FORMS.get(name or "")
+    if name == "MultinomialNaiveBayes":
+        groups = [groups[0], np.abs(integers), rng.poisson(1.0, size=(_PROBES, width)) * 1.0]
+    elif form == "binarized":
+        threshold = last.binarize
+        ones = (rng.random(size=(_PROBES, width)) < 0.5).astype(np.float64)
+        groups = [groups[0], ones] + ([] if threshold is None else [normal + threshold])
+    elif form in ("voted", "budget") and last.kernel == "precomputed":
+        groups.append(rng.random(size=(_PROBES, width)))
+    elif form in ("voted", "budget"):
+        support = np.asarray(
+            last.support_vectors_.toarray()
+            if sp.issparse(last.support_vectors_)
+            else last.support_vectors_,
+            dtype=np.float64,
+        )[:_PROBES]
+        if support.shape[0]:
+            scale = max(1.0, float(np.max(np.abs(support))))
+            groups += [support, support + 0.1 * scale * normal[: support.shape[0]]]
+            groups.append(support[rng.integers(0, support.shape[0], _PROBES)] + 1e3 * scale)
+    return groups
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+def _check(graph: Any, model: Any) -> None:
+    """The graph passes onnx's checker, loads in onnxruntime, and its labels are
+    ``model.predict``'s on :func:`probe_rows` (see :func:`to_onnx`'s ``check``)."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(graph, full_check=True)
+    except Exception as error:  # the checker's errors have no common class
+        reason = _first_line(error)
+        raise ValueError(f"to_onnx: the graph fails onnx's checker: {reason}") from error
+    try:
+        import onnxruntime
+    except ImportError as error:
+        raise ImportError(_MISSING_ONNXRUNTIME) from error
+    try:
+        session = onnxruntime.InferenceSession(
+            graph.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+    except Exception as error:  # onnxruntime's errors are its own
+        raise ValueError(
+            f"to_onnx: onnxruntime {onnxruntime.__version__} cannot load the graph: "
+            f"{_first_line(error)}"
+        ) from error
+    element = graph.graph.input[0].type.tensor_type.elem_type
+    float_type = np.float32 if element == onnx.TensorProto.FLOAT else np.float64
+    compared, wrong, example = 0, 0, ""
+    for rows in probe_rows(model):
+        try:
+            expected = np.asarray(model.predict(rows))
+            scores = np.asarray(model.decision_function(rows))
+        except ValueError:  # the model refuses these rows itself: nothing to compare
+            continue
+        try:
+            labels = np.concatenate(
+                [
+                    session.run(["label"], {"X": rows[start : start + 16].astype(float_type)})[0]
+                    for start in range(0, rows.shape[0], 16)
+                ]
+            )
+        except Exception as error:  # onnxruntime's errors are its own
+            raise ValueError(
+                f"to_onnx: onnxruntime fails to run the graph: {_first_line(error)}"
+            ) from error
+        kept = np.ones(rows.shape[0], dtype=bool)
+        if float_type is np.float32:
+            kept = _beyond_float32_rounding(scores)
+        differ = np.flatnonzero(kept & (labels != expected))
+        compared += int(kept.sum())
+        if differ.size and not wrong:
+            row = differ[0]
+            example = f" (predict gives {expected[row]!r}, the graph {labels[row]!r})"
+        wrong += differ.size
+    if wrong:
+        raise ValueError(
+            f"to_onnx: the graph's labels differ from predict on {wrong} of {compared} "
+            f"probe rows{example}; please report it (check=False / --no-check writes it)."
+        )
+
+
+def _beyond_float32_rounding(scores: np.ndarray) -> np.ndarray:
+    """The rows whose label a float32 graph must get: tied (ties are exact in float32
+    too) or ahead by more than float32 rounding of the scores."""
+    if scores.ndim == 1:
+        margin = np.abs(scores)
+    else:
+        ordered = np.sort(scores, axis=1)
+        margin = ordered[:, -1] - ordered[:, -2]
+    scale = max(1e-300, float(np.max(np.abs(scores)))) if scores.size else 1.0
+    return (margin == 0) | (margin > 1e-3 * scale)
 
 
 def _describe(graph: Any, model: Any) -> None:

@@ -451,15 +451,27 @@ def test_cli_export_text_model_needs_classifier_only(tmp_path, capsys):
     np.testing.assert_array_equal(labels, estimator.predict(features))
 
 
-def _without(tmp_path, package, code):
-    """``code`` run in a child process where importing ``package`` fails."""
-    shim = tmp_path / package
-    shim.mkdir(parents=True)
-    (shim / "__init__.py").write_text(f"raise ImportError('{package} is absent')\n")
+def _without(tmp_path, package, code, *args):
+    """``code`` (or, ``code`` None, ``python ARGS``) run in a child process where
+    importing ``package`` (None: nothing) fails."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    if package is not None:
+        shim = tmp_path / package
+        shim.mkdir(parents=True)
+        (shim / "__init__.py").write_text(f"raise ImportError('{package} is absent')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-    )
+    command = [sys.executable, *(["-c", code] if code is not None else []), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+
+def _cli_refuses(done, *fragments):
+    """A child's ``perceptrons`` command failed with one error line holding ``fragments``."""
+    assert done.returncode != 0, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("perceptrons: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
 
 
 def test_missing_extra_is_named(tmp_path):
@@ -484,3 +496,193 @@ def test_missing_extra_is_named(tmp_path):
     assert done.returncode != 0
     assert "ImportError: exporting to ONNX needs onnx" in done.stderr
     assert "pip install 'perceptrons[onnx]'" in done.stderr
+
+
+# ------------------------------------------------------------------ the check (issue 39)
+def _iris_rows():
+    """Iris, and 1,000 rows about it three standard deviations wide: many far from
+    every training row, where an RBF kernel's values vanish and scores tie."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    rng = np.random.default_rng(0)
+    return X, y, rng.normal(size=(1000, 4)) * X.std(axis=0) * 3 + X.mean(axis=0)
+
+
+@pytest.mark.parametrize("prediction", ["last", "average"])
+def test_voted_perceptron_ties_break_as_predict(prediction):
+    """Where the library's voted scores are exactly 0 (each update adds K + b² = 1 far
+    from the support vectors), the graph's are too: it sums as the library does (the
+    graph once summed K @ w + b² Σ w, 1e-18 instead of 0, and "last" disagreed with
+    predict on 350 of 1,000 rows, 4 of 300 with a precomputed kernel)."""
+    X, y, rows = _iris_rows()
+    for labels, multiclass in ((y, "native"), (y, "ovr"), (y == 1, "native")):
+        model = VotedPerceptron(
+            kernel="rbf",
+            gamma=5.0,
+            max_epochs=3,
+            prediction=prediction,
+            multiclass=multiclass,
+            random_state=0,
+        ).fit(X, labels)
+        if prediction == "last":  # ties the graph must break alike
+            scores = model.decision_function(rows).reshape(len(rows), -1)
+            assert np.sum(np.all(scores == 0, axis=1)) > 100
+        assert_same_predictions(model, rows)
+    gram = np.exp(-5.0 * ((X[:, None] - X[None]) ** 2).sum(axis=2))
+    probe = np.exp(-5.0 * ((rows[:300, None] - X[None]) ** 2).sum(axis=2))
+    model = VotedPerceptron(kernel="precomputed", prediction=prediction, random_state=0)
+    assert_same_predictions(model.fit(gram, y), probe)
+
+
+def _kinds_to_check():
+    """A model of every exportable kind, binary and multiclass, and data it takes."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(-2, 3, size=(60, 5)).astype(np.float64)
+    y3 = rng.integers(0, 3, 60)
+    models = []
+    for y in (y3, (y3 == 1).astype(int)):
+        models += [
+            (Perceptron(max_epochs=3, random_state=0), X, y),
+            (AveragedPerceptron(update="pa-i", max_epochs=3, random_state=0), X, y),
+            (LogisticRegressionSGD(max_epochs=2, random_state=0), X, y),
+            (LogisticRegressionBatch(max_iter=20), X, y),
+            (MultinomialNaiveBayes(), np.abs(X), y),
+            (BernoulliNaiveBayes(), X, y),
+            (BernoulliNaiveBayes(binarize=None), (X > 0) * 1.0, y),
+            (BudgetPerceptron(budget=8, kernel="rbf", random_state=0), X, y),
+            (BudgetPerceptron(budget=8, kernel="poly", degree=3, random_state=0), X, y),
+        ]
+        for prediction in ("last", "average"):
+            for kernel, multiclass in (("rbf", "native"), ("poly", "ovr"), ("linear", "native")):
+                voted = VotedPerceptron(
+                    kernel=kernel, prediction=prediction, multiclass=multiclass, max_epochs=3
+                )
+                models.append((voted.set_params(random_state=0, gamma=5.0), X, y))
+    return models
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_every_kind_passes_the_check():
+    """The check (onnx's checker, an onnxruntime session, its labels equal to predict
+    on the probe rows, ties included) passes for every kind the converters write,
+    binary and multiclass, float64 and float32."""
+    for model, X, y in _kinds_to_check():
+        model.fit(X, y)
+        for dtype in (np.float64, np.float32):
+            onnx_export.to_onnx(model, dtype=dtype, check=True)
+    # The probe rows: from the model alone, deterministic, holding ties.
+    model = VotedPerceptron(kernel="rbf", gamma=5.0, prediction="last", random_state=0)
+    model.fit(X, y)
+    first, again = onnx_export.probe_rows(model), onnx_export.probe_rows(model)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert all(rows.shape[1] == X.shape[1] for rows in first)
+    ties = sum(int(np.sum(model.decision_function(rows) == 0)) for rows in first)
+    assert ties > 10
+
+
+def _miswritten(monkeypatch):
+    """Graphs whose scores are the model's negated: the check must catch them."""
+    expansion = onnx_export._expansion
+
+    def negated(model):
+        form = expansion(model)
+        form.weights, form.offset = -form.weights, -form.offset
+        return form
+
+    monkeypatch.setattr(onnx_export, "_expansion", negated)
+
+
+def test_the_check_refuses_a_graph_whose_labels_differ(tmp_path, capsys, monkeypatch):
+    X, y = _problem(3)
+    model = Perceptron(random_state=0).fit(X, y)
+    path, out = tmp_path / "model.npz", tmp_path / "model.onnx"
+    perceptrons.save(model, path)
+    _miswritten(monkeypatch)
+    with pytest.raises(ValueError, match=r"labels differ from predict on \d+ of \d+ probe rows"):
+        onnx_export.to_onnx(model, check=True)
+    onnx_export.to_onnx(model)  # unchecked: written as asked
+    assert _run_cli("export", path, "-o", out) != 0
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "labels differ from predict" in error[0]
+    assert not out.exists()
+    assert _run_cli("export", path, "-o", out, "--no-check") == 0
+    assert "unchecked" in capsys.readouterr().out
+
+
+def test_refusals_up_front(tmp_path):
+    """Labels ONNX cannot carry, opsets out of range (per kind), dtypes and samples of
+    the wrong width are refused in one line, never a graph that fails later (uint64
+    labels from 2**63 were wrapped into int64; a 3-column sample of a 4-feature model
+    made a graph that failed at run time; np.dtype('float32') built a float64 input)."""
+    X, y = _problem(2, d=4)
+    huge = np.array([2**63, 2**64 - 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"18446744073709551615 \(uint64\) is beyond ONNX"):
+        onnx_export.to_onnx(Perceptron(random_state=0).fit(X, huge[y]))
+    small = np.array([3, 2**63 - 1], dtype=np.uint64)
+    model = Perceptron(random_state=0).fit(X, small[y])
+    onnx_export.to_onnx(model, check=True)  # within int64: exported, and equal
+    for labels, fragment in (
+        (np.array([b"a", b"b"]), "dtype |S1"),
+        (np.array([1, "a"], dtype=object), "dtype object"),
+        (np.array([1 + 1j, 2j]), "dtype complex128"),
+    ):
+        with pytest.raises(ValueError, match=fragment.replace("|", r"\|")):
+            onnx_export.label_element_type(labels)
+    if np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
+        wide = np.array([1, 1 + np.finfo(np.longdouble).eps], dtype=np.longdouble)
+        with pytest.raises(ValueError, match="is not a double"):
+            onnx_export.label_element_type(wide)
+    model = Perceptron(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 columns, but Perceptron takes 4 features"):
+        onnx_export.to_onnx(model, np.zeros((1, 3)))
+    for dtype in (np.dtype("float32"), "float32", np.float32):
+        graph = onnx_export.to_onnx(model, dtype=dtype)
+        assert graph.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+    for dtype in ("bogus", np.dtype("int64"), np.float16):
+        with pytest.raises(ValueError, match="dtype must be float32 or float64"):
+            onnx_export.to_onnx(model, dtype=dtype)
+    voted = VotedPerceptron(prediction="last", random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"target_opset 10 is outside 11\.\..*VotedPerceptron"):
+        onnx_export.to_onnx(voted, target_opset=10)
+    onnx_export.to_onnx(voted, target_opset=11, check=True)
+    pytest.importorskip("skl2onnx", reason="the [onnx] extra (skl2onnx) is not installed")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    pipeline = make_pipeline(StandardScaler(), Perceptron(random_state=0)).fit(X, y)
+    with pytest.raises(ValueError, match="target_opset 99 is outside"):
+        onnx_export.to_onnx(pipeline, target_opset=99)
+    onnx_export.to_onnx(pipeline, check=True)
+
+
+def test_cli_export_refusals_are_one_line_and_write_nothing(tmp_path):
+    """In a child process (a graph onnxruntime rejects could crash it): uint64 labels
+    from 2**63, opsets 1 and 99 (7 for an RBF budget model), float labels in a float32
+    graph (kept as doubles: the file passes the check), a missing onnxruntime."""
+    X, y = _problem(2, d=4)
+    files = {
+        "huge": Perceptron(random_state=0).fit(X, np.array([2**63, 5], dtype=np.uint64)[y]),
+        "floats": Perceptron(random_state=0).fit(X, np.array([1.0, -2.0])[y]),
+        "budget": BudgetPerceptron(budget=5, kernel="rbf", random_state=0).fit(X, y),
+    }
+    for name, model in files.items():
+        perceptrons.save(model, tmp_path / f"{name}.npz")
+    out = tmp_path / "out.onnx"
+
+    def export(model, *options, without=None):
+        args = ["-m", "perceptrons", "export", tmp_path / f"{model}.npz", "-o", out, *options]
+        return _without(tmp_path / f"child-{model}-{len(options)}", without, None, *args)
+
+    _cli_refuses(export("huge"), "9223372036854775808 (uint64) is beyond ONNX's int64")
+    _cli_refuses(export("floats", "--opset", "1"), "target_opset 1 is outside 9..")
+    _cli_refuses(export("budget", "--opset", "7"), "target_opset 7 is outside 9..")
+    _cli_refuses(export("budget", "--opset", "99"), "target_opset 99 is outside 9..")
+    _cli_refuses(export("floats", without="onnxruntime"), "needs onnxruntime", "--no-check")
+    assert not out.exists()
+    done = export("floats", "--dtype", "float32")
+    assert done.returncode == 0, done.stderr
+    session = ort.InferenceSession(str(out))
+    labels, _ = session.run(None, {"X": X.astype(np.float32)})
+    assert session.get_inputs()[0].type == "tensor(float)"
+    assert labels.dtype == np.float64 and set(labels) <= {1.0, -2.0}

@@ -353,3 +353,47 @@ def test_mutated_model_files_load_cleanly_or_not_at_all():
 
 if __name__ == "__main__":
     _run()
+
+
+# ------------------------------------------------------------ ONNX export of fuzzed models
+def _run_export() -> None:
+    """The fuzz loop, each model that loads exported with the check: a graph whose
+    labels are ``predict``'s on the probe rows, or a one-line ValueError (a model that
+    cannot be exported, or whose graph fails the check), never another exception."""
+    import perceptrons
+    from perceptrons.io.onnx import to_onnx
+
+    load = perceptrons.load
+
+    def load_and_export(path, *args, **kwargs):
+        model = load(path, *args, **kwargs)
+        try:
+            to_onnx(model, check=True)
+        except ValueError as exc:
+            assert "\n" not in str(exc), str(exc)
+        return model
+
+    perceptrons.load = load_and_export  # what _run imports
+    _run()
+
+
+def test_mutated_model_files_export_cleanly_or_not_at_all():
+    pytest.importorskip("onnxruntime", reason="the [onnx] extra is not installed")
+    code = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+    code += "import test_fuzz_models; test_fuzz_models._run_export()"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={
+                **os.environ,
+                "PYTHONFAULTHANDLER": "1",
+                "PYTHONWARNINGS": "ignore",
+                "FUZZ_EXAMPLES": "150",
+            },
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the export fuzz loop hung (over {exc.timeout} s)")
+    assert done.returncode == 0, f"export fuzz failed:\n{done.stdout}\n{done.stderr[-8000:]}"

@@ -27,16 +27,23 @@ Every graph has the outputs
     (logistic regression, naive Bayes).
 
 The input is dense, float64 (ONNX's ``double``) or float32: a sparse matrix is passed
-as ``X.toarray()``. In float64 the scores equal the library's to rounding (the same sums
-in another order: within 1e-9 relative on ordinary data) and the labels with them; in
-float32 the weights are rounded to float32 too, and so are the scores.
+as ``X.toarray()``. In float64 the scores equal the library's to rounding (the same sums,
+some in another order: within 1e-9 relative on ordinary data) and the labels with them,
+ties included: where the library's arithmetic is exact the graph's is too (the voted
+perceptron's sums run update by update in the library's order), so a score the library
+finds exactly 0 is 0 in the graph, and both break ties alike. In float32 the weights are
+rounded to float32 too, and so are the scores.
+
+``to_onnx(model, check=True)`` (``perceptrons export`` unless ``--no-check``) checks the
+graph before handing it over: onnx's checker, an onnxruntime session, and its labels
+equal to ``predict`` on :func:`probe_rows`; the command writes no file when it fails.
 
 What can be exported: the linear models (``Perceptron`` and ``AveragedPerceptron`` with
 every update rule, ``LogisticRegressionSGD``, ``LogisticRegressionBatch``, both naive
 Bayes), and the kernel models whose prediction is one kernel expansion: a
 ``BudgetPerceptron``, and a ``VotedPerceptron`` predicting by ``"average"`` or
-``"last"`` (each a single weighted sum of kernel values against the support vectors,
-written as ONNX matrix products; linear, polynomial, RBF and precomputed kernels),
+``"last"`` (each a sum of kernel values against the support vectors, written update by
+update with ``CumSum``, opset 11; linear, polynomial, RBF and precomputed kernels),
 estimators or their learner cores (what ``perceptrons.io.persist.load(..., core=True)``
 reads). What cannot, refused with the reason: the voted perceptron's vote and random
 pick (every intermediate model's sign, or a random draw per row), a Python kernel
@@ -466,7 +473,7 @@ def _input_of(model: Any, X: Any, dtype: Any) -> tuple[int, type]:
     """The width and float type of the graph's input: ``X``'s, else the model's width
     and ``dtype``; a sample of another width than the model's is refused."""
     dtype = _float_type(dtype)
-    expected = getattr(model, "n_features_in_", None)
+    expected: Any = getattr(model, "n_features_in_", None)
     if X is None:
         return int(expected), dtype
     if sp.issparse(X):
@@ -657,7 +664,7 @@ def probe_rows(model: Any) -> list[np.ndarray]:
     rng = np.random.default_rng(0)
     normal = rng.normal(size=(_PROBES, width))
     integers = rng.integers(-2, 3, size=(_PROBES, width)).astype(np.float64)
-    groups = [np.zeros((1, width)), integers, normal]
+    groups: list[np.ndarray] = [np.zeros((1, width)), integers, normal]
     name = _our_name(last) if last is model else None
     form = _FORMS.get(name or "")
     if name == "MultinomialNaiveBayes":

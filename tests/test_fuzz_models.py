@@ -391,7 +391,7 @@ def test_mutated_model_files_export_cleanly_or_not_at_all():
                 **os.environ,
                 "PYTHONFAULTHANDLER": "1",
                 "PYTHONWARNINGS": "ignore",
-                "FUZZ_EXAMPLES": "150",
+                "FUZZ_EXAMPLES": "100",
             },
         )
     except subprocess.TimeoutExpired as exc:

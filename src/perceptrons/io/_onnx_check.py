@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from perceptrons.io._onnx_graph import plain
+
 __all__ = ["MISSING_ONNXRUNTIME", "check_graph", "probe_rows"]
 
 MISSING_ONNXRUNTIME = (
@@ -125,6 +127,8 @@ def check_graph(graph: Any, model: Any) -> None:
             raise ValueError(
                 f"to_onnx: onnxruntime fails to run the graph: {_first_line(error)}"
             ) from error
+        if expected.dtype.kind == "u":  # (int64 in the graph: compared as integers)
+            labels = labels.astype(expected.dtype)
         kept = np.ones(rows.shape[0], dtype=bool)
         if float_type is np.float32:
             kept = _beyond_float32_rounding(scores)
@@ -132,7 +136,7 @@ def check_graph(graph: Any, model: Any) -> None:
         compared += int(kept.sum())
         if differ.size and not wrong:
             row = differ[0]
-            example = f" (predict gives {expected[row]!r}, the graph {labels[row]!r})"
+            example = f" (predict gives {plain(expected[row])!r}, the graph {plain(labels[row])!r})"
         wrong += differ.size
     if wrong:
         raise ValueError(

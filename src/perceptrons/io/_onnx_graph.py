@@ -31,6 +31,7 @@ __all__ = [
     "Updates",
     "label_element_type",
     "model_proto",
+    "plain",
     "write_outputs",
 ]
 
@@ -131,6 +132,11 @@ def label_element_type(classes: np.ndarray) -> int:
         f"labels of dtype {dtype}{example} cannot be ONNX labels: only integers (within "
         "int64), floats, booleans and strings can; fit the model on such labels."
     )
+
+
+def plain(label: Any) -> Any:
+    """A label as Python (and JSON) writes it, not NumPy's scalar."""
+    return label.item() if isinstance(label, np.generic) else label
 
 
 class Nodes:

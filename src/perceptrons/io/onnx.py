@@ -91,6 +91,7 @@ from perceptrons.io._onnx_graph import (
     Updates,
     label_element_type,
     model_proto,
+    plain,
     write_outputs,
 )
 
@@ -645,11 +646,6 @@ def _describe(graph: Any, model: Any) -> None:
         {
             "perceptrons_version": __version__,
             "estimator": type(model).__name__,
-            "classes": json.dumps([_plain(label) for label in np.asarray(model.classes_)]),
+            "classes": json.dumps([plain(label) for label in np.asarray(model.classes_)]),
         },
     )
-
-
-def _plain(label: Any) -> Any:
-    """A label as JSON writes it."""
-    return label.item() if isinstance(label, np.generic) else label

@@ -240,6 +240,7 @@ io.stream: _base.Trainable _engine.add_record _engine.run_epochs _input.check_ra
     linear._online.OnlineLearner
 kernel: _lazy.lazy_attributes
 kernel._budget_codec: _checked _kernels.budget.nearest_neighbours
+kernel._gram: _linear.sparse_scores
 kernel._scores: _kernels.voted.RULE_AVERAGE _kernels.voted.RULE_LAST _kernels.voted.RULE_RANDOM
     _kernels.voted.RULE_VOTE _kernels.voted.stage_totals
 kernel._training: _base.IncrementalClassifier _engine.check_statistic _engine.epochs_recorded

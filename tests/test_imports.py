@@ -332,11 +332,9 @@ def test_export_imports_no_scikit_learn(tmp_path, algorithm):
     model, graph = tmp_path / "m.npz", tmp_path / "m.onnx"
     train = ("train", str(data), "-o", str(model), "--quiet", "--algorithm", algorithm)
     assert main([*train, *EXPORTED[algorithm]]) == 0  # here: only export is probed
-    # The check predicts with the model, and the voted perceptron's sparse support (a
-    # svmlight file's) goes through scikit-learn's sparse product (kernel._gram), as
-    # its predict does: the graph is written with onnx alone.
-    unchecked = ("--no-check",) if algorithm == "voted" else ()
-    modules = loaded_modules(run_commands(("export", str(model), "-o", str(graph), *unchecked)))
+    # The check before writing predicts with the model too (a voted perceptron's sparse
+    # support by the compiled sparse product): still no scikit-learn.
+    modules = loaded_modules(run_commands(("export", str(model), "-o", str(graph))))
     assert graph.stat().st_size > 0
     assert "onnx" in modules
     assert among(modules, (*NOT_FOR_THE_CORE, "skl2onnx")) == []

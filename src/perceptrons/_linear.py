@@ -51,7 +51,7 @@ def linear_scores(X: Any, coef: Any, intercept: np.ndarray, estimator: Any = Non
         if not sp.issparse(coef):
             scores = X @ coef.T + intercept
         elif sp.issparse(X):
-            scores = _sparse_scores(sp.csr_matrix(X), coef) + intercept
+            scores = sparse_scores(sp.csr_matrix(X), coef) + intercept
         else:
             scores = X @ np.ascontiguousarray(coef.T.toarray()) + intercept
     if estimator is not None:
@@ -71,7 +71,7 @@ def _csr_fits(matrix: sp.csr_matrix, width: int) -> bool:
     return not stored or 0 <= indices[:stored].min() <= indices[:stored].max() < width
 
 
-def _sparse_scores(X: sp.csr_matrix, coef: Any) -> np.ndarray:
+def sparse_scores(X: sp.csr_matrix, coef: Any) -> np.ndarray:
     """``X @ coef.T`` as a dense array, by the compiled product of the two sparse
     matrices (scipy's builds a sparse result first: several times slower). Every index
     is checked before the kernel, which does no bounds checks."""

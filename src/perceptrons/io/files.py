@@ -337,7 +337,12 @@ def _raise_terminated(signum: int, frame: object) -> None:
 @contextlib.contextmanager
 def _signals_clean_up() -> Iterator[None]:
     """During the block, SIGTERM and SIGHUP (when their handling is the default one)
-    raise :class:`_Terminated`, so that ``except``/``finally`` clauses run."""
+    raise :class:`_Terminated`, so that ``except``/``finally`` clauses run; once the
+    block has unwound, the process ends as the signal would have ended it.
+
+    For the owners of temporary files (a write's, a streamed run's parsed cache). A
+    block inside another leaves the end to the outer one, so that the cleanup of every
+    block on the way runs first."""
     if threading.current_thread() is not threading.main_thread():
         yield  # handlers can only be set from the main thread
         return
@@ -347,6 +352,10 @@ def _signals_clean_up() -> Iterator[None]:
             previous[signum] = signal.signal(signum, _raise_terminated)
     try:
         yield
+    except _Terminated as exc:
+        if exc.signum in previous:  # this block set the handler: the process ends here
+            _end_by(exc.signum)
+        raise
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -421,12 +430,10 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
                 os.fsync(file.fileno())
             os.chmod(temporary, mode)
             os.replace(temporary, target)
-        except BaseException as exc:
+        except BaseException:
             if temporary is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
-            if isinstance(exc, _Terminated):
-                _end_by(exc.signum)
             raise
     _fsync_directory(directory)
     return path

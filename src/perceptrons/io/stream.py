@@ -343,10 +343,11 @@ def fit_stream(
         text). ``None`` (the default) is ``True`` when ``epochs > 1``. The file is
         this run's own (a fresh private name), deleted when the run ends, after an
         error too, or ``SIGTERM`` or ``SIGHUP`` (in the main thread, where their
-        handling is the default one: the process then ends by the signal); it takes about the size of the parsed data (12 bytes a stored
-        value for svmlight). The model is the same, bit for bit, with or without it.
-        Should the disk fill while the first epoch writes it, the later epochs read
-        the text again (a ``RuntimeWarning`` says so).
+        handling is the default one: the process then ends by the signal); it takes
+        about the size of the parsed data (12 bytes a stored value for svmlight).
+        The model is the same, bit for bit, with or without it. Should the disk fill
+        while the first epoch writes it, the later epochs read the text again (a
+        ``RuntimeWarning`` says so).
 
     Notes
     -----

@@ -76,7 +76,7 @@ from perceptrons.io._chunks import (
     _svmlight_chunks,
     _svmlight_plain_scan,
 )
-from perceptrons.io.files import _signals_clean_up
+from perceptrons.io._signals import cleanup_on_signals
 from perceptrons.io.formats import (
     MAX_SVMLIGHT_WIDTH,
     TEXT_FORMATS,
@@ -403,7 +403,7 @@ def fit_stream(
 
     parsed = open_cache(cache, epochs)
     # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
-    with contextlib.nullcontext() if parsed is None else _signals_clean_up():
+    with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
         try:
             return _fit_epochs(
                 estimator,

@@ -281,7 +281,7 @@ def _check_unicode(labels: np.ndarray, what: str, error: type[Exception]) -> Non
 
 
 def strings_problem(value: Any) -> str | None:
-    """The first string (key or value) of a JSON value that is no Unicode text
+    """What makes a string (key or value) of a JSON value no Unicode text
     (:func:`perceptrons._checked.surrogate_problem`: a ``\\ud800`` escape), or None."""
     stack = [value]
     while stack:

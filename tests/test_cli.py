@@ -1474,6 +1474,28 @@ def test_vw_feature_names_keep_their_case(tmp_path):
     assert status == 0 and json.loads(out)["accuracy"] == 1.0, err
 
 
+@pytest.mark.parametrize("mode", [(), ("--stream",), ("--features", "vocabulary")])
+def test_negative_values_are_refused_in_counts_and_weighted_in_vw_alike(tmp_path, mode):
+    """A negative value under the text defaults (sublinear tf-idf in memory, counts
+    streamed): a count cannot be negative, so a counts file is refused at its line in
+    every mode; a vw value may be, and trains in every mode (in memory its sublinear tf
+    took the log of it, and training failed on "NaN or infinity")."""
+    rows = [f"good:{1 + i % 3} fine:1 #label#:positive\nawful:2 #label#:negative" for i in range(9)]
+    rows[3] = "good:2 awful:-3 #label#:positive"
+    counts = tmp_path / "t.counts"
+    counts.write_text("\n".join(rows) + "\n")
+    vw = tmp_path / "t.vw"
+    vw.write_text("".join(f"1 | good:{1 + i % 3} drop:-3\n-1 | bad:2 fine\n" for i in range(10)))
+    model = tmp_path / "m.npz"
+    result = run("train", counts, "-o", model, *mode)
+    assert_user_error(result, 1, f'{counts}:7: count of "awful" is negative')
+    assert not model.exists()
+    status, _, err = run("train", vw, "-o", model, "--quiet", *mode)
+    assert status == 0, err
+    status, out, err = run("evaluate", model, vw, "--json")
+    assert status == 0 and json.loads(out)["accuracy"] == 1.0, err
+
+
 def test_n_features_is_bounded_by_what_hashing_can_do():
     from perceptrons.features import MAX_N_FEATURES
 

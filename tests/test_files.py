@@ -267,10 +267,33 @@ CHILD = textwrap.dedent(
     """
 )
 
+# A streamed run that stops for a while once its parsed cache holds two chunks.
+CACHE_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from perceptrons.io import _cache
+    from perceptrons.cli import main
 
-def _kill_during_save(tmp_path, data, model, signum):
+    real = _cache.ChunkCache.recording
+
+    def recording(self, batches):  # the test hook: the first pass pauses midway
+        for i, batch in enumerate(real(self, batches)):
+            if i == 1:
+                print("cached", flush=True)
+                time.sleep(60)
+            yield batch
+
+    _cache.ChunkCache.recording = recording
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def _signal_child(script, args, signum, ready, check):
+    """Run ``script`` with ``args``; once it prints ``ready``, ``check()`` what is on
+    disk and send it ``signum``. Its exit status (``-signum``: ended by the signal)."""
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, "train", str(data), "-o", str(model), "--quiet"],
+        [sys.executable, "-c", script, *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -278,8 +301,8 @@ def _kill_during_save(tmp_path, data, model, signum):
     )
     try:
         line = child.stdout.readline()
-        assert line == "writing\n", child.stderr.read()
-        assert any(p.name.startswith(".m.npz.") for p in tmp_path.iterdir())
+        assert line == f"{ready}\n", child.stderr.read()
+        check()
         child.send_signal(signum)
         child.wait(60)
     finally:
@@ -291,18 +314,52 @@ def _kill_during_save(tmp_path, data, model, signum):
     return child.returncode
 
 
+def _kill_during_save(tmp_path, data, model, signum):
+    def temporary_exists():
+        assert any(p.name.startswith(".m.npz.") for p in tmp_path.iterdir())
+
+    args = ["train", data, "-o", model, "--quiet"]
+    return _signal_child(CHILD, args, signum, "writing", temporary_exists)
+
+
+def _ended_by(signum):
+    """How a command ends on ``signum``: SIGTERM and SIGHUP as the signal would end it
+    (after cleaning up), SIGINT with "interrupted" and 130."""
+    return 130 if signum == signal.SIGINT else -signum
+
+
+_SIGNALS = [signal.SIGTERM, signal.SIGINT, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+
+
 @posix_only
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("signum", _SIGNALS, ids=lambda signum: signum.name)
 def test_a_save_interrupted_by_a_signal_removes_its_temporary_file(tmp_path, signum):
     data = tmp_path / "d.svm"
     data.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 2}\n" for i in range(20)))
     model = tmp_path / "m.npz"
     model.write_text("the old model")
-    status = _kill_during_save(tmp_path, data, model, signum)
-    # SIGTERM: ended by the signal after cleaning up; SIGINT: "interrupted", 130
-    assert status == (-signal.SIGTERM if signum == signal.SIGTERM else 130)
+    assert _kill_during_save(tmp_path, data, model, signum) == _ended_by(signum)
     assert names(tmp_path) == ["d.svm", "m.npz"]
     assert model.read_text() == "the old model"
+
+
+@posix_only
+@pytest.mark.parametrize("signum", _SIGNALS, ids=lambda signum: signum.name)
+def test_a_streamed_run_ended_by_a_signal_leaves_no_parsed_cache(tmp_path, signum):
+    """SIGTERM and SIGHUP delete the parse cache as Ctrl-C does (they left it, the size
+    of the parsed file, in --cache-dir), and leave no model file."""
+    data = tmp_path / "d.svm"
+    data.write_text("".join(f"{1 if i % 2 else -1} 1:{i % 3} 2:{i % 2}\n" for i in range(200)))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    def cache_exists():
+        assert [p.suffix for p in cache.iterdir()] == [".cache"]
+
+    args = ["train", data, "-o", tmp_path / "m.npz", "--stream", "--chunk-size", "20"]
+    args += ["--epochs", "3", "--cache-dir", cache, "--quiet"]
+    assert _signal_child(CACHE_CHILD, args, signum, "cached", cache_exists) == _ended_by(signum)
+    assert names(cache) == [] and names(tmp_path) == ["cache", "d.svm"]
 
 
 @posix_only

@@ -803,6 +803,7 @@ def test_counts(tmp_path):
         ("#label#:positive good:1", '"#label#:..." must be the last token of the line'),
         ("good:2", "no #label#: label at the end of the line"),
         (":2 #label#:positive", 'expected feature:count, found ":2"'),
+        ("good:-3 #label#:positive", 'count of "good" is negative: "-3"'),
     ],
 )
 def test_counts_bad_line(tmp_path, line, reason):

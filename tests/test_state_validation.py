@@ -99,7 +99,7 @@ def test_duplicate_feature_names_are_refused_by_fit_and_by_load(tmp_path):
     P.save(P.Perceptron().fit(pd.DataFrame(SMALL, columns=["a", "b"]), [0, 1, 0, 1]), path)
 
     def duplicate(meta, arrays):
-        text, ends = pack_strings(["a", "a"])
+        text, ends = pack_strings(["a", "a"], "feature_names_in_")
         arrays["estimator/feature_names_in_text"] = text
         arrays["estimator/feature_names_in_ends"] = ends
 

@@ -40,6 +40,21 @@ def test_tfidf_is_scikit_learns_to_the_bit(rows, columns, density, seed, idf, su
     assert (counts.data >= 1).all()  # the counts were not changed in place
 
 
+@pytest.mark.parametrize("normalize", [False, True])
+def test_sublinear_tf_of_a_negative_value_is_the_mirror_image_not_nan(normalize):
+    """A vw feature's value may be negative: its sublinear tf is -(1 + ln|tf|), where
+    scikit-learn's log makes it NaN (and training then failed on "NaN or infinity")."""
+    counts = sp.csr_matrix(np.array([[-3.0, 3.0, 0.0], [-0.5, 0.0, 2.0]]))
+    got = TfidfWeighting(use_idf=False, sublinear_tf=True, normalize=normalize).fit_transform(
+        counts
+    )
+    log = np.log
+    expected = np.array([[-(1 + log(3)), 1 + log(3), 0.0], [-(1 + log(0.5)), 0.0, 1 + log(2)]])
+    if normalize:
+        expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(got.toarray(), expected, rtol=1e-15)
+
+
 def test_no_documents_are_refused_in_scikit_learns_words():
     with pytest.raises(ValueError, match="0 sample"):
         TfidfWeighting(use_idf=True, sublinear_tf=True, normalize=True).fit(sp.csr_matrix((0, 4)))

@@ -15,6 +15,7 @@ coefficients) and bounded by what the metadata implies.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -36,6 +37,7 @@ __all__ = [
     "pack_strings",
     "real_value",
     "strings",
+    "surrogate_problem",
     "unpack_strings",
 ]
 
@@ -275,12 +277,38 @@ def strings(text: str, ends: Dim) -> dict[str, Spec]:
     }
 
 
-def pack_strings(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def surrogate_problem(value: str) -> str | None:
+    """What makes ``value`` no Unicode text, or None: a lone surrogate (a str may hold
+    one, from ``"\\ud800"`` or ``surrogateescape``; strict UTF-8 encodes none, so no
+    file holds one and printing it fails)."""
+    if value.isascii():
+        return None
+    found = _SURROGATE.search(value)
+    if found is None:
+        return None
+    return f"a lone surrogate, U+{ord(found.group()):04X}, at character {found.start()}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def pack_strings(values: list[str], name: str) -> tuple[np.ndarray, np.ndarray]:
     """``(text, ends)``: the UTF-8 bytes of ``values`` one after another (uint8) and
     where each ends in them (int64): string ``i`` is ``text[ends[i - 1]:ends[i]]``
     (from 0 for the first). A few bytes a string, where a JSON list or a NumPy ``U``
-    array would take the longest string's size times four for each."""
-    encoded = [value.encode("utf-8", "surrogatepass") for value in values]
+    array would take the longest string's size times four for each. A string that is
+    no Unicode text (:func:`surrogate_problem`) is a ValueError naming ``name``."""
+    try:
+        encoded = [value.encode("utf-8") for value in values]
+    except UnicodeEncodeError:
+        for i, value in enumerate(values):
+            problem = surrogate_problem(value)
+            if problem is not None:
+                raise ValueError(
+                    f"cannot save {name}: string {i} holds {problem} (not Unicode text, "
+                    "which UTF-8 cannot encode)"
+                ) from None
+        raise
     ends = np.cumsum([len(item) for item in encoded], dtype=np.int64)
     return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends.reshape(-1)
 
@@ -288,8 +316,8 @@ def pack_strings(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
 def unpack_strings(text: np.ndarray, ends: np.ndarray, name: str) -> list[str]:
     """The strings :func:`pack_strings` stored, checked first: ``text`` 1-D uint8,
     ``ends`` 1-D int64, non-decreasing from 0 up to exactly the length of ``text``,
-    every piece valid UTF-8, and the strings' memory within the budget of
-    :mod:`perceptrons._memory`."""
+    every piece valid UTF-8 (strict: a lone surrogate's bytes, ``ED A0 80``, are not),
+    and the strings' memory within the budget of :mod:`perceptrons._memory`."""
     if text.dtype != np.uint8 or text.ndim != 1:
         raise ValueError(f"{name}_text must be a 1-D uint8 array")
     if ends.dtype != np.int64 or ends.ndim != 1:
@@ -311,12 +339,20 @@ def unpack_strings(text: np.ndarray, ends: np.ndarray, name: str) -> list[str]:
     stops = ends.tolist()
     pieces = list(zip([0, *stops[:-1]], stops, strict=True))
     try:
-        whole = data.decode("utf-8", "surrogatepass")
-        if len(whole) == n_bytes:  # ASCII: bytes and characters line up
-            return [whole[start:stop] for start, stop in pieces]
-        return [data[start:stop].decode("utf-8", "surrogatepass") for start, stop in pieces]
+        whole = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise ValueError(f"{name}_text is not UTF-8 at byte {exc.start}: {exc.reason}") from None
+    if len(whole) == n_bytes:  # ASCII: bytes and characters line up
+        return [whole[start:stop] for start, stop in pieces]
+    strings = []
+    for start, stop in pieces:
+        try:
+            strings.append(data[start:stop].decode("utf-8"))
+        except UnicodeDecodeError as exc:  # the ends cut a character
+            raise ValueError(
+                f"{name}_text is not UTF-8 at byte {start + exc.start}: {name}_ends cut a character"
+            ) from None
+    return strings
 
 
 # ------------------------------------------------------------------ JSON values

@@ -80,7 +80,8 @@ class TextFeaturizer(TransformerMixin, EstimatorFace, core.TextFeaturizer):
         streaming, which take ``"tf"`` or ``"binary"``.
     sublinear_tf : bool or None, default=None
         Replace a count ``tf`` by ``1 + ln(tf)`` (with ``"tf"`` and ``"tfidf"``; no
-        effect with ``"binary"``). ``None``: with ``"tfidf"`` only, as the command
+        effect with ``"binary"``), a negative value (a ``vw`` feature's) by its mirror
+        image ``-(1 + ln(-tf))``. ``None``: with ``"tfidf"`` only, as the command
         line's ``--weighting tfidf`` (``"tf"`` stays the counts).
     lowercase : bool, default=True
         Lower-case the texts before tokenizing.
@@ -93,7 +94,8 @@ class TextFeaturizer(TransformerMixin, EstimatorFace, core.TextFeaturizer):
         :data:`~perceptrons.io.formats.WEIGHTED_TEXT_FORMATS` (``vw``, ``counts``): the
         feature is ``name`` and its value is added instead of 1, so ``"tf"`` gives
         the file's values exactly (``"binary"`` and ``"tfidf"`` apply as for words;
-        ``sublinear_tf`` takes ``1 + ln(value)``, meant for counts).  A token that is
+        ``sublinear_tf`` takes ``1 + ln(value)``, meant for counts, which a ``counts``
+        file refuses negative).  A token that is
         not ``name:value`` is a ``ValueError``.
     min_df : int or float, default=1
         With ``vocabulary="fit"``: keep terms found in at least this many training

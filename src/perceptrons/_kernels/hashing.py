@@ -285,7 +285,8 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
     buf : ndarray of uint8
         The block's bytes.
     vw : bool
-        Vowpal Wabbit lines (else Blitzer et al.'s ``feature:count ... #label#:L``).
+        Vowpal Wabbit lines (else Blitzer et al.'s ``feature:count ... #label#:L``, a
+        negative count a ``FALLBACK``).
     lowercase : bool
         Lowercase the names (ASCII; other bytes are a ``FALLBACK``).
     n_features : int
@@ -558,7 +559,8 @@ def parse_pairs(buf, vw, lowercase, n_features, names, out, table, state):
                     ok = False
                     break
                 ok, number = fast_float(buf, c + 1, p)
-                if not ok:
+                if not ok or number < 0.0:  # a negative count: the reference reader words it
+                    ok = False
                     break
                 length = 0
                 for i in range(start, c):

@@ -356,8 +356,9 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
         "--weighting",
         choices=("tf", "binary", "tfidf"),
         default=None,
-        help="term counts, presence, or tf-idf (sublinear tf, rows of unit length); "
-        "default: tfidf, tf with --stream (idf weights need the whole file first)",
+        help="term counts, presence, or tf-idf (sublinear tf 1 + ln(tf), -(1 + ln(-tf)) for "
+        "a vw file's negative values; rows of unit length); default: tfidf, tf with --stream "
+        "(idf weights need the whole file first)",
     )
     text.add_argument(
         "--tokenizer",

@@ -4,7 +4,8 @@ back from a binary file instead of parsing the text again (as Vowpal Wabbit's ``
 :class:`ChunkCache` is a temporary file of this run alone: created fresh with a
 private name (:func:`tempfile.mkstemp`, in a directory the caller chooses or the system
 temporary directory), never reused by another run, and deleted when the run ends,
-after an error or an interrupt too (:meth:`ChunkCache.close`). During the first pass
+after an error or an interrupt too (:meth:`ChunkCache.close`; ``SIGTERM`` and ``SIGHUP``
+unwind the run as Ctrl-C does, :func:`~perceptrons.io.stream.fit_stream`). During the first pass
 every chunk the training loop receives -- the matrix (CSR or dense), the labels, the
 importance weights -- is appended to it as raw bytes; what describes the arrays (their
 types, shapes, offsets) stays in memory, so nothing read back from the file is

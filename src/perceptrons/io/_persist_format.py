@@ -45,6 +45,7 @@ __all__ = [
     "sealed_meta",
     "short",
     "sparse_arrays",
+    "strings_problem",
     "to_json",
 ]
 
@@ -152,7 +153,12 @@ def params_to_json(estimator: Any) -> dict[str, Any]:
 
 def to_json(value: Any, where: str) -> Any:
     """``value`` as plain JSON types (NumPy scalars become Python ones), or an error."""
-    if value is None or isinstance(value, bool | str):
+    if isinstance(value, str):
+        problem = _checked.surrogate_problem(value)
+        if problem is not None:
+            raise ValueError(f"cannot save {where}: a string holds {problem} (not Unicode text).")
+        return value
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, np.bool_):
         return bool(value)
@@ -168,7 +174,7 @@ def to_json(value: Any, where: str) -> Any:
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
         if DICT_ITEMS in value:
             raise ValueError(f"cannot save {where}: the key {DICT_ITEMS!r} is reserved.")
-        return {key: to_json(item, where) for key, item in value.items()}
+        return {to_json(key, where): to_json(item, where) for key, item in value.items()}
     if isinstance(value, dict):
         # JSON objects have string keys only: a dict keyed by labels of other types (a
         # class_weight of numeric classes) is stored as its (key, value) pairs.
@@ -188,12 +194,14 @@ def labels_to_array(labels: Any, where: str) -> tuple[np.ndarray, str]:
     """Labels as an array np.save writes without pickle, and the dtype to restore."""
     labels = np.asarray(labels)
     if labels.ndim == 1 and labels.dtype.kind in LABEL_KINDS:
+        _check_unicode(labels, f"cannot save {where}:", ValueError)
         return labels, labels.dtype.str
     if labels.ndim == 1 and labels.dtype.kind == "O" and all(isinstance(x, str) for x in labels):
         stored = labels.astype(str)
         # NumPy's fixed-width strings drop trailing NUL characters.
         if stored.tolist() != labels.tolist():
             raise ValueError(f"cannot save {where}: a label ends with a NUL character.")
+        _check_unicode(stored, f"cannot save {where}:", ValueError)
         return stored, "object"
     kinds = sorted({type(x).__name__ for x in labels.ravel()}) if labels.dtype.kind == "O" else []
     raise ValueError(
@@ -245,10 +253,49 @@ def dict_from_items(items: Any, name: str) -> dict[Any, Any]:
     return result
 
 
-def labels_from_array(stored: np.ndarray, dtype: str) -> np.ndarray:
+def labels_from_array(stored: np.ndarray, dtype: str, name: str) -> np.ndarray:
+    """The labels of the array ``name`` as the estimator held them (``dtype``: the
+    metadata's); unicode checked to be text first."""
+    _check_unicode(stored, f"{name} is not Unicode text:", Invalid)
     if dtype == "object":
         return np.array(stored.tolist(), dtype=object)
     return stored
+
+
+def _check_unicode(labels: np.ndarray, what: str, error: type[Exception]) -> None:
+    """A NumPy unicode array (UTF-32 code points, which a file may set to anything)
+    holds text: no surrogate, nothing past U+10FFFF; else ``error`` after ``what``.
+    Such a label would fail later, halfway through printing a prediction."""
+    if labels.dtype.kind != "U" or labels.size == 0 or labels.dtype.itemsize == 0:
+        return
+    native = np.ascontiguousarray(labels, dtype=labels.dtype.newbyteorder("="))
+    codes = native.view(np.uint32).reshape(labels.shape[0], -1)
+    bad = ((codes >= 0xD800) & (codes <= 0xDFFF)) | (codes > 0x10FFFF)
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        kind = "a lone surrogate" if codes[row, column] <= 0xDFFF else "not a character"
+        raise error(
+            f"{what} label {row} holds U+{int(codes[row, column]):04X} ({kind}) at "
+            f"character {column}"
+        )
+
+
+def strings_problem(value: Any) -> str | None:
+    """What makes a string (key or value) of a JSON value no Unicode text
+    (:func:`perceptrons._checked.surrogate_problem`: a ``\\ud800`` escape), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            problem = _checked.surrogate_problem(item)
+            if problem is not None:
+                return problem
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 # --------------------------------------------------------------------- metadata

@@ -35,6 +35,7 @@ from perceptrons.io._persist_format import (
     params_from_json,
     short,
     sparse_arrays,
+    strings_problem,
 )
 
 __all__ = [
@@ -217,6 +218,9 @@ def read_meta(
         raise Invalid(f"bad metadata: {META} is not a JSON object")
     if depth(meta) > max_meta_depth:
         raise Invalid(f"bad metadata: nested deeper than {max_meta_depth} levels")
+    problem = strings_problem(meta)  # a "\ud800" escape: UTF-8 holds no surrogate
+    if problem is not None:
+        raise Invalid(f"bad metadata: a string of {META} holds {problem}, not Unicode text")
     if meta.get("format") != FORMAT:
         raise Invalid(f"not a perceptrons model file (format {short(meta.get('format'))})")
     version = meta.get("format_version")
@@ -242,7 +246,7 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
     name = "estimator/classes"
     spec = _checked.Spec(label_dtypes(arrays, name, classes_dtype), (LABELS,))
     arrays.check(name, spec, sizes, "the metadata")
-    classes = labels_from_array(arrays[name], classes_dtype)
+    classes = labels_from_array(arrays[name], classes_dtype, name)
     check_classes(classes)
     # The rules fit applies to what it is given, applied to what the file gives.
     _validation.check_class_weight(getattr(estimator, "class_weight", None), classes, cls.__name__)
@@ -264,7 +268,7 @@ def plan_estimator(meta: dict[str, Any], arrays: Arrays, registry: Registry) -> 
         name = "estimator/feature_names_in"
         spec = _checked.Spec(label_dtypes(arrays, name, "object"), (n_features,))
         arrays.check(name, spec, sizes, f"{n_features} features")
-        names = labels_from_array(arrays[name], "object")
+        names = labels_from_array(arrays[name], "object", name)
         _validation.check_feature_names(names, cls.__name__)
         estimator.feature_names_in_ = names
     estimator.history_ = list(meta["history"])[-MAX_HISTORY:]  # older files: unbounded

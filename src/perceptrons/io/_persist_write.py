@@ -124,7 +124,7 @@ def encode_estimator(
         stored, _ = labels_to_array(names, "feature_names_in_")
         if stored.dtype.kind != "U":
             raise ValueError("cannot save feature_names_in_: the names must be strings.")
-        table = _checked.pack_strings([str(name) for name in names])
+        table = _checked.pack_strings([str(name) for name in names], "feature_names_in_")
         arrays["estimator/feature_names_in_text"], arrays["estimator/feature_names_in_ends"] = table
     rng = getattr(estimator, "random_state_", None)
     rng_meta = None

@@ -40,14 +40,14 @@ import hashlib
 import io
 import os
 import re
-import signal
 import stat
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
+
+from perceptrons.io._signals import cleanup_on_signals
 
 __all__ = [
     "STALE_SECONDS",
@@ -62,12 +62,6 @@ __all__ = [
 #: A temporary file of a target older than this (seconds since its last write) is
 #: stale whoever made it: removed by the next write to that target.
 STALE_SECONDS = 3600.0
-
-# Signals whose default action ends the process: a write in progress removes its
-# temporary file first (SIGINT raises KeyboardInterrupt, which does it anyway).
-_CLEANUP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
 
 
 class OutputPathError(OSError):
@@ -322,36 +316,6 @@ def remove_stale_temporaries(
     return removed
 
 
-class _Terminated(BaseException):
-    """A cleanup signal arrived during a write."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise _Terminated(signum)
-
-
-@contextlib.contextmanager
-def _signals_clean_up() -> Iterator[None]:
-    """During the block, SIGTERM and SIGHUP (when their handling is the default one)
-    raise :class:`_Terminated`, so that ``except``/``finally`` clauses run."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers can only be set from the main thread
-        return
-    previous = {}
-    for signum in _CLEANUP_SIGNALS:
-        if signal.getsignal(signum) is signal.SIG_DFL:
-            previous[signum] = signal.signal(signum, _raise_terminated)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
 # ------------------------------------------------------------------------ writers
 def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> Path:
     """Write a file through ``write`` into a temporary file beside ``path``, then rename.
@@ -410,7 +374,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
     remove_stale_temporaries(target)
     mode = _new_file_mode(target)
     temporary = None
-    with _signals_clean_up():
+    with cleanup_on_signals():
         try:
             fd, temporary = tempfile.mkstemp(
                 prefix=_temporary_prefix(target), suffix=".tmp", dir=directory
@@ -421,21 +385,13 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
                 os.fsync(file.fileno())
             os.chmod(temporary, mode)
             os.replace(temporary, target)
-        except BaseException as exc:
+        except BaseException:
             if temporary is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
-            if isinstance(exc, _Terminated):
-                _end_by(exc.signum)
             raise
     _fsync_directory(directory)
     return path
-
-
-def _end_by(signum: int) -> None:
-    """End the process as the signal would have (its default action), after cleanup."""
-    signal.signal(signum, signal.SIG_DFL)
-    signal.raise_signal(signum)
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:

@@ -93,8 +93,11 @@ object or structured arrays). Array names:
     another (uint8, 1-D) and where each string ends in them (int64, 1-D): string ``i``
     is ``text[ends[i-1]:ends[i]]`` (from 0 for the first), the ends non-decreasing and
     the last equal to the length of the text; checked so, with each piece valid UTF-8
-    and the strings' memory within the budget (:mod:`perceptrons._memory`), before any
-    string is made.
+    (strict: the bytes of a lone surrogate, ``ED A0 80``, are not) and the strings'
+    memory within the budget (:mod:`perceptrons._memory`), before any string is made.
+    Every string of a file is Unicode text: no surrogate in a table, a ``U`` array of
+    labels or the metadata's JSON (a ``\\ud800`` escape), which ``save`` refuses to
+    write and ``load`` refuses to read, each in one line naming where it is.
 
 Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN):
 

@@ -50,6 +50,7 @@ callers.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -75,6 +76,7 @@ from perceptrons.io._chunks import (
     _svmlight_chunks,
     _svmlight_plain_scan,
 )
+from perceptrons.io._signals import cleanup_on_signals
 from perceptrons.io.formats import (
     MAX_SVMLIGHT_WIDTH,
     TEXT_FORMATS,
@@ -340,10 +342,12 @@ def fit_stream(
         (default: the system temporary directory), or ``False`` (every epoch reads the
         text). ``None`` (the default) is ``True`` when ``epochs > 1``. The file is
         this run's own (a fresh private name), deleted when the run ends, after an
-        error too; it takes about the size of the parsed data (12 bytes a stored
-        value for svmlight). The model is the same, bit for bit, with or without it.
-        Should the disk fill while the first epoch writes it, the later epochs read
-        the text again (a ``RuntimeWarning`` says so).
+        error too, or ``SIGTERM`` or ``SIGHUP`` (in the main thread, where their
+        handling is the default one: the process then ends by the signal); it takes
+        about the size of the parsed data (12 bytes a stored value for svmlight).
+        The model is the same, bit for bit, with or without it. Should the disk fill
+        while the first epoch writes it, the later epochs read the text again (a
+        ``RuntimeWarning`` says so).
 
     Notes
     -----
@@ -398,26 +402,28 @@ def fit_stream(
         pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
 
     parsed = open_cache(cache, epochs)
-    try:
-        return _fit_epochs(
-            estimator,
-            name,
-            fmt,
-            options,
-            featurizer,
-            pairs,
-            parsed,
-            epochs=epochs,
-            labels=labels,
-            shuffle_window=shuffle_window,
-            rng=rng,
-            random_state=random_state,
-            progress=progress,
-            on_epoch=on_epoch,
-        )
-    finally:
-        if parsed is not None:
-            parsed.close()
+    # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
+    with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
+        try:
+            return _fit_epochs(
+                estimator,
+                name,
+                fmt,
+                options,
+                featurizer,
+                pairs,
+                parsed,
+                epochs=epochs,
+                labels=labels,
+                shuffle_window=shuffle_window,
+                rng=rng,
+                random_state=random_state,
+                progress=progress,
+                on_epoch=on_epoch,
+            )
+        finally:
+            if parsed is not None:
+                parsed.close()
 
 
 def _fit_epochs(

@@ -45,12 +45,14 @@ class _TextCodec:
         values: dict[str, Any] = {"n_features_out": int(featurizer.n_features_out_)}
         if featurizer.vocabulary == "fit":
             terms = featurizer.feature_names()
-            arrays["vocabulary_text"], arrays["vocabulary_ends"] = _checked.pack_strings(terms)
+            table = _checked.pack_strings(terms, "the featurizer's vocabulary")
+            arrays["vocabulary_text"], arrays["vocabulary_ends"] = table
         elif featurizer._hashed_names is not None:  # hashing, the names kept
             columns = sorted(featurizer._hashed_names)
             arrays["hashed_columns"] = np.asarray(columns, dtype=np.int64).reshape(-1)
             names = [featurizer._hashed_names[column] for column in columns]
-            arrays["hashed_names_text"], arrays["hashed_names_ends"] = _checked.pack_strings(names)
+            table = _checked.pack_strings(names, "the featurizer's hashed names")
+            arrays["hashed_names_text"], arrays["hashed_names_ends"] = table
         return arrays, values
 
     def import_state(self, arrays: dict[str, Any], values: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@
 ``TfidfTransformer(norm=..., use_idf=..., sublinear_tf=..., smooth_idf=True)`` computes,
 in the same operations and order (the tests hold the two equal to the bit): fitted, the
 smoothed idf ``ln((1 + n) / (1 + df_j)) + 1``; applied, ``1 + ln(tf)`` for a sublinear
-tf, times the idf of the column, each row divided by its Euclidean norm. It is the
+tf (``-(1 + ln(-tf))`` for a negative value, a vw file's, where scikit-learn's gives
+NaN), times the idf of the column, each row divided by its Euclidean norm. It is the
 weighting of :class:`perceptrons.TextFeaturizer`, whose file holds the idf, and needs
 only NumPy, SciPy's sparse matrices and one compiled kernel
 (:func:`perceptrons._kernels.weighting.normalize_rows_l2`).
@@ -29,7 +30,8 @@ class TfidfWeighting:
     use_idf : bool
         Weigh each column by its idf, learned by ``fit``.
     sublinear_tf : bool
-        Replace each count ``tf`` by ``1 + ln(tf)``.
+        Replace each count ``tf`` by ``1 + ln(tf)``, a negative value (a vw feature's)
+        by ``-(1 + ln(-tf))``.
     normalize : bool
         Divide each row by its Euclidean norm.
     """
@@ -69,8 +71,14 @@ class TfidfWeighting:
                 f"{self.idf_.shape[0]}."
             )
         if self.sublinear_tf:
+            # scikit-learn takes the log of a negative value too, giving NaN; a vw
+            # feature's value may be negative, and gets the mirror image of its size's
+            # (bit for bit scikit-learn's where none is negative).
+            negative = X.data < 0.0
+            np.abs(X.data, out=X.data)
             np.log(X.data, X.data)
             X.data += 1.0
+            np.negative(X.data, out=X.data, where=negative)
         if self.idf_ is not None:
             X.data *= self.idf_[X.indices]
         if self.normalize:

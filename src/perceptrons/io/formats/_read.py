@@ -80,8 +80,8 @@ def read_data(
         ``1 |a x y:2 | z`` → ``'a^x:1 a^y:2 z:1'``.  Cost-sensitive labels are refused.
     ``counts``
         ``feature:count ... #label#:LABEL`` (Blitzer et al. 2007's processed reviews):
-        split at each token's last ``:``, counts finite numbers, the label any string
-        after ``#label#:``.  The document is the ``feature:count`` tokens.
+        split at each token's last ``:``, counts finite numbers, not negative, the label
+        any string after ``#label#:``.  The document is the ``feature:count`` tokens.
     ``lines``
         One unlabeled document per line.
 

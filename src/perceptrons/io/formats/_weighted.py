@@ -110,6 +110,10 @@ def _parse_counts(line: str) -> tuple[str | None, None, str]:
         if not colon or not name:
             raise _BadLine(f"expected feature:count, found {_show(token)}")
         count = _finite(value, f"count of {_show(name)}")
+        if count < 0:
+            # A count is never negative (the sublinear tf-idf of the text defaults takes
+            # its log); a vw file, whose values may be, is the format for signed values.
+            raise _BadLine(f"count of {_show(name)} is negative: {_show(value)}")
         tokens_out.append(f"{name}:{_value_text(count)}")
     return label, None, " ".join(tokens_out)
 

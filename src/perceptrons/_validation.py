@@ -364,6 +364,12 @@ class NonFiniteScores(ValueError):
     the estimator unfitted."""
 
 
+class NonFiniteStep(NonFiniteScores):
+    """An update rule's own arithmetic overflowed or divided by zero in a training kernel
+    (see :mod:`perceptrons._kernels._rows`): its step was inf or NaN. The epoch loop's
+    one-line error names the rule (and its constants, when they were given)."""
+
+
 _MAGNITUDE_BLOCK = 1 << 16
 
 

@@ -70,7 +70,7 @@ from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import best_other, mispredicted
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 ALMA, OGD = 0, 1
 KINDS = {"alma": ALMA, "ogd": OGD}
@@ -153,6 +153,14 @@ def _alma_step(rows, i, delta, score, sq_norm, weights, aux, stats, k, bias_feat
 
 
 @_jit
+def _finite_step(delta, sq_norm):
+    """Whether ALMA's step ``delta`` and the squared norm it adds, ``delta² ||x̃||²``,
+    are finite (see :mod:`perceptrons._kernels._rows`): an overflow there would
+    project the weights on a ball of radius 0."""
+    return np.isfinite(delta * delta * sq_norm)
+
+
+@_jit
 def alma_binary_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
@@ -188,6 +196,9 @@ def alma_binary_epoch(
                     mistake_log[updates, 1] = -1
                 updates += 1
                 delta = weight * (step / root_k) * y[i] / norm
+                if not _finite_step(delta, sq_norm):
+                    scalars[0] = k
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 _alma_step(
                     rows, i, delta, score, sq_norm, columns, aux_columns, stats, 0, bias_feature
                 )
@@ -237,6 +248,9 @@ def alma_multiclass_epoch(
                     mistake_log[updates, 1] = other
                 updates += 1
                 delta = weight * (step / root_k) / norm
+                if not _finite_step(delta, sq_norm):
+                    scalars[0] = k
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 for c, move in ((gold, delta), (other, -delta)):
                     _alma_step(
                         rows, i, move, scores[c], sq_norm, weights, aux, stats, c, bias_feature
@@ -279,6 +293,9 @@ def ogd_binary_epoch(
                 mistake_log[updates, 1] = -1
             updates += 1
             step = weight * (eta / t**power_t) * y[i]
+            if not np.isfinite(step):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.add(rows, i, step, weights, aux, count)
             change = step * bias_feature
             weights[n_features] += change
@@ -323,6 +340,9 @@ def ogd_multiclass_epoch(
                 mistake_log[updates, 1] = other
             updates += 1
             step = weight * (eta / t**power_t)
+            if not np.isfinite(step):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.move(rows, i, step, gold, other, weights, aux, count)
             change = step * bias_feature
             weights[n_features, gold] += change

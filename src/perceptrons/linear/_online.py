@@ -123,6 +123,12 @@ class OnlineLearner(Trainable):
         """The verbose line of an epoch."""
         raise NotImplementedError
 
+    def _non_finite_cause(self, what: str) -> str | None:
+        """What a non-finite error says of ``what`` (scores, weights, steps) when the
+        update rule can say better than the features' scale (see
+        :func:`perceptrons._engine.non_finite_message`); None: it cannot."""
+        return None
+
     def _linear_config(self) -> LinearConfig:
         """The configuration the engine reads
         (:class:`~perceptrons.linear._online_engine.LinearConfig`), resolved once per
@@ -142,6 +148,7 @@ class OnlineLearner(Trainable):
             targets=self._targets,
             epoch_record=self._epoch_record,
             describe=self._describe,
+            non_finite_cause=self._non_finite_cause,
         )
 
     def _engine(self) -> Engine:
@@ -300,6 +307,7 @@ class OnlineLearner(Trainable):
             stopping=engine.stopping() if not incremental else None,
             validation=validation,
             publish_each_epoch=publish_each_epoch,
+            cause=engine.non_finite_cause,
         )
 
 

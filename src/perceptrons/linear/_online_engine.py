@@ -64,6 +64,8 @@ class LinearConfig:
     targets: Callable[[np.ndarray], np.ndarray]
     epoch_record: Callable[[float, int, int], dict[str, Any]]
     describe: Callable[[dict[str, Any]], str]
+    #: The update rule's wording of a non-finite error (:meth:`LinearEngine.non_finite_cause`).
+    non_finite_cause: Callable[[str], str | None]
 
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
@@ -162,6 +164,9 @@ class LinearEngine:
 
     def stopping(self) -> Stopping:
         return Stopping(self.config.early_stopping, self.config.n_iter_no_change)
+
+    def non_finite_cause(self, what: str) -> str | None:
+        return self.config.non_finite_cause(what)
 
     def check_params(self) -> None:
         self.estimator._check_params()

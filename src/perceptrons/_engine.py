@@ -359,7 +359,8 @@ def run_epochs(
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
     model that predicts garbage; so does a score that overflowed during the epoch (the
     kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
-    and a published model whose weights give non-finite scores to inputs in [-1, 1].
+    and a published model whose weights give non-finite scores to inputs within the
+    range of its training inputs ([-1, 1] at least).
     Each record is appended to ``history`` numbered on from its last (``partial_fit``
     adds to the same history; at most :data:`MAX_HISTORY` records are kept, the most
     recent), with the held-out score
@@ -379,6 +380,14 @@ def run_epochs(
         said = cause(what) if cause is not None else None
         return ValueError(non_finite_message(name, epoch, what, said))
 
+    def publish(n_iter: int) -> None:
+        # A model whose weights give non-finite scores to the inputs it must score
+        # (check_linear_model) stops training as a non-finite score does.
+        try:
+            epochs.publish(n_iter)
+        except NonFiniteScores:
+            raise overflowed("scores") from None
+
     for n_iter in range(1, max_epochs + 1):
         epoch = epochs_recorded(history) + 1
         try:
@@ -389,7 +398,7 @@ def run_epochs(
         if not epochs.is_finite():
             raise overflowed("weights")
         if held_out is not None or publish_each_epoch:
-            _publish(epochs, n_iter, name, epoch)
+            publish(n_iter)
         if held_out is not None:
             record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
@@ -400,7 +409,7 @@ def run_epochs(
         stop = stopping.stop(record)
         published = publish_each_epoch or held_out is not None
         if not published and (stop or n_iter == max_epochs):
-            _publish(epochs, n_iter, name, epoch)
+            publish(n_iter)
             published = True
         try:
             yield record
@@ -408,18 +417,7 @@ def run_epochs(
             # The caller left the loop: the model it keeps is the one trained so far,
             # never the one before this call.
             if not published:
-                _publish(epochs, n_iter, name, epoch)
+                publish(n_iter)
             raise
         if stop:
             break
-
-
-def _publish(epochs: Epochs, n_iter: int, name: str, epoch: int) -> None:
-    """Publish the model; one whose weights give non-finite scores to moderate inputs
-    (:func:`~perceptrons._validation.check_linear_model`) stops training as a
-    non-finite score does."""
-    try:
-        epochs.publish(n_iter)
-    except NonFiniteScores:
-        epochs.forget()
-        raise ValueError(non_finite_message(name, epoch, "scores")) from None

@@ -215,6 +215,7 @@ class LinearEngine:
             estimator.history_ = []
             estimator.random_state_ = _input.check_random_state(estimator.random_state)
         state = estimator._state
+        state.note_inputs(X)  # as a fit's call does (see TrainingState.note_inputs)
         rows = np.arange(X.shape[0])
         order = estimator.random_state_.permutation(rows) if self.config.shuffle else rows
         record = self.run_epoch(

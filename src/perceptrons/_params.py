@@ -43,7 +43,10 @@ def _is_real(value: Any) -> bool:
 
 def _subnormal(value: Any) -> bool:
     """Whether ``value`` is a real number, not 0, below :data:`NORMAL_MIN` in magnitude."""
-    return isinstance(value, Real) and not _is_bool(value) and 0 < abs(value) < NORMAL_MIN
+    if not isinstance(value, Real) or _is_bool(value):
+        return False
+    magnitude = abs(float(value))
+    return 0.0 < magnitude < NORMAL_MIN
 
 
 def boolean(*, allow_none: bool = False) -> Rule:

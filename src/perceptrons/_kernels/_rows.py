@@ -36,9 +36,11 @@ than raising Python's ``ZeroDivisionError`` out of the compiled code. A rule's
 arithmetic can overflow or divide by zero with finite, accepted inputs (a constant near
 the ends of the float range, features of 1e-170 whose squares underflow to 0, a sample
 weight of 1e300), and then the step of an update is inf or NaN; so each rule checks the
-coefficients of every update it makes (O(1) per update, per coordinate for the rules
-that divide per coordinate) and on the first that is not finite stops and returns
+coefficients of every update it makes (O(1) per update; AdaGrad's every change, as it
+divides per coordinate) and on the first that is not finite stops and returns
 :data:`NON_FINITE_STEP`, as for a score. The caller names the rule and its constants.
+What a coordinate's own division leaves non-finite (a statistic of SOP's or of a
+diagonal covariance) is found by the check of the whole state after the epoch.
 """
 
 import numpy as np

@@ -73,7 +73,8 @@ Averaging and mixing
     of gradients).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
+n_mistakes, count)`` at the first non-finite score, ``NON_FINITE_STEP`` at the first
+non-finite change of a weight (see :mod:`perceptrons._kernels._rows`).
 ``n_mistakes`` counts the wrong predictions made before the update, as in
 :mod:`perceptrons._kernels.perceptron` (binary ``y w·x̃ <= 0``, multiclass the argmax,
 ties to the lowest class, not the gold one); the rules also update on correct

@@ -63,8 +63,9 @@ without them).
     (no update, no count).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or variance (see
-:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions of the
+n_mistakes, count)`` at the first non-finite score or variance, ``NON_FINITE_STEP`` at
+the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions of the
 mean made before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``m <=
 0``, multiclass the argmax, ties to the lowest class, not the gold one). The rules also
 update on correct predictions of too small a margin, so ``n_updates`` is usually the

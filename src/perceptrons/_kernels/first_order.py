@@ -56,8 +56,9 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     count, no ``t``).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or ``||x̃||²`` (see
-:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+n_mistakes, count)`` at the first non-finite score or ``||x̃||²``, ``NON_FINITE_STEP``
+at the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions made
 before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y w·x̃ <= 0``,
 multiclass the argmax, ties to the lowest class, not the gold one); both rules also
 update on correct predictions of too small a margin. Nothing is allocated per example

@@ -52,8 +52,8 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
 The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
 call (each computed before its update, weighted by ``s_i``) and ``count`` advanced by
 ``len(order)`` (by the examples' total weight when weighted); or
-``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
-:mod:`perceptrons._kernels._rows`).
+``(NON_FINITE_SCORE, count)`` at the first non-finite score, ``(NON_FINITE_STEP, count)``
+at the first non-finite step (see :mod:`perceptrons._kernels._rows`).
 """
 
 import numpy as np

@@ -64,7 +64,8 @@ passing them empty, which skips all their work.
 
 The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
 ``len(order)`` (by the examples' total weight when weighted), or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
+n_mistakes, count)`` at the first non-finite score, ``NON_FINITE_STEP`` at the first
+non-finite step (see :mod:`perceptrons._kernels._rows`).
 ``n_updates`` counts the examples the rule updated on (those ``mistake_log`` lists);
 ``n_mistakes`` the examples whose prediction, made before the update from the scores the
 rule computed, was wrong: binary ``y * score <= 0`` (a zero score is a mistake, the

@@ -62,7 +62,8 @@ it is ``< 1``.
 
 The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
 ``len(order)``, or ``(NON_FINITE_SCORE, n_mistakes, count)`` at the first non-finite score
-(see :mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+(``NON_FINITE_STEP`` at the first non-finite step; see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions made
 before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y z <= 0``,
 multiclass the argmax, ties to the lowest class, not the gold one); ROMMA updates on them
 (but for an example with nothing to move) and, multiclass, on a tie of the gold class

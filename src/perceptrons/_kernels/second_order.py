@@ -73,8 +73,9 @@ Improved ellipsoid method (``"iellip"``)
     constants by name, ``CONSTANTS``).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or variance (see
-:mod:`perceptrons._kernels._rows`). Both rules are mistake-driven: they update on every
+n_mistakes, count)`` at the first non-finite score or variance, ``NON_FINITE_STEP`` at
+the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+Both rules are mistake-driven: they update on every
 wrong prediction (as the perceptron's kernels count them, with the scores the rule
 predicts with) and on nothing else, so the two counts are the same (an example with
 nothing to move, ``x̃ = 0``, counts as both, as for the perceptron).

@@ -269,20 +269,25 @@ def test_parameter_mixing_stops_on_scores_that_overflow():
         model.predict(SMALL)
 
 
-@pytest.mark.parametrize("extra", [[], ["--stream"]], ids=["in-memory", "stream"])
-def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path, extra):
-    data = tmp_path / "huge.svm"
-    data.write_text("1 1:1e308 2:1e308\n-1 1:-1e308 2:-1e308\n1 1:1e308 2:-1e308\n")
-    model = tmp_path / "model.npz"
+def _train_cli(data, model, extra) -> subprocess.CompletedProcess:
+    """``perceptrons train DATA -o MODEL EXTRA...`` in a child, RuntimeWarnings as errors."""
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
     command = [sys.executable, "-W", "error::RuntimeWarning", "-m", "perceptrons", "train"]
-    done = subprocess.run(
+    return subprocess.run(
         [*command, str(data), "-o", str(model), *extra],
         capture_output=True,
         text=True,
         env=env,
         timeout=300,
     )
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]], ids=["in-memory", "stream"])
+def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path, extra):
+    data = tmp_path / "huge.svm"
+    data.write_text("1 1:1e308 2:1e308\n-1 1:-1e308 2:-1e308\n1 1:1e308 2:-1e308\n")
+    model = tmp_path / "model.npz"
+    done = _train_cli(data, model, extra)
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "non-finite" in lines[0], done.stderr
@@ -305,18 +310,10 @@ def test_cli_train_in_memory_and_streamed_agree_on_extreme_values(tmp_path, cont
     """The same exit status, the same one line, a model file for neither or both."""
     data = tmp_path / "extreme.svm"
     data.write_text(content)
-    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
     outcomes = []
     for extra in ([], ["--stream"]):
         model = tmp_path / f"model{len(outcomes)}.npz"
-        command = [sys.executable, "-m", "perceptrons", "train", str(data), "-o", str(model)]
-        done = subprocess.run(
-            [*command, "--epochs", "1", "--no-shuffle", "--quiet", *extra],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
+        done = _train_cli(data, model, ["--epochs", "1", "--no-shuffle", "--quiet", *extra])
         outcomes.append((done.returncode, done.stderr.strip(), model.exists()))
     assert outcomes[0] == outcomes[1], outcomes
     status, stderr, written = outcomes[0]

@@ -269,25 +269,89 @@ def test_parameter_mixing_stops_on_scores_that_overflow():
         model.predict(SMALL)
 
 
-@pytest.mark.parametrize("extra", [[], ["--stream"]], ids=["in-memory", "stream"])
-def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path, extra):
-    data = tmp_path / "huge.svm"
-    data.write_text("1 1:1e308 2:1e308\n-1 1:-1e308 2:-1e308\n1 1:1e308 2:-1e308\n")
-    model = tmp_path / "model.npz"
+def _train_cli(data, model, extra) -> subprocess.CompletedProcess:
+    """``perceptrons train DATA -o MODEL EXTRA...`` in a child, RuntimeWarnings as errors."""
     env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_DEBUG"}
     command = [sys.executable, "-W", "error::RuntimeWarning", "-m", "perceptrons", "train"]
-    done = subprocess.run(
+    return subprocess.run(
         [*command, str(data), "-o", str(model), *extra],
         capture_output=True,
         text=True,
         env=env,
         timeout=300,
     )
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]], ids=["in-memory", "stream"])
+def test_cli_train_on_features_of_1e308_exits_1_and_writes_no_model(tmp_path, extra):
+    data = tmp_path / "huge.svm"
+    data.write_text("1 1:1e308 2:1e308\n-1 1:-1e308 2:-1e308\n1 1:1e308 2:-1e308\n")
+    model = tmp_path / "model.npz"
+    done = _train_cli(data, model, extra)
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "non-finite" in lines[0], done.stderr
     assert "Warning" not in done.stderr
     assert not model.exists()
+
+
+#: Extreme svmlight inputs, and whether training on them is refused.
+EXTREME_FILES = [
+    # A feature of 1.797e308: one epoch trains a weight of that size, finite, whose score
+    # of its own example overflows; streamed, the model was written with exit 0.
+    pytest.param("1 1:1.797e308\n-1 2:1\n", True, id="1.797e308"),
+    pytest.param("1 1:1e300 2:1e300\n-1 1:-1e300\n1 2:1e300\n-1 1:1\n", True, id="1e300"),
+    pytest.param("1 1:1e-320\n-1 2:1e-300\n1 1:1 2:1e-320\n-1 2:2\n", False, id="tiny"),
+]
+
+
+@pytest.mark.parametrize(("content", "refused"), EXTREME_FILES)
+def test_cli_train_in_memory_and_streamed_agree_on_extreme_values(tmp_path, content, refused):
+    """The same exit status, the same one line, a model file for neither or both."""
+    data = tmp_path / "extreme.svm"
+    data.write_text(content)
+    outcomes = []
+    for extra in ([], ["--stream"]):
+        model = tmp_path / f"model{len(outcomes)}.npz"
+        done = _train_cli(data, model, ["--epochs", "1", "--no-shuffle", "--quiet", *extra])
+        outcomes.append((done.returncode, done.stderr.strip(), model.exists()))
+    assert outcomes[0] == outcomes[1], outcomes
+    status, stderr, written = outcomes[0]
+    assert (status, written) == ((1, False) if refused else (0, True)), stderr
+    if refused:
+        assert len(stderr.splitlines()) == 1 and "non-finite" in stderr, stderr
+
+
+@pytest.mark.parametrize(("content", "refused"), EXTREME_FILES)
+@pytest.mark.parametrize("cls", [P.Perceptron, P.AveragedPerceptron, P.LogisticRegressionSGD])
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_fit_and_fit_stream_agree_on_extreme_values(tmp_path, content, refused, cls, epochs):
+    """The library's two paths on the same examples in the same order: the same model,
+    or the same one-line refusal (the stream's epoch publishes its model, which must
+    score the examples trained on: the same check as fit's)."""
+    from perceptrons.io.formats import read_data
+    from perceptrons.io.stream import fit_stream
+
+    data = tmp_path / "extreme.svm"
+    data.write_text(content)
+    read = read_data(data)
+    X, y = read.X, read.y
+    outcomes = []
+    for train in (
+        lambda m: m.fit(X, y),
+        lambda m: fit_stream(m, data, epochs=epochs),
+    ):
+        model = cls(max_epochs=epochs, shuffle=False)
+        try:
+            train(model)
+        except ValueError as error:
+            assert "\n" not in str(error)
+            outcomes.append(str(error).split(" in epoch ")[0])
+            continue
+        outcomes.append(np.concatenate([model.coef_.ravel(), model.intercept_]).tolist())
+    assert outcomes[0] == outcomes[1]
+    if epochs == 1:
+        assert isinstance(outcomes[0], str) == refused
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from perceptrons._kernels._rows import NON_FINITE_SCORE
-from perceptrons._validation import NonFiniteScores
+from perceptrons._validation import NonFiniteScores, NonFiniteStep
 
 if TYPE_CHECKING:
     from perceptrons._checked import Spec
@@ -47,6 +47,7 @@ __all__ = [
     "Engine",
     "Epochs",
     "NonFiniteScores",
+    "NonFiniteStep",
     "StateCodec",
     "Stopping",
     "add_record",
@@ -110,6 +111,12 @@ class Engine(StateCodec, Protocol):
 
     def stopping(self) -> Stopping:
         """The stopping rules of a fit (``early_stopping``, ``n_iter_no_change``)."""
+        ...
+
+    def non_finite_cause(self, what: str) -> str | None:
+        """What the error says when ``what`` (``"scores"``, ``"weights"``, ``"steps"``)
+        became non-finite, when the update rule can say better than "the features are
+        too large" (:func:`non_finite_message`); None otherwise."""
         ...
 
     def mixing_refusal(self) -> str | None:
@@ -304,19 +311,31 @@ def epochs_recorded(history: list[dict[str, Any]], key: str = "epoch") -> int:
 
 def check_statistic(statistic: Any) -> Any:
     """A training kernel's statistic, or :class:`NonFiniteScores` when the kernel
-    stopped at a non-finite score (see :mod:`perceptrons._kernels._rows`)."""
-    if statistic == NON_FINITE_SCORE:
-        raise NonFiniteScores("a training score became non-finite")
+    stopped at a non-finite score, :class:`NonFiniteStep` at a non-finite step (see
+    :mod:`perceptrons._kernels._rows`)."""
+    # The statistics are never negative otherwise: the one comparison serves the hot
+    # path, the two statuses (NON_FINITE_SCORE, and NON_FINITE_STEP below it) the rare.
+    if statistic < 0:
+        if statistic == NON_FINITE_SCORE:
+            raise NonFiniteScores("a training score became non-finite")
+        raise NonFiniteStep("an update's step became non-finite")
     return statistic
 
 
-def non_finite_message(name: str, epoch: int, what: str = "weights") -> str:
-    """Why training stopped on ``what`` (weights, scores) that overflowed, and what to
-    do about it."""
+def non_finite_message(
+    name: str, epoch: int, what: str = "weights", cause: str | None = None
+) -> str:
+    """Why training stopped on ``what`` (weights, scores, steps) that overflowed, and
+    what to do about it: ``cause`` when the update rule says it
+    (:meth:`Engine.non_finite_cause`), else the features' scale."""
+    if cause is None:
+        cause = (
+            "the features are too large for the step; scale the features (e.g. "
+            "StandardScaler/MaxAbsScaler) or lower learning_rate/C"
+        )
     return (
-        f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: the features are "
-        "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
-        "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
+        f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: {cause}. The "
+        "estimator is left unfitted (no silently wrong model)."
     )
 
 
@@ -332,6 +351,7 @@ def run_epochs(
     stopping: Stopping | None = None,
     validation: tuple[Any, ...] | Callable[[], tuple[Any, ...] | None] | None = None,
     publish_each_epoch: bool = True,
+    cause: Callable[[str], str | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The epoch loop: up to ``max_epochs`` epochs of ``epochs``, yielding each record.
 
@@ -339,7 +359,8 @@ def run_epochs(
     NaN stop training with a ValueError and leave the estimator unfitted, rather than a
     model that predicts garbage; so does a score that overflowed during the epoch (the
     kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
-    and a published model whose weights give non-finite scores to inputs in [-1, 1].
+    and a published model whose weights give non-finite scores to inputs within the
+    range of its training inputs ([-1, 1] at least).
     Each record is appended to ``history`` numbered on from its last (``partial_fit``
     adds to the same history; at most :data:`MAX_HISTORY` records are kept, the most
     recent), with the held-out score
@@ -349,21 +370,35 @@ def run_epochs(
     data, else once: after the last epoch, or when the caller leaves the loop early
     (the generator is closed). ``validation`` may be a function that gives
     the held-out data after each epoch (a stream gathers it during its first pass).
+    ``cause`` (:meth:`Engine.non_finite_cause`) words the non-finite errors of an update
+    rule that can say why better than the features' scale.
     """
     stopping = Stopping(False) if stopping is None else stopping
+
+    def overflowed(what: str) -> ValueError:
+        epochs.forget()
+        said = cause(what) if cause is not None else None
+        return ValueError(non_finite_message(name, epoch, what, said))
+
+    def publish(n_iter: int) -> None:
+        # A model whose weights give non-finite scores to the inputs it must score
+        # (check_linear_model) stops training as a non-finite score does.
+        try:
+            epochs.publish(n_iter)
+        except NonFiniteScores:
+            raise overflowed("scores") from None
+
     for n_iter in range(1, max_epochs + 1):
         epoch = epochs_recorded(history) + 1
         try:
             record = epochs.run_epoch(n_iter)
-        except NonFiniteScores:
-            epochs.forget()
-            raise ValueError(non_finite_message(name, epoch, "scores")) from None
+        except NonFiniteScores as error:
+            raise overflowed("steps" if isinstance(error, NonFiniteStep) else "scores") from None
         held_out = validation() if callable(validation) else validation
         if not epochs.is_finite():
-            epochs.forget()
-            raise ValueError(non_finite_message(name, epoch))
+            raise overflowed("weights")
         if held_out is not None or publish_each_epoch:
-            _publish(epochs, n_iter, name, epoch)
+            publish(n_iter)
         if held_out is not None:
             record["validation_score"] = float(epochs.score(held_out))
         record = {"epoch": epoch, **record}
@@ -374,7 +409,7 @@ def run_epochs(
         stop = stopping.stop(record)
         published = publish_each_epoch or held_out is not None
         if not published and (stop or n_iter == max_epochs):
-            _publish(epochs, n_iter, name, epoch)
+            publish(n_iter)
             published = True
         try:
             yield record
@@ -382,18 +417,7 @@ def run_epochs(
             # The caller left the loop: the model it keeps is the one trained so far,
             # never the one before this call.
             if not published:
-                _publish(epochs, n_iter, name, epoch)
+                publish(n_iter)
             raise
         if stop:
             break
-
-
-def _publish(epochs: Epochs, n_iter: int, name: str, epoch: int) -> None:
-    """Publish the model; one whose weights give non-finite scores to moderate inputs
-    (:func:`~perceptrons._validation.check_linear_model`) stops training as a
-    non-finite score does."""
-    try:
-        epochs.publish(n_iter)
-    except NonFiniteScores:
-        epochs.forget()
-        raise ValueError(non_finite_message(name, epoch, "scores")) from None

@@ -9,6 +9,11 @@ from typing import Any, cast
 
 import numpy as np
 
+#: The smallest positive normal float: a nonzero real parameter must be at least this
+#: in magnitude. The kernels divide by these parameters (1 / C, 1 / 2C), and the
+#: reciprocal of a subnormal overflows to inf.
+NORMAL_MIN = float(np.finfo(float).tiny)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -28,7 +33,20 @@ def _is_int(value: Any) -> bool:
 
 def _is_real(value: Any) -> bool:
     # NumPy's stubs do not know numbers.Real: isfinite takes the value as given (cast).
-    return isinstance(value, Real) and not _is_bool(value) and np.isfinite(cast(Any, value))
+    return (
+        isinstance(value, Real)
+        and not _is_bool(value)
+        and np.isfinite(cast(Any, value))
+        and not _subnormal(value)
+    )
+
+
+def _subnormal(value: Any) -> bool:
+    """Whether ``value`` is a real number, not 0, below :data:`NORMAL_MIN` in magnitude."""
+    if not isinstance(value, Real) or _is_bool(value):
+        return False
+    magnitude = abs(float(value))
+    return 0.0 < magnitude < NORMAL_MIN
 
 
 def boolean(*, allow_none: bool = False) -> Rule:
@@ -60,7 +78,12 @@ def validate(estimator: Any, rules: dict[str, Rule]) -> None:
         if not rule.accepts(value):
             raise ValueError(
                 f"{type(estimator).__name__}: parameter {name!r} must be "
-                f"{rule.description}, got {value!r}."
+                f"{rule.description}, got {value!r}"
+                + (
+                    f" (subnormal: at least {NORMAL_MIN!r} in magnitude, or 0)."
+                    if _subnormal(value)
+                    else "."
+                )
             )
 
 

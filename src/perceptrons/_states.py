@@ -65,6 +65,23 @@ class TrainingState:
     #: adaptive rules their statistics and form; their constants may change).
     KIND: ClassVar[str] = "plain"
 
+    #: The largest ``|x_j|`` of the inputs this state was trained on in this process,
+    #: at least 1 (not stored in model files: a loaded state starts again at 1). The
+    #: published model must give finite scores to every input within it (see
+    #: :meth:`note_inputs`). Not a dataclass field: the states are built positionally.
+    input_bound = 1.0
+
+    def note_inputs(self, X: Any) -> None:
+        """Widen :attr:`input_bound` to the largest ``|x_j|`` of ``X`` (dense or sparse,
+        already checked finite), once per training call or streamed chunk: a model
+        whose scores are finite on ``[-1, 1]`` may still overflow on the very examples
+        it was trained on (a feature of 1.797e308 times a weight of 1), which memory and
+        stream must refuse alike, whether or not an epoch scores them again."""
+        values = X.data if sp.issparse(X) else np.ravel(X, order="K")
+        if values.dtype != np.float64 or not values.flags.c_contiguous:
+            values = np.ascontiguousarray(values, dtype=np.float64)
+        self.input_bound = max(self.input_bound, float(_finite.largest_magnitude(values)))
+
     def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
         """The epoch kernels' arguments beside the weights, ``aux`` and ``count`` that
         this state holds (``slack``: the Δ trick's weights, which only the perceptron

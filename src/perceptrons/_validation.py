@@ -364,19 +364,31 @@ class NonFiniteScores(ValueError):
     the estimator unfitted."""
 
 
+class NonFiniteStep(NonFiniteScores):
+    """An update rule's own arithmetic overflowed or divided by zero in a training kernel
+    (see :mod:`perceptrons._kernels._rows`): its step was inf or NaN. The epoch loop's
+    one-line error names the rule (and its constants, when they were given)."""
+
+
 _MAGNITUDE_BLOCK = 1 << 16
 
 
-def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None:
+def check_linear_model(
+    coef: Any, intercept: np.ndarray, estimator: Any, bound: float = 1.0
+) -> None:
     """Raise :class:`NonFiniteScores` unless every input whose features lie in
-    ``[-1, 1]`` gets finite scores from ``coef`` (dense or sparse, one row per class)
-    and ``intercept``.
+    ``[-bound, bound]`` (``bound >= 1``) gets finite scores from ``coef`` (dense or
+    sparse, one row per class) and ``intercept``.
 
-    The largest score of such an input is exactly ``Σ_j |coef[k, j]| + |intercept[k]|``
-    (at ``x = sign(coef[k])``), so the criterion is that this sum is finite for every
-    class ``k``: one pass over the model, the cost of forming it. It implies that
-    ``coef`` and ``intercept`` are finite. A model fitted on moderate data meets it;
-    the check is the same for a model just trained and one read from a file.
+    The largest score of such an input is exactly ``bound Σ_j |coef[k, j]| +
+    |intercept[k]|`` (at ``x = bound sign(coef[k])``), so the criterion is that this sum
+    is finite for every class ``k``: one pass over the model, the cost of forming it.
+    It implies that ``coef`` and ``intercept`` are finite. A model fitted on moderate
+    data meets it; the check is the same for a model just trained and one read from a
+    file (``bound`` 1); training passes the range of its inputs
+    (:attr:`perceptrons._states.TrainingState.input_bound`), so that the model scores
+    its own training examples finitely, whether or not an epoch scored them after the
+    last update.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         if sp.issparse(coef):
@@ -386,12 +398,12 @@ def check_linear_model(coef: Any, intercept: np.ndarray, estimator: Any) -> None
             magnitude = np.zeros(coef.shape[0])
             for start in range(0, coef.shape[1], _MAGNITUDE_BLOCK):
                 magnitude += np.abs(coef[:, start : start + _MAGNITUDE_BLOCK]).sum(axis=1)
-        magnitude = magnitude + np.abs(intercept)
+        magnitude = magnitude * bound + np.abs(intercept)
     if not np.isfinite(magnitude).all():
         raise NonFiniteScores(
             f"{type(estimator).__name__}: the model gives non-finite scores (inf/NaN) to "
-            "inputs whose features lie in [-1, 1]: a class's weights and intercept add up "
-            "(in absolute value) beyond the largest float."
+            f"inputs whose features lie in [-{bound:g}, {bound:g}]: a class's weights and "
+            "intercept add up (in absolute value) beyond the largest float."
         )
 
 

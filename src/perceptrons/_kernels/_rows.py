@@ -27,6 +27,20 @@ score is never a mistake). So on the first non-finite score a kernel stops and r
 :data:`NON_FINITE_SCORE` as its statistic (mistakes, updates or loss, otherwise never
 negative), leaving the state unfinished (a lazy scale not written back): the caller
 raises (:func:`perceptrons._engine.check_statistic`) and discards the model.
+
+Non-finite steps
+----------------
+The kernels are compiled with NumPy's error model (``error_model="numpy"``, see
+:data:`TRAINING`): a float division by zero gives inf or NaN, as NumPy's does, rather
+than raising Python's ``ZeroDivisionError`` out of the compiled code. A rule's
+arithmetic can overflow or divide by zero with finite, accepted inputs (a constant near
+the ends of the float range, features of 1e-170 whose squares underflow to 0, a sample
+weight of 1e300), and then the step of an update is inf or NaN; so each rule checks the
+coefficients of every update it makes (O(1) per update; AdaGrad's every change, as it
+divides per coordinate) and on the first that is not finite stops and returns
+:data:`NON_FINITE_STEP`, as for a score. The caller names the rule and its constants.
+What a coordinate's own division leaves non-finite (a statistic of SOP's or of a
+diagonal covariance) is found by the check of the whole state after the epoch.
 """
 
 import numpy as np
@@ -40,6 +54,11 @@ _jit = register_jitable
 
 #: The statistic a training kernel returns when it met a non-finite score (see above).
 NON_FINITE_SCORE = -1
+#: The statistic a training kernel returns when an update's step was not finite.
+NON_FINITE_STEP = -2
+
+#: The options of every training kernel (see "Non-finite steps" above).
+TRAINING = {"nogil": True, "error_model": "numpy"}
 
 
 @_jit

@@ -33,10 +33,10 @@ block's prediction mistakes, or ``NON_FINITE_SCORE`` at the first non-finite sco
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels._rows import NON_FINITE_SCORE, finite_scores
+from perceptrons._kernels._rows import NON_FINITE_SCORE, TRAINING, finite_scores
 from perceptrons._kernels.perceptron import argmax_lowest, best_other
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**TRAINING)
 
 RULE_RANDOM, RULE_FORGETRON, RULE_PROJECTRON, RULE_BPA, RULE_BPA_NN = 0, 1, 2, 3, 4
 

@@ -63,8 +63,9 @@ without them).
     (no update, no count).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or variance (see
-:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions of the
+n_mistakes, count)`` at the first non-finite score or variance, ``NON_FINITE_STEP`` at
+the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions of the
 mean made before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``m <=
 0``, multiclass the argmax, ties to the lowest class, not the gold one). The rules also
 update on correct predictions of too small a margin, so ``n_updates`` is usually the
@@ -80,7 +81,7 @@ from perceptrons._kernels import _diagonal, _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import best_other, mispredicted
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 AROW, CW, SCW_I, SCW_II, NAROW, NHERD = 0, 1, 2, 3, 4, 5
 KINDS = {"arow": AROW, "cw": CW, "scw-i": SCW_I, "scw-ii": SCW_II, "narow": NAROW, "nherd": NHERD}
@@ -179,6 +180,15 @@ def _coefficients(signed, variance, weight, rule):
 
 
 @_jit
+def _finite_step(alpha, shrink, variance, weight, rule):
+    """Whether an update's arithmetic stayed finite (see :mod:`perceptrons._kernels._rows`):
+    ``α``, ``c``, what the covariance's shrinking multiplies (``c v``, whose overflow would
+    leave the variances at 0) and NHERD's ``C s``."""
+    herd = rule[C_VALUE] * weight if rule[KIND] == NHERD else 0.0
+    return np.isfinite(alpha) and np.isfinite(shrink * variance) and np.isfinite(herd)
+
+
+@_jit
 def _may_update(signed, rule):
     """Whether an example of margin ``signed`` can update: the hinge rules (AROW, NAROW,
     NHERD) update only on ``signed < 1``, whatever the variance, so the kernels skip
@@ -270,6 +280,8 @@ def binary_epoch(
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
+        if not _finite_step(alpha, shrink, variance, weight, rule):
+            return _rows.NON_FINITE_STEP, mistakes, count
         if alpha != 0.0 or shrink != 0.0:
             if log:
                 mistake_log[updates, 0] = position
@@ -342,6 +354,8 @@ def multiclass_epoch(
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
+        if not _finite_step(alpha, shrink, variance, weight, rule):
+            return _rows.NON_FINITE_STEP, mistakes, count
         if alpha != 0.0 or shrink != 0.0:
             if log:
                 mistake_log[updates, 0] = position
@@ -444,6 +458,8 @@ def binary_epoch_full(
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(y[i] * score, variance, weight, rule)
+        if not _finite_step(alpha, shrink, variance, weight, rule):
+            return _rows.NON_FINITE_STEP, mistakes, count
         if alpha != 0.0 or shrink != 0.0:
             if log:
                 mistake_log[updates, 0] = position
@@ -493,6 +509,8 @@ def multiclass_epoch_full(
         if not np.isfinite(variance):
             return _rows.NON_FINITE_SCORE, mistakes, count
         alpha, shrink = _coefficients(scores[gold] - scores[other], variance, weight, rule)
+        if not _finite_step(alpha, shrink, variance, weight, rule):
+            return _rows.NON_FINITE_STEP, mistakes, count
         if alpha != 0.0 or shrink != 0.0:
             if log:
                 mistake_log[updates, 0] = position

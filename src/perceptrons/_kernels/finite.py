@@ -15,3 +15,16 @@ def all_finite(flat):
     for i in range(flat.shape[0]):
         total += flat[i] * 0.0
     return total == 0.0
+
+
+@cached_njit(nogil=True)
+def largest_magnitude(flat):
+    """``max |x|`` over the 1-D float array ``flat`` (0 when empty), in one pass without
+    a temporary array: the range of a training input, which the published model must
+    score finitely (:func:`perceptrons._validation.check_linear_model`)."""
+    largest = 0.0
+    for i in range(flat.shape[0]):
+        magnitude = abs(flat[i])
+        if magnitude > largest:
+            largest = magnitude
+    return largest

@@ -56,8 +56,9 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     count, no ``t``).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or ``||x̃||²`` (see
-:mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+n_mistakes, count)`` at the first non-finite score or ``||x̃||²``, ``NON_FINITE_STEP``
+at the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions made
 before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y w·x̃ <= 0``,
 multiclass the argmax, ties to the lowest class, not the gold one); both rules also
 update on correct predictions of too small a margin. Nothing is allocated per example
@@ -70,7 +71,7 @@ from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import best_other, mispredicted
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 ALMA, OGD = 0, 1
 KINDS = {"alma": ALMA, "ogd": OGD}
@@ -153,6 +154,14 @@ def _alma_step(rows, i, delta, score, sq_norm, weights, aux, stats, k, bias_feat
 
 
 @_jit
+def _finite_step(delta, sq_norm):
+    """Whether ALMA's step ``delta`` and the squared norm it adds, ``delta² ||x̃||²``,
+    are finite (see :mod:`perceptrons._kernels._rows`): an overflow there would
+    project the weights on a ball of radius 0."""
+    return np.isfinite(delta * delta * sq_norm)
+
+
+@_jit
 def alma_binary_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
@@ -188,6 +197,9 @@ def alma_binary_epoch(
                     mistake_log[updates, 1] = -1
                 updates += 1
                 delta = weight * (step / root_k) * y[i] / norm
+                if not _finite_step(delta, sq_norm):
+                    scalars[0] = k
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 _alma_step(
                     rows, i, delta, score, sq_norm, columns, aux_columns, stats, 0, bias_feature
                 )
@@ -237,6 +249,9 @@ def alma_multiclass_epoch(
                     mistake_log[updates, 1] = other
                 updates += 1
                 delta = weight * (step / root_k) / norm
+                if not _finite_step(delta, sq_norm):
+                    scalars[0] = k
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 for c, move in ((gold, delta), (other, -delta)):
                     _alma_step(
                         rows, i, move, scores[c], sq_norm, weights, aux, stats, c, bias_feature
@@ -279,6 +294,9 @@ def ogd_binary_epoch(
                 mistake_log[updates, 1] = -1
             updates += 1
             step = weight * (eta / t**power_t) * y[i]
+            if not np.isfinite(step):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.add(rows, i, step, weights, aux, count)
             change = step * bias_feature
             weights[n_features] += change
@@ -323,6 +341,9 @@ def ogd_multiclass_epoch(
                 mistake_log[updates, 1] = other
             updates += 1
             step = weight * (eta / t**power_t)
+            if not np.isfinite(step):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.move(rows, i, step, gold, other, weights, aux, count)
             change = step * bias_feature
             weights[n_features, gold] += change

@@ -52,8 +52,8 @@ the MAP update ``w += λ (y - p) x - λ w / σ²``, both terms taken at the old 
 The kernels return ``(loss_sum, count)``: the summed log-loss of the examples of the
 call (each computed before its update, weighted by ``s_i``) and ``count`` advanced by
 ``len(order)`` (by the examples' total weight when weighted); or
-``(NON_FINITE_SCORE, count)`` at the first non-finite score (see
-:mod:`perceptrons._kernels._rows`).
+``(NON_FINITE_SCORE, count)`` at the first non-finite score, ``(NON_FINITE_STEP, count)``
+at the first non-finite step (see :mod:`perceptrons._kernels._rows`).
 """
 
 import numpy as np
@@ -61,7 +61,7 @@ import numpy as np
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 # Positions in the ``rule`` array (:func:`sgd_rule`).
 LEARNING_RATE, DECAY, BIAS_FEATURE, MIN_SCALE = 0, 1, 2, 3
@@ -149,6 +149,8 @@ def binary_epoch(rows, y, order, weights, aux, scales, count, rule, sample_weigh
         step = learning_rate * residual
         if weighted:
             step *= s
+        if not np.isfinite(step / scale):  # learning_rate * s overflowed (see _rows)
+            return _rows.NON_FINITE_STEP, count
         _rows.add(rows, i, step / scale, weights, aux, scale_sum)
         weights[n_features] += step * bias_feature
         if average:
@@ -195,6 +197,8 @@ def multinomial_epoch(rows, y, order, weights, aux, scales, count, rule, sample_
             _rescale(weights, aux, scale, scale_sum, n_features)
             scale, scale_sum = 1.0, 0.0
         rate = learning_rate * s if weighted else learning_rate
+        if not np.isfinite(rate / scale):  # every |residual| <= 1
+            return _rows.NON_FINITE_STEP, count
         for k in range(n_classes):
             residual[k] *= rate  # now the step of class k
             steps[k] = residual[k] / scale  # and its step in the scaled feature rows

@@ -64,7 +64,8 @@ passing them empty, which skips all their work.
 
 The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
 ``len(order)`` (by the examples' total weight when weighted), or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score (see :mod:`perceptrons._kernels._rows`).
+n_mistakes, count)`` at the first non-finite score, ``NON_FINITE_STEP`` at the first
+non-finite step (see :mod:`perceptrons._kernels._rows`).
 ``n_updates`` counts the examples the rule updated on (those ``mistake_log`` lists);
 ``n_mistakes`` the examples whose prediction, made before the update from the scores the
 rule computed, was wrong: binary ``y * score <= 0`` (a zero score is a mistake, the
@@ -83,7 +84,7 @@ import numpy as np
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 PERCEPTRON, PA, PA_I, PA_II = 0, 1, 2, 3
 # Positions in the ``rule`` array.
@@ -156,6 +157,8 @@ def binary_epoch(rows, y, order, weights, aux, slack, mistake_log, count, rule, 
             updates += 1
             if weighted:
                 eta *= sample_weight[i]
+            if not np.isfinite(eta):  # PA's loss / ||x||² overflowed (see _rows)
+                return _rows.NON_FINITE_STEP, mistakes, count
             step = eta * y[i]
             _rows.add(rows, i, step, weights, aux, count)
             weights[n_features] += step * bias_feature
@@ -249,6 +252,8 @@ def multiclass_epoch(rows, y, order, weights, aux, slack, mistake_log, count, ru
             updates += 1
             if weighted:
                 eta *= sample_weight[i]
+            if not np.isfinite(eta):
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.move(rows, i, eta, gold, predicted, weights, aux, count)
             weights[n_features, predicted] -= eta * bias_feature
             weights[n_features, gold] += eta * bias_feature

@@ -62,7 +62,8 @@ it is ``< 1``.
 
 The kernels return ``(n_updates, n_mistakes, count)`` with ``count`` advanced by
 ``len(order)``, or ``(NON_FINITE_SCORE, n_mistakes, count)`` at the first non-finite score
-(see :mod:`perceptrons._kernels._rows`). ``n_mistakes`` counts the wrong predictions made
+(``NON_FINITE_STEP`` at the first non-finite step; see :mod:`perceptrons._kernels._rows`).
+``n_mistakes`` counts the wrong predictions made
 before the update, as in :mod:`perceptrons._kernels.perceptron` (binary ``y z <= 0``,
 multiclass the argmax, ties to the lowest class, not the gold one); ROMMA updates on them
 (but for an example with nothing to move) and, multiclass, on a tie of the gold class
@@ -77,7 +78,7 @@ from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import best_other, mispredicted
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 # Positions in the ``rule`` array.
 AGGRESSIVE, BIAS_FEATURE = 0, 1
@@ -169,6 +170,8 @@ def binary_epoch(rows, y, order, weights, aux, scales, mistake_log, count, rule,
                     _fold(weights, aux, scale_sum, scale)
                     scale, scale_sum = 1.0, 0.0
             step = d / scale
+            if not (np.isfinite(step) and np.isfinite(w_sq)):  # 1 / q overflowed
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.add(rows, i, step, weights, aux, scale_sum)
             weights[n_features] += step * bias_feature
             if averaged:
@@ -225,6 +228,8 @@ def multiclass_epoch(rows, y, order, weights, aux, scales, mistake_log, count, r
                     _fold(weights, aux, scale_sum, scale)
                     scale, scale_sum = 1.0, 0.0
             step = d / scale
+            if not (np.isfinite(step) and np.isfinite(w_sq)):
+                return _rows.NON_FINITE_STEP, mistakes, count
             _rows.move(rows, i, step, gold, other, weights, aux, scale_sum)
             weights[n_features, gold] += step * bias_feature
             weights[n_features, other] -= step * bias_feature

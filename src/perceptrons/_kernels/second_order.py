@@ -73,8 +73,9 @@ Improved ellipsoid method (``"iellip"``)
     constants by name, ``CONSTANTS``).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
-n_mistakes, count)`` at the first non-finite score or variance (see
-:mod:`perceptrons._kernels._rows`). Both rules are mistake-driven: they update on every
+n_mistakes, count)`` at the first non-finite score or variance, ``NON_FINITE_STEP`` at
+the first non-finite step (see :mod:`perceptrons._kernels._rows`).
+Both rules are mistake-driven: they update on every
 wrong prediction (as the perceptron's kernels count them, with the scores the rule
 predicts with) and on nothing else, so the two counts are the same (an example with
 nothing to move, ``x̃ = 0``, counts as both, as for the perceptron).
@@ -87,7 +88,7 @@ from perceptrons._kernels import _diagonal, _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import argmax_lowest
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 _piece = register_jitable
 
 SOP, IELLIP = 0, 1
@@ -339,6 +340,8 @@ def sop_binary_epoch_full(
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = -1
             mistakes += 1
+            if not np.isfinite(weight * q):  # the shrinking would be 0, not ~1 / q
+                return _rows.NON_FINITE_STEP, mistakes, count
             shrink = weight / (1.0 + weight * q)
             _add_column(z, shrink * (y[i] - score), columns, aux_columns, 0, count)
             _rank_one_down(inverse, z, shrink)
@@ -379,6 +382,8 @@ def sop_multiclass_epoch_full(
                 mistake_log[mistakes, 0] = position
                 mistake_log[mistakes, 1] = other
             mistakes += 1
+            if not np.isfinite(weight * q):  # the shrinking would be 0, not ~1 / q
+                return _rows.NON_FINITE_STEP, mistakes, count
             shrink = weight / (1.0 + weight * q)
             for k in range(n_classes):
                 target = 1.0 if k == gold else (-1.0 if k == other else 0.0)
@@ -421,6 +426,8 @@ def iellip_binary_epoch(
                 c = scalars[0]
                 step = weight * (1.0 - margin) / u * y[i]
                 factor = c / ((1.0 - c) * u)
+                if not (np.isfinite(step) and np.isfinite(factor)):
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 _diagonal.step_and_precision(rows, i, step, factor, shape, weights, aux, count)
                 bias_shape = shape[n_features]
                 change = step * bias_shape * bias_feature
@@ -475,6 +482,9 @@ def iellip_multiclass_epoch(
             if u > 0.0:
                 c = scalars[0]
                 step = weight * (1.0 - (scores[gold] - scores[other])) / u
+                largest = c / (u - c * max(u_gold, u_other))  # the larger factor
+                if not (np.isfinite(step) and np.isfinite(largest)):
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 for k, signed, u_k in ((gold, step, u_gold), (other, -step, u_other)):
                     factor = c / (u - c * u_k)
                     _diagonal.scaled_add_column(rows, i, signed, shape, k, weights, aux, count)
@@ -524,6 +534,8 @@ def iellip_binary_epoch_full(
             mistakes += 1
             if u > 0.0:
                 step = weight * (1.0 - margin) / u * y[i]
+                if not (np.isfinite(step) and np.isfinite(scalars[0] / u)):
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 _add_column(dx, step, columns, aux_columns, 0, count)
                 _rank_one_down(shape, dx, scalars[0] / u)
         scalars[0] = _decayed(scalars[0], b, weight)
@@ -570,6 +582,8 @@ def iellip_multiclass_epoch_full(
             mistakes += 1
             if u > 0.0:
                 step = weight * (1.0 - (scores[gold] - scores[other])) / u
+                if not (np.isfinite(step) and np.isfinite(scalars[0] / u)):
+                    return _rows.NON_FINITE_STEP, mistakes, count
                 _add_column(dx_gold, step, weights, aux, gold, count)
                 _add_column(dx_other, -step, weights, aux, other, count)
                 _rank_one_down(stats[0, gold], dx_gold, scalars[0] / u)

@@ -38,9 +38,9 @@ sentence.
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels._rows import NON_FINITE_SCORE, finite_scores
+from perceptrons._kernels._rows import NON_FINITE_SCORE, TRAINING, finite_scores
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**TRAINING)
 
 PERCEPTRON, MIRA = 0, 1
 

@@ -30,7 +30,7 @@ from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import argmax_lowest
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**_rows.TRAINING)
 
 
 # ----------------------------------------------------------------- the shared step

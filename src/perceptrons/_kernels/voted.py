@@ -35,10 +35,10 @@ example's weight: ``signs`` holds ``±s``, the native ``steps`` holds ``s``).
 import numpy as np
 
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels._rows import NON_FINITE_SCORE, finite_scores
+from perceptrons._kernels._rows import NON_FINITE_SCORE, TRAINING, finite_scores
 from perceptrons._kernels.perceptron import argmax_lowest
 
-_jit = cached_njit(nogil=True)
+_jit = cached_njit(**TRAINING)
 
 RULE_VOTE, RULE_AVERAGE, RULE_LAST, RULE_RANDOM = 0, 1, 2, 3
 

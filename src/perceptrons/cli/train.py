@@ -83,6 +83,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         records = train_with_curve(
             args, estimator, X, train.y, X_dev, y_dev, sample_weight=sample_weight
         )
+    # Scored before the file is written: a model that cannot score its data (non-finite
+    # scores) is refused in one line with no file left behind.
+    train_accuracy = float(estimator.score(X, train.y))
+    dev_accuracy = float(estimator.score(X_dev, y_dev)) if dev is not None else None
     model = _pipeline(featurizer, estimator)
     path = save_model(args, model, estimator)
     result: dict[str, Any] = {
@@ -93,11 +97,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         "classes": [str(c) for c in estimator.classes_],
         "sample_weights": sample_weight is not None,
         "epochs": records,
-        "train_accuracy": float(estimator.score(X, train.y)),
+        "train_accuracy": train_accuracy,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    if dev is not None:
-        result["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
+    if dev_accuracy is not None:
+        result["dev_accuracy"] = dev_accuracy
     say(args, f"train accuracy {result['train_accuracy']:.4f}; model written to {path}")
     if summary is not None:
         scored = (X_dev, y_dev, "dev") if dev is not None else (X, train.y, "train")

@@ -484,13 +484,14 @@ def _fit_epochs(
         )
         epochs_of.checked = fmt == "svmlight"
         stopping = engine.stopping()
+        cause = engine.non_finite_cause
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
         epochs_of = _ChunkEpochs(estimator, batches, name, labels, progress)
         # An estimator of this package (the voted perceptron) records each partial_fit;
         # its history_ gets one record per pass instead, as with an engine.
         ours = isinstance(estimator, Trainable)
         epochs_of.per_pass = ours
-        stopping = None
+        stopping, cause = None, None
     report = StreamReport()
     for record in run_epochs(
         epochs_of,
@@ -502,6 +503,7 @@ def _fit_epochs(
         stopping=stopping,
         validation=epochs_of.held_out_set,
         publish_each_epoch=True,
+        cause=cause,
     ):
         if epochs_of.per_pass and isinstance(getattr(estimator, "history_", None), list):
             # A record per pass (naive Bayes keeps no history), as fit's history_,

@@ -254,6 +254,31 @@ class ResolvedRule:
     def rule_array(self, settings: Settings) -> np.ndarray:
         return self.family.rule_array(self.rule.name, self.constants, settings)
 
+    def non_finite_cause(self, what: str) -> str | None:
+        """Why ``what`` (scores, weights, steps) became non-finite under this rule, and
+        what to do (see :func:`perceptrons._engine.non_finite_message`): the constants
+        given away from their defaults, which the kernels' arithmetic met first; else,
+        for a step (the rule's own arithmetic, :mod:`perceptrons._kernels._rows`), the
+        features or sample weights; else None (the features' scale, the usual words)."""
+        defaults = {name: constant.default for name, constant in self.rule.constants.items()}
+        given = {name: v for name, v in self.constants.items() if v != defaults[name]}
+        rule = self.rule.name
+        if given:
+            values = ", ".join(f"{name}={value!r}" for name, value in given.items())
+            usual = ", ".join(f"{name}={defaults[name]!r}" for name in given)
+            return (
+                f"update={rule!r} with {values} made its arithmetic overflow on these "
+                f"features; bring the constant nearer its default ({usual}) or scale the "
+                "features (e.g. StandardScaler/MaxAbsScaler)"
+            )
+        if what == "steps":
+            return (
+                f"update={rule!r} made its arithmetic overflow on these features or sample "
+                "weights (too large, or too small: a square below 1e-308 is 0); scale the "
+                "features (e.g. StandardScaler/MaxAbsScaler) or the sample weights"
+            )
+        return None
+
 
 def resolve_rule(owner: str, update: Any, update_params: Any, covariance: Any) -> ResolvedRule:
     """``update`` with its ``update_params`` and ``covariance`` resolved (a ValueError,

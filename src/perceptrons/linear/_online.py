@@ -123,6 +123,10 @@ class OnlineLearner(Trainable):
         """The verbose line of an epoch."""
         raise NotImplementedError
 
+    def _non_finite_cause(self, what: str) -> str | None:
+        """:meth:`perceptrons._engine.Engine.non_finite_cause` (None: the usual words)."""
+        return None
+
     def _linear_config(self) -> LinearConfig:
         """The configuration the engine reads
         (:class:`~perceptrons.linear._online_engine.LinearConfig`), resolved once per
@@ -142,6 +146,7 @@ class OnlineLearner(Trainable):
             targets=self._targets,
             epoch_record=self._epoch_record,
             describe=self._describe,
+            non_finite_cause=self._non_finite_cause,
         )
 
     def _engine(self) -> Engine:
@@ -267,6 +272,7 @@ class OnlineLearner(Trainable):
             self.random_state_ = _input.check_random_state(self.random_state)
         state = self._state
         assert state is not None  # set by this first call or an earlier one
+        state.note_inputs(X)
         rng = self.random_state_
 
         train_rows = np.arange(X.shape[0])
@@ -300,6 +306,7 @@ class OnlineLearner(Trainable):
             stopping=engine.stopping() if not incremental else None,
             validation=validation,
             publish_each_epoch=publish_each_epoch,
+            cause=engine.non_finite_cause,
         )
 
 
@@ -567,7 +574,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
             model = model[:, np.newaxis]
         # The other rows are zeros: the check's sums over the rows alone are the same.
         checked = model if rows is None else model[rows]
-        _validation.check_linear_model(checked[:-1].T, checked[-1], self)
+        _validation.check_linear_model(checked[:-1].T, checked[-1], self, state.input_bound)
         # coef_ is a transposed view, so that coef_.T, which prediction multiplies by,
         # is C-contiguous: scipy's sparse product then needs no copy.
         self.coef_ = model[:-1].T

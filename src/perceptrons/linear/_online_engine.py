@@ -64,6 +64,8 @@ class LinearConfig:
     targets: Callable[[np.ndarray], np.ndarray]
     epoch_record: Callable[[float, int, int], dict[str, Any]]
     describe: Callable[[dict[str, Any]], str]
+    #: The update rule's wording of a non-finite error (:meth:`LinearEngine.non_finite_cause`).
+    non_finite_cause: Callable[[str], str | None]
 
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
@@ -163,6 +165,9 @@ class LinearEngine:
     def stopping(self) -> Stopping:
         return Stopping(self.config.early_stopping, self.config.n_iter_no_change)
 
+    def non_finite_cause(self, what: str) -> str | None:
+        return self.config.non_finite_cause(what)
+
     def check_params(self) -> None:
         self.estimator._check_params()
 
@@ -210,6 +215,7 @@ class LinearEngine:
             estimator.history_ = []
             estimator.random_state_ = _input.check_random_state(estimator.random_state)
         state = estimator._state
+        state.note_inputs(X)  # as a fit's call does (see TrainingState.note_inputs)
         rows = np.arange(X.shape[0])
         order = estimator.random_state_.permutation(rows) if self.config.shuffle else rows
         record = self.run_epoch(

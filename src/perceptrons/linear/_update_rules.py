@@ -36,10 +36,37 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RULES", "Constant", "UpdateRule", "check_update_params", "rule_of"]
+__all__ = [
+    "RULES",
+    "Constant",
+    "UpdateRule",
+    "check_update_params",
+    "rule_of",
+    "subnormal",
+    "subnormal_hint",
+]
+
+#: The smallest positive normal float (NumPy's ``finfo(float).tiny``).
+NORMAL_MIN = sys.float_info.min
+
+
+def subnormal(value: float) -> bool:
+    """Whether ``value`` is a nonzero float below the normal range: the kernels divide
+    by the constants, and the reciprocal of a subnormal overflows to inf."""
+    return value != 0.0 and abs(value) < NORMAL_MIN
+
+
+def subnormal_hint(value: Any) -> str:
+    """What a refusal of ``value`` adds when ``value`` is subnormal (else nothing)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return ""
+    if not subnormal(float(value)):
+        return ""
+    return f" (subnormal: a nonzero value must be at least {NORMAL_MIN!r} in magnitude)"
 
 
 @dataclass(frozen=True)
@@ -59,7 +86,7 @@ class Constant:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return False
         value = float(value)
-        if not math.isfinite(value):
+        if not math.isfinite(value) or subnormal(value):
             return False
         above = value > self.low if self.low_open else value >= self.low
         below = value < self.high if self.high_open else value <= self.high
@@ -424,7 +451,7 @@ def check_update_params(owner: str, rule: UpdateRule, params: Any) -> dict[str, 
         if not constant.accepts(value):
             raise ValueError(
                 f"{owner}: update_params[{name!r}] for update={rule.name!r} must be a "
-                f"finite number in {constant.interval}, got {value!r}"
+                f"finite number in {constant.interval}, got {value!r}{subnormal_hint(value)}"
             )
         values[name] = float(value)
     return values

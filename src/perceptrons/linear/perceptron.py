@@ -213,6 +213,11 @@ class PerceptronRules(OnlineLinearClassifier):
 
     partial_fit.__doc__ = OnlineLinearClassifier.partial_fit.__doc__
 
+    def _non_finite_cause(self, what: str) -> str | None:
+        if not isinstance(self.update, str) or self.update not in RULES:
+            return None
+        return self._resolved_rule().non_finite_cause(what)
+
     def _targets(self, codes: np.ndarray) -> np.ndarray:
         """-1/+1 floats for binary problems, class indices otherwise."""
         if self.classes_.shape[0] == 2:

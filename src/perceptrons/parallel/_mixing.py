@@ -296,6 +296,7 @@ class Training:
             heading=f"{name} (mixing {len(self.shard_sizes)} shards)",
             verbose=bool(estimator.verbose),
             stopping=engine_of(estimator).stopping(),
+            cause=engine_of(estimator).non_finite_cause,
             validation=self.validation,
             publish_each_epoch=publish_each_epoch,
         ):

@@ -224,6 +224,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     dtype = np.float32 if args.dtype == "float32" else np.float64
     try:
         graph = onnx_export.to_onnx(estimator, dtype=dtype, target_opset=args.opset)
+    except MemoryError as error:  # refused by the memory budget: the data's, not usage
+        raise UserError(f"{args.model}: {error}") from error
     except ValueError as error:
         raise UserError(f"{args.model}: {error}", EXIT_USAGE) from error
     except ImportError as error:  # the onnx extra is not installed

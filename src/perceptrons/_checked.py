@@ -62,7 +62,9 @@ class Spec:
     ``dtypes``: the accepted dtypes, exactly (native byte order); ``shape``: one
     :data:`Dim` per axis. Float arrays must be finite unless ``finite`` is False; values
     (float or int) must lie in ``[low, high)`` (``high`` exclusive, either may be None).
-    ``optional`` arrays may be absent.
+    ``optional`` arrays may be absent. ``by_row``: the axis of the weight rows along
+    which a compact (sparsified) state keeps only the rows holding a nonzero, None for
+    an array it keeps whole (what a loader's memory estimate counts).
     """
 
     dtypes: tuple[np.dtype, ...]
@@ -71,6 +73,7 @@ class Spec:
     high: float | None = None
     finite: bool = True
     optional: bool = False
+    by_row: int | None = None
 
 
 FLOAT64 = (np.dtype(np.float64),)

@@ -714,18 +714,15 @@ class CompactState:
         used = _used_rows(state.weights)
         if state.averaged:
             used |= _used_rows(state.aux)
-        row_stats = _row_statistics(state)
-        if row_stats:
-            assert isinstance(state, AdaptiveState)
+        by_row = isinstance(state, AdaptiveState) and _row_statistics(state)
+        if isinstance(state, AdaptiveState) and by_row:
             for statistic in state.stats:
                 used |= _used_rows(statistic)
         used[-1] = True
         rows = np.flatnonzero(used)
         aux = state.aux[rows] if state.averaged else state.aux.copy()
-        compact = _replace(state, state.weights[rows], aux)
-        if row_stats:
-            compact = dataclasses.replace(compact, stats=state.stats[:, rows])
-        return cls(rows, state.weights.shape[0], compact)
+        stats = state.stats[:, rows] if isinstance(state, AdaptiveState) and by_row else None
+        return cls(rows, state.weights.shape[0], _replace(state, state.weights[rows], aux, stats))
 
     @classmethod
     def restore(
@@ -767,13 +764,11 @@ class CompactState:
         if state.averaged:
             aux = np.zeros_like(weights)
             aux[self.rows] = state.aux
-        whole = _replace(state, weights, aux)
-        if _row_statistics(state):
-            assert isinstance(state, AdaptiveState)
+        stats = None
+        if isinstance(state, AdaptiveState) and _row_statistics(state):
             stats = np.zeros((state.stats.shape[0], self.n_rows, *state.stats.shape[2:]))
             stats[:, self.rows] = state.stats
-            whole = dataclasses.replace(whole, stats=stats)
-        return whole
+        return _replace(state, weights, aux, stats)
 
     def arrays(self) -> dict[str, Any]:
         """:meth:`TrainingState.arrays` with ``weights`` and ``aux`` as the coordinates of
@@ -828,9 +823,15 @@ class Frozen:
         return f"its weights were pruned by sparsify(threshold={self.pruned_at:g})"
 
 
-def _replace(state: TrainingState, weights: np.ndarray, aux: np.ndarray) -> TrainingState:
-    """``state`` with other ``weights`` and ``aux`` (its own other fields kept)."""
-    return dataclasses.replace(state, weights=weights, aux=aux)
+def _replace(
+    state: TrainingState, weights: np.ndarray, aux: np.ndarray, stats: np.ndarray | None = None
+) -> TrainingState:
+    """``state`` with other ``weights`` and ``aux`` (and, given, an adaptive state's
+    ``stats``; its own other fields kept)."""
+    if stats is None:
+        return dataclasses.replace(state, weights=weights, aux=aux)
+    assert isinstance(state, AdaptiveState)
+    return dataclasses.replace(state, weights=weights, aux=aux, stats=stats)
 
 
 def as_count(count: Any) -> int | float:

@@ -541,3 +541,23 @@ def test_shards_past_the_memory_budget_are_refused_in_one_line(tmp_path):
     line = _cli(["train", "d.svm", "-o", "m.npz", "--shards", "2000"], tmp_path)
     assert "x 2,001 copies (one per shard, and the mixed one)" in line
     assert "fewer shards (n_shards, --shards)" in line
+
+
+def test_densify_is_refused_by_its_estimate_and_the_model_stays_sparse(tmp_path):
+    """A dense copy only when asked, after its estimate: densify() of a model of 2**28
+    features refuses in one line, nothing formed, and the model still predicts (as
+    predict and evaluate then do for many rows)."""
+    path = _sparsified_file(tmp_path / "wide.npz", _WIDE)
+    call = f"""
+        import numpy as np, scipy.sparse as sp
+        from perceptrons import load
+        model = load({str(path)!r})
+        try:
+            model.densify()
+        finally:
+            X = sp.csr_matrix((np.ones(1), ([0], [7])), shape=(1, {_WIDE}))
+            assert sp.issparse(model.coef_) and model.predict(X).shape == (1,)
+    """
+    kind, message = _library(call, tmp_path).splitlines()
+    assert kind == "MemoryBudgetError True True"
+    assert message.startswith("AveragedPerceptron's training state (268,435,457 weight rows")

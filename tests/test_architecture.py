@@ -233,7 +233,7 @@ io.formats._svmlight: _decimal.decimal_number _kernels.parse _memory.array_bytes
 io.formats._svmlight_reference: _decimal.decimal_index _decimal.decimal_number
 io.formats._weighted: _decimal.decimal_number _decimal.is_decimal_number
 io.onnx: _input.check_is_fitted _kernels.voted.stage_totals _linear.LogLinearProbabilities
-    _registry.MODELS _version.__version__
+    _memory.check_allocation _registry.MODELS _version.__version__
 io.persist: _engine.StateCodec _lazy.LazyClasses _registry.MODELS
 io.sequences: io.formats._common.read_input io.formats._names.SEQUENCE_FORMATS
 io.stream: _base.Trainable _engine.add_record _engine.run_epochs _input.check_random_state

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,10 +32,15 @@ _BOMB_BYTES = 2 << 30  # what a bomb inflates to: past the address space
 _MEMBER_BYTES = 16 << 20
 
 
-def _limit_address_space() -> None:
-    import resource
+def _address_space_of(n_bytes: int):
+    """What a child runs first: its address space capped at ``n_bytes``."""
 
-    resource.setrlimit(resource.RLIMIT_AS, (_ADDRESS_SPACE, _ADDRESS_SPACE))
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (n_bytes, n_bytes))
+
+    return limit
 
 
 def _bomb(path: Path, head: bytes = b"", fill: bytes = b"\0") -> Path:
@@ -58,9 +64,16 @@ def _bomb(path: Path, head: bytes = b"", fill: bytes = b"\0") -> Path:
 
 
 def _child(
-    args: list[str], cwd: Path | None = None, limit: str = _LIMIT
+    args: list[str],
+    cwd: Path | None = None,
+    limit: str | None = _LIMIT,
+    address_space: int = _ADDRESS_SPACE,
 ) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PERCEPTRONS_MEMORY_LIMIT": limit}
+    """``python ARGS`` with ``PERCEPTRONS_MEMORY_LIMIT=limit`` (unset: None, the limit
+    is then what the address space leaves) and its address space capped."""
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRONS_MEMORY_LIMIT"}
+    if limit is not None:
+        env["PERCEPTRONS_MEMORY_LIMIT"] = limit
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
@@ -68,13 +81,14 @@ def _child(
         timeout=120,
         cwd=cwd,
         env=env,
-        preexec_fn=_limit_address_space,
+        preexec_fn=_address_space_of(address_space),
     )
 
 
-def _cli(args: list[str], cwd: Path) -> str:
-    """The one error line of ``perceptrons ARGS`` that must fail with exit 1."""
-    done = _child(["-m", "perceptrons", *args], cwd)
+def _cli(args: list[str], cwd: Path, **limits: Any) -> str:
+    """The one error line of ``perceptrons ARGS`` that must fail with exit 1 (``limits``:
+    those of :func:`_child`)."""
+    done = _child(["-m", "perceptrons", *args], cwd, **limits)
     assert done.returncode == 1, done.stderr[-3000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr[-3000:]
@@ -385,3 +399,165 @@ def test_line_blocks_hold_whole_lines_long_ones_too(tmp_path, packed, chunk_size
     assert [first for _, first, _ in blocks] == expected_first
     for (block, _, _), start in zip(blocks, expected_first, strict=True):
         assert block.split(b"\n")[:chunk_size] == lines[start - 1 : start - 1 + chunk_size]
+
+
+# ------------------------------------------------------ models: memory follows nonzeros
+
+
+def _sparsified_file(path: Path, width: int, update: str = "perceptron") -> Path:
+    """A sparsified model file of a few kilobytes declaring ``width`` features: a
+    binary model fitted on 40 features, its weight rows moved to the same rows of the
+    wide model but the intercept's, moved to the last (statistics by row alike); its
+    dense arrays would take ``width`` times 8 bytes each."""
+    import json
+
+    from perceptrons import AveragedPerceptron, save
+    from perceptrons.io._persist_format import sealed_meta
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((30, 40)) < 0.2).astype(float)
+    model = AveragedPerceptron(update=update, max_epochs=2, random_state=0)
+    save(model.fit(X, np.arange(30) % 2).sparsify(), path)
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(arrays.pop("__meta__").tobytes())
+    rows = meta["n_features_in"] + 1
+    for name in ("weights", "aux", "stats"):  # every array by row as its nonzeros
+        dense = arrays.pop(f"estimator/{name}", np.zeros(0))
+        if dense.size:
+            arrays[f"estimator/{name}.index"] = np.flatnonzero(dense)
+            arrays[f"estimator/{name}.values"] = dense.ravel()[np.flatnonzero(dense)]
+            meta["sparse_arrays"][name] = int(np.count_nonzero(dense))
+        elif name != "stats":
+            arrays[f"estimator/{name}"] = dense
+    for name in meta["sparse_arrays"]:
+        index = arrays[f"estimator/{name}.index"]
+        statistics, row = np.divmod(index, rows)  # (statistics: 0 but for stats)
+        arrays[f"estimator/{name}.index"] = statistics * (width + 1) + np.where(
+            row == rows - 1, width, row
+        )
+    meta = {key: value for key, value in meta.items() if key != "sha256"}
+    meta["n_features_in"] = width
+    sealed = sealed_meta(meta, arrays)
+    np.savez(path, __meta__=np.frombuffer(sealed, dtype=np.uint8), **arrays)
+    assert path.stat().st_size < 64 << 10
+    return path
+
+
+_WIDE = 2**28  # a 2 GiB dense array: past the children's 1 GiB of address space
+
+
+@pytest.mark.parametrize("update", ["perceptron", "ada-rda"])
+def test_a_sparsified_model_of_huge_width_loads_saves_and_predicts_compact(tmp_path, update):
+    """The library loads it (as it was saved, and sparse=True), predicts with it and
+    saves it again in the memory of its nonzeros (and, for AdaGrad, of the rows of its
+    statistics), under 1 GiB of address space and a 16 MiB budget."""
+    path = _sparsified_file(tmp_path / "wide.npz", _WIDE, update)
+    script = f"""
+        import numpy as np, scipy.sparse as sp
+        from perceptrons import load, save
+        for sparse in (False, True):
+            model = load({str(path)!r}, sparse=sparse)
+            X = sp.csr_matrix((np.ones(3), ([0, 0, 1], [1, {_WIDE - 1}, 5])), shape=(2, {_WIDE}))
+            print(model.predict(X).tolist(), model.coef_.nnz > 0)
+        save(model, {str(tmp_path / "again.npz")!r})
+        print(load({str(tmp_path / "again.npz")!r}).coef_.shape)
+    """
+    done = _child(["-c", textwrap.dedent(script)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, second, shape = done.stdout.splitlines()
+    assert first == second and first.endswith("True")
+    assert shape == f"(1, {_WIDE})"
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate", "inspect"])
+def test_the_cli_uses_a_sparsified_model_of_huge_width_in_little_memory(tmp_path, command):
+    path = _sparsified_file(tmp_path / "wide.npz", _WIDE)
+    (tmp_path / "d.svm").write_text(f"1 2:1 {_WIDE}:1\n0 6:1\n")
+    args = [command, str(path)] + ([] if command == "inspect" else ["d.svm"])
+    done = _child(["-m", "perceptrons", *args], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() and not done.stderr.strip()
+
+
+def test_export_refuses_a_graph_past_the_memory_budget_before_forming_it(tmp_path):
+    """ONNX graphs are dense: 2**24 features make a 128 MiB initializer, held five
+    times while written; refused in one line (exit 1) before any of it exists."""
+    pytest.importorskip("onnx")
+    path = _sparsified_file(tmp_path / "wide.npz", 2**24)
+    line = _cli(["export", str(path), "-o", "m.onnx"], tmp_path)
+    assert "AveragedPerceptron's ONNX graph (16,777,216 dense float64 weights" in line
+    assert "would take 640.0 MiB, more than 16.0 MiB" in line
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_a_full_covariance_past_the_address_space_is_refused_up_front(tmp_path):
+    """The 14,000 x 14,000 covariance (1.46 GiB) under a 2 GiB address space: what the
+    limit leaves the process (less its libraries and compiler) is too little, said in
+    one line before anything is allocated."""
+    (tmp_path / "d.svm").write_text("1 1:1 14000:1\n-1 2:1\n")
+    args = ["train", "d.svm", "-o", "m.npz", "--update", "arow", "--covariance", "full"]
+    line = _cli(args, tmp_path, limit=None, address_space=2 << 30)
+    assert "a full covariance of 14,001 x 14,001 per class" in line
+    assert "what the address-space limit (ulimit -v) leaves" in line
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_saving_a_full_covariance_forms_no_mask_of_its_size(tmp_path):
+    """Saved with 24 MiB of address space to spare beyond the model: the scan for
+    nonzeros goes by blocks (a d x d mask of booleans took 16 MiB here, three at once)."""
+    script = f"""
+        import resource
+        import numpy as np, scipy.sparse as sp
+        from perceptrons import Perceptron, load, save
+        d = 4000
+        X = sp.csr_matrix((np.ones(4), ([0, 0, 1, 2], [0, d - 1, 1, 2])), shape=(3, d))
+        model = Perceptron(update="arow", covariance="full", max_epochs=1).fit(X, [1, 0, 1])
+        save(model, {str(tmp_path / "warm.npz")!r})
+        with open("/proc/self/status") as status:
+            in_use = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+        resource.setrlimit(resource.RLIMIT_AS, (in_use + (24 << 20),) * 2)
+        save(model, {str(tmp_path / "m.npz")!r})
+        print("saved")
+    """
+    done = _child(["-c", textwrap.dedent(script)], tmp_path, limit=None)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "saved"
+
+
+def test_more_shards_than_rows_are_refused_before_any_is_made(tmp_path):
+    (tmp_path / "d.svm").write_text("1 1:1\n-1 2:1\n")
+    line = _cli(["train", "d.svm", "-o", "m.npz", "--shards", "1000000"], tmp_path)
+    assert line.endswith(
+        "n_shards=1000000 is more than the 2 training examples: every shard needs at least one."
+    )
+
+
+def test_shards_past_the_memory_budget_are_refused_in_one_line(tmp_path):
+    """Each shard's state and bookkeeping counted: 2,000 shards of a 50-feature model
+    take more than 16 MiB."""
+    rows = "".join(f"{1 if i % 2 else -1} {i % 50 + 1}:1\n" for i in range(2000))
+    (tmp_path / "d.svm").write_text(rows)
+    line = _cli(["train", "d.svm", "-o", "m.npz", "--shards", "2000"], tmp_path)
+    assert "x 2,001 copies (one per shard, and the mixed one)" in line
+    assert "fewer shards (n_shards, --shards)" in line
+
+
+def test_densify_is_refused_by_its_estimate_and_the_model_stays_sparse(tmp_path):
+    """A dense copy only when asked, after its estimate: densify() of a model of 2**28
+    features refuses in one line, nothing formed, and the model still predicts (as
+    predict and evaluate then do for many rows)."""
+    path = _sparsified_file(tmp_path / "wide.npz", _WIDE)
+    call = f"""
+        import numpy as np, scipy.sparse as sp
+        from perceptrons import load
+        model = load({str(path)!r})
+        try:
+            model.densify()
+        finally:
+            X = sp.csr_matrix((np.ones(1), ([0], [7])), shape=(1, {_WIDE}))
+            assert sp.issparse(model.coef_) and model.predict(X).shape == (1,)
+    """
+    kind, message = _library(call, tmp_path).splitlines()
+    assert kind == "MemoryBudgetError True True"
+    assert message.startswith("AveragedPerceptron's training state (268,435,457 weight rows")

@@ -71,7 +71,7 @@ def test_the_default_limit_is_the_least_of_memory_ulimit_and_control_group(monke
     monkeypatch.setattr(memory, "_control_group_limit", lambda: None)
     assert memory.memory_limit() == (
         2 * 2**30,
-        "the process's address-space limit (ulimit -v) (PERCEPTRONS_MEMORY_LIMIT sets "
+        "what the address-space limit (ulimit -v) leaves (PERCEPTRONS_MEMORY_LIMIT sets "
         "another limit)",
     )
     monkeypatch.setattr(memory, "_control_group_limit", lambda: 2**30)

@@ -42,6 +42,11 @@ FACTORIES = {
     "perceptron-arow-full": lambda: Perceptron(
         max_epochs=2, update="arow", covariance="full", random_state=0
     ),
+    # Statistics by row that start at zero, kept by row when compact; with l1 a weight
+    # is zero where its sums are not.
+    "perceptron-ada-rda": lambda: Perceptron(
+        max_epochs=2, update="ada-rda", update_params={"l1": 0.05}, random_state=0
+    ),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, random_state=0),
     "logistic-averaged": lambda: LogisticRegressionSGD(
         max_epochs=2, average=True, l2=0.01, random_state=0
@@ -314,6 +319,26 @@ def test_sparse_scores_check_indices_before_the_kernel():
     broken.indices[-1] = X.shape[1] + 5  # past the last feature
     with pytest.raises(ValueError, match="do not fit its shape"):
         linear_scores(sp.csr_matrix(X), broken, model.intercept_)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_few_weights_among_many_features_score_bit_for_bit(n_classes):
+    """The product on the features holding a weight (renumbered; every other feature of
+    X to an empty row) adds the same terms in the same order as the dense model's."""
+    rng = np.random.default_rng(0)
+    width = 50_000
+    X = sp.random(80, width, density=3e-4, random_state=2, format="csr")
+    X.data = rng.standard_normal(X.data.shape[0])
+    columns = rng.choice(X.indices, size=30, replace=False)
+    coef = np.zeros((1 if n_classes == 2 else n_classes, width))
+    coef[:, columns] = rng.standard_normal((coef.shape[0], 30))
+    coef[0, columns[0]] = -0.0
+    intercept = rng.standard_normal(coef.shape[0])
+    expected = linear_scores(X, coef, intercept)
+    assert_array_equal(linear_scores(X, sp.csr_matrix(coef), intercept), expected)
+    assert_array_equal(
+        linear_scores(X, sp.csr_matrix((coef.shape[0], width)), intercept), 0 * expected + intercept
+    )
 
 
 def test_loading_sparse_never_forms_the_dense_weights(tmp_path):

@@ -64,7 +64,9 @@ class Spec:
     ``dtypes``: the accepted dtypes, exactly (native byte order); ``shape``: one
     :data:`Dim` per axis. Float arrays must be finite unless ``finite`` is False; values
     (float or int) must lie in ``[low, high)`` (``high`` exclusive, either may be None).
-    ``optional`` arrays may be absent.
+    ``optional`` arrays may be absent. ``by_row``: the axis of the weight rows along
+    which a compact (sparsified) state keeps only the rows holding a nonzero, None for
+    an array it keeps whole (what a loader's memory estimate counts).
     """
 
     dtypes: tuple[np.dtype, ...]
@@ -73,6 +75,7 @@ class Spec:
     high: float | None = None
     finite: bool = True
     optional: bool = False
+    by_row: int | None = None
 
 
 FLOAT64 = (np.dtype(np.float64),)
@@ -135,13 +138,19 @@ def check_values(name: str, array: np.ndarray, spec: Spec) -> None:
     """Finiteness and range of ``array``'s values (its layout already checked)."""
     if array.size == 0:
         return
-    if array.dtype.kind == "f" and spec.finite and not np.isfinite(array).all():
+    if array.dtype.kind == "f" and spec.finite and not _finite(array):
         raise ValueError(f"{name} holds NaN or infinite values")
     if spec.low is not None and array.min() < spec.low:
         wanted = "non-negative" if spec.low == 0 else f">= {spec.low:g}"
         raise ValueError(f"{name} holds values below {spec.low:g}: they must be {wanted}")
     if spec.high is not None and array.max() >= spec.high:
         raise ValueError(f"{name} holds values of {spec.high:g} or more")
+
+
+def _finite(array: np.ndarray) -> bool:
+    """Whether every element is finite, by blocks: no mask of the array's size."""
+    flat = array.ravel()
+    return all(bool(np.isfinite(flat[a:b]).all()) for a, b in _blocks(flat))
 
 
 def names_problem(specs: Mapping[str, Spec], names: Iterable[str], prefix: str = "") -> str | None:
@@ -212,9 +221,28 @@ class SparseArray:
     @classmethod
     def from_dense(cls, array: np.ndarray) -> SparseArray:
         array = np.ascontiguousarray(array, dtype=np.float64)
-        # A negative zero is kept: the array must come back bit for bit.
-        index = np.flatnonzero((array != 0) | np.signbit(array)).astype(np.int64)
-        return cls(array.shape, index, array.ravel()[index])
+        flat = array.ravel()
+        index = np.concatenate(
+            [start + np.flatnonzero(_stored(flat[start:stop])) for start, stop in _blocks(flat)]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int64, copy=False)
+        return cls(array.shape, index, flat[index])
+
+    @classmethod
+    def if_smaller(cls, array: np.ndarray) -> SparseArray | None:
+        """:meth:`from_dense` when the coordinates take fewer bytes than ``array`` and
+        fit in the memory budget, else None (keep the array dense): counted first, so
+        that a dense array (a full covariance) costs no coordinates at all."""
+        array = np.ascontiguousarray(array, dtype=np.float64)
+        flat = array.ravel()
+        nnz = sum(int(np.count_nonzero(_stored(flat[a:b]))) for a, b in _blocks(flat))
+        if 16 * nnz >= array.nbytes:
+            return None
+        try:
+            check_allocation(16 * nnz, f"the coordinates of {nnz:,} nonzeros")
+        except MemoryError:  # the dense form needs nothing more: written as it is
+            return None
+        return cls.from_dense(array)
 
     @property
     def nnz(self) -> int:
@@ -259,6 +287,22 @@ class SparseArray:
         if rows.shape[0] < 2:
             return rows
         return rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+
+
+# Elements scanned at a time for nonzeros: the masks of a scan take this many bytes,
+# not one per element of the array (a full covariance's d x d).
+_BLOCK = 2**20
+
+
+def _blocks(flat: np.ndarray) -> list[tuple[int, int]]:
+    size = flat.shape[0]
+    return [(start, min(start + _BLOCK, size)) for start in range(0, size, _BLOCK)]
+
+
+def _stored(values: np.ndarray) -> np.ndarray:
+    """Which ``values`` a sparse form stores: the nonzeros, and the negative zeros (the
+    array must come back bit for bit)."""
+    return (values != 0) | np.signbit(values)
 
 
 # ---------------------------------------------------------------- string tables

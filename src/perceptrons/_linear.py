@@ -83,12 +83,25 @@ def sparse_scores(X: sp.csr_matrix, coef: Any) -> np.ndarray:
     for name, matrix in (("X", X), ("coef_", coef)):
         if not _csr_fits(matrix, n_features):
             raise ValueError(f"{name}: sparse index arrays that do not fit its shape")
+    x_indices = X.indices
+    stored = int(coef.indptr[-1])
+    if n_features > 4 * stored + 1024:
+        # Few weights among many features (a sparsified hashed model): the product runs
+        # on the features holding a weight, renumbered in their order (one more, empty,
+        # for every other feature of X), so that its memory follows the nonzeros; the
+        # transposed model of all the features would take an index of n_features + 1.
+        used = np.unique(coef.indices[:stored])
+        coef = sp.csr_matrix(
+            (coef.data[:stored], np.searchsorted(used, coef.indices[:stored]), coef.indptr),
+            shape=(n_classes, used.shape[0] + 1),
+        )
+        x_indices = _renumbered(X.indices[: X.indptr[-1]], used)
     by_feature = sp.csr_matrix(coef.T)  # one row of (class, weight) pairs per feature
     by_feature.sum_duplicates()  # canonical: sorted classes, each once (a no-op check)
     scores = np.zeros((X.shape[0], n_classes))
     _scoring.sparse_rows_times_sparse_weights(
         X.indptr,
-        X.indices,
+        x_indices,
         np.asarray(X.data, dtype=np.float64),
         by_feature.indptr,
         by_feature.indices,
@@ -96,6 +109,16 @@ def sparse_scores(X: sp.csr_matrix, coef: Any) -> np.ndarray:
         scores,
     )
     return scores
+
+
+def _renumbered(indices: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """``indices`` as positions in the sorted ``used``; those not in it as
+    ``used.shape[0]``. The order within each row is kept: so are the sums."""
+    position = np.searchsorted(used, indices)
+    found = np.zeros(indices.shape[0], dtype=bool)
+    inside = position < used.shape[0]
+    found[inside] = used[position[inside]] == indices[inside]
+    return np.where(found, position, used.shape[0]).astype(indices.dtype)
 
 
 def dense_coef(coef: Any) -> np.ndarray:

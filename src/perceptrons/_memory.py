@@ -9,10 +9,11 @@ the option that lowers the cost.
 
 The limit is the environment variable ``PERCEPTRONS_MEMORY_LIMIT`` when it is set (bytes,
 or a number with a binary suffix ``K``, ``M``, ``G`` or ``T``: ``512M``, ``8G``), else the
-least of the physical memory of the machine, the process's address-space limit
-(``ulimit -v``) and its control group's memory limit (a container's): fixed figures for a
-machine and a session, so that whether a run is refused does not depend on what else
-happens to be running.
+least of the physical memory of the machine, what is left of the process's address-space
+limit (``ulimit -v``: the limit less the address space the process has mapped already) and
+its control group's memory limit (a container's): figures of the machine, the session and
+the process itself, so that whether a run is refused does not depend on what else happens
+to be running.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ class MemoryBudgetError(ValueError, MemoryError):
     A :class:`ValueError` (a problem with the input or the options, reported by the CLI in
     one line) and a :class:`MemoryError` (what a caller who guards allocations catches).
     The limit is ``PERCEPTRONS_MEMORY_LIMIT`` (bytes, or a number with ``K``, ``M``,
-    ``G`` or ``T``) when set, else the least of the machine's physical memory, the
-    address-space limit (``ulimit -v``) and the control group's memory limit.
+    ``G`` or ``T``) when set, else the least of the machine's physical memory, what the
+    address-space limit (``ulimit -v``) leaves the process and the control group's
+    memory limit.
 
     Examples
     --------
@@ -101,7 +103,7 @@ def memory_limit() -> tuple[int | None, str]:
         (limit, source)
         for limit, source in (
             (_physical_memory(), "the machine's physical memory"),
-            (_address_space_limit(), "the process's address-space limit (ulimit -v)"),
+            (_address_space_limit(), "what the address-space limit (ulimit -v) leaves"),
             (_control_group_limit(), "the memory limit of the process's control group"),
         )
         if limit is not None
@@ -112,13 +114,36 @@ def memory_limit() -> tuple[int | None, str]:
     return limit, f"{source} ({MEMORY_LIMIT_VARIABLE} sets another limit)"
 
 
+# Address space kept back for what a process maps after an allocation is checked: the
+# compiled kernels it loads, thread stacks, the interpreter's own growth. Without it a
+# state that just fits leaves LLVM no room, and it aborts the process.
+_ADDRESS_SPACE_RESERVE = 128 * 2**20
+
+
 def _address_space_limit() -> int | None:
+    """What the address-space limit leaves: the limit less what the process has mapped
+    already (its libraries, the compiler's, what it holds), which no allocation can use,
+    and less :data:`_ADDRESS_SPACE_RESERVE`."""
     try:
         import resource
     except ImportError:  # not POSIX
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return None if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return None
+    return max(int(soft) - _mapped_bytes() - _ADDRESS_SPACE_RESERVE, 0)
+
+
+def _mapped_bytes() -> int:
+    """The process's address space in use (Linux's ``VmSize``; 0 where not reported)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 # cgroup v2, then v1; "max" or a huge number (v1's "unlimited") means none.
@@ -177,6 +202,11 @@ def check_allocation(n_bytes: int, what: str, lower: str | None = None) -> None:
     )
 
 
+#: What a shard of parameter mixing holds besides its state's arrays (its generator,
+#: about 3 KiB, its rows, its trainer, its records: 13 KiB measured with 20,000 shards),
+#: counted for each copy when there are several.
+SHARD_BYTES = 16 * 2**10
+
 #: What lowers a training state's size, the same advice wherever it is checked.
 FEWER_FEATURES = (
     "use fewer features (n_features / --n-features when hashing; smaller feature indices otherwise)"
@@ -200,7 +230,7 @@ def check_training_state(
     The one estimate of a model's training memory: ``arrays`` float64 arrays of
     ``n_rows x n_columns`` (the weights, the averaging state, the published model...)
     held ``copies`` times at once (parameter mixing's shards, one per job, and the mixed
-    state).
+    state; each shard also holds :data:`SHARD_BYTES` of its own).
 
     Parameters
     ----------
@@ -227,7 +257,8 @@ def check_training_state(
     MemoryBudgetError
         The whole state is above :func:`memory_limit`.
     """
-    n_bytes = (array_bytes(n_rows, n_columns) * arrays + 8 * statistics) * copies
+    per_copy = array_bytes(n_rows, n_columns) * arrays + 8 * statistics
+    n_bytes = (per_copy + (SHARD_BYTES if copies > 1 else 0)) * copies
     held = f" x {copies:,} copies (one per shard, and the mixed one)" if copies > 1 else ""
     besides = f", plus {statistics_what}" if statistics else ""
     what = (

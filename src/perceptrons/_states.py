@@ -195,7 +195,8 @@ class TrainingState:
     def layout(cls, shape: tuple[int, ...], averaged: bool) -> dict[str, _checked.Spec]:
         """The state arrays :meth:`restore` takes, for weights of ``shape``."""
         aux = shape if averaged else (0,) * len(shape)
-        return {"weights": _checked.floats(*shape), "aux": _checked.floats(*aux)}
+        weights = dataclasses.replace(_checked.floats(*shape), by_row=0)
+        return {"weights": weights, "aux": dataclasses.replace(_checked.floats(*aux), by_row=0)}
 
     def is_finite(self) -> bool:
         """Whether every weight (and the average's bookkeeping) is a finite number."""
@@ -519,6 +520,8 @@ class AdaptiveState(TrainingState):
         # restore); a diagonal one holds variances.
         low = None if cls.FULL else cls.STATS_LOW
         stats = _checked.floats(*cls.stats_shape(shape), low=low)
+        if _row_statistics(cls):
+            stats = dataclasses.replace(stats, by_row=1)
         scalars = _checked.floats(len(cls.SCALARS))
         return {**super().layout(shape, averaged), "stats": stats, "scalars": scalars}
 
@@ -543,7 +546,8 @@ class AdaptiveState(TrainingState):
                 raise ValueError(
                     f"stats holds a covariance with a diagonal entry below {cls.STATS_LOW:g}"
                 )
-        # A compact state's weights hold only some rows: its statistics stay whole.
+        # A compact state's weights hold only some rows; its statistics are whole, or
+        # those rows' (CompactState: statistics by row that start at zero).
         return cls(state.weights, state.aux, state.count, stats, scalars)
 
     def is_finite(self) -> bool:
@@ -653,6 +657,59 @@ def _scattered(array: np.ndarray, rows: np.ndarray, n_rows: int) -> _checked.Spa
     return _checked.SparseArray((n_rows, *array.shape[1:]), index, flat[local_rows, columns])
 
 
+def _row_statistics(state: TrainingState | type[TrainingState]) -> bool:
+    """Whether a state's statistics are kept by weight row in its compact form, as its
+    weights are: an adaptive rule's per-weight statistics that start at zero (AdaGrad's
+    sums, NAG's scales), whose rows never touched stay zero. Others (a covariance, AROW's
+    variances starting at one) are kept whole."""
+    cls = state if isinstance(state, type) else type(state)
+    return (
+        issubclass(cls, AdaptiveState)
+        and not cls.FULL
+        # (ALMA's statistics are per class, not per row: its own stats_shape)
+        and cls.stats_shape.__func__ is AdaptiveState.stats_shape.__func__  # type: ignore[attr-defined]
+        and bool(cls.STATS)
+        and all(value == 0.0 for value in cls.STATS)
+    )
+
+
+def _statistics_rows(stats: np.ndarray | _checked.SparseArray) -> np.ndarray:
+    """The sorted weight rows (axis 1) holding a nonzero statistic."""
+    if isinstance(stats, _checked.SparseArray):
+        width = math.prod(stats.shape[2:])
+        return np.unique((stats.index // width) % stats.shape[1])
+    used = np.zeros(stats.shape[1], dtype=bool)
+    for statistic in stats:
+        used |= _used_rows(statistic)
+    return np.flatnonzero(used)
+
+
+def _gather_statistics(stats: np.ndarray | _checked.SparseArray, rows: np.ndarray) -> np.ndarray:
+    """The rows ``rows`` (axis 1; sorted, a superset of those holding a nonzero) of
+    statistics by row, as a dense array."""
+    if not isinstance(stats, _checked.SparseArray):
+        return np.ascontiguousarray(stats[:, rows])
+    width = math.prod(stats.shape[2:])
+    out = np.zeros((stats.shape[0], rows.shape[0], width))
+    statistic, rest = np.divmod(stats.index, width * stats.shape[1])
+    row, column = np.divmod(rest, width)
+    out[statistic, np.searchsorted(rows, row), column] = stats.values
+    return out.reshape((stats.shape[0], rows.shape[0], *stats.shape[2:]))
+
+
+def _statistic_major(
+    scattered: _checked.SparseArray, n_rows: int, n_statistics: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The coordinates of row-major ``(n_rows, n_statistics, ...)`` statistics as those
+    of the ``(n_statistics, n_rows, ...)`` array the state holds: sorted again."""
+    width = math.prod(scattered.shape[2:])
+    row, rest = np.divmod(scattered.index, n_statistics * width)
+    statistic, column = np.divmod(rest, width)
+    index = (statistic * n_rows + row) * width + column
+    order = np.argsort(index, kind="stable")
+    return index[order], scattered.values[order]
+
+
 @dataclass
 class CompactState:
     """A training state kept only in its rows with a nonzero weight or aux entry.
@@ -674,10 +731,15 @@ class CompactState:
         used = _used_rows(state.weights)
         if state.averaged:
             used |= _used_rows(state.aux)
+        by_row = isinstance(state, AdaptiveState) and _row_statistics(state)
+        if isinstance(state, AdaptiveState) and by_row:
+            for statistic in state.stats:
+                used |= _used_rows(statistic)
         used[-1] = True
         rows = np.flatnonzero(used)
         aux = state.aux[rows] if state.averaged else state.aux.copy()
-        return cls(rows, state.weights.shape[0], _replace(state, state.weights[rows], aux))
+        stats = state.stats[:, rows] if isinstance(state, AdaptiveState) and by_row else None
+        return cls(rows, state.weights.shape[0], _replace(state, state.weights[rows], aux, stats))
 
     @classmethod
     def restore(
@@ -691,15 +753,23 @@ class CompactState:
         weights, aux = arrays["weights"], arrays["aux"]
         n_rows = weights.shape[0]
         last = np.array([n_rows - 1], dtype=np.int64)
-        rows = sorted_union(_rows_of(weights), _rows_of(aux), last)
-        # The family's other arrays (an adaptive rule's statistics) are kept whole.
-        # (Not the weights and the average: gathered on their rows below, never dense.)
-        others = {
+        gathered = ["weights", "aux"]
+        stats_rows = np.zeros(0, dtype=np.int64)
+        if _row_statistics(state_class) and "stats" in arrays:
+            gathered.append("stats")
+            stats_rows = _statistics_rows(arrays["stats"])
+        rows = sorted_union(_rows_of(weights), _rows_of(aux), stats_rows, last)
+        # The family's other arrays (statistics not kept by row) are kept whole; the
+        # weights, the average and statistics by row are gathered on their rows, never
+        # dense.
+        rows_only = {
             name: array.to_dense() if isinstance(array, _checked.SparseArray) else array
             for name, array in arrays.items()
-            if name not in ("weights", "aux")
+            if name not in gathered
         }
-        rows_only = {**others, "weights": _gather(weights, rows), "aux": _gather(aux, rows)}
+        rows_only.update(weights=_gather(weights, rows), aux=_gather(aux, rows))
+        if "stats" in gathered:
+            rows_only["stats"] = _gather_statistics(arrays["stats"], rows)
         return cls(rows, n_rows, state_class.restore(rows_only, values))
 
     def expand(self) -> TrainingState:
@@ -711,7 +781,11 @@ class CompactState:
         if state.averaged:
             aux = np.zeros_like(weights)
             aux[self.rows] = state.aux
-        return _replace(state, weights, aux)
+        stats = None
+        if isinstance(state, AdaptiveState) and _row_statistics(state):
+            stats = np.zeros((state.stats.shape[0], self.n_rows, *state.stats.shape[2:]))
+            stats[:, self.rows] = state.stats
+        return _replace(state, weights, aux, stats)
 
     def arrays(self) -> dict[str, Any]:
         """:meth:`TrainingState.arrays` with ``weights`` and ``aux`` as the coordinates of
@@ -720,6 +794,14 @@ class CompactState:
         arrays["weights"] = _scattered(self.state.weights, self.rows, self.n_rows)
         if self.state.averaged:
             arrays["aux"] = _scattered(self.state.aux, self.rows, self.n_rows)
+        if _row_statistics(self.state):
+            # One statistic after the other, each over the rows as the weights are.
+            stats = np.moveaxis(arrays["stats"], 0, 1)
+            scattered = _scattered(np.ascontiguousarray(stats), self.rows, self.n_rows)
+            arrays["stats"] = _checked.SparseArray(
+                (stats.shape[1], self.n_rows, *stats.shape[2:]),
+                *_statistic_major(scattered, self.n_rows, stats.shape[1]),
+            )
         return arrays
 
     def published(self) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -758,9 +840,15 @@ class Frozen:
         return f"its weights were pruned by sparsify(threshold={self.pruned_at:g})"
 
 
-def _replace(state: TrainingState, weights: np.ndarray, aux: np.ndarray) -> TrainingState:
-    """``state`` with other ``weights`` and ``aux`` (its own other fields kept)."""
-    return dataclasses.replace(state, weights=weights, aux=aux)
+def _replace(
+    state: TrainingState, weights: np.ndarray, aux: np.ndarray, stats: np.ndarray | None = None
+) -> TrainingState:
+    """``state`` with other ``weights`` and ``aux`` (and, given, an adaptive state's
+    ``stats``; its own other fields kept)."""
+    if stats is None:
+        return dataclasses.replace(state, weights=weights, aux=aux)
+    assert isinstance(state, AdaptiveState)
+    return dataclasses.replace(state, weights=weights, aux=aux, stats=stats)
 
 
 def as_count(count: Any) -> int | float:

@@ -69,6 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(str(error), EXIT_DATA)
         if isinstance(error, (ValueError, OSError, KeyError)):
             return _fail(_one_line(error), EXIT_DATA)
+        if isinstance(error, MemoryError):
+            # Memory ran out below the limit the estimates use (another process took
+            # it, or an allocation no estimate foresaw): still one line, no traceback.
+            return _fail(
+                f"out of memory ({_one_line(error)}); set PERCEPTRONS_MEMORY_LIMIT to what "
+                "this process may take, or lower the option that sizes the model",
+                EXIT_DATA,
+            )
         raise
 
 

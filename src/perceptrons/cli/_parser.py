@@ -442,7 +442,9 @@ def _add_mixing_options(train: argparse.ArgumentParser) -> None:
         help="split the data into N shards, trained in parallel (in threads or on Dask "
         "workers) and mixed every epoch: N changes the model; -1: one per CPU (with "
         "--scheduler: one per worker, the default there). With several DATA files or "
-        "--stream, each file is one shard",
+        "--stream, each file is one shard. At most one shard per training example, and "
+        "in threads as many as memory holds (each keeps its own copy of the model): "
+        "more is refused in one line before training",
     )
     cluster.add_argument(
         "--scheduler",

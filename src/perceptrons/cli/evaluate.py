@@ -112,7 +112,10 @@ def _dense_for_many_rows(estimator: Any, inputs: Any) -> None:
     shape = getattr(inputs, "shape", None)
     n_rows = shape[0] if shape else len(inputs)
     if n_rows >= DENSE_FROM_ROWS and sp.issparse(getattr(estimator, "coef_", None)):
-        estimator.densify()
+        try:
+            estimator.densify()
+        except MemoryError:  # refused by its estimate, nothing formed: it scores sparse
+            pass
 
 
 def cmd_predict(args: argparse.Namespace) -> int:

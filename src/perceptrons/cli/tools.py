@@ -227,6 +227,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         graph = onnx_export.to_onnx(
             estimator, dtype=dtype, target_opset=args.opset, check=not args.no_check
         )
+    except MemoryError as error:  # refused by the memory budget: the data's, not usage
+        raise UserError(f"{args.model}: {error}") from error
     except ValueError as error:
         raise UserError(f"{args.model}: {error}", EXIT_USAGE) from error
     except ImportError as error:  # the onnx extra is not installed

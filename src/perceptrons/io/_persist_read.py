@@ -337,12 +337,23 @@ def check_memory(
     codec: StateCodec = estimator._codec()
     layout = codec.state_layout(meta["state"])
     expands = expands_sparse(meta, estimator)
-    for name, nnz in sorted(sparse_arrays(meta).items()):
+    sparse = sparse_arrays(meta)
+    # Kept compact, the arrays kept by row hold the rows with a nonzero in any of them
+    # (and the intercept's): at most one per nonzero, or all of an array stored dense.
+    by_row = [name for name, spec in layout.items() if spec.by_row is not None]
+    rows = 1
+    for name in by_row:
+        if name in sparse:
+            rows += sparse[name]
+        elif f"estimator/{name}" in arrays.layouts:  # (an empty aux holds no row)
+            stored, _ = arrays.layouts[f"estimator/{name}"]
+            rows += math.prod(stored) and stored[layout[name].by_row or 0]
+    for name, nnz in sorted(sparse.items()):
         # Fixed sizes only: check_layouts refused any other array stored sparse.
         shape = tuple(d for d in layout[name].shape if isinstance(d, int))
-        if not expands:
-            # Kept compact: the rows holding its nonzeros, at most one row per nonzero.
-            shape = (min(nnz, shape[0]), *shape[1:]) if shape else shape
+        axis = layout[name].by_row
+        if not expands and axis is not None and shape:
+            shape = (*shape[:axis], min(rows, shape[axis]), *shape[axis + 1 :])
         total += array_bytes(*shape)
         expanded.append(f"estimator/{name}: {nnz:,} nonzeros of {shape}")
     how = "expanding" if expands else "keeping the rows of"

@@ -170,21 +170,19 @@ def encode_state(
     for key, value in sorted(state_arrays.items()):
         spec = layout.get(key)
         storable = spec is not None and _checked.sparse_storable(spec)
-        if isinstance(value, _checked.SparseArray) or (
-            storable and isinstance(value, np.ndarray) and value.dtype == np.float64
-        ):
-            coordinates = (
-                value
-                if isinstance(value, _checked.SparseArray)
-                else _checked.SparseArray.from_dense(value)
-            )
-            if storable and coordinates.nbytes < coordinates.dense_nbytes:
-                arrays[f"estimator/{key}.index"] = coordinates.index
-                arrays[f"estimator/{key}.values"] = coordinates.values
-                sparse[key] = coordinates.nnz
-                continue
-            if isinstance(value, _checked.SparseArray):
-                value = value.to_dense()
+        coordinates = None
+        if isinstance(value, _checked.SparseArray):
+            coordinates = value
+        elif storable and isinstance(value, np.ndarray) and value.dtype == np.float64:
+            # Counted before any is gathered: a dense array costs no coordinates.
+            coordinates = _checked.SparseArray.if_smaller(value)
+        if storable and coordinates is not None and coordinates.nbytes < coordinates.dense_nbytes:
+            arrays[f"estimator/{key}.index"] = coordinates.index
+            arrays[f"estimator/{key}.values"] = coordinates.values
+            sparse[key] = coordinates.nnz
+            continue
+        if isinstance(value, _checked.SparseArray):
+            value = value.to_dense()
         arrays[f"estimator/{key}"] = np.asarray(value)
     return arrays, sparse
 

@@ -81,6 +81,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from perceptrons._input import check_is_fitted
+from perceptrons._memory import check_allocation
 from perceptrons._registry import MODELS
 from perceptrons.io._onnx_check import check_graph, probe_rows
 from perceptrons.io._onnx_graph import (
@@ -129,6 +130,11 @@ _registered = False
 # The most the dense weights may take: ONNX's single-file limit (protobuf's 2 GiB), less
 # a margin for the rest of the graph.
 _MAX_MODEL_BYTES = 2**31 - 2**20
+
+# The dense weights' copies alive at once while a graph is made and written (measured:
+# the dense array, its float64 column form, the initializer, the serialized graph and
+# protobuf's own copy of it).
+_EXPORT_COPIES = 5
 
 _MISSING_ONNX = "exporting to ONNX needs onnx: pip install 'perceptrons[onnx]'"
 _MISSING_SKL2ONNX = (
@@ -224,14 +230,23 @@ def _expansion(model: Any) -> Expansion:
 
 def _check_size(model: Any, n_values: int) -> None:
     """Refuse, before the dense weights are formed, a graph beyond ONNX's single-file
-    limit (protobuf's 2 GiB)."""
+    limit (protobuf's 2 GiB) or one whose making would not fit in memory: the dense
+    weights (a sparsified model's too), the graph's initializer and its serialized
+    bytes, as many as :data:`_EXPORT_COPIES` copies of the weights at once."""
     size = 8 * n_values
+    name = type(model).__name__
     if size > _MAX_MODEL_BYTES:
         raise ValueError(
-            f"{type(model).__name__}: its weights as dense arrays take {size / 2**30:.1f} GiB, "
+            f"{name}: its weights as dense arrays take {size / 2**30:.1f} GiB, "
             "beyond ONNX's 2 GiB single-file limit; train on fewer features (or, for a "
             "kernel model, a smaller support set) to export it."
         )
+    check_allocation(
+        _EXPORT_COPIES * size,
+        f"{name}'s ONNX graph ({n_values:,} dense float64 weights, held "
+        f"{_EXPORT_COPIES} times while the graph is made and serialized)",
+        "train on fewer features to export it",
+    )
 
 
 def _kernel_parameters(model: Any, gamma: float, support: Any) -> dict[str, Any]:

@@ -424,6 +424,8 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         compact = self._lifecycle
         if not isinstance(compact, CompactState):
             return False
+        # The dense state and the model published from it: estimated before any is made.
+        self._engine().check_state_shape(compact.n_rows - 1, compact.state.weights[:1].size)
         self._lifecycle = compact.expand()
         self._publish(compact.rows)  # every nonzero row, the intercept's last
         return True

@@ -431,6 +431,7 @@ def array_shards(
     n_shards: int,
     *,
     share: bool = False,
+    held_here: bool = False,
     sample_weight: ArrayLike | None = None,
     local_epochs: int = 1,
     average: str = "examples",
@@ -441,15 +442,22 @@ def array_shards(
     ``share``: the shards are views of the same ``X`` (for threads; not with the Δ
     trick, whose per-example weights each shard then keeps for its own rows only).
     ``sample_weight`` (and the estimator's ``class_weight``): each shard carries the
-    weights of its own rows. With ``early_stopping`` and a ``validation_fraction``,
+    weights of its own rows. ``held_here``: every shard's state lives in this process
+    (threads), all checked against the memory budget before any shard is made.
+    With ``early_stopping`` and a ``validation_fraction``,
     that share of the examples is held out first, drawn as the serial fit draws it
     (from shard 0's generator, before any shuffle): with one shard the training is
     the serial fit's, early stop included.
     """
     engine = engine_of(estimator)
     data, labels, weights = engine.training_data(X, y, sample_weight)
+    # Before anything is made per shard (a generator each): no more shards than rows,
+    # and, held here, every shard's state within memory.
+    n_shards = check_shards(n_shards, data.shape[0])
+    if held_here:
+        engine.check_state_memory(data.shape[1], copies=n_shards + 1)
     codes = engine.encode_targets(labels)
-    dealer, streams = generators(estimator.random_state, check_shards(n_shards))
+    dealer, streams = generators(estimator.random_state, n_shards)
     validation: tuple[Any, ...] | None = None
     if engine.validation_fraction is not None:
         rows, held = hold_out(data.shape[0], engine.validation_fraction, codes, streams[0])

@@ -126,14 +126,14 @@ def mix_threads(
         y,
         n_shards,
         share=True,
+        # Every shard's state lives in this process, besides the mixed one: all checked
+        # at once, before any shard is made.
+        held_here=True,
         sample_weight=sample_weight,
         local_epochs=local_epochs,
         average=average,
     )
     shards, plan, dealer = dealt.shards, dealt.plan, dealt.dealer
-    # Every shard's state lives in this process, besides the mixed one: all checked at
-    # once, before any is allocated.
-    engine_of(estimator).check_state_memory(plan.n_features, copies=len(shards) + 1)
     # Each shard keeps its own state from epoch to epoch: the threads read and write
     # only the rows the mix and their epochs change.
     trainers = [ShardTrainer(plan) for _ in shards]

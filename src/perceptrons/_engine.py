@@ -147,9 +147,6 @@ class Engine(StateCodec, Protocol):
     def publish(self, n_iter: int) -> None:
         """Form the published model from the training state, after ``n_iter`` epochs."""
 
-    def forget(self) -> None:
-        """Leave the estimator unfitted (its training state overflowed)."""
-
     def encode_targets(self, labels: Any) -> Any:
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
         ...
@@ -166,6 +163,14 @@ class Engine(StateCodec, Protocol):
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         """Zero Δ weights for ``n_samples`` examples (empty without the Δ trick)."""
+        ...
+
+    def rows_written(self, X: Any, n_rows: int) -> np.ndarray | None:
+        """The sorted weight rows (of ``n_rows``) that epochs over the examples of ``X``
+        can write -- of the weights, the average and per-row statistics -- or None when
+        they can write any (dense input, or a rule whose epoch rescales or decays every
+        weight): what a training call keeps to put the state back
+        (:meth:`perceptrons._states.TrainingState.saved`)."""
         ...
 
     def example_rows(self, X: Any) -> tuple[Any, int]:
@@ -217,9 +222,6 @@ class Epochs(Protocol):
     def is_finite(self) -> bool:
         """Whether the model is still made of finite numbers."""
         ...
-
-    def forget(self) -> None:
-        """Leave the estimator unfitted (its model overflowed)."""
 
     def publish(self, n_iter: int) -> None:
         """Form the estimator's model (``coef_``...) after ``n_iter`` epochs of this run."""
@@ -316,7 +318,8 @@ def non_finite_message(name: str, epoch: int, what: str = "weights") -> str:
     return (
         f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: the features are "
         "too large for the step; scale the features (e.g. StandardScaler/MaxAbsScaler) or "
-        "lower learning_rate/C. The estimator is left unfitted (no silently wrong model)."
+        "lower learning_rate/C. The estimator is left as it was before this call (no "
+        "silently wrong model)."
     )
 
 
@@ -336,10 +339,12 @@ def run_epochs(
     """The epoch loop: up to ``max_epochs`` epochs of ``epochs``, yielding each record.
 
     After every epoch the model must still be finite: weights that overflowed to inf or
-    NaN stop training with a ValueError and leave the estimator unfitted, rather than a
-    model that predicts garbage; so does a score that overflowed during the epoch (the
-    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
-    and a published model whose weights give non-finite scores to inputs in [-1, 1].
+    NaN stop training with a ValueError rather than leave a model that predicts garbage
+    (the caller's :meth:`~perceptrons._base.Trainable._all_or_nothing` then puts the
+    estimator back as it was before the call); so does a score that overflowed during
+    the epoch (the kernels stop there, :class:`NonFiniteScores`), even when the weights
+    stayed finite, and a published model whose weights give non-finite scores to inputs
+    in [-1, 1].
     Each record is appended to ``history`` numbered on from its last (``partial_fit``
     adds to the same history; at most :data:`MAX_HISTORY` records are kept, the most
     recent), with the held-out score
@@ -356,11 +361,9 @@ def run_epochs(
         try:
             record = epochs.run_epoch(n_iter)
         except NonFiniteScores:
-            epochs.forget()
             raise ValueError(non_finite_message(name, epoch, "scores")) from None
         held_out = validation() if callable(validation) else validation
         if not epochs.is_finite():
-            epochs.forget()
             raise ValueError(non_finite_message(name, epoch))
         if held_out is not None or publish_each_epoch:
             _publish(epochs, n_iter, name, epoch)
@@ -395,5 +398,4 @@ def _publish(epochs: Epochs, n_iter: int, name: str, epoch: int) -> None:
     try:
         epochs.publish(n_iter)
     except NonFiniteScores:
-        epochs.forget()
         raise ValueError(non_finite_message(name, epoch, "scores")) from None

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _input, _validation
 from perceptrons import _params as rules
-from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
+from perceptrons._base import IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._states import (
@@ -39,9 +39,6 @@ from perceptrons._states import (
 from perceptrons.linear._online_engine import LinearConfig, LinearEngine
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
-
-# What a model that is refused after training started loses (see _forget).
-_FITTED_ATTRIBUTES = ("coef_", "intercept_", "classes_", "n_iter_", *INPUT_RECORDS)
 
 
 class OnlineLearner(Trainable):
@@ -98,6 +95,13 @@ class OnlineLearner(Trainable):
         return False
 
     @property
+    def _example_rows_only(self) -> bool:
+        """Whether an epoch writes the state only at the weight rows of its examples'
+        features and the last rows every example reads (the intercept's): a training
+        call then keeps only those rows to put the state back should it fail."""
+        return not self._dense_changes
+
+    @property
     def _averaged(self) -> bool:
         """Whether the model predicts with the mean of its weights."""
         raise NotImplementedError
@@ -132,6 +136,7 @@ class OnlineLearner(Trainable):
             averaged=self._averaged,
             logs_updates=self._logs_updates,
             dense_changes=self._dense_changes,
+            example_rows_only=self._example_rows_only,
             delta=float(self._option("delta")),
             early_stopping=bool(self._option("early_stopping")),
             n_iter_no_change=self._option("n_iter_no_change"),
@@ -168,6 +173,15 @@ class OnlineLearner(Trainable):
         """True until training has state to continue (``fit`` resets it)."""
         return self._state is None
 
+    def _saved_model(self, X: Any = None) -> Callable[[], None]:
+        """The training state as it is now: only the rows epochs over ``X`` can write
+        (:meth:`perceptrons._states.TrainingState.saved`), or all of it."""
+        state = self._state
+        if state is None:
+            return super()._saved_model(X)
+        written = None if X is None else self._engine().rows_written(X, state.weights.shape[0])
+        return state.saved(written)
+
     def _option(self, name: str) -> Any:
         """A training option: the member's parameter, or its value when it has none."""
         return self.__dict__.get(name, self._options[name])
@@ -191,12 +205,6 @@ class OnlineLearner(Trainable):
         when given, hold every nonzero row of the state (see
         :meth:`OnlineLinearClassifier._publish`)."""
         raise NotImplementedError
-
-    def _forget(self) -> None:
-        """Make the estimator unfitted (its training state overflowed)."""
-        self._lifecycle = None
-        for name in _FITTED_ATTRIBUTES:
-            self.__dict__.pop(name, None)
 
     def _fit(
         self,
@@ -248,59 +256,71 @@ class OnlineLearner(Trainable):
         ``early_stopping``, used instead of splitting off ``validation_fraction`` of the
         training data.
         """
-        X, y, first_call, weights = self._begin_call(
-            X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
-        )
-        engine = self._engine()
-        if not first_call and self._state is not None and self._state.averaged != self._averaged:
-            raise ValueError(
-                f"{type(self).__name__}: average={self._averaged!r} differs from the "
-                "state being continued; call fit to start again."
+        # The call keeps what it can change in place (the rows of a continued state
+        # its epochs can write) to put the estimator back should it fail.
+        with self._all_or_nothing() as rollback:
+            X, y, first_call, weights = self._begin_call(
+                X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
             )
-        targets = engine.encode_targets(y)
-        if first_call:
-            self._lifecycle = engine.new_state(X.shape[1])
-            self.history_ = []
-        if first_call or not incremental:
-            # Every fit draws its shuffles afresh from random_state, warm started or
-            # not; partial_fit goes on drawing from its first call's generator.
-            self.random_state_ = _input.check_random_state(self.random_state)
-        state = self._state
-        assert state is not None  # set by this first call or an earlier one
-        rng = self.random_state_
+            engine = self._engine()
+            if (
+                not first_call
+                and self._state is not None
+                and self._state.averaged != self._averaged
+            ):
+                raise ValueError(
+                    f"{type(self).__name__}: average={self._averaged!r} differs from the "
+                    "state being continued; call fit to start again."
+                )
+            targets = engine.encode_targets(y)
+            if first_call:
+                self._lifecycle = engine.new_state(X.shape[1])
+                self.history_ = []
+            if first_call or not incremental:
+                # Every fit draws its shuffles afresh from random_state, warm started or
+                # not; partial_fit goes on drawing from its first call's generator.
+                self.random_state_ = _input.check_random_state(self.random_state)
+            state = self._state
+            assert state is not None  # set by this first call or an earlier one
+            rng = self.random_state_
+            written = engine.rows_written(X, state.weights.shape[0])
+            if not first_call:  # a new state is put back by forgetting it
+                rollback.keep(state.saved(written))
 
-        train_rows = np.arange(X.shape[0])
-        fraction = engine.validation_fraction
-        if not incremental and validation is None and fraction is not None:
-            train_rows, rows = hold_out(X.shape[0], fraction, targets, rng)
-            validation = (X[rows], y[rows])
-            if weights is not None:
-                validation += (weights[rows],)
-        slack = engine.new_slack(state, X.shape[0])
-        if not incremental and engine.delta > 0:
-            # fit's examples keep their Δ features over its epochs and, with warm_start,
-            # over later fits on as many examples.
-            assert isinstance(state, PerceptronState)  # only perceptrons have delta
-            if state.slack is None or state.slack.shape[0] != X.shape[0]:
+            train_rows = np.arange(X.shape[0])
+            fraction = engine.validation_fraction
+            if not incremental and validation is None and fraction is not None:
+                train_rows, rows = hold_out(X.shape[0], fraction, targets, rng)
+                validation = (X[rows], y[rows])
+                if weights is not None:
+                    validation += (weights[rows],)
+            slack = engine.new_slack(state, X.shape[0])
+            if not incremental and engine.delta > 0:
+                # fit's examples keep their Δ features over its epochs and, with warm_start,
+                # over later fits on as many examples: a copy, so that the state's own stay
+                # as they were should this call fail.
+                assert isinstance(state, PerceptronState)  # only perceptrons have delta
+                if state.slack is not None and state.slack.shape[0] == X.shape[0]:
+                    slack = state.slack.copy()
                 state.slack = slack
-            slack = state.slack
 
-        self.n_iter_ = 0
-        model_rows = _rows_to_publish(state, X, fresh=first_call)
-        epochs_of = _SerialEpochs(
-            self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
-        )
-        yield from run_epochs(
-            epochs_of,
-            max_epochs=epochs,
-            history=self.history_,
-            name=type(self).__name__,
-            describe=engine.describe,
-            verbose=bool(self.verbose),
-            stopping=engine.stopping() if not incremental else None,
-            validation=validation,
-            publish_each_epoch=publish_each_epoch,
-        )
+            self.n_iter_ = 0
+            model_rows = _rows_to_publish(state, X, fresh=first_call)
+            epochs_of = _SerialEpochs(
+                self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
+            )
+            epochs_of.written = written
+            yield from run_epochs(
+                epochs_of,
+                max_epochs=epochs,
+                history=self.history_,
+                name=type(self).__name__,
+                describe=engine.describe,
+                verbose=bool(self.verbose),
+                stopping=engine.stopping() if not incremental else None,
+                validation=validation,
+                publish_each_epoch=publish_each_epoch,
+            )
 
 
 def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | None:
@@ -327,7 +347,10 @@ def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | 
 class _SerialEpochs:
     """An in-memory fit's epochs (:class:`perceptrons._engine.Epochs`): the engine's
     compiled epoch over the training rows, shuffled afresh each epoch; the model is
-    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row)."""
+    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row).
+    ``written``: the rows the epochs can write (None: any), the only ones checked."""
+
+    written: np.ndarray | None = None
 
     def __init__(
         self,
@@ -363,10 +386,8 @@ class _SerialEpochs:
         )
 
     def is_finite(self) -> bool:
-        return self.state.is_finite()
-
-    def forget(self) -> None:
-        self.estimator._forget()
+        # Only where the epochs can have written (the state was finite before them).
+        return self.state.is_finite(self.written)
 
     def publish(self, n_iter: int) -> None:
         self.estimator.n_iter_ = n_iter

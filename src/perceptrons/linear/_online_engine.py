@@ -54,6 +54,9 @@ class LinearConfig:
     logs_updates: bool
     #: Whether every epoch changes every weight (a prior that decays them all).
     dense_changes: bool
+    #: Whether an epoch writes only the weight rows of its examples' features and the
+    #: last rows every example reads (see :meth:`LinearEngine.rows_written`).
+    example_rows_only: bool
     delta: float
     early_stopping: bool
     n_iter_no_change: int
@@ -231,9 +234,6 @@ class LinearEngine:
     def publish(self, n_iter: int) -> None:
         self.publish_state(self.estimator._state, n_iter)
 
-    def forget(self) -> None:
-        self.estimator._forget()
-
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator
@@ -283,6 +283,16 @@ class LinearEngine:
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
+
+    def rows_written(self, X: Any, n_rows: int) -> np.ndarray | None:
+        """The rows of the features of ``X``'s examples and the last rows every example
+        reads (:meth:`example_rows`), when the rule's epoch writes nowhere else and the
+        input names its features (sparse rows, a tagger's tokens); else None."""
+        rows, fixed = self.example_rows(X)
+        if not self.config.example_rows_only or not isinstance(rows, tuple):
+            return None
+        _, indices, indptr = rows
+        return sorted_union(indices[: indptr[-1]], np.arange(n_rows - fixed, n_rows))
 
     def example_rows(self, X: Any) -> tuple[Any, int]:
         """The input as :func:`perceptrons._kernels.mixing.rows_of_examples` takes it

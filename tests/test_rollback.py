@@ -11,9 +11,6 @@ parameter mixing are calls like any other.
 
 from __future__ import annotations
 
-import io
-import json
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +20,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
+from fingerprints import fingerprint
 from perceptrons import (
     AveragedPerceptron,
     BernoulliNaiveBayes,
@@ -34,7 +32,6 @@ from perceptrons import (
     SequenceTagger,
     TextFeaturizer,
     VotedPerceptron,
-    save,
 )
 from perceptrons.linear._update_rules import RULES
 
@@ -119,42 +116,6 @@ def _batches(case: Case):
     return X, y, later, later_y
 
 
-def _comparable(value: Any) -> Any:
-    """``value`` as plain values that compare bit for bit (arrays as their bytes)."""
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if sp.issparse(value):
-        value = sp.csr_matrix(value)
-        return ("sparse", value.shape, *map(_comparable, (value.data, value.indices, value.indptr)))
-    if isinstance(value, np.random.RandomState):
-        return ("generator", _comparable(list(value.get_state())))
-    if isinstance(value, list | tuple):
-        return tuple(_comparable(item) for item in value)
-    if isinstance(value, dict):
-        return tuple(sorted((str(k), _comparable(v)) for k, v in value.items()))
-    if value is None or isinstance(value, bool | int | float | str | np.generic):
-        return value
-    return type(value).__name__  # an object of its own: the model file holds its state
-
-
-def _fingerprint(model: Any, tmp_path) -> dict[str, Any]:
-    """Everything the estimator holds: its model file's arrays and metadata (but the
-    time it was written and the checksum over it), its public fitted attributes and
-    its generator."""
-    path = save(model, tmp_path / "fingerprint.npz")
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    meta = json.loads(np.load(io.BytesIO(members.pop("__meta__.npy"))).tobytes())
-    for volatile in ("created", "sha256"):
-        meta.pop(volatile, None)
-    fitted = {
-        name: _comparable(value)
-        for name, value in vars(model).items()
-        if name.endswith("_") and not name.startswith("_")
-    }
-    return {"members": members, "meta": meta, "fitted": fitted}
-
-
 # ------------------------------------------------------------- how a call is refused
 class Interrupted(BaseException):
     """Stands for an interrupt (KeyboardInterrupt) in the middle of a call."""
@@ -209,14 +170,14 @@ def test_a_refused_batch_leaves_the_model_as_it_was(name, kind, tmp_path, monkey
     case = CASES[name]
     X, y, later, later_y = _batches(case)
     model = _fresh(case).partial_fit(X, y, classes=CLASSES)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     _refuse(kind, case, model, later, later_y, monkeypatch)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
     # It trains on exactly as a twin that never saw the refused batch.
     twin = _fresh(case).partial_fit(X, y, classes=CLASSES)
     model.partial_fit(later, later_y)
     twin.partial_fit(later, later_y)
-    assert _fingerprint(model, tmp_path) == _fingerprint(twin, tmp_path)
+    assert fingerprint(model, tmp_path) == fingerprint(twin, tmp_path)
 
 
 @pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # gamma="scale" of huge X
@@ -240,12 +201,12 @@ def _named(make: Callable[[], Any], tmp_path, huge: float = 1e300) -> None:
     non-finite scores; the estimator must not become unfitted."""
     X, y, later, later_y = _data()
     model = make().partial_fit(X, y, classes=CLASSES)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     predicted = model.predict(X)
     with pytest.raises(ValueError, match="non-finite"):
         model.partial_fit(_overflowing(later, huge), later_y)
     np.testing.assert_array_equal(model.predict(X), predicted)  # not a NotFittedError
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
 
 
 def test_budget_perceptron_with_a_polynomial_kernel_keeps_its_model(tmp_path):
@@ -292,15 +253,15 @@ def test_an_epoch_writes_a_state_only_where_the_engine_says(name):
 def test_a_warm_started_fit_that_fails_leaves_the_model_as_it_was(tmp_path):
     X, y, later, later_y = _data()
     model = AveragedPerceptron(warm_start=True, delta=0.5, random_state=0).fit(X, y)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     with pytest.raises(ValueError, match="non-finite"):
         model.fit(_overflowing(later), later_y)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
     model.set_params(warm_start=False)  # a fresh fit keeps the model it replaces too
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     with pytest.raises(ValueError, match="non-finite"):
         model.fit(_overflowing(later), later_y)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
 
 
 def test_fit_epochs_left_early_keeps_the_epochs_trained(tmp_path):
@@ -315,7 +276,7 @@ def test_fit_epochs_left_early_keeps_the_epochs_trained(tmp_path):
 def test_an_interrupted_fit_epochs_leaves_the_model_before_it(tmp_path):
     X, y, _, _ = _data()
     model = AveragedPerceptron(max_epochs=5, random_state=0).fit(X, y)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
 
     def progress(n_examples):
         raise Interrupted
@@ -323,13 +284,13 @@ def test_an_interrupted_fit_epochs_leaves_the_model_before_it(tmp_path):
     with pytest.raises(Interrupted):
         for _ in model.fit_epochs(X * 2, y, progress=progress):
             pass
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
 
 
 def test_a_batch_fit_that_fails_leaves_the_model_as_it_was(tmp_path, monkeypatch):
     X, y, _, _ = _data()
     model = LogisticRegressionBatch().fit(X, y)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     calls = []
     publish = LogisticRegressionBatch._publish
 
@@ -342,7 +303,7 @@ def test_a_batch_fit_that_fails_leaves_the_model_as_it_was(tmp_path, monkeypatch
     monkeypatch.setattr(LogisticRegressionBatch, "_publish", fail_later)
     with pytest.raises(Interrupted):
         model.fit(X * 3, y)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
 
 
 def test_a_tagger_batch_refused_for_memory_leaves_the_tagger_as_it_was(tmp_path, monkeypatch):
@@ -350,17 +311,17 @@ def test_a_tagger_batch_refused_for_memory_leaves_the_tagger_as_it_was(tmp_path,
     tags = [["DT", "NN", "VBZ", "."]] * 20
     tagger = SequenceTagger(max_epochs=2, random_state=0).fit(words, tags)
     tagger.partial_fit(words, tags)
-    before = _fingerprint(tagger, tmp_path)
+    before = fingerprint(tagger, tmp_path)
     long_sentence = [["the", "dog", "barks", "."] * 5000]
     monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "64K")  # the Viterbi tables' limit
     with pytest.raises(MemoryError, match="Viterbi") as refused:
         tagger.partial_fit(words + long_sentence, [*tags, ["DT", "NN", "VBZ", "."] * 5000])
     assert "\n" not in str(refused.value)
     monkeypatch.delenv("PERCEPTRONS_MEMORY_LIMIT")
-    assert _fingerprint(tagger, tmp_path) == before
+    assert fingerprint(tagger, tmp_path) == before
     with pytest.raises(ValueError, match="never declared"):
         tagger.partial_fit(words, [["DT", "NN", "VBZ", "XX"]] * 20)
-    assert _fingerprint(tagger, tmp_path) == before
+    assert fingerprint(tagger, tmp_path) == before
 
 
 def test_a_hashing_featurizer_stopped_half_way_keeps_its_names():
@@ -392,10 +353,10 @@ def test_a_stream_that_fails_leaves_the_model_as_it_was(tmp_path):
     path = tmp_path / "bad.svm"
     path.write_text("\n".join(lines) + "\n")
     model = AveragedPerceptron(random_state=0).partial_fit(X, y, classes=CLASSES)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     with pytest.raises(ValueError, match="non-finite"):
         fit_stream(model, path, classes=CLASSES, n_features=12, zero_based=False, chunk_size=5)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before
 
 
 def test_parameter_mixing_that_fails_leaves_the_model_as_it_was(tmp_path):
@@ -403,8 +364,8 @@ def test_parameter_mixing_that_fails_leaves_the_model_as_it_was(tmp_path):
 
     X, y, later, later_y = _data()
     model = AveragedPerceptron(random_state=0).fit(X, y)
-    before = _fingerprint(model, tmp_path)
+    before = fingerprint(model, tmp_path)
     bad = sp.vstack([_overflowing(later)] * 2).tocsr()
     with pytest.raises(ValueError, match="non-finite"):
         mix_threads(model, bad, np.concatenate([later_y] * 2), n_shards=2)
-    assert _fingerprint(model, tmp_path) == before
+    assert fingerprint(model, tmp_path) == before

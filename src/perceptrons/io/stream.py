@@ -356,6 +356,11 @@ def fit_stream(
     memory; not with a ``shuffle_window``). Any other estimator is trained with its
     ``partial_fit``.
 
+    A stream that fails (a bad line, an overflow, an interrupt) leaves an estimator of
+    this package as it was before the call: what it trains in place is copied once at
+    the start (the whole training state of a model being continued; nothing for a
+    first training). Another estimator is left as its ``partial_fit`` leaves it.
+
     A chunk with importance weights (a ``vw`` file, see
     the ``sample_weight`` of :class:`~perceptrons.io.formats.LabeledData`) is trained with
     ``estimator.partial_fit(X, y, classes=..., sample_weight=w)``; a chunk without

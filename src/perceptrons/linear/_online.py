@@ -468,9 +468,9 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         Raises
         ------
         ValueError
-            On invalid input (the model is then untouched) and when the weights
-            overflow to inf or NaN during training (the estimator is then left
-            unfitted: there is no trustworthy model to keep).
+            On invalid input and when the weights or scores overflow to inf or NaN
+            during training. Whatever it raises, a call leaves the estimator as it
+            was before it (unfitted, before a first one).
         """
         for _ in self._fit(
             X, y, progress=None, publish_each_epoch=False, sample_weight=sample_weight
@@ -546,7 +546,9 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
         An averaged model stays the exact mean over every example seen by every ``fit``
-        and ``partial_fit`` call.
+        and ``partial_fit`` call. A call is all or nothing: one that raises (a refused
+        batch, scores that overflow, an interrupt) leaves the model, its training
+        state, ``history_`` and generator exactly as they were.
 
         Parameters
         ----------

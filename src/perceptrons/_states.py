@@ -189,11 +189,14 @@ class TrainingState:
     def _written(self, rows: np.ndarray | None) -> list[tuple[np.ndarray, Any]]:
         """Each array of :meth:`in_place` (not an empty one) and the index of what epochs
         may write in it when they write only at the weight rows ``rows`` (None: any)."""
-        parts = []
+        parts: list[tuple[np.ndarray, Any]] = []
         for array, axis in self.in_place():
-            if array.size:
-                whole = rows is None or axis is None
-                parts.append((array, Ellipsis if whole else (slice(None),) * axis + (rows,)))
+            if not array.size:
+                continue
+            if rows is None or axis is None:
+                parts.append((array, Ellipsis))
+            else:
+                parts.append((array, (slice(None),) * axis + (rows,)))
         return parts
 
     def saved(self, rows: np.ndarray | None = None) -> Callable[[], None]:

@@ -266,9 +266,9 @@ class VotedTraining(IncrementalClassifier):
         if self._is_first_call():
             return super()._saved_model(X)
         assert self._support is not None
-        stores = [self._support, self._updates, self._update_weights]
-        undo = [store.saved() for store in stores if store is not None]
-        undo.append(self._alpha.saved(rows=True))
+        undo = [self._support.saved(), self._updates.saved(), self._alpha.saved(rows=True)]
+        if self._update_weights is not None:
+            undo.append(self._update_weights.saved())
         bias, bias_kept = self._bias, self._bias.copy()
         weights: tuple[np.ndarray, Any, np.ndarray] | None = None
         if self._primal:

@@ -96,9 +96,7 @@ class OnlineLearner(Trainable):
 
     @property
     def _example_rows_only(self) -> bool:
-        """Whether an epoch writes the state only at the weight rows of its examples'
-        features and the last rows every example reads (the intercept's): a training
-        call then keeps only those rows to put the state back should it fail."""
+        """Whether an epoch writes only its examples' feature rows and the intercept's."""
         return not self._dense_changes
 
     @property
@@ -174,13 +172,8 @@ class OnlineLearner(Trainable):
         return self._state is None
 
     def _saved_model(self, X: Any = None) -> Callable[[], None]:
-        """The training state as it is now: only the rows epochs over ``X`` can write
-        (:meth:`perceptrons._states.TrainingState.saved`), or all of it."""
-        state = self._state
-        if state is None:
-            return super()._saved_model(X)
-        written = None if X is None else self._engine().rows_written(X, state.weights.shape[0])
-        return state.saved(written)
+        state = self._state  # whole: a call over known data keeps fewer rows (_partial_fit)
+        return super()._saved_model(X) if state is None else state.saved()
 
     def _option(self, name: str) -> Any:
         """A training option: the member's parameter, or its value when it has none."""
@@ -247,8 +240,8 @@ class OnlineLearner(Trainable):
 
         ``incremental`` (``partial_fit``): one call is one batch of new examples, so the
         Δ features start from zero and early stopping does not apply. ``reset``
-        (``fit`` without ``warm_start``): start from zero weights. The trained model
-        changes only once every check has passed. Each example weighs
+        (``fit`` without ``warm_start``): start from zero weights. A call that raises
+        leaves the estimator as it was (``_all_or_nothing``). Each example weighs
         ``sample_weight[i] * class_weight[y_i]`` (validated once, here).
 
         ``validation``: held-out ``(X, y)`` given by the caller (a development set), scored
@@ -256,18 +249,13 @@ class OnlineLearner(Trainable):
         ``early_stopping``, used instead of splitting off ``validation_fraction`` of the
         training data.
         """
-        # The call keeps what it can change in place (the rows of a continued state
-        # its epochs can write) to put the estimator back should it fail.
-        with self._all_or_nothing() as rollback:
+        with self._all_or_nothing() as rollback:  # keeps what the epochs write in place
             X, y, first_call, weights = self._begin_call(
                 X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
             )
             engine = self._engine()
-            if (
-                not first_call
-                and self._state is not None
-                and self._state.averaged != self._averaged
-            ):
+            continued = None if first_call else self._state
+            if continued is not None and continued.averaged != self._averaged:
                 raise ValueError(
                     f"{type(self).__name__}: average={self._averaged!r} differs from the "
                     "state being continued; call fit to start again."
@@ -297,8 +285,7 @@ class OnlineLearner(Trainable):
             slack = engine.new_slack(state, X.shape[0])
             if not incremental and engine.delta > 0:
                 # fit's examples keep their Δ features over its epochs and, with warm_start,
-                # over later fits on as many examples: a copy, so that the state's own stay
-                # as they were should this call fail.
+                # over later fits on as many examples (a copy: the state's stay as they were).
                 assert isinstance(state, PerceptronState)  # only perceptrons have delta
                 if state.slack is not None and state.slack.shape[0] == X.shape[0]:
                     slack = state.slack.copy()
@@ -347,10 +334,9 @@ def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | 
 class _SerialEpochs:
     """An in-memory fit's epochs (:class:`perceptrons._engine.Epochs`): the engine's
     compiled epoch over the training rows, shuffled afresh each epoch; the model is
-    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row).
-    ``written``: the rows the epochs can write (None: any), the only ones checked."""
+    published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row)."""
 
-    written: np.ndarray | None = None
+    written: np.ndarray | None = None  # the rows the epochs can write (None: any)
 
     def __init__(
         self,
@@ -546,9 +532,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
         An averaged model stays the exact mean over every example seen by every ``fit``
-        and ``partial_fit`` call. A call is all or nothing: one that raises (a refused
-        batch, scores that overflow, an interrupt) leaves the model, its training
-        state, ``history_`` and generator exactly as they were.
+        and ``partial_fit`` call. A call that raises leaves everything as it was.
 
         Parameters
         ----------

@@ -39,11 +39,12 @@ CLASSES = [0, 1, 2]
 
 
 def _data() -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix, np.ndarray]:
-    """A first batch over 12 features, and a later good batch over the first 6 only
-    (so that the rows of the other 6 hold weights the later epochs must not touch)."""
+    """A first batch over 60 features, and a later batch over the first 6 only, fewer
+    entries than the model has rows: a call keeps only the rows its epochs can write,
+    and the other rows hold weights those epochs must not touch."""
     rng = np.random.RandomState(0)
-    X = rng.normal(size=(48, 12))
-    X[rng.random_sample(X.shape) < 0.4] = 0.0
+    X = rng.normal(size=(48, 60))
+    X[rng.random_sample(X.shape) < np.where(np.arange(60) < 6, 0.4, 0.85)] = 0.0
     y = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(48, 3)), axis=1)
     later = X[40:].copy()
     later[:, 6:] = 0.0
@@ -65,6 +66,7 @@ class Case:
     make: Callable[[], Any]
     counts: bool = False  # naive Bayes' non-negative counts
     overflows: bool = True  # whether a batch of huge features is refused as non-finite
+    later_params: dict[str, Any] | None = None  # set before the later batches
 
 
 def _cases() -> dict[str, Case]:
@@ -78,13 +80,19 @@ def _cases() -> dict[str, Case]:
     cases.update(
         {
             "perceptron": Case(Perceptron),
+            # New constants make RDA's next epoch recompute every weight.
+            "averaged-ada-rda-new-constants": Case(
+                lambda: AveragedPerceptron(update="ada-rda"),
+                later_params={"update_params": {"eta": 0.5}},
+            ),
             # L1's shrinking brings every weight up to date at the end of an epoch.
             "perceptron-ada-fobos-l1": Case(
                 lambda: Perceptron(update="ada-fobos", update_params={"l1": 0.01})
             ),
             "logistic": Case(lambda: LogisticRegressionSGD(average=True)),
-            # A decay that rescales every weight within the batch (learning_rate * l2).
-            "logistic-l2": Case(lambda: LogisticRegressionSGD(learning_rate=1.0, l2=0.5)),
+            # A decay (learning_rate * l2) that rescales every weight once every 7
+            # examples: twice within the later batch.
+            "logistic-l2": Case(lambda: LogisticRegressionSGD(learning_rate=1.0, l2=0.95)),
             "voted-linear": Case(VotedPerceptron),
             "voted-linear-ovr": Case(lambda: VotedPerceptron(multiclass="ovr")),
             "voted-poly": Case(lambda: VotedPerceptron(kernel="poly", degree=2)),
@@ -107,6 +115,12 @@ def _fresh(case: Case) -> Any:
     if "random_state" in model.get_params():
         model.set_params(random_state=0)
     return model
+
+
+def _trained(case: Case, X, y) -> Any:
+    """The estimator after its first batch, set for the later ones."""
+    model = _fresh(case).partial_fit(X, y, classes=CLASSES)
+    return model.set_params(**(case.later_params or {}))
 
 
 def _batches(case: Case):
@@ -169,12 +183,12 @@ KINDS = ["overflow", "bad-input", "interrupt", "memory"]
 def test_a_refused_batch_leaves_the_model_as_it_was(name, kind, tmp_path, monkeypatch):
     case = CASES[name]
     X, y, later, later_y = _batches(case)
-    model = _fresh(case).partial_fit(X, y, classes=CLASSES)
+    model = _trained(case, X, y)
     before = fingerprint(model, tmp_path)
     _refuse(kind, case, model, later, later_y, monkeypatch)
     assert fingerprint(model, tmp_path) == before
     # It trains on exactly as a twin that never saw the refused batch.
-    twin = _fresh(case).partial_fit(X, y, classes=CLASSES)
+    twin = _trained(case, X, y)
     model.partial_fit(later, later_y)
     twin.partial_fit(later, later_y)
     assert fingerprint(model, tmp_path) == fingerprint(twin, tmp_path)
@@ -235,7 +249,7 @@ def test_an_epoch_writes_a_state_only_where_the_engine_says(name):
     in -- what lets a hashed model's call keep a few rows rather than ``2**20``."""
     case = CASES[name]
     X, y, later, later_y = _batches(case)
-    model = _fresh(case).partial_fit(X, y, classes=CLASSES)
+    model = _trained(case, X, y)
     state = model._state
     written = model._engine().rows_written(later, state.weights.shape[0])
     if written is None:
@@ -355,7 +369,7 @@ def test_a_stream_that_fails_leaves_the_model_as_it_was(tmp_path):
     model = AveragedPerceptron(random_state=0).partial_fit(X, y, classes=CLASSES)
     before = fingerprint(model, tmp_path)
     with pytest.raises(ValueError, match="non-finite"):
-        fit_stream(model, path, classes=CLASSES, n_features=12, zero_based=False, chunk_size=5)
+        fit_stream(model, path, classes=CLASSES, n_features=60, zero_based=False, chunk_size=5)
     assert fingerprint(model, tmp_path) == before
 
 

@@ -165,11 +165,12 @@ class Engine(StateCodec, Protocol):
         """Zero Δ weights for ``n_samples`` examples (empty without the Δ trick)."""
         ...
 
-    def rows_written(self, X: Any, n_rows: int) -> np.ndarray | None:
-        """The sorted weight rows (of ``n_rows``) that epochs over the examples of ``X``
-        can write -- of the weights, the average and per-row statistics -- or None when
-        they can write any (dense input, or a rule whose epoch rescales or decays every
-        weight): what a training call keeps to put the state back
+    def rows_written(self, X: Any, state: TrainingState, weight: float) -> np.ndarray | None:
+        """The sorted rows of ``state`` that epochs over the examples of ``X`` (weighing
+        ``weight`` in all, over the epochs) can write -- of the weights, the average
+        and per-row statistics -- or None when they can write any (dense input, or a
+        rule whose epochs rescale every weight): what a training call keeps to put the
+        state back
         (:meth:`perceptrons._states.TrainingState.saved`)."""
         ...
 

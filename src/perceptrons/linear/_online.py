@@ -94,9 +94,8 @@ class OnlineLearner(Trainable):
         """Whether every epoch changes every weight (a prior that decays them all)."""
         return False
 
-    @property
-    def _example_rows_only(self) -> bool:
-        """Whether an epoch writes only its examples' feature rows and the intercept's."""
+    def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
+        """Whether epochs over examples weighing ``weight`` write only their rows."""
         return not self._dense_changes
 
     @property
@@ -271,7 +270,8 @@ class OnlineLearner(Trainable):
             state = self._state
             assert state is not None  # set by this first call or an earlier one
             rng = self.random_state_
-            written = engine.rows_written(X, state.weights.shape[0])
+            seen = X.shape[0] if weights is None else float(weights.sum())
+            written = engine.rows_written(X, state, epochs * seen)
             if not first_call:  # a new state is put back by forgetting it
                 rollback.keep(state.saved(written))
 

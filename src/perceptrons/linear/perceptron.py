@@ -103,8 +103,7 @@ class PerceptronRules(OnlineLinearClassifier):
             return PerceptronState  # (an unknown rule is refused by _check_params)
         return self._resolved_rule().state_class
 
-    @property
-    def _example_rows_only(self) -> bool:
+    def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
         """Whether the rule's epoch writes only the rows of its examples' features (and
         the intercept's): not ROMMA's and ALMA's rescaling of every weight, a full
         covariance's update (``Σx`` reaches every feature seen before), ada-rda's

@@ -211,6 +211,19 @@ def test_a_first_call_that_fails_leaves_the_estimator_unfitted(name, kind, monke
         model.predict(later)
 
 
+@pytest.mark.parametrize(
+    "make", [AveragedPerceptron, lambda: BudgetPerceptron(budget=2000), MultinomialNaiveBayes]
+)
+def test_a_first_call_refused_for_memory_leaves_the_estimator_unfitted(make, monkeypatch):
+    model = make()
+    untrained = dict(vars(model))
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "64K")
+    with pytest.raises(MemoryError) as refused:
+        model.partial_fit(np.ones((4, 2000)), [0, 1, 2, 0], classes=CLASSES)
+    assert "\n" not in str(refused.value)
+    assert vars(model).keys() == untrained.keys()
+
+
 # ------------------------------------------------------------------- the named cases
 def _named(make: Callable[[], Any], tmp_path, huge: float = 1e300) -> None:
     """The cases of the report that found the defect: fitted, then a batch refused for

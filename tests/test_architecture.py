@@ -253,9 +253,9 @@ linear: _lazy.lazy_attributes
 linear._families: _kernels.adagrad _kernels.confidence _kernels.first_order _kernels.perceptron
     _kernels.romma _kernels.second_order _states.AlmaState _states.PerceptronState
     _states.RommaState _states.TrainingState _states.adaptive_state
-linear._online: _base.INPUT_RECORDS _base.IncrementalClassifier _base.Trainable _engine.Engine
-    _engine.hold_out _engine.run_epochs _input _linear.SparseCoefMixin _linear.linear_scores
-    _params _states.CompactState _states.Frozen _states.PerceptronState _states.TrainingState
+linear._online: _base.IncrementalClassifier _base.Trainable _engine.Engine _engine.hold_out
+    _engine.run_epochs _input _linear.SparseCoefMixin _linear.linear_scores _params
+    _states.CompactState _states.Frozen _states.PerceptronState _states.TrainingState
     _validation
 linear._online_engine: _checked _engine.Stopping _engine.check_statistic _input
     _memory.check_training_state _states.AdaptiveState _states.CompactState _states.Frozen

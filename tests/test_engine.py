@@ -182,7 +182,7 @@ class _FakeEpochs:
 
     def __init__(self, mistakes, scores=None, finite_until=None):
         self.mistakes, self.scores, self.finite_until = mistakes, scores, finite_until
-        self.published, self.forgotten, self.ran = [], False, 0
+        self.published, self.ran = [], 0
 
     def run_epoch(self, epoch):
         self.ran = epoch
@@ -190,9 +190,6 @@ class _FakeEpochs:
 
     def is_finite(self):
         return self.finite_until is None or self.ran <= self.finite_until
-
-    def forget(self):
-        self.forgotten = True
 
     def publish(self, n_iter):
         self.published.append(n_iter)
@@ -239,10 +236,12 @@ def test_the_loop_follows_the_held_out_score_with_patience():
     assert epochs.published == [1, 2, 3, 4, 5]  # scored: the model is formed each epoch
 
 
-def test_the_loop_unfits_a_model_that_overflowed():
+def test_the_loop_stops_at_a_model_that_overflowed():
+    # The estimator's call puts it back as it was (tests/test_rollback.py): the loop
+    # only stops, before publishing the overflowed model.
     from perceptrons._engine import run_epochs
 
     epochs, history = _FakeEpochs([1, 1, 1], finite_until=1), []
     with pytest.raises(ValueError, match=r"Fake: weights became non-finite .* in epoch 2"):
         list(run_epochs(epochs, max_epochs=3, history=history, name="Fake"))
-    assert epochs.forgotten and len(history) == 1
+    assert epochs.ran == 2 and epochs.published == [1] and len(history) == 1

@@ -397,3 +397,56 @@ def test_mutated_model_files_export_cleanly_or_not_at_all():
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the export fuzz loop hung (over {exc.timeout} s)")
     assert done.returncode == 0, f"export fuzz failed:\n{done.stdout}\n{done.stderr[-8000:]}"
+
+
+def test_a_refused_partial_fit_leaves_every_model_as_it_was(tmp_path):
+    """Batches of huge, tiny and mixed features (and unknown labels) given to
+    ``partial_fit`` of every kind of model file: a refused batch (scores or weights that
+    overflow, bad input, a model that cannot go on) raises a one-line ``ValueError`` and
+    leaves the model bit for bit as it was (tests/test_rollback.py's fingerprint).
+    In-process: these files are valid, so the kernels' inputs are checked ones."""
+    import numpy as np
+    import scipy.sparse as sp
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from fingerprints import fingerprint
+    from perceptrons import load
+
+    bases = {
+        name: base
+        for name, base in _bases(str(tmp_path)).items()
+        if hasattr(load(base[0]), "partial_fit")
+    }
+    sizes = [1e308, -1e308, 1e300, -1e300, 1e200, 1e160, -1e160, 1e-300, 0.0, 3.0]
+
+    @settings(
+        derandomize=True,
+        deadline=None,
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", "80")),
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.data())
+    def fuzz(data):
+        draw = data.draw
+        name = draw(st.sampled_from(sorted(bases)))
+        path, X, y = bases[name]
+        dense = X.toarray() if sp.issparse(X) else np.array(X, dtype=np.float64)
+        rows = draw(st.lists(st.integers(0, dense.shape[0] - 1), min_size=1, max_size=12))
+        batch, labels = dense[rows], np.asarray(y)[rows]
+        for _ in range(draw(st.integers(0, 6))):
+            row = draw(st.integers(0, len(rows) - 1))
+            column = draw(st.integers(0, dense.shape[1] - 1))
+            batch[row, column] = draw(st.sampled_from(sizes))
+        if draw(st.integers(0, 9)) == 0:
+            labels = labels.copy()
+            labels[0] = 99  # a label the model was not trained on
+        model = load(path)
+        before = fingerprint(model, tmp_path)
+        try:
+            model.partial_fit(sp.csr_matrix(batch) if sp.issparse(X) else batch, labels)
+        except ValueError as exc:
+            assert "\n" not in str(exc), f"{name}: {exc}"
+            assert fingerprint(model, tmp_path) == before, f"{name} changed: {exc}"
+
+    fuzz()

@@ -396,11 +396,14 @@ def test_the_tagger_stops_training_on_scores_that_overflow():
     model = P.SequenceTagger(max_epochs=1, random_state=0).fit(sentences, tags)
     state = model._state
     state.weights[state.weights != 0] = 1e308
+    weights, aux, count = state.weights.copy(), state.aux.copy(), state.count
     with pytest.raises(ValueError) as error:
         model.partial_fit(sentences, [["N", "D"], ["N", "D"]])
     assert "scores became non-finite" in _one_line(error)
-    with pytest.raises(NotFittedError):
-        model.predict(sentences)
+    # The call is refused whole: the state is as it was before it (tests/test_rollback.py).
+    assert model._state is state and state.count == count
+    np.testing.assert_array_equal(state.weights, weights)
+    np.testing.assert_array_equal(state.aux, aux)
 
 
 def test_blocked_prediction_counts_and_numbers_the_rows_of_x(monkeypatch):

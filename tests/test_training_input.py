@@ -152,14 +152,16 @@ def test_weights_that_overflow_stop_fit_and_leave_the_model_unfitted():
     assert model.history_[0]["epoch"] == 1
 
 
-def test_a_fitted_model_that_overflows_in_partial_fit_becomes_unfitted():
+def test_a_fitted_model_that_overflows_in_partial_fit_keeps_its_model():
     X, y = _overflowing()
     model = AveragedPerceptron(random_state=0).fit(np.clip(X, -3, 3), y)
-    with pytest.raises(ValueError, match="non-finite"):
+    coef, history = model.coef_.copy(), list(model.history_)
+    with pytest.raises(ValueError, match="left as it was before this call"):
         model.partial_fit(X, y)
-    _assert_unfitted(model)
-    model.partial_fit(np.clip(X, -3, 3), y)  # a first call again
-    assert np.isfinite(model.coef_).all()
+    np.testing.assert_array_equal(model.coef_, coef)
+    assert model.history_ == history
+    model.partial_fit(np.clip(X, -3, 3), y)  # going on from the model kept
+    assert np.isfinite(model.coef_).all() and len(model.history_) == len(history) + 1
 
 
 def test_fit_epochs_stops_at_the_epoch_that_overflowed():

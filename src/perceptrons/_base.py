@@ -12,11 +12,18 @@ state being trained, the :class:`~perceptrons._states.CompactState` of a model s
 exactly, or :class:`~perceptrons._states.Frozen` for one that predicts but can only be
 trained afresh. :class:`IncrementalClassifier` adds the label bookkeeping of
 ``partial_fit``, sparse input and prediction from ``decision_function``.
+
+Every training call (``fit``, ``partial_fit``, a stream, parameter mixing) runs in
+:meth:`Trainable._all_or_nothing`: a call that raises -- refused input, a score or weight
+that overflowed, a memory refusal, an interrupt -- leaves the estimator as it was before
+the call, bit for bit (:class:`Rollback`), so that one bad batch never costs a long run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -30,10 +37,67 @@ from perceptrons._states import Frozen
 if TYPE_CHECKING:
     from perceptrons._engine import StateCodec
 
-__all__ = ["IncrementalClassifier", "Trainable"]
+__all__ = ["IncrementalClassifier", "Rollback", "Trainable"]
 
 # What scikit-learn's validate_data records about the input of a first call.
 INPUT_RECORDS = ("n_features_in_", "feature_names_in_")
+
+
+class Rollback:
+    """What puts an estimator back as it was when this was made (see the module).
+
+    Training replaces most of what it changes (a new state, ``coef_``, ``classes_``...):
+    the attributes as they were, by reference, put those back. What it changes in place
+    is kept here too: the content of lists (``history_``) and the state of random
+    generators (``random_state_``, and a ``random_state`` given as a generator), and
+    whatever a member registers with :meth:`keep` (its training state's arrays, as
+    :meth:`perceptrons._states.TrainingState.saved` keeps them: only the rows an epoch
+    can write).
+    """
+
+    def __init__(self, estimator: Any) -> None:
+        self._estimator = estimator
+        self._attributes = dict(vars(estimator))
+        self._undo: list[Callable[[], None]] = []
+        seen: set[int] = set()
+        for value in self._attributes.values():
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if isinstance(value, list):
+                self.keep(_list_restorer(value))
+            elif isinstance(value, np.random.RandomState):
+                self.keep(_generator_restorer(value))
+
+    def keep(self, undo: Callable[[], None]) -> None:
+        """Have :meth:`restore` call ``undo`` (after those kept later: the last first)."""
+        self._undo.append(undo)
+
+    def restore(self) -> None:
+        """Put the estimator back as it was."""
+        for undo in reversed(self._undo):
+            undo()
+        attributes = vars(self._estimator)
+        attributes.clear()
+        attributes.update(self._attributes)
+
+
+def _nothing() -> None:
+    """Nothing to put back."""
+
+
+def _list_restorer(items: list[Any]) -> Callable[[], None]:
+    kept = list(items)
+
+    def undo() -> None:
+        items[:] = kept
+
+    return undo
+
+
+def _generator_restorer(generator: np.random.RandomState) -> Callable[[], None]:
+    kept = generator.get_state()
+    return lambda: generator.set_state(kept)
 
 
 class Trainable:
@@ -117,6 +181,27 @@ class Trainable:
     def _thaw(self) -> None:
         """Forget what kept the last model from training on: a new one starts."""
         self._lifecycle = None
+
+    def _saved_model(self, X: Any = None) -> Callable[[], None]:
+        """What puts back, bit for bit, what a training call over ``X`` (None: any
+        data) would write in place of the model as it is now -- a member's continued
+        training state; nothing by default (training makes new arrays)."""
+        return _nothing
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self) -> Iterator[Rollback]:
+        """Run one training call: should it raise anything (an interrupt too), the
+        estimator is put back as it was before it (see :class:`Rollback`; a member
+        registers with it what it trains in place). A generator closed by its caller
+        (who left a ``fit_epochs`` loop) keeps the model trained so far."""
+        rollback = Rollback(self)
+        try:
+            yield rollback
+        except GeneratorExit:
+            raise
+        except BaseException:
+            rollback.restore()
+            raise
 
 
 class IncrementalClassifier(Trainable):

@@ -154,9 +154,6 @@ class Engine(StateCodec, Protocol):
     def publish(self, n_iter: int) -> None:
         """Form the published model from the training state, after ``n_iter`` epochs."""
 
-    def forget(self) -> None:
-        """Leave the estimator unfitted (its training state overflowed)."""
-
     def encode_targets(self, labels: Any) -> Any:
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
         ...
@@ -173,6 +170,15 @@ class Engine(StateCodec, Protocol):
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         """Zero Δ weights for ``n_samples`` examples (empty without the Δ trick)."""
+        ...
+
+    def rows_written(self, X: Any, state: TrainingState, weight: float) -> np.ndarray | None:
+        """The sorted rows of ``state`` that epochs over the examples of ``X`` (weighing
+        ``weight`` in all, over the epochs) can write -- of the weights, the average
+        and per-row statistics -- or None when they can write any (dense input, or a
+        rule whose epochs rescale every weight): what a training call keeps to put the
+        state back
+        (:meth:`perceptrons._states.TrainingState.saved`)."""
         ...
 
     def example_rows(self, X: Any) -> tuple[Any, int]:
@@ -224,9 +230,6 @@ class Epochs(Protocol):
     def is_finite(self) -> bool:
         """Whether the model is still made of finite numbers."""
         ...
-
-    def forget(self) -> None:
-        """Leave the estimator unfitted (its model overflowed)."""
 
     def publish(self, n_iter: int) -> None:
         """Form the estimator's model (``coef_``...) after ``n_iter`` epochs of this run."""
@@ -335,7 +338,7 @@ def non_finite_message(
         )
     return (
         f"{name}: {what} became non-finite (inf/NaN) in epoch {epoch}: {cause}. The "
-        "estimator is left unfitted (no silently wrong model)."
+        "estimator is left as it was before this call (no silently wrong model)."
     )
 
 
@@ -356,11 +359,12 @@ def run_epochs(
     """The epoch loop: up to ``max_epochs`` epochs of ``epochs``, yielding each record.
 
     After every epoch the model must still be finite: weights that overflowed to inf or
-    NaN stop training with a ValueError and leave the estimator unfitted, rather than a
-    model that predicts garbage; so does a score that overflowed during the epoch (the
-    kernels stop there, :class:`NonFiniteScores`), even when the weights stayed finite,
-    and a published model whose weights give non-finite scores to inputs within the
-    range of its training inputs ([-1, 1] at least).
+    NaN stop training with a ValueError rather than leave a model that predicts garbage
+    (the caller's :meth:`~perceptrons._base.Trainable._all_or_nothing` then puts the
+    estimator back as it was before the call); so does a score that overflowed during
+    the epoch (the kernels stop there, :class:`NonFiniteScores`), even when the weights
+    stayed finite, and a published model whose weights give non-finite scores to inputs
+    within the range of its training inputs ([-1, 1] at least).
     Each record is appended to ``history`` numbered on from its last (``partial_fit``
     adds to the same history; at most :data:`MAX_HISTORY` records are kept, the most
     recent), with the held-out score
@@ -376,7 +380,6 @@ def run_epochs(
     stopping = Stopping(False) if stopping is None else stopping
 
     def overflowed(what: str) -> ValueError:
-        epochs.forget()
         said = cause(what) if cause is not None else None
         return ValueError(non_finite_message(name, epoch, what, said))
 

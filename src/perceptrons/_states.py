@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
@@ -198,9 +199,50 @@ class TrainingState:
         weights = dataclasses.replace(_checked.floats(*shape), by_row=0)
         return {"weights": weights, "aux": dataclasses.replace(_checked.floats(*aux), by_row=0)}
 
-    def is_finite(self) -> bool:
-        """Whether every weight (and the average's bookkeeping) is a finite number."""
-        return all_finite(self.weights) and all_finite(self.aux)
+    def in_place(self) -> list[tuple[np.ndarray, int | None]]:
+        """The arrays the epoch kernels write in place, each with the axis of its weight
+        rows (None: a family's few numbers, or statistics not kept per row)."""
+        return [(self.weights, 0), (self.aux, 0)]
+
+    def _written(self, rows: np.ndarray | None) -> list[tuple[np.ndarray, Any]]:
+        """Each array of :meth:`in_place` (not an empty one) and the index of what epochs
+        may write in it when they write only at the weight rows ``rows`` (None: any)."""
+        parts: list[tuple[np.ndarray, Any]] = []
+        for array, axis in self.in_place():
+            if not array.size:
+                continue
+            if rows is None or axis is None:
+                parts.append((array, Ellipsis))
+            else:
+                parts.append((array, (slice(None),) * axis + (rows,)))
+        return parts
+
+    def saved(self, rows: np.ndarray | None = None) -> Callable[[], None]:
+        """What puts the state back as it is now, bit for bit: for epochs that write
+        only at the weight rows ``rows`` (sorted; those of their examples' features and
+        the intercept's, for a rule whose epoch writes nowhere else), a copy of those
+        rows alone -- not of a hashed model's ``2**20`` -- and of the family's numbers;
+        None: of every array."""
+        fields = dict(vars(self))
+        kept = [
+            (array, index, array.copy() if index is Ellipsis else array[index])
+            for array, index in self._written(rows)
+        ]
+
+        def undo() -> None:
+            for array, index, copy in kept:
+                array[index] = copy
+            # Exactly the fields of then: one set since (input_bound) goes too.
+            vars(self).clear()
+            vars(self).update(fields)
+
+        return undo
+
+    def is_finite(self, rows: np.ndarray | None = None) -> bool:
+        """Whether every weight (the average's bookkeeping, a family's statistics and
+        numbers) is a finite number; only at the weight rows ``rows`` where an epoch
+        that wrote only there could have made one overflow (see :meth:`saved`)."""
+        return all(all_finite(array[index]) for array, index in self._written(rows))
 
 
 def all_finite(array: np.ndarray) -> bool:
@@ -307,8 +349,8 @@ class RommaState(TrainingState):
         plain = {"scale": 1.0, "scale_sum": float(self.count), "sq_norm": float(self.scales[2])}
         return {**super().plain_values(), **plain}
 
-    def is_finite(self) -> bool:
-        return super().is_finite() and all_finite(self.scales)
+    def in_place(self) -> list[tuple[np.ndarray, int | None]]:
+        return [*super().in_place(), (self.scales, None)]
 
     def values(self) -> dict[str, Any]:
         scale, scale_sum, sq_norm = self.scales
@@ -417,8 +459,8 @@ class LogisticState(TrainingState):
         # Unscaled weights: scale 1, and P (the sum of the scales) is the count.
         return {**super().plain_values(), "scale": 1.0, "scale_sum": float(self.count)}
 
-    def is_finite(self) -> bool:
-        return super().is_finite() and bool(np.isfinite(self.scales).all())
+    def in_place(self) -> list[tuple[np.ndarray, int | None]]:
+        return [*super().in_place(), (self.scales, None)]
 
     def values(self) -> dict[str, Any]:
         scale, scale_sum = self.scales
@@ -467,6 +509,8 @@ class AdaptiveState(TrainingState):
     STATS_LOW: ClassVar[float | None] = None
     #: Whether :meth:`model` reads ``stats`` (a lazily scaled state's scales).
     MODEL_READS_STATS: ClassVar[bool] = False
+    #: Whether a diagonal ``stats`` holds one statistic per weight row (not ALMA's).
+    STATS_BY_ROW: ClassVar[bool] = True
 
     def kernel_arguments(self, slack: np.ndarray) -> dict[str, np.ndarray]:
         return {"stats": self.stats, "scalars": self.scalars}
@@ -550,8 +594,11 @@ class AdaptiveState(TrainingState):
         # those rows' (CompactState: statistics by row that start at zero).
         return cls(state.weights, state.aux, state.count, stats, scalars)
 
-    def is_finite(self) -> bool:
-        return super().is_finite() and all_finite(self.stats) and all_finite(self.scalars)
+    def in_place(self) -> list[tuple[np.ndarray, int | None]]:
+        # A diagonal statistic is kept per weight, its rows on the axis after the
+        # statistics'; a full covariance is not kept per row.
+        axis = 1 if self.STATS_BY_ROW and not self.FULL else None
+        return [*super().in_place(), (self.stats, axis), (self.scalars, None)]
 
     #: The arguments of :func:`adaptive_state` that made this class.
     CONFIGURATION: ClassVar[tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]] = ((), ())
@@ -882,6 +929,7 @@ class AlmaState(AdaptiveState):
     ``base=AlmaState``."""
 
     MODEL_READS_STATS = True
+    STATS_BY_ROW = False
 
     @classmethod
     def stats_shape(cls, shape: tuple[int, ...]) -> tuple[int, ...]:

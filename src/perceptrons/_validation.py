@@ -360,8 +360,8 @@ class NonFiniteScores(ValueError):
     """Scores that are, or can be, inf or NaN: a training kernel met one (finite weights
     and features whose products or sums overflow), or a model's weights are so large
     that inputs of moderate size overflow (:func:`check_linear_model`). The epoch loop
-    (:func:`perceptrons._engine.run_epochs`) turns it into its one-line error and leaves
-    the estimator unfitted."""
+    (:func:`perceptrons._engine.run_epochs`) turns it into its one-line error; the call
+    leaves the estimator as it was before it."""
 
 
 class NonFiniteStep(NonFiniteScores):

@@ -359,6 +359,11 @@ def fit_stream(
     memory; not with a ``shuffle_window``). Any other estimator is trained with its
     ``partial_fit``.
 
+    A stream that fails (a bad line, an overflow, an interrupt) leaves an estimator of
+    this package as it was before the call: what it trains in place is copied once at
+    the start (the whole training state of a model being continued; nothing for a
+    first training). Another estimator is left as its ``partial_fit`` leaves it.
+
     A chunk with importance weights (a ``vw`` file, see
     the ``sample_weight`` of :class:`~perceptrons.io.formats.LabeledData`) is trained with
     ``estimator.partial_fit(X, y, classes=..., sample_weight=w)``; a chunk without
@@ -405,22 +410,23 @@ def fit_stream(
     # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
     with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
         try:
-            return _fit_epochs(
-                estimator,
-                name,
-                fmt,
-                options,
-                featurizer,
-                pairs,
-                parsed,
-                epochs=epochs,
-                labels=labels,
-                shuffle_window=shuffle_window,
-                rng=rng,
-                random_state=random_state,
-                progress=progress,
-                on_epoch=on_epoch,
-            )
+            with _all_or_nothing(estimator):
+                return _fit_epochs(
+                    estimator,
+                    name,
+                    fmt,
+                    options,
+                    featurizer,
+                    pairs,
+                    parsed,
+                    epochs=epochs,
+                    labels=labels,
+                    shuffle_window=shuffle_window,
+                    rng=rng,
+                    random_state=random_state,
+                    progress=progress,
+                    on_epoch=on_epoch,
+                )
         finally:
             if parsed is not None:
                 parsed.close()
@@ -515,6 +521,22 @@ def _fit_epochs(
     return report
 
 
+@contextlib.contextmanager
+def _all_or_nothing(estimator: Any) -> Iterator[None]:
+    """A stream that fails leaves an estimator of this package as it was before it
+    (:meth:`~perceptrons._base.Trainable._all_or_nothing`; what it trains in place kept
+    whole, since the rows the chunks reach are not known in advance); another
+    estimator as its own ``partial_fit`` leaves it."""
+    from perceptrons._base import Trainable  # imported with the estimator
+
+    if not isinstance(estimator, Trainable):
+        yield
+        return
+    with estimator._all_or_nothing() as rollback:
+        rollback.keep(estimator._saved_model())
+        yield
+
+
 def _describe(record: dict[str, Any]) -> str:
     return ", ".join(f"{key} {value}" for key, value in record.items() if key != "epoch")
 
@@ -579,9 +601,6 @@ class _ChunkEpochs:
 
     def is_finite(self) -> bool:
         return True  # partial_fit checks its own model
-
-    def forget(self) -> None:
-        pass
 
     def publish(self, n_iter: int) -> None:
         pass  # partial_fit publishes after every chunk
@@ -652,9 +671,6 @@ class _EngineEpochs(_ChunkEpochs):
 
     def is_finite(self) -> bool:
         return self.engine.is_finite()
-
-    def forget(self) -> None:
-        self.engine.forget()
 
     def publish(self, n_iter: int) -> None:
         self.engine.publish(n_iter)

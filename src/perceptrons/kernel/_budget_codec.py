@@ -4,6 +4,7 @@ value read from a file is checked before the compiled loop sees it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,19 @@ class BudgetState:
     @property
     def n_occupied(self) -> int:
         return int(self.counters[0])
+
+    def saved(self) -> Callable[[], None]:
+        """What puts the slots back as they are now, bit for bit (the rules write any
+        of the arrays in place)."""
+        kept = [
+            (value, value.copy()) for value in vars(self).values() if isinstance(value, np.ndarray)
+        ]
+
+        def undo() -> None:
+            for array, copy in kept:
+                array[...] = copy
+
+        return undo
 
     def is_finite(self) -> bool:
         n = self.n_occupied

@@ -177,12 +177,13 @@ def rows_per_block(n_support: int) -> int:
 
 def overflow_error(owner: str, epoch: int) -> ValueError:
     """The error of a training epoch whose kernel values overflowed (inf or NaN): every
-    score would be meaningless, so the estimator is left unfitted."""
+    score would be meaningless, so the call stops (and the estimator is put back as it
+    was before it)."""
     return ValueError(
         f"{owner}: kernel values became non-finite (inf/NaN) in epoch {epoch}: the "
         "features are too large for the kernel; scale the features (e.g. "
-        "StandardScaler/MaxAbsScaler). The estimator is left unfitted (no silently wrong "
-        "model)."
+        "StandardScaler/MaxAbsScaler). The estimator is left as it was before this call "
+        "(no silently wrong model)."
     )
 
 

@@ -3,6 +3,7 @@ training call keeps (see :mod:`perceptrons.voted`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,19 @@ class Growable:
     def view(self) -> np.ndarray:
         return self._data[: self.size]
 
+    def saved(self, rows: bool = False) -> Callable[[], None]:
+        """What puts the array back as it is now: the rows appended later dropped and,
+        with ``rows``, the rows it holds as they are (for an array written in place)."""
+        size = self.size
+        kept = self.view.copy() if rows else None
+
+        def undo() -> None:
+            self.size = size
+            if kept is not None:
+                self._data[:size] = kept
+
+        return undo
+
 
 class SupportStore:
     """The support vectors: rows of X (dense or CSR), or training indices (precomputed)."""
@@ -62,6 +76,18 @@ class SupportStore:
             assert self._dense is not None
             self._dense.append(np.asarray(rows, dtype=np.float64))
         self.size += len(indices)
+
+    def saved(self) -> Callable[[], None]:
+        """What puts the store back as it is now: the vectors appended later dropped."""
+        size, chunks = self.size, list(self._chunks)
+        undo = [store.saved() for store in (self._dense, self._indices) if store is not None]
+
+        def restore() -> None:
+            for step in undo:
+                step()
+            self.size, self._chunks = size, chunks
+
+        return restore
 
     def matrix(self, start: int = 0) -> Any:
         """Support vectors ``start:`` as a matrix (or their training indices)."""

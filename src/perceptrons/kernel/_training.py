@@ -257,11 +257,38 @@ class VotedTraining(IncrementalClassifier):
             arrays.append(self._weights)
         return all(np.isfinite(a).all() for a in arrays)
 
-    def _forget(self) -> None:
-        """Make the estimator unfitted (its model overflowed)."""
-        self._support = None
-        for name in ("classes_", "n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
+    def _saved_model(self, X: Any = None) -> Callable[[], None]:
+        """What puts the model back as it is now after epochs over ``X`` (None: any
+        data): the update sequence and support set cut back to their length, and what
+        the epochs write in place -- the alphas, the bias and the primal weights (of a
+        sparse ``X``, only its features' columns and the intercept's). Attributes the
+        epochs replace are the caller's rollback's."""
+        if self._is_first_call():
+            return super()._saved_model(X)
+        assert self._support is not None
+        undo = [self._support.saved(), self._updates.saved(), self._alpha.saved(rows=True)]
+        if self._update_weights is not None:
+            undo.append(self._update_weights.saved())
+        bias, bias_kept = self._bias, self._bias.copy()
+        weights: tuple[np.ndarray, Any, np.ndarray] | None = None
+        if self._primal:
+            # Native: a row per feature; one-vs-rest: a row per column.
+            index: Any = Ellipsis
+            if X is not None and sp.issparse(X):
+                features = np.unique(X.indices[: X.indptr[-1]])
+                rows = np.append(features, X.shape[1])  # and the intercept's
+                index = rows if self._native else (slice(None), rows)
+            weights = (self._weights, index, self._weights[index].copy())
+
+        def restore() -> None:
+            for step in undo:
+                step()
+            bias[:] = bias_kept
+            if weights is not None:
+                array, where, kept = weights
+                array[where] = kept
+
+        return restore
 
     def _dual_epoch(self, X, targets, order: np.ndarray, call: CallState, progress, weights) -> int:
         """One epoch of the dual perceptron, a block of examples at a time."""
@@ -284,7 +311,6 @@ class VotedTraining(IncrementalClassifier):
             if not (np.isfinite(base).all() and np.isfinite(block_gram).all()):
                 # Overflowing kernel values: every score would be inf or NaN.
                 epoch = epochs_recorded(self.history_) + 1
-                self._forget()
                 raise overflow_error(type(self).__name__, epoch)
             coef = np.zeros((len(rows), n_columns))
             log = np.empty((len(rows) * (1 if self._native else n_columns), 3), dtype=np.int64)
@@ -453,9 +479,6 @@ class VotedEpochs:
 
     def is_finite(self) -> bool:
         return self.estimator._is_finite()
-
-    def forget(self) -> None:
-        self.estimator._forget()
 
     def publish(self, n_iter: int) -> None:
         """Nothing to form: the update sequence is the model, current after every epoch."""

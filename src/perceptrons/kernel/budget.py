@@ -7,7 +7,7 @@ are documented in :mod:`perceptrons.budget`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -113,16 +113,17 @@ class BudgetPerceptron(IncrementalClassifier):
             The fitted estimator.
         """
         self._check_params()
-        backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
-        y = _gram.to_host(y)  # labels too may come as a device's array
-        data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
-        self._start(data)
-        self.random_state_ = _input.check_random_state(self.random_state)
-        self.history_ = []
-        codes = _validation.encode(self.classes_, labels, self)
-        epochs = _BudgetEpochs(self, data, codes, backend)
-        for _ in self._run_epochs(epochs, self.max_epochs):
-            pass
+        with self._all_or_nothing():  # a fit that fails leaves the model before it
+            backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
+            y = _gram.to_host(y)  # labels too may come as a device's array
+            data, labels, _, _ = self._begin_call(X, y, None, incremental=False, reset=True)
+            self._start(data)
+            self.random_state_ = _input.check_random_state(self.random_state)
+            self.history_ = []
+            codes = _validation.encode(self.classes_, labels, self)
+            epochs = _BudgetEpochs(self, data, codes, backend)
+            for _ in self._run_epochs(epochs, self.max_epochs):
+                pass
         return self
 
     def partial_fit(
@@ -146,18 +147,20 @@ class BudgetPerceptron(IncrementalClassifier):
             The updated estimator.
         """
         self._check_params()
-        backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
-        y = _gram.to_host(y)  # labels too may come as a device's array
-        data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
-        if first_call:
-            self._start(data)
-            self.random_state_ = _input.check_random_state(self.random_state)
-            self.history_ = []
-        else:
-            self._check_same_slots()
-        codes = _validation.encode(self.classes_, labels, self)
-        for _ in self._run_epochs(_BudgetEpochs(self, data, codes, backend), 1):
-            pass
+        with self._all_or_nothing() as rollback:
+            backend, X = _gram.input_backend(type(self).__name__, self.device, X, self.kernel)
+            y = _gram.to_host(y)  # labels too may come as a device's array
+            data, labels, first_call, _ = self._begin_call(X, y, classes, incremental=True)
+            if first_call:
+                self._start(data)
+                self.random_state_ = _input.check_random_state(self.random_state)
+                self.history_ = []
+            else:
+                self._check_same_slots()
+                rollback.keep(self._saved_model(data))
+            codes = _validation.encode(self.classes_, labels, self)
+            for _ in self._run_epochs(_BudgetEpochs(self, data, codes, backend), 1):
+                pass
         return self
 
     def _start(self, X: Any) -> None:
@@ -244,7 +247,6 @@ class BudgetPerceptron(IncrementalClassifier):
                 block_gram = self._kernel(block, block, slots.backend)
             if not (np.isfinite(cross).all() and np.isfinite(block_gram).all()):
                 epoch = epochs_recorded(self.history_) + 1
-                self._forget()
                 raise overflow_error(type(self).__name__, epoch)
             mistakes += check_statistic(
                 _budget.budget_block(
@@ -287,11 +289,13 @@ class BudgetPerceptron(IncrementalClassifier):
             state.source[filled] = -1
             slots.store(filled, examples)
 
-    def _forget(self) -> None:
-        """Make the estimator unfitted (its model overflowed)."""
-        self._state = None
-        for name in ("classes_", "n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
+    def _saved_model(self, X: Any = None) -> Callable[[], None]:
+        """The slots as they are now: all of them, which the rules write anywhere
+        (``budget x n_features``, less than the kernel values of one block of an
+        epoch)."""
+        if self._state is None:
+            return super()._saved_model(X)
+        return self._state.saved()
 
     def _codec(self) -> BudgetCodec:
         """The model's state as a model file stores it (see :mod:`perceptrons._engine`)."""
@@ -402,9 +406,6 @@ class _BudgetEpochs:
     def is_finite(self) -> bool:
         state = self.estimator._state
         return state is None or state.is_finite()
-
-    def forget(self) -> None:
-        self.estimator._forget()
 
     def publish(self, n_iter: int) -> None:
         """Nothing to form: the support slots are the model."""

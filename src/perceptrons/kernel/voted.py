@@ -193,25 +193,26 @@ class VotedPerceptron(VotedTraining):
             The epoch's entry of ``history_``.
         """
         self._check_params()
-        backend, X = self._backend(X)
-        # Labels and weights as well may come as a device's arrays: they are the host's.
-        y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
-        data, labels, _, weights = self._begin_call(
-            X, y, None, incremental=False, reset=True, sample_weight=sample_weight
-        )
-        if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
-            raise ValueError(
-                "kernel='precomputed' needs the square Gram matrix of the training data in "
-                f"fit, got shape {data.shape}."
+        with self._all_or_nothing():  # a fit that fails leaves the model before it
+            backend, X = self._backend(X)
+            # Labels and weights as well may come as a device's arrays: they are the host's.
+            y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
+            data, labels, _, weights = self._begin_call(
+                X, y, None, incremental=False, reset=True, sample_weight=sample_weight
             )
-        self._start(data)
-        self.random_state_ = _input.check_random_state(self.random_state)
-        targets = self._targets(labels)
-        call = self._new_call(data, cache=self.max_epochs > 1, backend=backend)
-        self.history_ = []
-        yield from self._run_epochs(
-            VotedEpochs(self, data, targets, call, weights, progress), self.max_epochs
-        )
+            if self.kernel == "precomputed" and data.shape[0] != data.shape[1]:
+                raise ValueError(
+                    "kernel='precomputed' needs the square Gram matrix of the training data in "
+                    f"fit, got shape {data.shape}."
+                )
+            self._start(data)
+            self.random_state_ = _input.check_random_state(self.random_state)
+            targets = self._targets(labels)
+            call = self._new_call(data, cache=self.max_epochs > 1, backend=backend)
+            self.history_ = []
+            yield from self._run_epochs(
+                VotedEpochs(self, data, targets, call, weights, progress), self.max_epochs
+            )
 
     def partial_fit(
         self,
@@ -247,25 +248,30 @@ class VotedPerceptron(VotedTraining):
                 "partial_fit is not available with kernel='precomputed': the Gram matrix "
                 "of one batch does not index the support vectors of another."
             )
-        backend, X = self._backend(X)
-        # Labels and weights as well may come as a device's arrays: they are the host's.
-        y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
-        data, labels, first_call, weights = self._begin_call(
-            X, y, classes, incremental=True, sample_weight=sample_weight
-        )
-        if first_call:
-            self._start(data)
-            self.random_state_ = _input.check_random_state(self.random_state)
-            self.history_ = []
-        elif self._kernel_name != self._kernel_in_use():
-            raise ValueError(
-                f"VotedPerceptron: kernel={self.kernel!r} differs from the kernel the "
-                "support vectors were trained with; call fit to start again."
+        # What the epochs extend or write in place is kept to put it back should the
+        # call fail; the rest of the model the call replaces.
+        with self._all_or_nothing() as rollback:
+            backend, X = self._backend(X)
+            # Labels and weights as well may come as a device's arrays: they are the host's.
+            y, sample_weight = _gram.to_host(y), _gram.to_host(sample_weight)
+            data, labels, first_call, weights = self._begin_call(
+                X, y, classes, incremental=True, sample_weight=sample_weight
             )
-        targets = self._targets(labels)
-        call = self._new_call(data, cache=False, backend=backend)
-        for _ in self._run_epochs(VotedEpochs(self, data, targets, call, weights, None), 1):
-            pass
+            if first_call:
+                self._start(data)
+                self.random_state_ = _input.check_random_state(self.random_state)
+                self.history_ = []
+            elif self._kernel_name != self._kernel_in_use():
+                raise ValueError(
+                    f"VotedPerceptron: kernel={self.kernel!r} differs from the kernel the "
+                    "support vectors were trained with; call fit to start again."
+                )
+            else:
+                rollback.keep(self._saved_model(data))
+            targets = self._targets(labels)
+            call = self._new_call(data, cache=False, backend=backend)
+            for _ in self._run_epochs(VotedEpochs(self, data, targets, call, weights, None), 1):
+                pass
         return self
 
     def _run_epochs(self, epochs: VotedEpochs, max_epochs: int) -> Iterator[dict[str, Any]]:

@@ -14,6 +14,10 @@ trains it from outside (parameter mixing, streaming, model files) goes through i
 engine, :meth:`OnlineLearner._engine` (see :mod:`perceptrons._engine`). The shared
 faces of every estimator (parameters checked on every call, the lifecycle) are in
 :mod:`perceptrons._base`.
+
+Over 600 lines: the one training path (its rollback included) and its serial epochs,
+which the tagger shares, sit beside the linear classifiers' public verbs and their
+numpydoc; split, each half would import the other's private parts.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from numpy.typing import ArrayLike
 
 from perceptrons import _input, _validation
 from perceptrons import _params as rules
-from perceptrons._base import INPUT_RECORDS, IncrementalClassifier, Trainable
+from perceptrons._base import IncrementalClassifier, Trainable
 from perceptrons._engine import Engine, hold_out, run_epochs
 from perceptrons._linear import SparseCoefMixin, linear_scores
 from perceptrons._states import (
@@ -39,9 +43,6 @@ from perceptrons._states import (
 from perceptrons.linear._online_engine import LinearConfig, LinearEngine
 
 __all__ = ["OnlineLearner", "OnlineLinearClassifier"]
-
-# What a model that is refused after training started loses (see _forget).
-_FITTED_ATTRIBUTES = ("coef_", "intercept_", "classes_", "n_iter_", *INPUT_RECORDS)
 
 
 class OnlineLearner(Trainable):
@@ -97,6 +98,10 @@ class OnlineLearner(Trainable):
         """Whether every epoch changes every weight (a prior that decays them all)."""
         return False
 
+    def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
+        """Whether epochs over examples weighing ``weight`` write only their rows."""
+        return not self._dense_changes
+
     @property
     def _averaged(self) -> bool:
         """Whether the model predicts with the mean of its weights."""
@@ -136,6 +141,7 @@ class OnlineLearner(Trainable):
             averaged=self._averaged,
             logs_updates=self._logs_updates,
             dense_changes=self._dense_changes,
+            example_rows_only=self._example_rows_only,
             delta=float(self._option("delta")),
             early_stopping=bool(self._option("early_stopping")),
             n_iter_no_change=self._option("n_iter_no_change"),
@@ -173,6 +179,10 @@ class OnlineLearner(Trainable):
         """True until training has state to continue (``fit`` resets it)."""
         return self._state is None
 
+    def _saved_model(self, X: Any = None) -> Callable[[], None]:
+        state = self._state  # whole: a call over known data keeps fewer rows (_partial_fit)
+        return super()._saved_model(X) if state is None else state.saved()
+
     def _option(self, name: str) -> Any:
         """A training option: the member's parameter, or its value when it has none."""
         return self.__dict__.get(name, self._options[name])
@@ -196,12 +206,6 @@ class OnlineLearner(Trainable):
         when given, hold every nonzero row of the state (see
         :meth:`OnlineLinearClassifier._publish`)."""
         raise NotImplementedError
-
-    def _forget(self) -> None:
-        """Make the estimator unfitted (its training state overflowed)."""
-        self._lifecycle = None
-        for name in _FITTED_ATTRIBUTES:
-            self.__dict__.pop(name, None)
 
     def _fit(
         self,
@@ -244,8 +248,8 @@ class OnlineLearner(Trainable):
 
         ``incremental`` (``partial_fit``): one call is one batch of new examples, so the
         Δ features start from zero and early stopping does not apply. ``reset``
-        (``fit`` without ``warm_start``): start from zero weights. The trained model
-        changes only once every check has passed. Each example weighs
+        (``fit`` without ``warm_start``): start from zero weights. A call that raises
+        leaves the estimator as it was (``_all_or_nothing``). Each example weighs
         ``sample_weight[i] * class_weight[y_i]`` (validated once, here).
 
         ``validation``: held-out ``(X, y)`` given by the caller (a development set), scored
@@ -253,61 +257,68 @@ class OnlineLearner(Trainable):
         ``early_stopping``, used instead of splitting off ``validation_fraction`` of the
         training data.
         """
-        X, y, first_call, weights = self._begin_call(
-            X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
-        )
-        engine = self._engine()
-        if not first_call and self._state is not None and self._state.averaged != self._averaged:
-            raise ValueError(
-                f"{type(self).__name__}: average={self._averaged!r} differs from the "
-                "state being continued; call fit to start again."
+        with self._all_or_nothing() as rollback:  # keeps what the epochs write in place
+            X, y, first_call, weights = self._begin_call(
+                X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
             )
-        targets = engine.encode_targets(y)
-        if first_call:
-            self._lifecycle = engine.new_state(X.shape[1])
-            self.history_ = []
-        if first_call or not incremental:
-            # Every fit draws its shuffles afresh from random_state, warm started or
-            # not; partial_fit goes on drawing from its first call's generator.
-            self.random_state_ = _input.check_random_state(self.random_state)
-        state = self._state
-        assert state is not None  # set by this first call or an earlier one
-        state.note_inputs(X)
-        rng = self.random_state_
+            engine = self._engine()
+            continued = None if first_call else self._state
+            if continued is not None and continued.averaged != self._averaged:
+                raise ValueError(
+                    f"{type(self).__name__}: average={self._averaged!r} differs from the "
+                    "state being continued; call fit to start again."
+                )
+            targets = engine.encode_targets(y)
+            if first_call:
+                self._lifecycle = engine.new_state(X.shape[1])
+                self.history_ = []
+            if first_call or not incremental:
+                # Every fit draws its shuffles afresh from random_state, warm started or
+                # not; partial_fit goes on drawing from its first call's generator.
+                self.random_state_ = _input.check_random_state(self.random_state)
+            state = self._state
+            assert state is not None  # set by this first call or an earlier one
+            rng = self.random_state_
+            seen = X.shape[0] if weights is None else float(weights.sum())
+            written = engine.rows_written(X, state, epochs * seen)
+            if not first_call:  # a new state is put back by forgetting it
+                rollback.keep(state.saved(written))
+            state.note_inputs(X)
 
-        train_rows = np.arange(X.shape[0])
-        fraction = engine.validation_fraction
-        if not incremental and validation is None and fraction is not None:
-            train_rows, rows = hold_out(X.shape[0], fraction, targets, rng)
-            validation = (X[rows], y[rows])
-            if weights is not None:
-                validation += (weights[rows],)
-        slack = engine.new_slack(state, X.shape[0])
-        if not incremental and engine.delta > 0:
-            # fit's examples keep their Δ features over its epochs and, with warm_start,
-            # over later fits on as many examples.
-            assert isinstance(state, PerceptronState)  # only perceptrons have delta
-            if state.slack is None or state.slack.shape[0] != X.shape[0]:
+            train_rows = np.arange(X.shape[0])
+            fraction = engine.validation_fraction
+            if not incremental and validation is None and fraction is not None:
+                train_rows, rows = hold_out(X.shape[0], fraction, targets, rng)
+                validation = (X[rows], y[rows])
+                if weights is not None:
+                    validation += (weights[rows],)
+            slack = engine.new_slack(state, X.shape[0])
+            if not incremental and engine.delta > 0:
+                # fit's examples keep their Δ features over its epochs and, with warm_start,
+                # over later fits on as many examples (a copy: the state's stay as they were).
+                assert isinstance(state, PerceptronState)  # only perceptrons have delta
+                if state.slack is not None and state.slack.shape[0] == X.shape[0]:
+                    slack = state.slack.copy()
                 state.slack = slack
-            slack = state.slack
 
-        self.n_iter_ = 0
-        model_rows = _rows_to_publish(state, X, fresh=first_call)
-        epochs_of = _SerialEpochs(
-            self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
-        )
-        yield from run_epochs(
-            epochs_of,
-            max_epochs=epochs,
-            history=self.history_,
-            name=type(self).__name__,
-            describe=engine.describe,
-            verbose=bool(self.verbose),
-            stopping=engine.stopping() if not incremental else None,
-            validation=validation,
-            publish_each_epoch=publish_each_epoch,
-            cause=engine.non_finite_cause,
-        )
+            self.n_iter_ = 0
+            model_rows = _rows_to_publish(state, X, fresh=first_call)
+            epochs_of = _SerialEpochs(
+                self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
+            )
+            epochs_of.written = written
+            yield from run_epochs(
+                epochs_of,
+                max_epochs=epochs,
+                history=self.history_,
+                name=type(self).__name__,
+                describe=engine.describe,
+                verbose=bool(self.verbose),
+                stopping=engine.stopping() if not incremental else None,
+                validation=validation,
+                publish_each_epoch=publish_each_epoch,
+                cause=engine.non_finite_cause,
+            )
 
 
 def _rows_to_publish(state: TrainingState, X: Any, fresh: bool) -> np.ndarray | None:
@@ -335,6 +346,8 @@ class _SerialEpochs:
     """An in-memory fit's epochs (:class:`perceptrons._engine.Epochs`): the engine's
     compiled epoch over the training rows, shuffled afresh each epoch; the model is
     published on ``model_rows`` only (:func:`_rows_to_publish`; None: every row)."""
+
+    written: np.ndarray | None = None  # the rows the epochs can write (None: any)
 
     def __init__(
         self,
@@ -370,10 +383,8 @@ class _SerialEpochs:
         )
 
     def is_finite(self) -> bool:
-        return self.state.is_finite()
-
-    def forget(self) -> None:
-        self.estimator._forget()
+        # Only where the epochs can have written (the state was finite before them).
+        return self.state.is_finite(self.written)
 
     def publish(self, n_iter: int) -> None:
         self.estimator.n_iter_ = n_iter
@@ -456,9 +467,9 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         Raises
         ------
         ValueError
-            On invalid input (the model is then untouched) and when the weights
-            overflow to inf or NaN during training (the estimator is then left
-            unfitted: there is no trustworthy model to keep).
+            On invalid input and when the weights or scores overflow to inf or NaN
+            during training. Whatever it raises, a call leaves the estimator as it
+            was before it (unfitted, before a first one).
         """
         for _ in self._fit(
             X, y, progress=None, publish_each_epoch=False, sample_weight=sample_weight
@@ -534,7 +545,7 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
         An averaged model stays the exact mean over every example seen by every ``fit``
-        and ``partial_fit`` call.
+        and ``partial_fit`` call. A call that raises leaves everything as it was.
 
         Parameters
         ----------

@@ -54,6 +54,9 @@ class LinearConfig:
     logs_updates: bool
     #: Whether every epoch changes every weight (a prior that decays them all).
     dense_changes: bool
+    #: Whether epochs from a state over examples of a total weight write only the rows
+    #: of their features and the last rows every example reads (see ``rows_written``).
+    example_rows_only: Callable[[TrainingState, float], bool]
     delta: float
     early_stopping: bool
     n_iter_no_change: int
@@ -237,9 +240,6 @@ class LinearEngine:
     def publish(self, n_iter: int) -> None:
         self.publish_state(self.estimator._state, n_iter)
 
-    def forget(self) -> None:
-        self.estimator._forget()
-
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator
@@ -289,6 +289,21 @@ class LinearEngine:
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
+
+    def rows_written(self, X: Any, state: TrainingState, weight: float) -> np.ndarray | None:
+        """The rows of the features of ``X``'s examples and the last rows every example
+        reads (:meth:`example_rows`), when the rule's epoch writes nowhere else and the
+        input names its features (sparse rows, a tagger's tokens); else None. None too
+        when the input holds as many entries as there are rows: copying every row then
+        costs less than finding them (a9a's 123 features, not a hashed model's 2**18)."""
+        rows, fixed = self.example_rows(X)
+        if not self.config.example_rows_only(state, weight) or not isinstance(rows, tuple):
+            return None
+        _, indices, indptr = rows
+        n_rows = state.weights.shape[0]
+        if indptr[-1] >= n_rows:
+            return None
+        return sorted_union(indices[: indptr[-1]], np.arange(n_rows - fixed, n_rows))
 
     def example_rows(self, X: Any) -> tuple[Any, int]:
         """The input as :func:`perceptrons._kernels.mixing.rows_of_examples` takes it

@@ -86,6 +86,18 @@ class LogisticRegressionSGD(LogLinearProbabilities, OnlineLinearClassifier):
         # The L2 prior decays every weight with every example.
         return float(self.l2) > 0.0
 
+    def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
+        """The prior's decay is the O(1) ``scale *= decay`` but when ``scale`` falls
+        below ``min_scale``: then every weight is rescaled. Epochs over examples of
+        total weight ``weight`` leave ``scale`` at ``scale * decay ** weight`` (a
+        rescale aside); with a margin of 2 for its rounding, none can happen."""
+        if not self._dense_changes:
+            return True
+        assert isinstance(state, LogisticState)  # the _state_class of this family
+        decay = 1.0 - float(self.learning_rate) * float(self.l2)
+        min_scale = _MIN_SCALE_AVERAGED if self.average else _MIN_SCALE
+        return bool(state.scale * decay**weight > 2.0 * min_scale)
+
     def _targets(self, codes: np.ndarray) -> np.ndarray:
         """0.0/1.0 for binary problems, class indices otherwise."""
         return codes.astype(np.float64) if self.classes_.shape[0] == 2 else codes

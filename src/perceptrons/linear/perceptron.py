@@ -103,6 +103,20 @@ class PerceptronRules(OnlineLinearClassifier):
             return PerceptronState  # (an unknown rule is refused by _check_params)
         return self._resolved_rule().state_class
 
+    def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
+        """Whether the rule's epoch writes only the rows of its examples' features (and
+        the intercept's): not ROMMA's and ALMA's rescaling of every weight, a full
+        covariance's update (``Σx`` reaches every feature seen before), ada-rda's
+        recomputing of every weight under new constants, nor ada-fobos' L1 shrinking,
+        which brings every weight up to date at the end of an epoch."""
+        resolved = self._resolved_rule()
+        rule = resolved.rule
+        if rule.family == "romma" or rule.name in ("alma", "ada-rda"):
+            return False
+        if resolved.covariance == "full":
+            return False
+        return not (rule.family == "adagrad" and resolved.constants.get("l1", 0.0) > 0)
+
     def _mixing_refusal(self) -> str | None:
         """Why parameter mixing cannot train this rule (the table's reason), if so."""
         resolved = self._resolved_rule()

@@ -382,9 +382,6 @@ class _MixedEpochs:
     def is_finite(self) -> bool:
         return self.finite
 
-    def forget(self) -> None:
-        self.engine.forget()
-
     def publish(self, n_iter: int) -> None:
         """Make the estimator a fitted model of the mixed state (with ``mixes``, the
         mean of the mixed weights of the ``n_iter`` epochs, ``W - mixes / n_iter``)."""

@@ -283,69 +283,77 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         distributed = _import_distributed()
         self.estimator_ = clone(self.estimator)
         self.history_: list[dict[str, Any]] = []
-        with (
-            connect_cluster(
-                distributed, self.client, self._cluster_size(X), self.connect_timeout
-            ) as client,
-            # The waits and gathers use this client, even one not set as the default.
-            client.as_current(),
-        ):
-            workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
-            if not workers:
-                client.wait_for_workers(1, timeout=60)
+        # A fit that fails leaves the new estimator unfitted, as it was cloned.
+        with self.estimator_._all_or_nothing():
+            with (
+                connect_cluster(
+                    distributed, self.client, self._cluster_size(X), self.connect_timeout
+                ) as client,
+                # The waits and gathers use this client, even one not set as the default.
+                client.as_current(),
+            ):
                 workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
-            validation = None
-            if options["stream"]:
-                shards, plan, streams = self._stream_shards(
-                    client,
-                    workers,
-                    X,
-                    y,
-                    options["classes"],
-                    options["n_features"],
-                    options["read_options"] or {},
-                    options["chunk_size"],
-                )
-            elif _is_path_list(X) or _is_dask_array(X):
-                shards, plan, streams = self._remote_shards(
-                    client,
-                    workers,
-                    X,
-                    y,
-                    options["classes"],
-                    options["n_features"],
-                    options["read_options"] or {},
-                )
-            else:
-                if y is None:
-                    raise ValueError("y is required unless X is a list of files.")
-                n = self.n_shards or len(workers)
-                dealt = array_shards(
+                if not workers:
+                    client.wait_for_workers(1, timeout=60)
+                    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+                validation = None
+                if options["stream"]:
+                    shards, plan, streams = self._stream_shards(
+                        client,
+                        workers,
+                        X,
+                        y,
+                        options["classes"],
+                        options["n_features"],
+                        options["read_options"] or {},
+                        options["chunk_size"],
+                    )
+                elif _is_path_list(X) or _is_dask_array(X):
+                    shards, plan, streams = self._remote_shards(
+                        client,
+                        workers,
+                        X,
+                        y,
+                        options["classes"],
+                        options["n_features"],
+                        options["read_options"] or {},
+                    )
+                else:
+                    if y is None:
+                        raise ValueError("y is required unless X is a list of files.")
+                    n = self.n_shards or len(workers)
+                    dealt = array_shards(
+                        self.estimator_,
+                        X,
+                        y,
+                        n,
+                        sample_weight=options["sample_weight"],
+                        local_epochs=self.local_epochs,
+                        average=self.average,
+                    )
+                    plan, streams, validation = dealt.plan, dealt.streams, dealt.validation
+                    shards = _DaskShards.place(
+                        [_scatter_source(client, shard) for shard in dealt.shards],
+                        workers,
+                        [shard.n_samples for shard in dealt.shards],
+                    )
+                self.n_shards_ = len(shards.futures)
+                runner = _DaskRunner(client, shards, plan, self.max_retries)
+                mixing = resolve_mixing(self.estimator_, self.mixing)
+                training = Training(
                     self.estimator_,
-                    X,
-                    y,
-                    n,
-                    sample_weight=options["sample_weight"],
-                    local_epochs=self.local_epochs,
-                    average=self.average,
+                    plan,
+                    mixing,
+                    runner,
+                    streams,
+                    shards.sizes,
+                    validation=validation,
                 )
-                plan, streams, validation = dealt.plan, dealt.streams, dealt.validation
-                shards = _DaskShards.place(
-                    [_scatter_source(client, shard) for shard in dealt.shards],
-                    workers,
-                    [shard.n_samples for shard in dealt.shards],
-                )
-            self.n_shards_ = len(shards.futures)
-            runner = _DaskRunner(client, shards, plan, self.max_retries)
-            mixing = resolve_mixing(self.estimator_, self.mixing)
-            training = Training(
-                self.estimator_, plan, mixing, runner, streams, shards.sizes, validation=validation
-            )
-            training.history = self.history_
-            try:
-                yield from training.epochs(publish_each_epoch)
-            finally:
-                runner.close()
+                training.history = self.history_
+                try:
+                    yield from training.epochs(publish_each_epoch)
+                finally:
+                    runner.close()
 
     @property
     def classes_(self) -> np.ndarray:

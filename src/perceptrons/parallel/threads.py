@@ -119,50 +119,52 @@ def mix_threads(
             "redeal needs shuffle=True and no Δ trick (delta=0): the rows are dealt by "
             "the shuffling generator, and each Δ weight belongs to one shard's example."
         )
-    n_shards = (os.cpu_count() or 1) if n_shards == -1 else n_shards
-    dealt = array_shards(
-        estimator,
-        X,
-        y,
-        n_shards,
-        share=True,
-        # Every shard's state lives in this process, besides the mixed one: all checked
-        # at once, before any shard is made.
-        held_here=True,
-        sample_weight=sample_weight,
-        local_epochs=local_epochs,
-        average=average,
-    )
-    shards, plan, dealer = dealt.shards, dealt.plan, dealt.dealer
-    # Each shard keeps its own state from epoch to epoch: the threads read and write
-    # only the rows the mix and their epochs change.
-    trainers = [ShardTrainer(plan) for _ in shards]
-    with ThreadPoolExecutor(max_workers=resolve_threads(len(shards), n_threads)) as pool:
-
-        def run_epoch(epoch, start, rng_states, slacks, whole_start):
-            if redeal and epoch > 1 and len(shards) > 1:
-                base = shards[0]
-                parts = split_rows(base.X.shape[0], len(shards), dealer)
-                shards[:] = [
-                    ShardData(base.X, base.codes, rows, base.sample_weight) for rows in parts
-                ]
-            jobs = [
-                pool.submit(shard_epoch, trainers[i], shard, start, rng_states[i], slacks[i])
-                for i, shard in enumerate(shards)
-            ]
-            results = [job.result() for job in jobs]
-            assert all(r is not None for r in results)  # the trainers are never lost
-            return results
-
-        training = Training(
+    # A fit that fails (weights that overflow, an interrupt) leaves the model before it.
+    with estimator._all_or_nothing():
+        n_shards = (os.cpu_count() or 1) if n_shards == -1 else n_shards
+        dealt = array_shards(
             estimator,
-            plan,
-            resolve_mixing(estimator, mixing),
-            run_epoch,
-            dealt.streams,
-            [s.n_samples for s in shards],
-            validation=dealt.validation,
+            X,
+            y,
+            n_shards,
+            share=True,
+            # Every shard's state lives in this process, besides the mixed one: all checked
+            # at once, before any shard is made.
+            held_here=True,
+            sample_weight=sample_weight,
+            local_epochs=local_epochs,
+            average=average,
         )
-        for _ in training.epochs(publish_each_epoch=False):
-            pass
+        shards, plan, dealer = dealt.shards, dealt.plan, dealt.dealer
+        # Each shard keeps its own state from epoch to epoch: the threads read and write
+        # only the rows the mix and their epochs change.
+        trainers = [ShardTrainer(plan) for _ in shards]
+        with ThreadPoolExecutor(max_workers=resolve_threads(len(shards), n_threads)) as pool:
+
+            def run_epoch(epoch, start, rng_states, slacks, whole_start):
+                if redeal and epoch > 1 and len(shards) > 1:
+                    base = shards[0]
+                    parts = split_rows(base.X.shape[0], len(shards), dealer)
+                    shards[:] = [
+                        ShardData(base.X, base.codes, rows, base.sample_weight) for rows in parts
+                    ]
+                jobs = [
+                    pool.submit(shard_epoch, trainers[i], shard, start, rng_states[i], slacks[i])
+                    for i, shard in enumerate(shards)
+                ]
+                results = [job.result() for job in jobs]
+                assert all(r is not None for r in results)  # the trainers are never lost
+                return results
+
+            training = Training(
+                estimator,
+                plan,
+                resolve_mixing(estimator, mixing),
+                run_epoch,
+                dealt.streams,
+                [s.n_samples for s in shards],
+                validation=dealt.validation,
+            )
+            for _ in training.epochs(publish_each_epoch=False):
+                pass
     return estimator

@@ -269,61 +269,63 @@ class LogisticRegressionBatch(SparseCoefMixin, LogLinearProbabilities, Increment
         >>> [round(v, 3) for v in objectives], model.n_iter_
         ([-1.064, -1.003, -0.965], 3)
         """
-        problem = self._problem(X, y, sample_weight)
-        bound = problem.lipschitz()
-        # L = 0 only without features, intercept and prior: the gradient is 0, no step.
-        safe_step = 1.0 / bound if bound > 0 else np.inf
-        if not safe_step > 0:
-            raise ValueError(
-                f"{type(self).__name__}: the features are too large for the curvature "
-                "bound (it overflowed); scale them (e.g. StandardScaler/MaxAbsScaler)."
-            )
-        current = _Iterate.at(problem, problem.zeros())
-        self._state, self.history_, self.n_iter_ = current.theta, [], 0
-        self._publish()
-        previous: _Iterate | None = None
-        converged = not np.any(current.gradient)
-        while not converged and self.n_iter_ < self.max_iter:
-            guess = (
-                safe_step
-                if previous is None
-                else _barzilai_borwein(previous, current, fallback=safe_step)
-            )
-            accepted, step, evaluations = _line_search(problem, current, guess, safe_step)
-            # No increase left above rounding: the "no improvement" stop of W. Cohen's
-            # 10-601 lecture "The Perceptron" (its logistic regression part).
-            if accepted is None:
-                break
-            gain = accepted.objective - current.objective
-            converged = gain < self.tol * max(abs(current.objective), _TINY)
-            previous, current = current, accepted
-            self.n_iter_ += 1
-            self._state = current.theta
+        # Every iteration makes new arrays: a call that fails leaves the model before it.
+        with self._all_or_nothing():
+            problem = self._problem(X, y, sample_weight)
+            bound = problem.lipschitz()
+            # L = 0 only without features, intercept and prior: the gradient is 0, no step.
+            safe_step = 1.0 / bound if bound > 0 else np.inf
+            if not safe_step > 0:
+                raise ValueError(
+                    f"{type(self).__name__}: the features are too large for the curvature "
+                    "bound (it overflowed); scale them (e.g. StandardScaler/MaxAbsScaler)."
+                )
+            current = _Iterate.at(problem, problem.zeros())
+            self._state, self.history_, self.n_iter_ = current.theta, [], 0
             self._publish()
-            record = {
-                "iteration": self.n_iter_,
-                "objective": current.objective,
-                "step": step,
-                "evaluations": evaluations,
-            }
-            add_record(self.history_, record)
-            if self.verbose:
-                print(
-                    f"{type(self).__name__} iteration {self.n_iter_}: objective "
-                    f"{current.objective:.10g}, step {step:.3g}",
-                    flush=True,
+            previous: _Iterate | None = None
+            converged = not np.any(current.gradient)
+            while not converged and self.n_iter_ < self.max_iter:
+                guess = (
+                    safe_step
+                    if previous is None
+                    else _barzilai_borwein(previous, current, fallback=safe_step)
                 )
-            yield record
-            converged = converged or not np.any(current.gradient)
-        else:
-            if not converged:
-                warnings.warn(
-                    f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
-                    f"iterations (relative improvement still >= tol={self.tol!r}); raise "
-                    "max_iter or tol, or scale the features.",
-                    self._convergence_warning,
-                    stacklevel=2,
-                )
+                accepted, step, evaluations = _line_search(problem, current, guess, safe_step)
+                # No increase left above rounding: the "no improvement" stop of W. Cohen's
+                # 10-601 lecture "The Perceptron" (its logistic regression part).
+                if accepted is None:
+                    break
+                gain = accepted.objective - current.objective
+                converged = gain < self.tol * max(abs(current.objective), _TINY)
+                previous, current = current, accepted
+                self.n_iter_ += 1
+                self._state = current.theta
+                self._publish()
+                record = {
+                    "iteration": self.n_iter_,
+                    "objective": current.objective,
+                    "step": step,
+                    "evaluations": evaluations,
+                }
+                add_record(self.history_, record)
+                if self.verbose:
+                    print(
+                        f"{type(self).__name__} iteration {self.n_iter_}: objective "
+                        f"{current.objective:.10g}, step {step:.3g}",
+                        flush=True,
+                    )
+                yield record
+                converged = converged or not np.any(current.gradient)
+            else:
+                if not converged:
+                    warnings.warn(
+                        f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
+                        f"iterations (relative improvement still >= tol={self.tol!r}); raise "
+                        "max_iter or tol, or scale the features.",
+                        self._convergence_warning,
+                        stacklevel=2,
+                    )
 
     def _problem(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None) -> _Problem:
         """The validated objective of ``(X, y)``; labels fixed here (a refused call

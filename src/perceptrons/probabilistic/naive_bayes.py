@@ -145,30 +145,25 @@ class _NaiveBayes(SparseCoefMixin, LogLinearProbabilities, IncrementalClassifier
     def _partial_fit(
         self, X, y, classes, *, incremental: bool, reset: bool = False, sample_weight=None
     ) -> _NaiveBayes:
-        X, y, first_call, weights = self._begin_call(
-            X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
-        )
-        self._check_class_prior()
-        n_classes = self.classes_.shape[0]
-        if first_call:
-            # The counts, the log-probabilities published from them, and the
-            # temporary of their smoothing.
-            check_training_state(type(self).__name__, X.shape[1], n_classes, arrays=3)
-            feature_count, class_count = np.zeros((n_classes, X.shape[1])), np.zeros(n_classes)
-        else:
-            feature_count, class_count = self.feature_count_, self.class_count_
-        feature_count, class_count = self._count(X, y, weights, feature_count, class_count)
-        before = {k: self.__dict__.get(k) for k in ("feature_count_", "class_count_")}
-        self.feature_count_, self.class_count_ = feature_count, class_count
-        try:
+        # The counts are new arrays each call (nothing is written in place): a call
+        # that fails leaves the model as it was.
+        with self._all_or_nothing():
+            X, y, first_call, weights = self._begin_call(
+                X, y, classes, incremental=incremental, reset=reset, sample_weight=sample_weight
+            )
+            self._check_class_prior()
+            n_classes = self.classes_.shape[0]
+            if first_call:
+                # The counts, the log-probabilities published from them, and the
+                # temporary of their smoothing.
+                check_training_state(type(self).__name__, X.shape[1], n_classes, arrays=3)
+                feature_count = np.zeros((n_classes, X.shape[1]))
+                class_count = np.zeros(n_classes)
+            else:
+                feature_count, class_count = self.feature_count_, self.class_count_
+            feature_count, class_count = self._count(X, y, weights, feature_count, class_count)
+            self.feature_count_, self.class_count_ = feature_count, class_count
             self._publish()
-        except ValueError:
-            for key, value in before.items():  # the model as it was
-                if value is None:
-                    self.__dict__.pop(key, None)
-                else:
-                    setattr(self, key, value)
-            raise
         return self
 
     def _is_first_call(self) -> bool:

@@ -334,11 +334,6 @@ class SequenceTagger(OnlineLearner):
         shape = (self.n_features_in_ + n_tags + 1, n_tags)
         return _checked.SparseArray(shape, index[order], values[order].astype(np.float64))
 
-    def _forget(self) -> None:
-        super()._forget()
-        for name in ("featurizer_", "transitions_", "_decoding"):
-            self.__dict__.pop(name, None)
-
     def _publish(self, rows: np.ndarray | None = None) -> None:
         # rows: unused, the nonzeros are found below (sentences are not CSR rows).
         assert self._state is not None  # called once training has a state

@@ -306,13 +306,16 @@ class TextFeaturizer(Trainable):
         hashed_names = self._hashed_names
         if hashed_names is None:  # the names are not kept
             return
+        # Merged aside, then added at once: a call stopped half-way adds none.
+        merged = {}
         for column, names in by_column.items():
             known = hashed_names.get(column)
             if known is None:
-                hashed_names[column] = names
+                merged[column] = names
             elif names != known:
                 terms = set(known.split("|")) | set(names.split("|"))
-                hashed_names[column] = "|".join(sorted(terms))
+                merged[column] = "|".join(sorted(terms))
+        hashed_names.update(merged)
 
     def _hashed_names_normalized(self) -> bool:
         """Whether every column's names are the sorted set of their ``|`` pieces.

@@ -1533,6 +1533,15 @@ def test_importance_weights_of_a_vw_file_weigh_the_examples(tmp_path):
         assert run("predict", model, query)[1].strip() == "1"
 
 
+@pytest.mark.parametrize("stream", [(), ("--stream",)])
+def test_a_vw_file_without_importance_weights_is_not_said_weighted(tmp_path, stream):
+    data = tmp_path / "plain.vw"
+    data.write_text("1 | a\n-1 | b\n1 | a c\n-1 | b c\n")
+    status, out, err = run("train", data, "-o", tmp_path / "m.npz", *stream)
+    assert status == 0, err
+    assert "model written to" in out and "importance weights" not in out
+
+
 def test_class_weight_balanced_or_per_label(tmp_path):
     data = tmp_path / "t.tsv"
     data.write_text("".join(f"{'a' if i % 5 else 'b'}\tw{i % 5} common\n" for i in range(50)))

@@ -205,6 +205,36 @@ def test_bad_input():
         TextFeaturizer(weighting="tf").transform(TRAIN)
 
 
+@pytest.mark.parametrize(
+    ("params", "verb"),
+    [
+        ({"weighting": "tf", "hashed_names": True}, "fit"),
+        ({"weighting": "tf", "hashed_names": True}, "partial_fit"),
+        ({"weighting": "tf", "hashed_names": True}, "transform"),
+        ({"weighting": "tf", "hashed_names": True}, "name_columns"),
+        ({"vocabulary": "fit"}, "fit"),
+        ({"vocabulary": "fit"}, "transform"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("document", "error", "said"),
+    [
+        (3, TypeError, "document 1 is int, not str"),
+        (None, TypeError, "document 1 is NoneType, not str"),
+        ("b\ud800c", ValueError, "document 1 is not Unicode text: it holds U\\+D800"),
+    ],
+)
+def test_a_document_that_is_not_text_is_named(params, verb, document, error, said):
+    """Not a str (a number), or a str UTF-8 cannot encode (a lone surrogate): one line
+    naming the document, from every verb, never an AttributeError of the analyzer's or
+    a UnicodeEncodeError of the hash's; a generator of documents is checked as read."""
+    featurizer = TextFeaturizer(**params)
+    if verb in ("transform", "name_columns"):
+        featurizer.fit(TRAIN)
+    with pytest.raises(error, match=f"^TextFeaturizer: {said}"):
+        getattr(featurizer, verb)(doc for doc in ["a plain document", document])
+
+
 def test_import_rejects_inconsistent_state():
     arrays, values = (
         TextFeaturizer(weighting="tf", vocabulary="fit").fit(TRAIN)._codec().export_state()

@@ -529,7 +529,7 @@ def test_more_shards_than_rows_are_refused_before_any_is_made(tmp_path):
     (tmp_path / "d.svm").write_text("1 1:1\n-1 2:1\n")
     line = _cli(["train", "d.svm", "-o", "m.npz", "--shards", "1000000"], tmp_path)
     assert line.endswith(
-        "n_shards=1000000 is more than the 2 training examples: every shard needs at least one."
+        "--shards 1000000 is more than the 2 training examples: every shard needs at least one."
     )
 
 

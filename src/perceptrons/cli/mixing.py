@@ -294,7 +294,14 @@ def train_in_memory(
 
         assert n_shards is not None  # threads need --shards (checked with the options)
         started = time.perf_counter()
-        mix_threads(estimator, X, y, n_shards=n_shards, **options, **sample_weight)
+        try:
+            mix_threads(estimator, X, y, n_shards=n_shards, **options, **sample_weight)
+        except ValueError as error:
+            said = f"n_shards={n_shards} "
+            if not str(error).startswith(said):
+                raise
+            # Refused for this run's rows or memory: in the words the user wrote.
+            raise UserError(f"--shards {n_shards} {str(error).removeprefix(said)}") from None
         seconds = time.perf_counter() - started
         records = []
         for record in estimator.history_:  # the threads report once the fit is done

@@ -309,7 +309,7 @@ def _train_stream(args: argparse.Namespace) -> int:
             on_epoch=on_epoch,
         )
     path = save_model(args, model, estimator)
-    weighted = " (examples weighted by the file's importance weights)" if fmt == "vw" else ""
+    weighted = " (examples weighted by the file's importance weights)" if report.weighted else ""
     say(args, f"model written to {path}{weighted}")
     if args.json:
         result = {

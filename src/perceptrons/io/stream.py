@@ -114,6 +114,8 @@ class StreamReport:
     """Per-epoch counts of a :func:`fit_stream` run."""
 
     epochs: list[dict[str, Any]] = field(default_factory=list)
+    #: Whether any example carried an importance weight (a ``vw`` file's).
+    weighted: bool = False
 
 
 def iter_chunks(
@@ -518,6 +520,7 @@ def _fit_epochs(
             add_record(estimator.history_, {k: v for k, v in record.items() if k != "seconds"})
         if on_epoch is not None:
             on_epoch(record)
+    report.weighted = epochs_of.weighted
     return report
 
 
@@ -549,6 +552,7 @@ class _ChunkEpochs:
     # Whether the estimator's history_ gets one record per pass (fit_stream appends it)
     # rather than one per partial_fit (a chunk's record is then taken back out).
     per_pass = False
+    weighted = False  # whether a chunk carried importance weights
 
     def __init__(self, estimator, batches, name: str, labels, progress) -> None:
         self.estimator, self.batches, self.name = estimator, batches, name
@@ -561,6 +565,7 @@ class _ChunkEpochs:
         self._begin_epoch()
         for X, y, w, bytes_read in self.batches():
             self.labels = _as_label_type(self.labels, y, self.name)
+            self.weighted |= w is not None
             value, trained, wrong = self._train(X, y, w)
             statistic += value
             examples += trained

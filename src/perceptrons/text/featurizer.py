@@ -18,7 +18,7 @@ documentation is a third of the lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -232,10 +232,11 @@ class TextFeaturizer(Trainable):
             CSR, float64, int32 indices.
         """
         self._validate_params()
-        _check_texts(texts)
+        texts = _checked_texts(texts)
         vectorizer = self._make_vectorizer()
-        if self._compiled:
+        if self._compiled or self._keeps_names:
             texts = list(texts)  # read twice when the names are kept
+        if self._compiled:
             counts = _hashed_counts(self, vectorizer, texts)
         else:
             counts = vectorizer.fit_transform(texts)
@@ -292,8 +293,7 @@ class TextFeaturizer(Trainable):
                 "partial_fit needs vocabulary='hashing' and weighting 'tf' or 'binary': a "
                 "vocabulary or idf weights must be learned from all the texts at once"
             )
-        _check_texts(texts)
-        texts = list(texts)
+        texts = list(_checked_texts(texts))
         if not hasattr(self, "n_features_out_"):
             return self.fit(texts)
         if self._hashed_names is not None:
@@ -398,7 +398,7 @@ class TextFeaturizer(Trainable):
         _input.check_is_fitted(self, "n_features_out_")
         if not self._hashing:
             raise ValueError("name_columns needs vocabulary='hashing' (a vocabulary is named)")
-        _check_texts(texts)
+        texts = _checked_texts(texts)
         wanted = None if columns is None else {int(column) for column in columns}
         analyze = self._vectorizer.build_analyzer()
         terms: set[str] = set()
@@ -425,7 +425,7 @@ class TextFeaturizer(Trainable):
             CSR, float64, int32 indices.
         """
         _input.check_is_fitted(self, "n_features_out_")
-        _check_texts(texts)
+        texts = _checked_texts(texts)
         if self._compiled:
             return self._weigh(_hashed_counts(self, self._vectorizer, list(texts)))
         return self._weigh(self._vectorizer.transform(texts))
@@ -463,12 +463,34 @@ class TextFeaturizer(Trainable):
         return _TextCodec(self)
 
 
-def _check_texts(texts) -> None:
+def _checked_texts(texts: Iterable[Any]) -> Iterator[str | bytes]:
+    """The documents of ``texts``, each checked as it is read (a generator of documents
+    is read once, never held): a str that UTF-8 can encode, or bytes."""
     if isinstance(texts, str | bytes):
         raise ValueError(
             "TextFeaturizer expects an iterable of documents (e.g. a list of str), "
             "got a single string."
         )
+    return _each_checked(texts)
+
+
+def _each_checked(texts: Iterable[Any]) -> Iterator[str | bytes]:
+    for number, text in enumerate(texts):
+        if isinstance(text, str):
+            # Hashing and the analyzers encode terms as UTF-8, which has no lone
+            # surrogates: refused here by the document's number, not deep in a hash.
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as error:
+                    raise ValueError(
+                        f"TextFeaturizer: document {number} is not Unicode text: it holds "
+                        f"U+{ord(text[error.start]):04X} (a lone surrogate) at character "
+                        f"{error.start}"
+                    ) from None
+        elif not isinstance(text, bytes):
+            raise TypeError(f"TextFeaturizer: document {number} is {type(text).__name__}, not str")
+        yield text
 
 
 def _hashed_column(term: str, n_features: int) -> int:

@@ -232,21 +232,23 @@ class TextFeaturizer(Trainable):
             CSR, float64, int32 indices.
         """
         self._validate_params()
-        texts = _checked_texts(texts)
+        documents = _checked_texts(texts)
         vectorizer = self._make_vectorizer()
-        if self._compiled or self._keeps_names:
-            texts = list(texts)  # read twice when the names are kept
-        if self._compiled:
-            counts = _hashed_counts(self, vectorizer, texts)
+        # Held when read twice (the names kept) or counted by the compiled tokenizer.
+        held = list(documents) if self._compiled or self._keeps_names else None
+        if held is not None and self._compiled:
+            counts = _hashed_counts(self, vectorizer, held)
         else:
-            counts = vectorizer.fit_transform(texts)
+            counts = vectorizer.fit_transform(documents if held is None else held)
             # CountVectorizer renumbers a fitted vocabulary in sorted order, leaving each
             # row's columns unsorted, while its transform sorts them: sorted here too, a
             # row norm (tf-idf) sums in the same order and fit_transform equals
             # fit().transform() to the bit.
             counts.sort_indices()
         X = self._fit_weighting(counts, vectorizer)
-        self._hashed_names = self.name_columns(texts) if self._keeps_names else None
+        self._hashed_names = None
+        if held is not None and self._keeps_names:
+            self._hashed_names = self.name_columns(held)
         return X
 
     def _fit_weighting(self, counts: sp.csr_matrix, vectorizer: Any) -> sp.csr_matrix:
@@ -463,7 +465,7 @@ class TextFeaturizer(Trainable):
         return _TextCodec(self)
 
 
-def _checked_texts(texts: Iterable[Any]) -> Iterator[str | bytes]:
+def _checked_texts(texts: Iterable[Any]) -> Iterator[str]:
     """The documents of ``texts``, each checked as it is read (a generator of documents
     is read once, never held): a str that UTF-8 can encode, or bytes."""
     if isinstance(texts, str | bytes):
@@ -474,7 +476,7 @@ def _checked_texts(texts: Iterable[Any]) -> Iterator[str | bytes]:
     return _each_checked(texts)
 
 
-def _each_checked(texts: Iterable[Any]) -> Iterator[str | bytes]:
+def _each_checked(texts: Iterable[Any]) -> Iterator[Any]:
     for number, text in enumerate(texts):
         if isinstance(text, str):
             # Hashing and the analyzers encode terms as UTF-8, which has no lone

@@ -219,8 +219,8 @@ def test_bad_input():
 @pytest.mark.parametrize(
     ("document", "error", "said"),
     [
-        (3, TypeError, "document 1 is int, not str"),
-        (None, TypeError, "document 1 is NoneType, not str"),
+        (3, ValueError, "document 1 is int, not str"),
+        (None, ValueError, "document 1 is NoneType, not str"),
         ("b\ud800c", ValueError, "document 1 is not Unicode text: it holds U\\+D800"),
     ],
 )

@@ -491,7 +491,8 @@ def _each_checked(texts: Iterable[Any]) -> Iterator[Any]:
                         f"{error.start}"
                     ) from None
         elif not isinstance(text, bytes):
-            raise TypeError(f"TextFeaturizer: document {number} is {type(text).__name__}, not str")
+            # A ValueError, as scikit-learn's vectorizers raise for np.nan.
+            raise ValueError(f"TextFeaturizer: document {number} is {type(text).__name__}, not str")
         yield text
 
 

@@ -45,7 +45,7 @@ def probe_rows(model: Any) -> list[np.ndarray]:
 
     Returns
     -------
-    list of ndarray of shape (n_rows, n_features_in_)
+    list of ndarray of shape (n_rows, n_features)
         Groups of float64 rows; the check skips a group the model's own ``predict``
         refuses (scores beyond float64).
     """

@@ -6,7 +6,8 @@ compiled reader into CSR buffers reused from chunk to chunk (``_svmlight_chunks`
 ``vw`` and ``counts`` files through the compiled hashing reader (``_PairsReader``,
 ``_pairs_batches``), which also reads a whole such file in memory (``read_pairs``, behind
 :func:`perceptrons.io.prepare.read_featurized`); the reader thread that parses ahead of
-training (``_prefetched``). :mod:`perceptrons.io.stream` documents how they are used and
+training (``_prefetched``), and the parser threads whose results training takes in
+file order (``_ordered``: two for ``vw`` and ``counts`` streams, where the cores allow). :mod:`perceptrons.io.stream` documents how they are used and
 holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
 :func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
 training loop.

@@ -298,3 +298,30 @@ def test_a_block_that_stops_the_compiled_path_stops_it_for_blocks_parsed_ahead(
     assert ahead_compiled == [True]
     assert one == two
     assert [names is None for *_, names, _ in one[0]] == [False, False, True, True, True, True]
+
+
+def test_ring_arrays_sized_by_the_densest_block_grow_for_a_denser_one():
+    """In a ring the matrix's arrays hold the values of the densest block so far (not
+    the most a block could hold); a denser block (two bytes a value) grows them to its
+    bound and is parsed again: the same batches as arrays sized for the bound."""
+    blocks = [
+        b"1 | a_long_feature_name b_long_feature_name:2\n" * 30,
+        b"-1 | a b c d e f g h i j k l m n o p\n" * 30,  # two bytes a value
+        b"1 | a_long_feature_name q r s\n" * 30,
+        b"-1 | a b c d e f g h i j k l m n o p q r s t u v w x y z\n" * 40,
+    ]
+    featurizers = [TextFeaturizer(**_PAIRS, n_features=64) for _ in range(2)]
+    ring, bound = (_chunks._PairsReader(f, "vw") for f in featurizers)
+    ring.ring = _chunks._PAIRS_WINDOW
+    for k, raw in enumerate(blocks):
+        got = [
+            _chunks._pairs_features(reader.read(raw, "x", 1, 0, {}), featurizer, fit=True)
+            for reader, featurizer in ((ring, featurizers[0]), (bound, featurizers[1]))
+        ]
+        (Xa, ya, _), (Xb, yb, _) = got
+        assert Xa.data.tobytes() == Xb.data.tobytes() and ya.tolist() == yb.tolist()
+        assert np.array_equal(Xa.indices, Xb.indices) and np.array_equal(Xa.indptr, Xb.indptr)
+        if k == 0:  # sized by a guess, well below the bound
+            assert ring._sets[0][0][1] < len(raw) // 2
+    assert ring._sets[1][0][1] >= len(blocks[1]) // 2 + 2  # grown to the bound
+    assert featurizers[0].feature_names() == featurizers[1].feature_names()

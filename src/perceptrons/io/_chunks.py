@@ -7,8 +7,9 @@ compiled reader into CSR buffers reused from chunk to chunk (``_svmlight_chunks`
 ``_pairs_batches``), which also reads a whole such file in memory (``read_pairs``, behind
 :func:`perceptrons.io.prepare.read_featurized`); the reader thread that parses ahead of
 training (``_prefetched``), and the parser threads whose results training takes in
-file order (``_ordered``: two for ``vw`` and ``counts`` streams, where the cores allow). :mod:`perceptrons.io.stream` documents how they are used and
-holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
+file order (``_ordered``: two for ``vw`` and ``counts`` streams, where the cores
+allow). :mod:`perceptrons.io.stream` documents how they are used and holds the public
+entry points (:func:`~perceptrons.io.stream.iter_chunks`,
 :func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
 training loop.
 
@@ -334,8 +335,11 @@ class _PairsReader:
         # arrays used in turn, so a batch lives until `ring` more are parsed; 0: each
         # batch has its own copies (read_pairs keeps them all).
         self.ring = 0
-        self._sets: list[tuple[tuple[int, ...], tuple[np.ndarray, ...]]] = []
+        self._sets: list[tuple[tuple[int, int], tuple[np.ndarray, ...]]] = []
         self._turn = 0
+        self._density = 0.25  # the most values a byte of a block held so far (a guess first)
+        self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
+        self._own: tuple[np.ndarray, ...] = ()  # the arrays no batch refers to
         # Parser threads: this reader and its twins (each its own table and arrays),
         # and, with two, the names reported so far: a twin's table misses the blocks
         # the other parsed, so the names it reports are filtered here, in file order.
@@ -365,6 +369,7 @@ class _PairsReader:
                 twin = copy.copy(self)
                 twin._new_table()
                 twin._sets, twin._turn, twin._parsers = [], 0, []
+                twin._sizes, twin._own = (-1, -1, -1), ()
                 self._parsers.append(twin)
         return self._parsers
 
@@ -485,38 +490,65 @@ class _PairsReader:
             start, first_line = line_end, first_line + stop
         return batches
 
-    def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
-        """The ring's next set of output arrays, made to hold any block of this size
-        (grown, never shrunk)."""
+    def _buffers(
+        self, n_bytes: int, n_lines: int, *, bound: bool = False
+    ) -> tuple[np.ndarray, ...]:
+        """The kernel's output arrays for a block of ``n_bytes`` in ``n_lines`` lines
+        (grown, never shrunk): the matrix's (the ring's current set) and the reader's
+        own. Without a ring, or with ``bound`` (the kernel ran short), they hold the
+        most values such a block can have; in a ring, the values of the densest block
+        so far and a quarter more (most blocks hold far fewer than the bound: eight
+        sets of it would be most of the reader's memory)."""
+        most = n_bytes // 2 + 2
+        values = most
+        if self.ring and not bound:
+            values = min(most, int(self._density * n_bytes * 1.25) + 64)
+        rows = n_lines + 1
+        what = (
+            f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
+            f"bytes in {n_lines:,} lines"
+        )
         turn = self._turn % max(self.ring, 1)
-        self._turn += 1
         if turn == len(self._sets):
-            self._sets.append(((-1, -1, -1), ()))  # rows, values, bytes of a name
-        old_sizes, out = self._sets[turn]
-        needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
-        sizes = tuple(max(old, new) for old, new in zip(old_sizes, needed, strict=True))
-        if sizes != old_sizes:
-            rows, nnz, line_bytes = sizes
+            self._sets.append(((-1, -1), ()))
+        (old_rows, old_values), matrix = self._sets[turn]
+        if rows > old_rows or values > old_values:
+            rows, values = max(rows, old_rows), max(values, old_values)
             check_allocation(
-                array_bytes(nnz, itemsize=8 + 4 + 8)
-                + array_bytes(rows, itemsize=8 * 5 + 8)
-                + line_bytes,
-                f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
-                f"bytes in {n_lines:,} lines",
+                array_bytes(values, itemsize=8 + 4) + array_bytes(rows + 1, itemsize=8),
+                what,
                 _CHUNK_REMEDY,
             )
-            out = (
-                np.empty(nnz, dtype=np.float64),  # data
-                np.empty(nnz, dtype=np.int32),  # indices
+            matrix = (
+                np.empty(values, dtype=np.float64),  # data
+                np.empty(values, dtype=np.int32),  # indices
                 np.zeros(rows + 1, dtype=np.int64),  # indptr
+            )
+            self._sets[turn] = ((rows, values), matrix)
+        needed = (n_lines + 1, values, n_bytes + 2)
+        sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
+        if sizes != self._sizes:
+            rows, values, line_bytes = sizes
+            check_allocation(
+                array_bytes(values, itemsize=8) + array_bytes(rows, itemsize=8 * 4) + line_bytes,
+                what,
+                _CHUNK_REMEDY,
+            )
+            self._sizes = sizes
+            self._own = (
                 np.empty(rows, dtype=np.float64),  # labels
                 np.empty((rows, 2), dtype=np.int64),  # label spans
                 np.empty(rows, dtype=np.float64),  # weights
-                np.empty(nnz, dtype=np.int64),  # records
+                np.empty(values, dtype=np.int64),  # records
                 np.empty(line_bytes, dtype=np.uint8),  # scratch (one name)
             )
-            self._sets[turn] = (sizes, out)
-        return out
+        return (*matrix, *self._own)
+
+    def _at_bound(self, n_bytes: int) -> bool:
+        """Whether the output arrays hold the most values a block of ``n_bytes`` can
+        have (then only the names table can be short of room)."""
+        most = n_bytes // 2 + 2
+        return self._sets[self._turn % max(self.ring, 1)][0][1] >= most and self._sizes[1] >= most
 
     def _grow_table(self, n_bytes: int) -> None:
         """Four times the slots and the store, for a block of ``n_bytes`` that did not
@@ -570,8 +602,15 @@ class _PairsReader:
             hashing.remove_names(self.slots, records, state[hashing.RECORDS])
             if status == hashing.FALLBACK:
                 return None
-            self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
+            if self._at_bound(len(buf)):  # NO_ROOM: the names table is short
+                self._grow_table(len(buf))
+            else:  # the values estimated fell short: the arrays to the block's bound
+                out = self._buffers(len(buf), n_lines, bound=True)
+                data, indices, indptr, labels, spans, weights, records, _ = out
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
+        if self.ring:  # the next batch takes the ring's next set
+            self._turn += 1
+            self._density = max(self._density, nnz / len(buf))
         columns, names = None, None
         if self.names:
             added = records[: state[hashing.RECORDS]]
@@ -899,8 +938,9 @@ def _ordered(
     The tasks are taken from ``tasks`` in order, one thread at a time; a thread
     starts task ``i`` only once the consumer has asked for result ``i - window + 1``
     (it is done with the results before the one it asks for): the tasks begun and not
-    done with are at most ``window``, the one whose result the consumer holds included (so a worker's ring of ``window`` sets of buffers is
-    never overwritten under it). An exception of a task (or of ``tasks``) is raised
+    done with are at most ``window``, the one whose result the consumer holds
+    included (so a worker's ring of ``window`` sets of buffers is never overwritten
+    under it). An exception of a task (or of ``tasks``) is raised
     here when its turn comes, after the results before it; a consumer that stops
     early (an error, ``KeyboardInterrupt``, ``close``) stops the threads and waits
     for them, each ending its task in hand.

@@ -950,7 +950,7 @@ def _ordered(
     taking = threading.Lock()  # one thread takes a task at a time: they leave in order
     results: dict[int, tuple[bool, Any]] = {}  # index -> (failed, result or exception)
     taken = 0  # tasks taken from the source
-    released = 0  # results the consumer asked for
+    released = 0  # the result the consumer asks for (it is done with those before)
     end: int | None = None  # tasks in all, once the source is done
     stopping = False
 

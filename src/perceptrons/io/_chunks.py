@@ -337,7 +337,7 @@ class _PairsReader:
         self.ring = 0
         self._sets: list[tuple[tuple[int, int], tuple[np.ndarray, ...]]] = []
         self._turn = 0
-        self._density = 0.25  # the most values a byte of a block held so far (a guess first)
+        self._density = 0.125  # the most values a byte of a block held so far (a guess first)
         self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
         self._own: tuple[np.ndarray, ...] = ()  # the arrays no batch refers to
         # Parser threads: this reader and its twins (each its own table and arrays),
@@ -525,7 +525,8 @@ class _PairsReader:
                 np.zeros(rows + 1, dtype=np.int64),  # indptr
             )
             self._sets[turn] = ((rows, values), matrix)
-        needed = (n_lines + 1, values, n_bytes + 2)
+        # The names a block adds are recorded only when they are kept.
+        needed = (n_lines + 1, values if self.names else 1, n_bytes + 2)
         sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
         if sizes != self._sizes:
             rows, values, line_bytes = sizes
@@ -548,7 +549,8 @@ class _PairsReader:
         """Whether the output arrays hold the most values a block of ``n_bytes`` can
         have (then only the names table can be short of room)."""
         most = n_bytes // 2 + 2
-        return self._sets[self._turn % max(self.ring, 1)][0][1] >= most and self._sizes[1] >= most
+        records = self._sizes[1] >= most or not self.names
+        return self._sets[self._turn % max(self.ring, 1)][0][1] >= most and records
 
     def _grow_table(self, n_bytes: int) -> None:
         """Four times the slots and the store, for a block of ``n_bytes`` that did not

@@ -19,11 +19,11 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
-from test_input_bounds import _child
 
 from perceptrons import AveragedPerceptron, LogisticRegressionSGD, Perceptron
 from perceptrons._states import CompactState, PerceptronState
 from perceptrons.io.persist import load, save
+from test_input_bounds import _child
 
 #: Every configuration whose epochs write only their examples' rows and whose
 #: statistics by row start at zero (those a compact state trains).
@@ -220,3 +220,36 @@ def test_widened_and_without_first_row(columns):
         assert_array_equal(fewer.weights, weights[1:])
         assert_array_equal(fewer.aux, 2 * weights[1:])
         assert fewer.count == 3
+
+
+def test_a_refused_call_leaves_the_compact_state_as_it_was():
+    X, y, _ = _problem()
+    model = COMPACT["averaged"]()
+    model._touched_rows = True
+    first = X[:, :30]  # the later batch reaches rows the state does not hold yet
+    model.fit(sp.csr_matrix((first.data, first.indices, first.indptr), shape=X.shape), y)
+    before = copy.deepcopy(model._lifecycle)
+    coef = model.coef_.copy()
+    huge = X.copy()
+    huge.data[:] = 1e308
+    with pytest.raises(ValueError, match="non-finite"):
+        model.partial_fit(huge, y)
+    assert isinstance(model._lifecycle, CompactState)
+    assert_array_equal(model._lifecycle.rows, before.rows)
+    for key, array in before.state.arrays().items():
+        assert model._lifecycle.state.arrays()[key].tobytes() == array.tobytes()
+    assert model._lifecycle.state.values() == before.state.values()
+    assert (model.coef_ != coef).nnz == 0
+
+
+def test_hashed_batches_stay_in_their_rows():
+    X, y, _ = _problem()
+    wide = sp.csr_matrix((X.data, X.indices * 5000, X.indptr), shape=(X.shape[0], 2**20))
+    model = AveragedPerceptron(random_state=0)
+    dense = AveragedPerceptron(random_state=0)
+    dense._touched_rows = False
+    for rows in np.array_split(np.arange(X.shape[0]), 4):
+        model.partial_fit(wide[rows], y[rows], classes=np.unique(y))
+        dense.partial_fit(wide[rows], y[rows], classes=np.unique(y))
+        assert isinstance(model._lifecycle, CompactState)
+    assert_array_equal(model.coef_.toarray(), dense.coef_)

@@ -936,7 +936,12 @@ class CompactState:
         found to be 1-based), every other row one lower."""
         if self.rows[0] != 0:
             return CompactState(self.rows - 1, self.n_rows - 1, self.state)
-        dropped = self._mapped(lambda array, index: array[(*index, slice(1, None))].copy())
+
+        def dropped_first(array: np.ndarray, index: tuple[slice, ...]) -> np.ndarray:
+            where = (*index, slice(1, None))
+            return array[where].copy()
+
+        dropped = self._mapped(dropped_first)
         return CompactState(self.rows[1:] - 1, self.n_rows - 1, dropped)
 
     def _with_rows(self, rows: np.ndarray, old_at: np.ndarray) -> CompactState:
@@ -947,7 +952,8 @@ class CompactState:
             out = np.zeros(
                 (*array.shape[: len(index)], rows.shape[0], *array.shape[len(index) + 1 :])
             )
-            out[(*index, old_at)] = array
+            where: tuple[Any, ...] = (*index, old_at)
+            out[where] = array
             return out
 
         return CompactState(rows, self.n_rows, self._mapped(placed))

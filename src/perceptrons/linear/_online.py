@@ -474,7 +474,14 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is never densified.
+            Training data. Sparse input is never densified. On sparse CSR input whose
+            features are at most a quarter of ``n_features``, a model whose dense
+            training state would take 16 MiB or more (a hashed text model: ``2**20``
+            features) is trained in the rows of those features only, when its update
+            rule writes nowhere else: bit for bit the same model, published as after
+            :meth:`sparsify` (``coef_`` a CSR matrix), which ``partial_fit`` and a
+            warm-started ``fit`` continue without :meth:`densify` (see
+            :mod:`perceptrons.linear._online_engine`).
         y : array-like of shape (n_samples,)
             Labels of any type; at least two distinct values.
         sample_weight : array-like of shape (n_samples,) or float, default=None
@@ -569,7 +576,10 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
         An averaged model stays the exact mean over every example seen by every ``fit``
-        and ``partial_fit`` call. A call that raises leaves everything as it was.
+        and ``partial_fit`` call. A call that raises leaves everything as it was. As
+        with :meth:`fit`, a first call on sparse input may start a state in the rows
+        its features reach (``coef_`` then a CSR matrix); later calls grow it to the
+        features they bring while those stay at most half of ``n_features``.
 
         Parameters
         ----------

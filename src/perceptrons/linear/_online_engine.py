@@ -7,6 +7,24 @@ and its fitted model; what the engine needs of its configuration comes in one
 records included); the engine holds the training machinery over them -- fresh states,
 one compiled epoch with every size and index checked first, the state as a model file
 stores it. The serial fit, parameter mixing and streaming all train through it.
+
+Training in the rows the data reaches (:meth:`LinearEngine.training_view`): a hashed
+text model's dense state is ``2**20`` rows per array, of which the examples reach a
+few percent. When a call's epochs write and read only their examples' rows and the
+intercept's (``example_rows_only``: not ROMMA's, ALMA's or ada-rda's rescaling of every
+weight, a full covariance, ada-fobos with ``l1``, nor logistic regression's prior once
+a rescale may come), on sparse CSR input and for a state whose statistics by row start
+at zero (not the confidence-weighted rules' variances), the state is a
+:class:`~perceptrons._states.CompactState` grown to the features each call brings,
+and the kernels read the input renumbered to its rows: the same arithmetic, term for
+term, as on the dense state. A first call takes it when the dense state would be
+:data:`TOUCHED_FROM_BYTES` or more and the call's features at most a quarter of its
+rows; it stays while its rows are at most half of the dense state's (else, and for a
+call it cannot train, it becomes the dense state). Its model is published as after
+``sparsify()`` (``coef_`` a CSR matrix) and trains on without ``densify()``.
+
+Over 600 lines: the engine is one class over one configuration, its model files and
+its touched-rows state included, each part using the others' checks.
 """
 
 from __future__ import annotations

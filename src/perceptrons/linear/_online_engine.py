@@ -346,21 +346,21 @@ class LinearEngine:
 
     def _fresh_lifecycle(self, X: Any, weight: float) -> TrainingState | CompactState:
         """A first call's new state: compact or dense (see :meth:`training_view`)."""
-        n_features, n_columns = self.state_size(X.shape[1])
+        n_rows, n_columns = self.state_size(X.shape[1])  # (the intercept's row aside)
         state_class = self.config.state_class
         if self._rows_alone(X, state_class.zeros(0, n_columns, self.averaged), weight):
             features = _features_of(X)
             arrays = 2 if self.averaged else 1
             if issubclass(state_class, AdaptiveState):
                 arrays += len(state_class.STATS)
-            dense_bytes = 8 * arrays * (n_features + 1) * n_columns
-            small = 4 * (features.shape[0] + 1) <= n_features + 1
+            dense_bytes = 8 * arrays * (n_rows + 1) * n_columns
+            small = 4 * (features.shape[0] + 1) <= n_rows + 1
             if _touched_rows(self.estimator) or (dense_bytes >= TOUCHED_FROM_BYTES and small):
                 self.check_state_shape(features.shape[0], n_columns)
                 return CompactState.fresh(
-                    state_class, features, n_features + 1, n_columns, self.averaged
+                    state_class, features, n_rows + 1, n_columns, self.averaged
                 )
-        return self.new_state(n_features)
+        return self.new_state(X.shape[1])
 
     def _rows_alone(self, X: Any, state: TrainingState, weight: float) -> bool:
         """Whether a call over ``X`` may train a compact state (see :meth:`training_view`)."""

@@ -253,3 +253,19 @@ def test_hashed_batches_stay_in_their_rows():
         dense.partial_fit(wide[rows], y[rows], classes=np.unique(y))
         assert isinstance(model._lifecycle, CompactState)
     assert_array_equal(model.coef_.toarray(), dense.coef_)
+
+
+def test_held_out_examples_score_the_compact_model():
+    # Early stopping scores the published (CSR) model on the caller's columns.
+    X, y, _ = _problem(n=80)
+    models = [
+        Perceptron(early_stopping=True, validation_fraction=0.25, max_epochs=4, random_state=0)
+        for _ in range(2)
+    ]
+    models[0]._touched_rows, models[1]._touched_rows = True, False
+    for model in models:
+        model.fit(X, y)
+    assert [r["validation_score"] for r in models[0].history_] == [
+        r["validation_score"] for r in models[1].history_
+    ]
+    _assert_same(models[0], models[1], X)

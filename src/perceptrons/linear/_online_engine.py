@@ -622,10 +622,14 @@ def _touched_rows(estimator: Any) -> bool | None:
 
 
 def _features_of(X: sp.csr_matrix) -> np.ndarray:
-    """The sorted columns that hold an entry of ``X``: a mask over the columns,
-    O(nnz + columns), cheaper than sorting the indices."""
+    """The sorted columns that hold an entry of ``X``: by a mask over the columns,
+    O(nnz + columns), cheaper than sorting the indices -- unless the columns outnumber
+    the entries many times (a hashing space of ``2**31``: its mask alone 2 GiB)."""
+    indices = X.indices[: X.indptr[-1]]
+    if X.shape[1] > 64 * indices.shape[0]:
+        return np.unique(indices).astype(np.int64)
     used = np.zeros(X.shape[1], dtype=bool)
-    used[X.indices[: X.indptr[-1]]] = True
+    used[indices] = True
     return np.flatnonzero(used)
 
 

@@ -132,7 +132,7 @@ def _problem(n=60, d=90, n_classes=3, seed=3):
     return sp.csr_matrix(X), y, None
 
 
-def test_model_files_and_streams_keep_the_compact_state(tmp_path):
+def test_a_model_file_keeps_the_compact_state(tmp_path):
     X, y, _ = _problem()
     compact, dense = _pair("averaged")
     compact.fit(X, y)

@@ -38,9 +38,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         counts["matrix"] = np.zeros_like(counts["matrix"])
         unseen.clear()
         rows = 0
-        for X, y in batches:
+        for chunk, (X, y) in enumerate(batches):
             rows += X.shape[0]
-            _dense_for_many_rows(estimator, rows)
+            _dense_for_many_rows(estimator, rows, chunk)
             y_true, new = known_labels(model, y)
             unseen.update(new)
             if y_true is not None and not unseen:
@@ -150,13 +150,16 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 DENSE_FROM_ROWS = 100_000
 
 
-def _dense_for_many_rows(estimator: Any, n_rows: int) -> None:
+def _dense_for_many_rows(estimator: Any, n_rows: int, chunk: int = 0) -> None:
     """Densify a model loaded sparse (``load(..., sparse=True)``) once it has ``n_rows``
-    rows to score (those of the chunks so far); the scores are the same bit for bit
-    either way."""
+    rows to score (those of the chunks so far), or from the second chunk (``chunk``
+    counts from 0) on: a sparse model scores a chunk at the cost of a pass over its
+    nonzeros, which the dense weights, formed once, pay no more. The scores are the
+    same bit for bit either way."""
     import scipy.sparse as sp
 
-    if n_rows >= DENSE_FROM_ROWS and sp.issparse(getattr(estimator, "coef_", None)):
+    many = n_rows >= DENSE_FROM_ROWS or chunk >= 1
+    if many and sp.issparse(getattr(estimator, "coef_", None)):
         try:
             estimator.densify()
         except MemoryError:  # refused by its estimate, nothing formed: it scores sparse
@@ -187,9 +190,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
             out.seek(0)
             out.truncate()
             rows = 0
-            for X, _ in batches:
+            for chunk, (X, _) in enumerate(batches):
                 rows += X.shape[0]
-                _dense_for_many_rows(estimator, rows)
+                _dense_for_many_rows(estimator, rows, chunk)
                 out.write(_prediction_lines(args, estimator, X).encode("utf-8"))
 
         _score_file(args, model, consume, labels=None)
@@ -210,7 +213,10 @@ def _prediction_lines(args: argparse.Namespace, estimator: Any, X: Any) -> str:
     """The lines of ``predict`` for the rows of ``X``: the label, then with ``--scores``
     or ``--proba`` the scores or probabilities, tab-separated."""
     labels = estimator.predict(X)
-    lines = [str(label) for label in labels]
+    # Each distinct label written once (np.unique's items are the labels' own scalars).
+    values, inverse = np.unique(labels, return_inverse=True)
+    texts = np.array([str(value) for value in values], dtype=object)
+    lines = texts[inverse.reshape(-1)].tolist()
     if args.scores or args.proba:
         scores = np.atleast_2d(
             estimator.predict_proba(X) if args.proba else estimator.decision_function(X)

@@ -17,7 +17,7 @@ def models(tmp_path_factory):
     text pipelines trained in memory (tf-idf) and streamed (counts), a counts model."""
     folder = tmp_path_factory.mktemp("models")
     rng = np.random.default_rng(3)
-    svm, vw, counts = [], [], []
+    svm, vw, counts, ft = [], [], [], []
     for i in range(120):
         label = (-1, 1, 2)[i % 3]
         cols = sorted(rng.choice(np.arange(1, 13), size=rng.integers(1, 5), replace=False))
@@ -25,7 +25,8 @@ def models(tmp_path_factory):
         words = " ".join(f"w{rng.integers(0, 9)}:{rng.integers(1, 3)}" for _ in range(3))
         vw.append(f"{label} |a {words} | x{i % 5}")
         counts.append(f"{words} #label#:{'neg' if i % 2 else 'pos'}")
-    files = {"svm": svm, "vw": vw, "counts": counts}
+        ft.append(f"__label__{'neg' if i % 2 else 'pos'} " + " ".join(f"w{i % 7} x{i % 4}".split()))
+    files = {"svm": svm, "vw": vw, "counts": counts, "ft": ft}
     paths = {}
     for kind, lines in files.items():
         path = folder / f"train.{kind}"
@@ -37,6 +38,7 @@ def models(tmp_path_factory):
         ("vw", "vw", []),
         ("vw-stream", "vw", ["--stream"]),
         ("counts", "counts", []),
+        ("ft", "ft", ["--format", "fasttext"]),
     ]:
         model = folder / f"{name}.npz"
         status, _, err = run("train", paths[kind], "-o", model, "--quiet", *options)
@@ -154,6 +156,40 @@ def test_vw_chunks_give_the_whole_files_output(
     event("read in chunks" if through else "read whole")
 
 
+@st.composite
+def fasttext_files(draw):
+    """fastText lines: several leading labels, words of any script, blank lines,
+    sometimes a line without a label or a label never seen."""
+    faulty = draw(st.booleans())
+    labels = ["pos", "neg"] + (["other"] if faulty else [])
+    lines = []
+    for _ in range(draw(st.integers(1, 20))):
+        words = " ".join(
+            draw(st.sampled_from(["w1", "x2", "W3", "caf\u00e9", "w1,"])) for _ in range(3)
+        )
+        kind = draw(st.sampled_from(["row"] * 6 + ["blank"] + (["nolabel"] if faulty else [])))
+        label = draw(st.sampled_from(labels))
+        lines.append({"row": f"__label__{label} {words}", "blank": "", "nolabel": words}[kind])
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=25)
+@given(
+    content=fasttext_files(),
+    chunk_size=st.sampled_from([1, 3, 10_000]),
+    command=st.sampled_from([("predict", "--scores"), ("evaluate",)]),
+)
+def test_fasttext_chunks_give_the_whole_files_output(
+    models, tmp_path_factory, monkeypatch_module, content, chunk_size, command
+):
+    path = tmp_path_factory.mktemp("ft") / "test.txt"
+    path.write_text(content)
+    args = (command[0], models["ft"], path, *command[1:], "--format", "fasttext")
+    chunked, whole, through = _both(monkeypatch_module, args, chunk_size)
+    assert chunked == whole
+    event("read in chunks" if through else "read whole")
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as patch:
@@ -172,8 +208,16 @@ def test_good_files_go_through_the_chunks(models, tmp_path, monkeypatch, chunk_s
     vw.write_text("1 |a w1:2 w3 | x1\n-1 2 |a w2\n\n2 'tag|a:2 w4 w1\n1 | x3\n")
     counts = tmp_path / "test.counts"
     counts.write_text("w1:2 w3:1 #label#:pos\nw2:1 #label#:neg\n")
-    for model, path in [("svm", svm), ("vw", vw), ("vw-stream", vw), ("counts", counts)]:
-        fmt = ("--format", "svmlight") if model == "svm" else ()
+    ft = tmp_path / "test.ft"
+    ft.write_text("__label__pos w1 x2 w1\n\n__label__neg  w3\n__label__pos __label__neg x1\n")
+    for model, path in [
+        ("svm", svm),
+        ("vw", vw),
+        ("vw-stream", vw),
+        ("counts", counts),
+        ("ft", ft),
+    ]:
+        fmt = {"svm": ("--format", "svmlight"), "ft": ("--format", "fasttext")}.get(model, ())
         args = (command[0], models[model], path, *command[1:], *fmt)
         chunked, whole, through_chunks = _both(monkeypatch, args, chunk_size)
         assert chunked == whole and chunked[0] == 0, (model, chunked, whole)

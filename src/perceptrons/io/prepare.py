@@ -435,6 +435,10 @@ def pad_columns(X: sp.spmatrix | sp.sparray, n_columns: int) -> sp.csr_matrix:
 SCORE_CHUNK_ROWS = 10_000
 
 
+#: The text formats of one labelled document a line, read a chunk of lines at a time.
+_LABELLED_LINES = ("fasttext", "tsv", "sentiment")
+
+
 class _ReadWhole(Exception):
     """The chunks cannot tell what the whole file read at once gives (an error to word,
     a line skipped, unlabeled lines): :func:`score_in_chunks` leaves it to the caller."""
@@ -458,7 +462,9 @@ def score_in_chunks(
     :func:`read_for_model` then :func:`model_inputs` give for the whole file, bit for
     bit: an svmlight file for a model of numeric features (at the model's width, an
     index past it a bad line), a ``vw`` or ``counts`` file for a text pipeline whose
-    featurizer hashes ``name:value`` pairs (``tokenizer="pairs"``, any weighting).
+    featurizer hashes ``name:value`` pairs (``tokenizer="pairs"``, any weighting), and
+    ``fasttext``, ``tsv`` and ``sentiment`` lines for a text pipeline (each chunk's
+    documents transformed by its featurizer in the reader thread).
 
     Where the chunks cannot tell the whole file's reading, this returns ``False`` and
     the caller reads the file whole (:func:`read_for_model`), which words the error or
@@ -504,6 +510,9 @@ def score_in_chunks(
         if not _compiled_pairs(featurizer, fit=False):
             return False
         batches = _pairs_model_chunks(name, fmt, featurizer, chunk_size)
+        return _consume_all(batches, consume) == "done"
+    if featurizer is not None and fmt in _LABELLED_LINES:
+        batches = _text_model_chunks(name, fmt, featurizer, chunk_size)
         return _consume_all(batches, consume) == "done"
     return False
 
@@ -584,3 +593,20 @@ def _pairs_model_chunks(
         X, y, _ = _pairs_features(batch, counter, fit=False)
         assert y is not None  # labels required
         yield (X if counter is featurizer else featurizer._weigh(X)), y, False
+
+
+def _text_model_chunks(
+    name: str, fmt: str, featurizer: TextFeaturizer, chunk_size: int
+) -> Generator[tuple[Any, np.ndarray, bool]]:
+    """Chunks of labelled documents, one a line, through :func:`read_data` a block of
+    lines at a time, transformed by the fitted ``featurizer`` (row by row: a chunk's
+    rows are the whole file's), both in a reader thread."""
+    from perceptrons.io._chunks import _QUEUE_DEPTH, _line_chunks, _prefetched
+
+    def source() -> Iterator[tuple[Any, Any]]:
+        options = {"labels": True, "n_features": None, "zero_based": "auto"}
+        for chunk in _line_chunks(name, fmt, chunk_size, skip_bad_lines=False, **options):
+            yield featurizer.transform(chunk.data.texts), chunk.data.y
+
+    for X, y in _prefetched(source, _QUEUE_DEPTH):
+        yield X, y, False

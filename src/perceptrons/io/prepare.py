@@ -11,12 +11,17 @@ file, the way the ``perceptrons`` command does:
 - :func:`split_model`: the featurizer (or ``None``) and the estimator of a model;
 - :func:`read_for_model`: read a file for a trained model (numeric files get its width);
 - :func:`model_inputs`: what the model's ``predict`` takes from a data set;
-- :func:`model_labels`: a data set's labels as the model's classes, all of them known;
+- :func:`model_labels`: a data set's labels as the model's classes, all of them known
+  (:func:`known_labels` and :func:`unseen_labels_error` for labels a chunk at a time);
 - :func:`read_featurized`: a ``vw`` or ``counts`` file read and featurized in one pass;
 - :func:`score_in_chunks`: a file applied to a model a chunk at a time, through the
   compiled readers and a reader thread, as :func:`read_for_model` would read it whole;
 - :func:`training_features`: feature matrices of a training set and a development set;
 - :func:`pad_columns`: a sparse matrix widened to a given number of columns.
+
+Over 600 lines: a file read for a model whole and a chunk at a time share the rules of
+that reading (the model's width, its labels, the featurizer's weighting), kept in one
+place so that both give the same rows and errors.
 
 Examples
 --------
@@ -606,6 +611,7 @@ def _text_model_chunks(
     def source() -> Iterator[tuple[Any, Any]]:
         options = {"labels": True, "n_features": None, "zero_based": "auto"}
         for chunk in _line_chunks(name, fmt, chunk_size, skip_bad_lines=False, **options):
+            assert chunk.data.texts is not None  # a text format
             yield featurizer.transform(chunk.data.texts), chunk.data.y
 
     for X, y in _prefetched(source, _QUEUE_DEPTH):

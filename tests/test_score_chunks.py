@@ -268,3 +268,25 @@ def test_score_in_chunks_names_what_it_cannot_read(models, tmp_path):
     assert not prepare.score_in_chunks(svm, model, consume, format="tsv")
     assert not prepare.score_in_chunks(svm, load(models["vw"], core=True), consume)
     assert called == []
+
+
+def test_memory_holds_a_few_chunks_whatever_the_files_size(models, tmp_path):
+    """A file larger than the memory limit (PERCEPTRONS_MEMORY_LIMIT): read whole it is
+    refused in one line; read in chunks, predict goes over it."""
+    from test_input_bounds import _child
+
+    path = tmp_path / "big.svm"
+    rows = np.array(["1 3:1 7:2 11:3", "-1 2:1 5:1", "2 1:2 12:1"])
+    path.write_text("\n".join(rows[np.arange(600_000) % 3]) + "\n")
+    assert path.stat().st_size > 6 << 20
+    args = ["predict", str(models["svm"]), str(path), "-o", str(tmp_path / "p.txt")]
+    done = _child(["-m", "perceptrons", *args], tmp_path, limit="4M")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "p.txt").read_text().count("\n") == 600_000
+    whole = (
+        "import sys; from perceptrons.io import prepare; from perceptrons.cli import main; "
+        "prepare.score_in_chunks = lambda *a, **k: False; sys.exit(main(sys.argv[1:]))"
+    )
+    done = _child(["-c", whole, *args], tmp_path, limit="4M")
+    assert done.returncode == 1 and "reading it whole" in done.stderr, done.stderr[-3000:]
+    assert len(done.stderr.strip().splitlines()) == 1

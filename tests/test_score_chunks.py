@@ -290,3 +290,17 @@ def test_memory_holds_a_few_chunks_whatever_the_files_size(models, tmp_path):
     done = _child(["-c", whole, *args], tmp_path, limit="4M")
     assert done.returncode == 1 and "reading it whole" in done.stderr, done.stderr[-3000:]
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_labels_not_ascii_reach_stdout_whole(tmp_path, monkeypatch):
+    """Predictions spooled to stdout a piece at a time: a piece that ends inside a
+    character is decoded with the next."""
+    from perceptrons.cli import evaluate
+
+    train = tmp_path / "train.counts"
+    train.write_text("".join(f"w{i % 3}:1 #label#:{'né' if i % 2 else 'ñu'}\n" for i in range(12)))
+    model = tmp_path / "m.npz"
+    assert run("train", train, "-o", model, "--quiet")[0] == 0
+    monkeypatch.setattr(evaluate, "_SPOOL_PIECE", 1)
+    chunked, whole, through = _both(monkeypatch, ("predict", model, train), 5)
+    assert chunked == whole and through and "né\nñu\n" in chunked[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 import tempfile
@@ -203,10 +204,15 @@ def cmd_predict(args: argparse.Namespace) -> int:
     with tempfile.TemporaryFile() as spool:  # stdout gets nothing on an error
         write(spool)
         spool.seek(0)
-        sys.stdout.flush()
-        while piece := spool.read(1 << 20):
-            sys.stdout.write(piece.decode("utf-8"))
+        # A piece may end inside a character (a label not ASCII): decoded as a stream.
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while piece := spool.read(_SPOOL_PIECE):
+            sys.stdout.write(decoder.decode(piece))
+        sys.stdout.write(decoder.decode(b"", final=True))
     return 0
+
+
+_SPOOL_PIECE = 1 << 20  # bytes of the spooled predictions copied to stdout at a time
 
 
 def _prediction_lines(args: argparse.Namespace, estimator: Any, X: Any) -> str:

@@ -205,7 +205,7 @@ cli._common: _registry.ALGORITHMS _registry.kind_of
 cli._parser: _limits.MAX_N_FEATURES _version.__version__ io.formats._names.FORMATS
     linear._update_rules.RULES parallel._names.CONNECT_TIMEOUT
     parallel._names.DEFAULT_LOCAL_EPOCHS parallel._names.DEFAULT_MIXING parallel._names.MIXINGS
-cli.evaluate: _metrics.classification_scores
+cli.evaluate: _metrics.confusion_matrix _metrics.scores_of_confusion
 cli.mixing: parallel._dask_cluster.SchedulerConnectionError
     parallel._dask_cluster.connect_scheduler parallel._dask_cluster.quiet_dask_logs
     parallel._dask_cluster.start_local_cluster parallel._mixing.check_estimator

@@ -483,3 +483,30 @@ def test_a_line_longer_than_the_plain_scan_reads_goes_to_the_exact_scan(tmp_path
     found = _scan_before_training(str(path), "svmlight", 10, False)
     assert (found.n_features, found.n_examples) == (199, 2)
     assert found.classes.tolist() == [-1, 1]
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+def test_publishing_only_at_the_end_gives_the_same_model(tmp_path, cls, monkeypatch):
+    """``publish_each_epoch=False``: the model is formed once, after the last epoch, and
+    is the one formed after every epoch, bit for bit."""
+    from perceptrons.io import stream
+
+    path = _svmlight_file(tmp_path / "d.svm", n=200)
+    published = []
+    original = stream._EngineEpochs.publish
+
+    def counted(self, n_iter):
+        published.append(n_iter)
+        return original(self, n_iter)
+
+    monkeypatch.setattr(stream._EngineEpochs, "publish", counted)
+    models = {}
+    for each in (True, False):
+        published.clear()
+        model = cls(random_state=0)
+        fit_stream(model, path, epochs=3, chunk_size=50, publish_each_epoch=each)
+        models[each] = model
+        assert published == ([1, 2, 3] if each else [3])
+    assert_array_equal(models[True].coef_, models[False].coef_)
+    assert_array_equal(models[True].intercept_, models[False].intercept_)
+    assert models[True].history_ == models[False].history_

@@ -15,7 +15,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ClassificationScores", "classification_scores", "confusion_matrix"]
+__all__ = [
+    "ClassificationScores",
+    "classification_scores",
+    "confusion_matrix",
+    "scores_of_confusion",
+]
 
 
 def confusion_matrix(y_true: Any, y_pred: Any, classes: np.ndarray) -> np.ndarray:
@@ -71,6 +76,31 @@ def classification_scores(y_true: Any, y_pred: Any, classes: np.ndarray) -> Clas
     true_positives = np.bincount(true_codes[hits], minlength=n_classes).astype(np.float64)
     predicted = np.bincount(pred_codes[pred_known], minlength=n_classes).astype(np.float64)
     support = np.bincount(true_codes[true_known], minlength=n_classes)
+    accuracy = float(np.mean(y_true == y_pred)) if y_true.shape[0] else 0.0
+    return _scores(accuracy, true_positives, predicted, support, matrix)
+
+
+def scores_of_confusion(matrix: np.ndarray) -> ClassificationScores:
+    """:func:`classification_scores` from the confusion matrix alone, for examples whose
+    true and predicted labels are all classes (as ``evaluate`` checks them): counts
+    summed over the chunks of a file give the scores of the whole file, bit for bit.
+    """
+    matrix = np.asarray(matrix, dtype=np.int64)
+    n_examples = int(matrix.sum())
+    # np.mean of the hits: their count (exact in float64) over the examples.
+    accuracy = float(np.float64(np.trace(matrix)) / n_examples) if n_examples else 0.0
+    true_positives = np.diagonal(matrix).astype(np.float64)
+    predicted = matrix.sum(axis=0).astype(np.float64)
+    return _scores(accuracy, true_positives, predicted, matrix.sum(axis=1), matrix)
+
+
+def _scores(
+    accuracy: float,
+    true_positives: np.ndarray,
+    predicted: np.ndarray,
+    support: np.ndarray,
+    matrix: np.ndarray,
+) -> ClassificationScores:
     actual = support.astype(np.float64)
     false_positives, false_negatives = predicted - true_positives, actual - true_positives
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -79,5 +109,4 @@ def classification_scores(y_true: Any, y_pred: Any, classes: np.ndarray) -> Clas
         # scikit-learn's F-score: 2 tp / (2 tp + fn + fp), not 2 p r / (p + r).
         denominator = 2 * true_positives + false_negatives + false_positives
         f1 = np.where(denominator > 0, 2 * true_positives / denominator, 0.0)
-    accuracy = float(np.mean(y_true == y_pred)) if y_true.shape[0] else 0.0
     return ClassificationScores(accuracy, precision, recall, f1, support, matrix)

@@ -3,40 +3,59 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
 
 import numpy as np
 
 from perceptrons.cli._common import EXIT_USAGE, UserError, check_outputs, read
 from perceptrons.cli.tag import refuse_tagger
-from perceptrons.io.files import write_text_atomically
+from perceptrons.io.files import write_atomically, write_text_atomically
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Accuracy, macro-F1, per-class scores and the confusion matrix on labelled data."""
-    from perceptrons._metrics import classification_scores
+    from perceptrons._metrics import scores_of_confusion
     from perceptrons.io.persist import load
-    from perceptrons.io.prepare import model_inputs, model_labels, split_model
+    from perceptrons.io.prepare import known_labels, split_model, unseen_labels_error
 
     check_outputs(args, [args.output])
     # Sparse: predicts bit for bit as the dense model; the core: no scikit-learn.
     model = load(args.model, sparse=True, core=True)
     refuse_tagger(args.model, model, "evaluate")
     _, estimator = split_model(model)
-    dataset = read(args, args.data, labels=True, model=model)
-    inputs = model_inputs(model, dataset)
-    _dense_for_many_rows(estimator, inputs)
-    y_true = model_labels(model, dataset)
-    y_pred = model.predict(inputs)
     classes = estimator.classes_
-    scores = classification_scores(y_true, y_pred, classes)
+    # Counts, not labels, summed chunk by chunk: memory flat in the file's size.
+    counts = {"matrix": np.zeros((len(classes), len(classes)), dtype=np.int64)}
+    unseen: set[str] = set()
+
+    def consume(batches: Iterator[tuple[Any, Any]]) -> None:
+        from perceptrons._metrics import confusion_matrix
+
+        counts["matrix"] = np.zeros_like(counts["matrix"])
+        unseen.clear()
+        rows = 0
+        for chunk, (X, y) in enumerate(batches):
+            rows += X.shape[0]
+            _dense_for_many_rows(estimator, rows, chunk)
+            y_true, new = known_labels(model, y)
+            unseen.update(new)
+            if y_true is not None and not unseen:
+                counts["matrix"] += confusion_matrix(y_true, estimator.predict(X), classes)
+
+    _score_file(args, model, consume, labels=True)
+    if unseen:  # as model_labels says it, once the whole file is read
+        raise unseen_labels_error(model, args.data, unseen)
+    scores = scores_of_confusion(counts["matrix"])
+    n_examples = int(counts["matrix"].sum())
     precision, recall, f1, support = scores.precision, scores.recall, scores.f1, scores.support
     matrix = scores.matrix
     result = {
-        "examples": len(y_true),
+        "examples": n_examples,
         "accuracy": scores.accuracy,
         "macro_f1": float(np.mean(f1)),
         "classes": {
@@ -54,7 +73,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         return _emit(args, json.dumps(result, indent=2) + "\n")
     lines = [
-        f"{args.data}: {len(y_true):,} examples",
+        f"{args.data}: {n_examples:,} examples",
         f"accuracy  {result['accuracy']:.4f}",
         f"macro-F1  {result['macro_f1']:.4f}\n",
         _table(
@@ -74,6 +93,34 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
     )
     return _emit(args, "\n".join(lines) + "\n")
+
+
+def _score_file(
+    args: argparse.Namespace,
+    model: Any,
+    consume: Callable[[Iterator[tuple[Any, Any]]], object],
+    *,
+    labels: bool | None,
+) -> None:
+    """``consume`` over ``(X, y)`` chunks of the data file, ``X`` the model's estimator's
+    input: read a chunk at a time by the compiled readers where
+    :func:`~perceptrons.io.prepare.score_in_chunks` can tell the whole file's reading,
+    else read whole (one chunk), which words the errors and skips bad lines as today.
+    ``consume`` starts afresh on each call."""
+    from perceptrons.io.prepare import model_inputs, score_in_chunks, split_model
+
+    if score_in_chunks(args.data, model, consume, format=args.format):
+        return
+    dataset = read(args, args.data, labels=labels, model=model)
+    inputs = model_inputs(model, dataset)
+    featurizer, _ = split_model(model)
+    y = dataset.y
+    if labels:
+        from perceptrons.io.prepare import model_labels
+
+        model_labels(model, dataset)  # the file's labels checked before any scoring
+    X = inputs if featurizer is None else featurizer.transform(inputs)
+    consume(iter([(X, y)]))
 
 
 def _emit(args: argparse.Namespace, text: str) -> int:
@@ -104,14 +151,16 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 DENSE_FROM_ROWS = 100_000
 
 
-def _dense_for_many_rows(estimator: Any, inputs: Any) -> None:
-    """Densify a model loaded sparse (``load(..., sparse=True)``) before it scores many
-    rows; the scores are the same bit for bit either way."""
+def _dense_for_many_rows(estimator: Any, n_rows: int, chunk: int = 0) -> None:
+    """Densify a model loaded sparse (``load(..., sparse=True)``) once it has ``n_rows``
+    rows to score (those of the chunks so far), or from the second chunk (``chunk``
+    counts from 0) on: a sparse model scores a chunk at the cost of a pass over its
+    nonzeros, which the dense weights, formed once, pay no more. The scores are the
+    same bit for bit either way."""
     import scipy.sparse as sp
 
-    shape = getattr(inputs, "shape", None)
-    n_rows = shape[0] if shape else len(inputs)
-    if n_rows >= DENSE_FROM_ROWS and sp.issparse(getattr(estimator, "coef_", None)):
+    many = n_rows >= DENSE_FROM_ROWS or chunk >= 1
+    if many and sp.issparse(getattr(estimator, "coef_", None)):
         try:
             estimator.densify()
         except MemoryError:  # refused by its estimate, nothing formed: it scores sparse
@@ -120,9 +169,10 @@ def _dense_for_many_rows(estimator: Any, inputs: Any) -> None:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """One label per line (and the scores with --scores, the class probabilities with
-    --proba), to a file or stdout."""
+    --proba), to a file or stdout, written as the chunks of the data are scored (to a
+    temporary file renamed at the end: nothing is written on an error)."""
     from perceptrons.io.persist import load
-    from perceptrons.io.prepare import model_inputs, split_model
+    from perceptrons.io.prepare import split_model
 
     check_outputs(args, [args.output])
     # Sparse: predicts bit for bit as the dense model; the core: no scikit-learn.
@@ -135,14 +185,47 @@ def cmd_predict(args: argparse.Namespace) -> int:
             "--scores, or calibrate it with scikit-learn's CalibratedClassifierCV",
             EXIT_USAGE,
         )
-    dataset = read(args, args.data, labels=None, model=model)
-    inputs = model_inputs(model, dataset)
-    _dense_for_many_rows(estimator, inputs)
-    labels = model.predict(inputs)
-    lines = [str(label) for label in labels]
+
+    def write(out: IO[bytes]) -> None:
+        def consume(batches: Iterator[tuple[Any, Any]]) -> None:
+            out.seek(0)
+            out.truncate()
+            rows = 0
+            for chunk, (X, _) in enumerate(batches):
+                rows += X.shape[0]
+                _dense_for_many_rows(estimator, rows, chunk)
+                out.write(_prediction_lines(args, estimator, X).encode("utf-8"))
+
+        _score_file(args, model, consume, labels=None)
+
+    if args.output:
+        write_atomically(args.output, write)
+        return 0
+    with tempfile.TemporaryFile() as spool:  # stdout gets nothing on an error
+        write(spool)
+        spool.seek(0)
+        # A piece may end inside a character (a label not ASCII): decoded as a stream.
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while piece := spool.read(_SPOOL_PIECE):
+            sys.stdout.write(decoder.decode(piece))
+        sys.stdout.write(decoder.decode(b"", final=True))
+    return 0
+
+
+_SPOOL_PIECE = 1 << 20  # bytes of the spooled predictions copied to stdout at a time
+
+
+def _prediction_lines(args: argparse.Namespace, estimator: Any, X: Any) -> str:
+    """The lines of ``predict`` for the rows of ``X``: the label, then with ``--scores``
+    or ``--proba`` the scores or probabilities, tab-separated."""
+    labels = estimator.predict(X)
+    # Each distinct label written once (np.unique's items are the labels' own scalars).
+    values, inverse = np.unique(labels, return_inverse=True)
+    texts = np.array([str(value) for value in values], dtype=object)
+    lines = texts[inverse.reshape(-1)].tolist()
     if args.scores or args.proba:
         scores = np.atleast_2d(
-            model.predict_proba(inputs) if args.proba else model.decision_function(inputs)
+            estimator.predict_proba(X) if args.proba else estimator.decision_function(X)
         )
         if scores.shape[0] != len(lines):
             scores = scores.T
@@ -150,4 +233,4 @@ def cmd_predict(args: argparse.Namespace) -> int:
             label + "\t" + "\t".join(f"{v:.6g}" for v in row)
             for label, row in zip(lines, scores, strict=True)
         ]
-    return _emit(args, "\n".join(lines) + ("\n" if lines else ""))
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -11,10 +11,17 @@ file, the way the ``perceptrons`` command does:
 - :func:`split_model`: the featurizer (or ``None``) and the estimator of a model;
 - :func:`read_for_model`: read a file for a trained model (numeric files get its width);
 - :func:`model_inputs`: what the model's ``predict`` takes from a data set;
-- :func:`model_labels`: a data set's labels as the model's classes, all of them known;
+- :func:`model_labels`: a data set's labels as the model's classes, all of them known
+  (:func:`known_labels` and :func:`unseen_labels_error` for labels a chunk at a time);
 - :func:`read_featurized`: a ``vw`` or ``counts`` file read and featurized in one pass;
+- :func:`score_in_chunks`: a file applied to a model a chunk at a time, through the
+  compiled readers and a reader thread, as :func:`read_for_model` would read it whole;
 - :func:`training_features`: feature matrices of a training set and a development set;
 - :func:`pad_columns`: a sparse matrix widened to a given number of columns.
+
+Over 600 lines: a file read for a model whole and a chunk at a time share the rules of
+that reading (the model's width, its labels, the featurizer's weighting), kept in one
+place so that both give the same rows and errors.
 
 Examples
 --------
@@ -32,7 +39,9 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -51,13 +60,16 @@ if TYPE_CHECKING:
     from perceptrons.text.featurizer import TextFeaturizer
 
 __all__ = [
+    "known_labels",
     "model_inputs",
     "model_labels",
     "pad_columns",
     "read_featurized",
     "read_for_model",
+    "score_in_chunks",
     "split_model",
     "training_features",
+    "unseen_labels_error",
 ]
 
 
@@ -267,19 +279,55 @@ def model_labels(model: Any, data: LabeledData) -> np.ndarray:
     DataFormatError
         The data set has no labels, or labels never seen in training.
     """
-    _, estimator = split_model(model)
     if data.y is None:
         raise DataFormatError(data.source, "the file has no labels")
-    by_text = {str(label): label for label in estimator.classes_}
-    unseen = sorted({str(label) for label in data.y} - by_text.keys())
+    y, unseen = known_labels(model, data.y)
     if unseen:
-        shown = ", ".join(unseen[:5]) + (" ..." if len(unseen) > 5 else "")
-        raise DataFormatError(
-            data.source,
-            f"label(s) never seen in training: {shown} "
-            f"(the model knows {len(by_text)}: {', '.join(sorted(by_text)[:10])})",
-        )
-    return np.array([by_text[str(label)] for label in data.y], dtype=estimator.classes_.dtype)
+        raise unseen_labels_error(model, data.source, unseen)
+    assert y is not None  # every label known
+    return y
+
+
+def known_labels(model: Any, y: np.ndarray) -> tuple[np.ndarray | None, set[str]]:
+    """Labels as the model's classes, matched by their text (:func:`model_labels`), and
+    the texts of those never seen in training.
+
+    Parameters
+    ----------
+    model : estimator or Pipeline
+        A fitted classifier (see :func:`split_model`).
+    y : ndarray of shape (n_samples,)
+        Labels as a file gives them.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,) or None
+        In the dtype of the model's ``classes_``; ``None`` when some are unseen.
+    unseen : set of str
+        The texts of the labels the model does not know.
+    """
+    _, estimator = split_model(model)
+    by_text = {str(label): label for label in estimator.classes_}
+    # Each distinct label's text once (np.unique's items are y's own scalars).
+    values, inverse = np.unique(np.asarray(y), return_inverse=True)
+    texts = [str(value) for value in values]
+    unseen = set(texts) - by_text.keys()
+    if unseen:
+        return None, unseen
+    classes = np.array([by_text[text] for text in texts], dtype=estimator.classes_.dtype)
+    return classes[inverse.reshape(-1)], unseen
+
+
+def unseen_labels_error(model: Any, source: str, unseen: set[str]) -> DataFormatError:
+    """The error :func:`model_labels` raises for labels never seen in training."""
+    _, estimator = split_model(model)
+    known = sorted({str(label) for label in estimator.classes_})
+    shown = ", ".join(sorted(unseen)[:5]) + (" ..." if len(unseen) > 5 else "")
+    return DataFormatError(
+        source,
+        f"label(s) never seen in training: {shown} "
+        f"(the model knows {len(known)}: {', '.join(known[:10])})",
+    )
 
 
 def training_features(
@@ -385,3 +433,186 @@ def pad_columns(X: sp.spmatrix | sp.sparray, n_columns: int) -> sp.csr_matrix:
         raise ValueError(f"cannot pad {X.shape[1]} columns to {n_columns}")
     X = sp.csr_matrix(X)
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_columns))
+
+
+#: Rows a chunk of :func:`score_in_chunks` holds: large enough that a chunk's fixed
+#: costs (a kernel call, the thread's handoff) are small beside its rows.
+SCORE_CHUNK_ROWS = 10_000
+
+
+#: The text formats of one labelled document a line, read a chunk of lines at a time.
+_LABELLED_LINES = ("fasttext", "tsv", "sentiment")
+
+
+class _ReadWhole(Exception):
+    """The chunks cannot tell what the whole file read at once gives (an error to word,
+    a line skipped, unlabeled lines): :func:`score_in_chunks` leaves it to the caller."""
+
+
+def score_in_chunks(
+    path: str | os.PathLike[str],
+    model: Any,
+    consume: Callable[[Iterator[tuple[Any, np.ndarray]]], object],
+    *,
+    format: str = "auto",
+    chunk_size: int = SCORE_CHUNK_ROWS,
+) -> bool:
+    """Apply ``consume`` to a file read a chunk at a time by the compiled readers.
+
+    ``consume`` gets an iterator of ``(X, y)``: ``X`` what the model's estimator
+    (:func:`split_model`) takes for the chunk's rows, ``y`` their labels as the file
+    gives them, the chunks in file order, parsed by a reader thread one or two chunks
+    ahead of ``consume`` (the parsers release the GIL), so memory holds a few chunks
+    whatever the file's size. The rows, features and labels are those
+    :func:`read_for_model` then :func:`model_inputs` give for the whole file, bit for
+    bit: an svmlight file for a model of numeric features (at the model's width, an
+    index past it a bad line), a ``vw`` or ``counts`` file for a text pipeline whose
+    featurizer hashes ``name:value`` pairs (``tokenizer="pairs"``, any weighting), and
+    ``fasttext``, ``tsv`` and ``sentiment`` lines for a text pipeline (each chunk's
+    documents transformed by its featurizer in the reader thread).
+
+    Where the chunks cannot tell the whole file's reading, this returns ``False`` and
+    the caller reads the file whole (:func:`read_for_model`), which words the error or
+    reads the file as it must: another format or model, standard input, a bad line
+    (which the caller may skip: its ``skip_bad_lines``), a file without labels or
+    without rows. ``consume`` may then have
+    been called and must start afresh on its next call: it is also called again, from
+    the start, for an svmlight file whose indices turn out 0-based (the whole file's
+    base, scikit-learn's rule: 0-based when some index is 0, is known only once read).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    model : estimator or Pipeline
+        A fitted model (see :func:`split_model`).
+    consume : callable
+        Called with the chunks; what it raises is raised here.
+    format : str, default="auto"
+        The file's format.
+    chunk_size : int, default=SCORE_CHUNK_ROWS
+        Lines per chunk.
+
+    Returns
+    -------
+    bool
+        Whether ``consume`` went over the whole file.
+    """
+    name = os.fspath(path)
+    if name == "-":
+        return False
+    fmt = detect_format(name) if format == "auto" else format
+    featurizer, estimator = split_model(model)
+    if featurizer is None and fmt == "svmlight":
+        zero_based: bool | str = "auto"
+        while True:
+            chunks = _svmlight_model_chunks(name, estimator.n_features_in_, chunk_size, zero_based)
+            done = _consume_all(chunks, consume)
+            if done != "zero-based":
+                return done == "done"
+            zero_based = True  # some index 0: the whole file is 0-based, read again so
+    if featurizer is not None and fmt in WEIGHTED_TEXT_FORMATS:
+        if not _compiled_pairs(featurizer, fit=False):
+            return False
+        batches = _pairs_model_chunks(name, fmt, featurizer, chunk_size)
+        return _consume_all(batches, consume) == "done"
+    if featurizer is not None and fmt in _LABELLED_LINES:
+        batches = _text_model_chunks(name, fmt, featurizer, chunk_size)
+        return _consume_all(batches, consume) == "done"
+    return False
+
+
+def _consume_all(chunks: Generator[tuple[Any, np.ndarray, bool]], consume) -> str:
+    """``consume`` over ``chunks`` (``(X, y, 0-based)``): ``"done"``, ``"whole"`` (the
+    caller reads the file whole) or ``"zero-based"`` (a chunk read by scikit-learn's
+    rule had an index 0: again, 0-based)."""
+    seen: dict[str, Any] = {"rows": 0, "zero": False, "kind": None}
+
+    def batches() -> Iterator[tuple[Any, np.ndarray]]:
+        try:
+            for X, y, zero in chunks:
+                if zero:
+                    seen["zero"] = True
+                    raise _ReadWhole
+                # Numeric labels are integers when all of the file's are: a chunk of
+                # integers beside one of fractions would be read as fractions whole.
+                if seen["kind"] not in (None, y.dtype.kind):
+                    raise _ReadWhole
+                seen["kind"] = y.dtype.kind
+                seen["rows"] += len(y)
+                yield X, y
+        except DataFormatError:  # worded by the whole file's reading, as it must be
+            raise _ReadWhole from None
+
+    # Closed on the way out, whatever ends consume: the reader thread stops with it.
+    with contextlib.closing(chunks):
+        try:
+            consume(batches())
+        except _ReadWhole:
+            return "zero-based" if seen["zero"] else "whole"
+    return "done" if seen["rows"] else "whole"  # no rows: read_data words why
+
+
+def _svmlight_model_chunks(
+    name: str, width: int, chunk_size: int, zero_based: bool | str
+) -> Generator[tuple[Any, np.ndarray, bool]]:
+    """An svmlight file's chunks at the model's ``width`` through the compiled reader
+    in a reader thread (a ring of buffers: a chunk's arrays hold until ``consume``
+    asks for the one after the next); the third item: whether a chunk read
+    ``zero_based="auto"`` found an index 0."""
+    from perceptrons.io._chunks import _QUEUE_DEPTH, _prefetched, _svmlight_chunks
+
+    def source():
+        return _svmlight_chunks(
+            name,
+            chunk_size,
+            ring=_QUEUE_DEPTH + 2,
+            labels=True,
+            n_features=width,
+            zero_based=zero_based,
+            skip_bad_lines=False,
+        )
+
+    for chunk in _prefetched(source, _QUEUE_DEPTH):
+        data = chunk.data
+        assert data.X is not None and data.y is not None  # svmlight, labels required
+        zero = zero_based == "auto" and bool(data.zero_based) and data.X.nnz > 0
+        yield data.X, data.y, zero
+
+
+def _pairs_model_chunks(
+    name: str, fmt: str, featurizer: TextFeaturizer, chunk_size: int
+) -> Generator[tuple[Any, np.ndarray, bool]]:
+    """A ``vw`` or ``counts`` file's chunks through the compiled hashing reader in a
+    reader thread, featurized as ``featurizer.transform`` of their texts would be (the
+    weighting as :func:`read_featurized` applies it)."""
+    from perceptrons.io._chunks import _pairs_features, _pairs_read, _PairsReader
+
+    counter = featurizer
+    if featurizer._make_weighting() is not None:  # the reader counts, the featurizer weighs
+        counter = type(featurizer)(**{**featurizer.get_params(), "weighting": "tf"})
+        counter.set_params(sublinear_tf=False)
+        counter.fit([""])
+    reader = _PairsReader(counter, fmt, names=False)
+    for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines=False):
+        X, y, _ = _pairs_features(batch, counter, fit=False)
+        assert y is not None  # labels required
+        yield (X if counter is featurizer else featurizer._weigh(X)), y, False
+
+
+def _text_model_chunks(
+    name: str, fmt: str, featurizer: TextFeaturizer, chunk_size: int
+) -> Generator[tuple[Any, np.ndarray, bool]]:
+    """Chunks of labelled documents, one a line, through :func:`read_data` a block of
+    lines at a time, transformed by the fitted ``featurizer`` (row by row: a chunk's
+    rows are the whole file's), both in a reader thread."""
+    from perceptrons.io._chunks import _QUEUE_DEPTH, _line_chunks, _prefetched
+
+    def source() -> Iterator[tuple[Any, Any]]:
+        options = {"labels": True, "n_features": None, "zero_based": "auto"}
+        for chunk in _line_chunks(name, fmt, chunk_size, skip_bad_lines=False, **options):
+            assert chunk.data.texts is not None  # a text format
+            yield featurizer.transform(chunk.data.texts), chunk.data.y
+
+    for X, y in _prefetched(source, _QUEUE_DEPTH):
+        yield X, y, False

@@ -296,6 +296,7 @@ def fit_stream(
     progress: Callable[[int, int], object] | None = None,
     on_epoch: Callable[[dict[str, Any]], object] | None = None,
     cache: bool | str | os.PathLike | None = None,
+    publish_each_epoch: bool = True,
 ) -> StreamReport:
     """Train ``estimator`` on a file read chunk by chunk, ``epochs`` times.
 
@@ -353,6 +354,12 @@ def fit_stream(
         The model is the same, bit for bit, with or without it. Should the disk fill
         while the first epoch writes it, the later epochs read the text again (a
         ``RuntimeWarning`` says so).
+    publish_each_epoch : bool, default=True
+        Whether the model (``coef_``, ``intercept_``...) is formed after every epoch,
+        for ``on_epoch`` to use it, or only once, after the last (a hashed model's is
+        ``n_features`` x ``n_classes``: forming it each epoch costs that much each
+        time). The final model is the same either way; ``progress`` and held-out data
+        (``early_stopping``) still see a current model.
 
     Notes
     -----
@@ -431,6 +438,7 @@ def fit_stream(
                     random_state=random_state,
                     progress=progress,
                     on_epoch=on_epoch,
+                    publish_each_epoch=publish_each_epoch,
                 )
         finally:
             if parsed is not None:
@@ -453,6 +461,7 @@ def _fit_epochs(
     random_state,
     progress,
     on_epoch,
+    publish_each_epoch: bool = True,
 ) -> StreamReport:
     """:func:`fit_stream`'s passes, once its arguments are checked."""
 
@@ -513,7 +522,7 @@ def _fit_epochs(
         verbose=bool(getattr(estimator, "verbose", 0)) and ours,
         stopping=stopping,
         validation=epochs_of.held_out_set,
-        publish_each_epoch=True,
+        publish_each_epoch=publish_each_epoch,
         cause=cause,
     ):
         if epochs_of.per_pass and isinstance(getattr(estimator, "history_", None), list):

@@ -382,18 +382,24 @@ def fit_stream(
     text = fmt in TEXT_FORMATS
     if text and featurizer is None:
         raise ValueError(f"{name} is text ({fmt}): pass a hashing TextFeaturizer")
-    if text and not _stateless(featurizer):
+    if text and getattr(featurizer, "vocabulary", None) != "hashing":
         raise ValueError(
-            "streaming text needs a featurizer with vocabulary='hashing' and weighting "
-            "'tf' or 'binary': a vocabulary or idf would need the whole file first"
+            "streaming text needs a featurizer with vocabulary='hashing': a vocabulary "
+            "would need the whole file first"
         )
     if fmt in WEIGHTED_TEXT_FORMATS and getattr(featurizer, "tokenizer", None) != "pairs":
         raise ValueError(
             f"{name} is {fmt}, documents of name:value tokens: pass a TextFeaturizer with "
             "tokenizer='pairs'"
         )
+    # A tf-idf featurizer: the readers count terms (``counter``), and the pass that
+    # counts the document frequencies also finds the classes (see _count_documents).
+    idf = text and featurizer.weighting == "tfidf"
+    counter = featurizer._counting() if idf else featurizer
     labels = None if classes is None else np.asarray(classes)
-    if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
+    if (labels is None and not idf) or (
+        fmt == "svmlight" and (n_features is None or zero_based is None)
+    ):
         found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
         labels = found.classes if labels is None else labels
         if fmt == "svmlight":
@@ -405,22 +411,33 @@ def fit_stream(
     rng = check_random_state(random_state)
     pairs = None
     if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
-        assert featurizer is not None
-        pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
+        assert counter is not None
+        pairs = _PairsReader(counter, fmt)  # its names table serves every epoch
 
-    parsed = open_cache(cache, epochs)
+    # tf-idf trains from the cache after its counting pass, however many epochs.
+    parsed = open_cache(cache, max(epochs, 2) if idf else epochs)
     # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
     with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
         try:
             with _all_or_nothing(estimator):
+                weigh = None
+                if idf:
+                    found_labels, counted, n_documents = _count_documents(
+                        name, fmt, options, counter, pairs, parsed, progress
+                    )
+                    labels = found_labels if labels is None else labels
+                    featurizer._fit_frequencies(counted, n_documents, counter)
+                    weigh = featurizer._weigh
+                assert labels is not None
                 return _fit_epochs(
                     estimator,
                     name,
                     fmt,
                     options,
-                    featurizer,
+                    counter,
                     pairs,
                     parsed,
+                    weigh,
                     epochs=epochs,
                     labels=labels,
                     shuffle_window=shuffle_window,
@@ -442,6 +459,7 @@ def _fit_epochs(
     featurizer,
     pairs: _PairsReader | None,
     parsed: ChunkCache | None,
+    weigh: Callable[[Any], Any] | None,
     *,
     epochs: int,
     labels: np.ndarray,
@@ -451,23 +469,24 @@ def _fit_epochs(
     progress,
     on_epoch,
 ) -> StreamReport:
-    """:func:`fit_stream`'s passes, once its arguments are checked."""
+    """:func:`fit_stream`'s passes, once its arguments are checked (``featurizer``: what
+    the readers featurize with; ``weigh``: what turns its output into the features, the
+    tf-idf of the counts, or None)."""
 
     def batches() -> Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]:
         # Per chunk of the file: from the parsed cache once it holds a pass, else
         # from the text (recorded in the cache when there is one).
         chunks: Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]
         if parsed is not None and parsed.complete:
-            chunks = _prefetched(parsed.chunks, _QUEUE_DEPTH)
+            # Weighed in the reader thread too, beside the training.
+            chunks = _prefetched(lambda: _weighed(parsed.chunks(), weigh), _QUEUE_DEPTH)
         else:
-            if pairs is not None:
-                chunks = _pairs_batches(name, options, featurizer, pairs)
-            else:
-                chunks = _chunk_batches(name, fmt, options, featurizer, shuffle_window <= 0)
+            chunks = _text_batches(name, fmt, options, featurizer, pairs, shuffle_window <= 0)
             if parsed is not None and parsed.usable:
                 # Written by the training thread, which waits on the reader thread
                 # anyway: faster than by the reader thread (measured on big.svm).
                 chunks = parsed.recording(chunks)
+            chunks = _weighed(chunks, weigh)  # (what the cache holds is not weighed)
         if shuffle_window > 0:
             return _windows(chunks, shuffle_window, options["chunk_size"], rng)
         return chunks
@@ -703,11 +722,62 @@ def _as_label_type(classes: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
         ) from None
 
 
-def _stateless(featurizer) -> bool:
-    return getattr(featurizer, "vocabulary", None) == "hashing" and featurizer.weighting in (
-        "tf",
-        "binary",
-    )
+def _text_batches(name, fmt, options, featurizer, pairs: _PairsReader | None, prefetch: bool):
+    """(X, y, sample weights or None, bytes read) per chunk of the file, in file order:
+    through ``pairs``, the compiled hashing reader, when there is one."""
+    if pairs is not None:
+        return _pairs_batches(name, options, featurizer, pairs)
+    return _chunk_batches(name, fmt, options, featurizer, prefetch)
+
+
+def _weighed(batches, weigh: Callable[[Any], Any] | None):
+    """``batches`` with their features weighed by ``weigh`` (None: as they are)."""
+    if weigh is None:
+        yield from batches
+        return
+    for X, y, w, bytes_read in batches:
+        yield weigh(X), y, w, bytes_read
+
+
+def _count_documents(
+    name: str,
+    fmt: str,
+    options: dict[str, Any],
+    counter: TextFeaturizer,
+    pairs: _PairsReader | None,
+    parsed: ChunkCache | None,
+    progress: Callable[[int, int], object] | None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The parse pass before training with a tf-idf featurizer: the file's term counts
+    (``counter``'s features, which it fits as it reads) written to the parse cache
+    ``parsed``, and what the idf needs counted on the way. Returns the classes (sorted,
+    as :func:`scan` finds them), how many documents hold each column, and the number
+    of documents.
+
+    Why the features are those of the whole file: every step after the counts --
+    sublinear tf, the idf, the row norms -- is a row's own once the idf is known, and
+    the idf is the document frequencies of all the rows, summed here chunk by chunk in
+    integers (exact in any order).
+    """
+    counted = np.zeros(counter.n_features, dtype=np.int64)
+    classes: set = set()
+    n_documents = last_bytes = 0
+    chunks = _text_batches(name, fmt, options, counter, pairs, True)
+    if parsed is not None:
+        chunks = parsed.recording(chunks)
+    for X, y, _, bytes_read in chunks:
+        # The count of the columns up to the largest one here (canonical rows: a
+        # column at most once a row), not a bincount as wide as the hashing space.
+        columns = np.bincount(X.indices)
+        counted[: len(columns)] += columns
+        classes.update(np.unique(y).tolist())
+        n_documents += X.shape[0]
+        if progress is not None:
+            progress(bytes_read - last_bytes, 0)
+        last_bytes = bytes_read
+    if n_documents == 0:
+        raise DataFormatError(name, "no data")
+    return np.array(sorted(classes)), counted, n_documents
 
 
 def _chunk_batches(name, fmt, options, featurizer, prefetch: bool):

@@ -24,13 +24,21 @@ the training pass checks the lines: a bad line is reported with the same ``PATH:
 message, when the training pass reaches it (see ``_scan_before_training``).
 
 ``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
-(weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
+(no shuffling window) are read by the compiled
 hashing reader (:mod:`perceptrons._kernels.hashing`), also in the reader thread: it
 parses, lowercases and hashes a chunk's bytes in one pass into the matrix the
 featurizer would give, bit for bit, and reports only the names it has not seen before,
 which the featurizer adds to the names of its hashed columns as ``partial_fit`` would.
 A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off its
 exact path) goes through ``read_data`` and the featurizer, which word the errors.
+
+A tf-idf featurizer (``weighting="tfidf"``) costs a parse pass before training: the
+readers count the terms (a ``"tf"`` featurizer of the same hashing,
+``TextFeaturizer._counting``) into the parse cache while the document frequencies and
+the classes are counted (``_count_documents``); every epoch then reads the counts back and
+weighs them with the idf (``TextFeaturizer._weigh``): sublinear tf, idf and row norms are
+each row's own once the idf is known, so the features are those of ``fit_transform`` on
+the whole file, bit for bit.
 
 Epochs after the first read the chunks the first one trained on back from a binary cache
 file (``perceptrons.io._cache``, ``fit_stream``'s ``cache``) instead of parsing the
@@ -310,13 +318,17 @@ def fit_stream(
     chunk_size : int, default=10000
         Lines per chunk, and examples per ``partial_fit`` call.
     featurizer : TextFeaturizer, optional
-        For text formats: a hashing featurizer (``vocabulary="hashing"``, weighting
-        ``"tf"`` or ``"binary"``), which needs no pass over the data before training;
-        with ``tokenizer="pairs"`` for the ``name:value`` documents of ``vw`` and
-        ``counts`` files.  Fitted in place (it learns the names of the hashed features
-        as it goes).
+        For text formats: a hashing featurizer (``vocabulary="hashing"``); with
+        ``tokenizer="pairs"`` for the ``name:value`` documents of ``vw`` and ``counts``
+        files. Fitted in place (it learns the names of the hashed features as it goes).
+        Weighting ``"tf"`` or ``"binary"`` needs no pass over the data before training;
+        ``"tfidf"`` costs one: a parse pass counts the file's terms into the parse cache
+        (``cache``) and the document frequencies, then every epoch weighs the cached
+        counts with the idf, as the featurizer's ``fit_transform`` weighs the whole
+        file (the same features, bit for bit), and the featurizer ends fitted with it.
     classes : sequence, optional
-        Every label. Found by a first pass over the file (:func:`scan`) if not given.
+        Every label. Found by a first pass over the file (:func:`scan`) if not given
+        (for tf-idf, by its parse pass).
     n_features : int, optional
         svmlight: the number of features (with ``zero_based``); found by the first pass
         if not given.
@@ -333,7 +345,8 @@ def fit_stream(
     progress : callable, optional
         Called as ``progress(bytes, examples)`` with the bytes read and examples trained
         since the last call, after each chunk; the model is then current (``predict``,
-        ``score``...), as after a ``partial_fit``.
+        ``score``...), as after a ``partial_fit``. The parse pass of a tf-idf featurizer
+        calls it too, with 0 examples (no model yet).
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
@@ -342,14 +355,16 @@ def fit_stream(
         matrices, labels and weights the estimator was given) back from a binary
         cache file instead of the text: ``True``, a directory to create the file in
         (default: the system temporary directory), or ``False`` (every epoch reads the
-        text). ``None`` (the default) is ``True`` when ``epochs > 1``. The file is
+        text). ``None`` (the default) is ``True`` when ``epochs > 1`` or the featurizer
+        is tf-idf (whose parse pass writes it; with ``False`` every epoch, and the parse
+        pass, reads the text). The file is
         this run's own (a fresh private name), deleted when the run ends, after an
         error too, or ``SIGTERM`` or ``SIGHUP`` (in the main thread, where their
         handling is the default one: the process then ends by the signal); it takes
         about the size of the parsed data (12 bytes a stored value for svmlight).
         The model is the same, bit for bit, with or without it. Should the disk fill
-        while the first epoch writes it, the later epochs read the text again (a
-        ``RuntimeWarning`` says so).
+        while the first epoch (or tf-idf's parse pass) writes it, the later epochs read
+        the text again (a ``RuntimeWarning`` says so).
 
     Notes
     -----
@@ -394,10 +409,10 @@ def fit_stream(
         )
     # A tf-idf featurizer: the readers count terms (``counter``), and the pass that
     # counts the document frequencies also finds the classes (see _count_documents).
-    idf = text and featurizer.weighting == "tfidf"
-    counter = featurizer._counting() if idf else featurizer
+    tfidf = featurizer if text and getattr(featurizer, "weighting", None) == "tfidf" else None
+    counter = featurizer if tfidf is None else tfidf._counting()
     labels = None if classes is None else np.asarray(classes)
-    if (labels is None and not idf) or (
+    if (labels is None and tfidf is None) or (
         fmt == "svmlight" and (n_features is None or zero_based is None)
     ):
         found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
@@ -415,19 +430,20 @@ def fit_stream(
         pairs = _PairsReader(counter, fmt)  # its names table serves every epoch
 
     # tf-idf trains from the cache after its counting pass, however many epochs.
-    parsed = open_cache(cache, max(epochs, 2) if idf else epochs)
+    parsed = open_cache(cache, epochs if tfidf is None else max(epochs, 2))
     # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
     with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
         try:
             with _all_or_nothing(estimator):
                 weigh = None
-                if idf:
+                if tfidf is not None:
+                    assert counter is not None
                     found_labels, counted, n_documents = _count_documents(
                         name, fmt, options, counter, pairs, parsed, progress
                     )
                     labels = found_labels if labels is None else labels
-                    featurizer._fit_frequencies(counted, n_documents, counter)
-                    weigh = featurizer._weigh
+                    tfidf._fit_frequencies(counted, n_documents, counter)
+                    weigh = tfidf._weigh
                 assert labels is not None
                 return _fit_epochs(
                     estimator,

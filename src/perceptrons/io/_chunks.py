@@ -266,6 +266,8 @@ class _PairsBatch:
     new_columns: np.ndarray | None = None
     new_names: list[str] | None = None
     data: LabeledData | None = None
+    #: Or the block as consecutive pieces of each kind (:meth:`_PairsReader.read`).
+    pieces: list[_PairsBatch] | None = None
 
 
 class _PairsReader:
@@ -274,9 +276,9 @@ class _PairsReader:
     featurizer: what ``read_data`` then the featurizer's ``transform`` give, bit for bit,
     with the names of the hashed columns kept as its ``partial_fit`` keeps them.
 
-    A block the kernel cannot read exactly (a bad line, a number off its exact path,
-    a byte outside ASCII...) is read by the reference reader, which also words its
-    errors. The names table lives as long as the reader (one
+    The lines of a block the kernel cannot read exactly (a bad line, a number off its
+    exact path, a byte outside ASCII...) are read by the reference reader, which also
+    words their errors, the lines around them by the kernel (:meth:`read_parts`). The names table lives as long as the reader (one
     :func:`~perceptrons.io.stream.fit_stream` run, every epoch): each block reports only
     the names it has not seen, which :meth:`TextFeaturizer._add_new_hashed_names` merges
     exactly while the known names are normalized; when they are not (a featurizer fitted
@@ -332,6 +334,12 @@ class _PairsReader:
             batch = self._compiled(raw, bytes_read, n_lines)
             if batch is not None:
                 return batch
+            # Only the lines the kernel leaves go to the reference reader (one
+            # non-ASCII line would cost its whole block), the block one batch still.
+            pieces = self.read_parts(raw, name, first_line, bytes_read, options)
+            if len(pieces) <= 1:
+                return pieces[0] if pieces else None
+            return _PairsBatch(bytes_read=bytes_read, pieces=pieces)
         return self._reference(raw, name, first_line, bytes_read, options)
 
     def _reference(
@@ -816,8 +824,8 @@ def _pairs_label_chunks(
         batch = reader.read(raw, name, first_line, bytes_read, options, n_lines=n_lines)
         if batch is None:
             continue
-        y = batch.y if batch.data is None else batch.data.y
-        assert y is not None  # labels=True
+        pieces = [batch] if batch.pieces is None else batch.pieces
+        y = _joined_labels([piece.y if piece.data is None else piece.data.y for piece in pieces])
         data = LabeledData(X=None, texts=[""] * len(y), y=y, format=fmt, source=name)
         yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
@@ -853,6 +861,8 @@ def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
     """(X, y, sample weights or None) of a block read by :class:`_PairsReader`: the
     featurizer's output for its documents, the featurizer learning their names
     (``fit``, as ``partial_fit``) or not (as ``transform``)."""
+    if batch.pieces is not None:  # featurized in file order (the names), then one batch
+        return _joined([_pairs_features(piece, featurizer, fit=fit) for piece in batch.pieces])
     if batch.data is not None:  # the reference path
         data = batch.data
         X = _features(data, featurizer) if fit else featurizer.transform(data.texts)
@@ -863,6 +873,30 @@ def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
         assert batch.new_names is not None
         featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
     return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+
+
+def _joined(parts: list[tuple[Any, np.ndarray, np.ndarray | None]]):
+    """(X, y, sample weights or None) of consecutive pieces of a file, as the reference
+    reader gives them read together: numeric labels (vw) integers only when all are,
+    the weights ones where a piece has none."""
+    from perceptrons._validation import canonical_csr
+
+    y = _joined_labels([y for _, y, _ in parts])
+    w = None
+    if any(part[2] is not None for part in parts):
+        w = np.concatenate([np.ones(len(y_p)) if w_p is None else w_p for _, y_p, w_p in parts])
+    X = parts[0][0] if len(parts) == 1 else sp.vstack([part[0] for part in parts], format="csr")
+    return canonical_csr(X), y, w
+
+
+def _joined_labels(labels: list[Any]) -> np.ndarray:
+    """The labels of consecutive pieces of a file (labels required), as read together."""
+    assert all(y is not None for y in labels)
+    if len(labels) == 1:
+        return labels[0]
+    if labels[0].dtype.kind in "iuf":  # vw: integers only when every label is one
+        return numeric_labels(np.concatenate([y.astype(np.float64) for y in labels]))
+    return np.concatenate(labels)
 
 
 def _pairs_batches(name, options, featurizer, reader: _PairsReader):
@@ -897,23 +931,17 @@ def read_pairs(
         ``X`` the featurizer's output and ``texts`` ``None``; labels, importance
         weights and skipped lines as :func:`read_data` gives them for the whole file.
     """
-    from perceptrons._validation import canonical_csr
-
     if fit:
         featurizer.fit([""])  # fit_transform starts afresh: no names yet
     reader = _PairsReader(featurizer, fmt, names=fit)
     reader.parts = True  # a line the kernel leaves costs that line, not its block
     skipped: list[tuple[int, str]] = []
     reader.skipped = skipped
-    parts: list[sp.csr_matrix] = []
-    labels: list[np.ndarray] = []
-    weights: list[np.ndarray | None] = []
+    parts: list[tuple[Any, np.ndarray, np.ndarray | None]] = []
     for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines, whole=True):
         X, y, w = _pairs_features(batch, featurizer, fit=fit)
         assert y is not None  # labels required
-        parts.append(X)
-        labels.append(y)
-        weights.append(w)
+        parts.append((X, y, w))
     if not parts:  # no example: the reference reader says why
         data = read_data(name, fmt, labels=True, skip_bad_lines=skip_bad_lines)
         assert data.texts is not None  # a text format
@@ -927,20 +955,9 @@ def read_pairs(
             skipped=data.skipped,
             sample_weight=data.sample_weight,
         )
-    if fmt == "vw":  # integers only when every label of the file is one
-        y = numeric_labels(np.concatenate([part.astype(np.float64) for part in labels]))
-    else:
-        y = np.concatenate(labels)
-    sample_weight = None
-    if any(w is not None for w in weights):
-        sample_weight = np.concatenate(
-            [
-                np.ones(len(y_part)) if w is None else w
-                for w, y_part in zip(weights, labels, strict=True)
-            ]
-        )
+    X, y, sample_weight = _joined(parts)
     return LabeledData(
-        X=canonical_csr(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
+        X=X,
         texts=None,
         y=y,
         format=fmt,

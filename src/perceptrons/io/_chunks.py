@@ -278,9 +278,10 @@ class _PairsReader:
 
     The lines of a block the kernel cannot read exactly (a bad line, a number off its
     exact path, a byte outside ASCII...) are read by the reference reader, which also
-    words their errors, the lines around them by the kernel (:meth:`read_parts`). The names table lives as long as the reader (one
-    :func:`~perceptrons.io.stream.fit_stream` run, every epoch): each block reports only
-    the names it has not seen, which :meth:`TextFeaturizer._add_new_hashed_names` merges
+    words their errors, the lines around them by the kernel (:meth:`read_parts`). The
+    names table lives as long as the reader (one :func:`~perceptrons.io.stream.fit_stream`
+    run, every epoch): each block reports only the names it has not seen, which
+    :meth:`TextFeaturizer._add_new_hashed_names` merges
     exactly while the known names are normalized; when they are not (a featurizer fitted
     elsewhere, or a ``counts`` name with ``|`` read by the reference reader) every later
     block takes the reference path.

@@ -439,6 +439,7 @@ def fit_stream(
                 weigh = None
                 if tfidf is not None:
                     assert counter is not None
+                    tfidf._check_idf_memory()
                     found_labels, counted, n_documents = _count_documents(
                         name, fmt, options, counter, pairs, parsed, progress
                     )

@@ -269,11 +269,15 @@ class TextFeaturizer(Trainable):
         the same terms, columns and names otherwise: what is counted before the idf of a
         tf-idf featurizer is known (:meth:`_fit_frequencies`)."""
         self._validate_params()
-        if self._hashing and self.weighting == "tfidf":  # refused before any counting
-            _check_idf_room(self.n_features)
         counter = TextFeaturizer(**{**self.get_params(), "weighting": "tf"})
         counter.sublinear_tf = False
         return counter
+
+    def _check_idf_memory(self) -> None:
+        """Refuse, before any counting, the idf of a hashing tf-idf featurizer that memory
+        cannot hold (a stream would otherwise learn it after a pass over the file)."""
+        if self._hashing and self.weighting == "tfidf":
+            _check_idf_room(self.n_features)
 
     def _fit_frequencies(
         self, counted: np.ndarray, n_documents: int, counter: TextFeaturizer

@@ -189,35 +189,3 @@ def test_train_and_train_stream_give_the_same_model_by_default(tmp_path, fmt):
     assert_array_equal(featurizer._weighting.idf_, memory_featurizer._weighting.idf_)
     assert_array_equal(model.coef_, memory_model.coef_)
     assert_array_equal(model.intercept_, memory_model.intercept_)
-
-
-def test_a_line_the_compiled_reader_leaves_costs_that_line_not_its_chunk(tmp_path, monkeypatch):
-    """One non-ASCII line in a chunk of a vw file: the reference reader reads it alone
-    (in the first pass for the labels and in the epoch), the compiled reader the lines
-    around it, and the chunk is still one batch, the features and labels those of the
-    reference reader."""
-    from perceptrons.io._chunks import _PairsReader
-
-    path = _text_file(tmp_path, "vw", n=60)
-    text = path.read_text(encoding="utf-8").replace("naïve", "naive").replace("café", "cafe")
-    lines = text.splitlines()
-    lines[30] += " |extra déjà"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    referenced = []
-    reference = _PairsReader._reference
-
-    def counted(self, raw, *args):
-        referenced.append(raw.count(b"\n"))
-        return reference(self, raw, *args)
-
-    monkeypatch.setattr(_PairsReader, "_reference", counted)
-    recorder = _Recorder()
-    featurizer = _featurizer("vw", weighting="tf")
-    fit_stream(recorder, path, chunk_size=1000, featurizer=featurizer)
-    assert referenced == [1, 1] and len(recorder.seen) == 1  # the labels' pass, the epoch
-    whole = read_data(path)
-    expected = _featurizer("vw", weighting="tf").fit_transform(whole.texts)
-    X, y, w = recorder.seen[0]
-    assert_array_equal(X.toarray(), expected.toarray())
-    assert_array_equal(y, whole.y) and y.dtype == whole.y.dtype
-    assert_array_equal(w, whole.sample_weight)

@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             "on text (best or within noise of the best with `logtfidf`; +2.7 points over "
             "the perceptron's update on 20 Newsgroups) and the perceptron's on numeric "
             "features (`pa-i` gains nothing on a9a and loses on MNIST). Streamed text "
-            "keeps counts (`tf`): idf weights need the whole file first.",
+            "(`--stream`) has the same defaults: its idf is counted in a parse pass "
+            "before training.",
             "",
             _report.md_table(header, rows),
             end,

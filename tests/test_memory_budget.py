@@ -85,21 +85,23 @@ def test_the_cli_refuses_a_label_of_1e300_in_one_line(tmp_path, stream):
 
 # ------------------------------------------------------------------ the training state
 @pytest.mark.parametrize(
-    ("weighting", "words"),
+    ("weighting", "extra", "words"),
     [
-        ("tf", ["2,147,483,647 weight rows", "48.0 GiB", "fewer classes"]),
+        ("tf", [], ["2,147,483,647 weight rows", "48.0 GiB", "fewer classes"]),
         # tf-idf's dense idf, as wide as the hashing space, comes first.
-        ("tfidf", ["the idf (2,147,483,646 features x 3 arrays)", "48.0 GiB"]),
+        ("tfidf", [], ["the idf (2,147,483,646 features x 3 arrays)", "48.0 GiB"]),
+        # streamed, before the parse pass that counts it
+        ("tfidf", ["--stream"], ["the idf (2,147,483,646 features x 3 arrays)", "48.0 GiB"]),
     ],
 )
 def test_n_features_at_its_documented_maximum_is_refused_naming_the_option(
-    tmp_path, weighting, words
+    tmp_path, weighting, extra, words
 ):
     data = tmp_path / "s.tsv"
     data.write_text("1\tgood fine\n0\tbad awful\n1\tnice good\n0\tterrible bad\n")
     # ROMMA's epochs rescale every weight: its state is dense (the default rule's trains
     # in the rows its data reaches: test_a_hashed_width_trains_in_the_rows_it_reaches).
-    argv = ["train", data, "--n-features", 2147483646, "--weighting", weighting]
+    argv = ["train", data, "--n-features", 2147483646, "--weighting", weighting, *extra]
     argv += ["--update", "romma"]
     _refused_in_one_line(
         _cli(*argv, "-o", tmp_path / "m.npz"),

@@ -75,8 +75,11 @@ def _case(kind, tmp_path):
             "random_state": 3,
         }
         return _vw(tmp_path / "d.vw"), options, lambda: AveragedPerceptron(random_state=2)
-    assert kind == "fasttext"
-    options = {"featurizer": lambda: TextFeaturizer(weighting="tf", n_features=2**9)}
+    if kind == "vw-tfidf":  # the parse pass writes the cache; every epoch reads it
+        options = {"featurizer": lambda: TextFeaturizer(tokenizer="pairs", n_features=2**8)}
+        return _vw(tmp_path / "d.vw"), options, lambda: AveragedPerceptron(random_state=2)
+    weighting = "tfidf" if kind == "fasttext-tfidf" else "tf"
+    options = {"featurizer": lambda: TextFeaturizer(weighting=weighting, n_features=2**9)}
     return _fasttext(tmp_path / "d.ft"), options, lambda: Perceptron(random_state=4)
 
 
@@ -89,7 +92,10 @@ def _fit(path, options, make, **extra):
     return model, report
 
 
-@pytest.mark.parametrize("kind", ["svmlight", "svmlight-window", "vw", "vw-window", "fasttext"])
+@pytest.mark.parametrize(
+    "kind",
+    ["svmlight", "svmlight-window", "vw", "vw-window", "fasttext", "vw-tfidf", "fasttext-tfidf"],
+)
 def test_the_cache_gives_the_model_of_reading_the_text_every_epoch(tmp_path, kind, monkeypatch):
     path, options, make = _case(kind, tmp_path)
     text_model, text_report = _fit(path, options, make, cache=False)
@@ -104,7 +110,8 @@ def test_the_cache_gives_the_model_of_reading_the_text_every_epoch(tmp_path, kin
     directory = tmp_path / "cache"
     directory.mkdir()
     cached_model, cached_report = _fit(path, options, make, cache=directory)
-    assert len(reads) == 2  # epochs 2 and 3 read the cache
+    # epochs 2 and 3 read the cache; all 3 after tf-idf's parse pass
+    assert len(reads) == (3 if kind.endswith("tfidf") else 2)
     assert_array_equal(cached_model.coef_, text_model.coef_)
     assert_array_equal(cached_model.intercept_, text_model.intercept_)
     strip = [{k: v for k, v in r.items() if k != "seconds"} for r in text_report.epochs]
@@ -167,9 +174,10 @@ def test_a_cache_cut_short_is_a_one_line_error(tmp_path):
     assert list(directory.iterdir()) == []
 
 
-def test_a_full_disk_falls_back_to_the_text_with_a_warning(tmp_path, monkeypatch):
-    path = _svmlight(tmp_path / "d.svm")
-    expected, _ = _fit(path, {}, lambda: Perceptron(random_state=0), cache=False)
+@pytest.mark.parametrize("kind", ["svmlight", "fasttext-tfidf"])
+def test_a_full_disk_falls_back_to_the_text_with_a_warning(tmp_path, monkeypatch, kind):
+    path, options, make = _case(kind, tmp_path)
+    expected, _ = _fit(path, options, make, cache=False)
     fdopen = os.fdopen
 
     class FullDisk(io.BufferedRandom):
@@ -183,7 +191,7 @@ def test_a_full_disk_falls_back_to_the_text_with_a_warning(tmp_path, monkeypatch
 
     monkeypatch.setattr(_cache.os, "fdopen", lambda fd, mode: FullDisk(fdopen(fd, "w+b", 0)))
     with pytest.warns(RuntimeWarning, match="No space left on device.*read the text again"):
-        model, _ = _fit(path, {}, lambda: Perceptron(random_state=0), cache=tmp_path)
+        model, _ = _fit(path, options, make, cache=tmp_path)
     assert FullDisk.written > 4
     assert_array_equal(model.coef_, expected.coef_)
     assert [p for p in tmp_path.iterdir() if p.suffix == ".cache"] == []

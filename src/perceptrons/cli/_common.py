@@ -66,11 +66,11 @@ AUTO_UPDATE = {True: "pa-i", False: "perceptron"}
 
 
 def text_weighting(args: argparse.Namespace) -> str:
-    """``--weighting``, or its default: sublinear tf-idf, except when streaming
-    (``--stream``), where the idf weights cannot be learned before training, counts."""
+    """``--weighting``, or its default: sublinear tf-idf, streamed (``--stream``, the idf
+    counted in a parse pass before training) or not, so that both train the same model."""
     if args.weighting is not None:
         return args.weighting
-    return "tf" if getattr(args, "stream", False) else "tfidf"
+    return "tfidf"
 
 
 def flag(dest: str) -> str:

@@ -357,8 +357,8 @@ def _add_text_options(parser: argparse.ArgumentParser, *, features: str) -> None
         choices=("tf", "binary", "tfidf"),
         default=None,
         help="term counts, presence, or tf-idf (sublinear tf 1 + ln(tf), -(1 + ln(-tf)) for "
-        "a vw file's negative values; rows of unit length); default: tfidf, tf with --stream "
-        "(idf weights need the whole file first)",
+        "a vw file's negative values; rows of unit length); default: tfidf (with --stream "
+        "the idf costs a parse pass before training, into the parse cache)",
     )
     text.add_argument(
         "--tokenizer",

@@ -226,10 +226,10 @@ def _train_stream(args: argparse.Namespace) -> int:
     fmt = detect_format(data) if args.format == "auto" else args.format
     featurizer = None
     if fmt in TEXT_FORMATS:
-        if args.features != "hashing" or args.weighting == "tfidf":
+        if args.features != "hashing":
             raise UserError(
-                "--stream trains text with --features hashing and --weighting tf or binary "
-                "(a vocabulary or idf weights need the whole file first)",
+                "--stream trains text with --features hashing (a vocabulary needs the whole "
+                "file first)",
                 EXIT_USAGE,
             )
         featurizer = make_featurizer(args, fmt)
@@ -254,8 +254,10 @@ def _train_stream(args: argparse.Namespace) -> int:
     model = _pipeline(featurizer, estimator)
     dev = read(args, args.dev, labels=True) if args.dev else None
     size = os.path.getsize(data)
+    # tf-idf: the parse pass that counts the idf, then the epochs.
+    passes = epochs + (featurizer is not None and featurizer.weighting == "tfidf")
     bar = tqdm(
-        total=size * epochs,
+        total=size * passes,
         unit="B",
         unit_scale=True,
         file=sys.stderr,

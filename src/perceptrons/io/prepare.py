@@ -183,9 +183,7 @@ def read_featurized(
     # tf-idf or sublinear counts: the reader counts (a featurizer of counts with the same
     # hashing and names), then the featurizer weighs, fitting its idf on the counts of
     # the training file as its fit_transform does on the counts of the texts.
-    featurizer._validate_params()
-    counter = type(featurizer)(**{**featurizer.get_params(), "weighting": "tf"})
-    counter.set_params(sublinear_tf=False)
+    counter = featurizer._counting()
     if not fit:
         counter.fit([""])  # hashing learns nothing but names, which a transform needs not
     data = read_pairs(name, fmt, counter, fit=fit, skip_bad_lines=skip_bad_lines)

@@ -24,7 +24,7 @@ the training pass checks the lines: a bad line is reported with the same ``PATH:
 message, when the training pass reaches it (see ``_scan_before_training``).
 
 ``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
-(weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
+(no shuffling window) are read by the compiled
 hashing reader (:mod:`perceptrons._kernels.hashing`), by two parser threads when the
 process may use two cores (one else), whose chunks training takes in file order: it
 parses, lowercases and hashes a chunk's bytes in one pass into the matrix the
@@ -34,6 +34,14 @@ which the featurizer adds to the names of its hashed columns as ``partial_fit`` 
 in file order against those reported before: the same names, in the same order).
 A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off its
 exact path) goes through ``read_data`` and the featurizer, which word the errors.
+
+A tf-idf featurizer (``weighting="tfidf"``) costs a parse pass before training: the
+readers count the terms (a ``"tf"`` featurizer of the same hashing,
+``TextFeaturizer._counting``) into the parse cache while the document frequencies and
+the classes are counted (``_count_documents``); every epoch then reads the counts back and
+weighs them with the idf (``TextFeaturizer._weigh``): sublinear tf, idf and row norms are
+each row's own once the idf is known, so the features are those of ``fit_transform`` on
+the whole file, bit for bit.
 
 Epochs after the first read the chunks the first one trained on back from a binary cache
 file (``perceptrons.io._cache``, ``fit_stream``'s ``cache``) instead of parsing the
@@ -314,13 +322,17 @@ def fit_stream(
     chunk_size : int, default=10000
         Lines per chunk, and examples per ``partial_fit`` call.
     featurizer : TextFeaturizer, optional
-        For text formats: a hashing featurizer (``vocabulary="hashing"``, weighting
-        ``"tf"`` or ``"binary"``), which needs no pass over the data before training;
-        with ``tokenizer="pairs"`` for the ``name:value`` documents of ``vw`` and
-        ``counts`` files.  Fitted in place (it learns the names of the hashed features
-        as it goes).
+        For text formats: a hashing featurizer (``vocabulary="hashing"``); with
+        ``tokenizer="pairs"`` for the ``name:value`` documents of ``vw`` and ``counts``
+        files. Fitted in place (it learns the names of the hashed features as it goes).
+        Weighting ``"tf"`` or ``"binary"`` needs no pass over the data before training;
+        ``"tfidf"`` costs one: a parse pass counts the file's terms into the parse cache
+        (``cache``) and the document frequencies, then every epoch weighs the cached
+        counts with the idf, as the featurizer's ``fit_transform`` weighs the whole
+        file (the same features, bit for bit), and the featurizer ends fitted with it.
     classes : sequence, optional
-        Every label. Found by a first pass over the file (:func:`scan`) if not given.
+        Every label. Found by a first pass over the file (:func:`scan`) if not given
+        (for tf-idf, by its parse pass).
     n_features : int, optional
         svmlight: the number of features (with ``zero_based``); found by the first pass
         if not given.
@@ -337,7 +349,8 @@ def fit_stream(
     progress : callable, optional
         Called as ``progress(bytes, examples)`` with the bytes read and examples trained
         since the last call, after each chunk; the model is then current (``predict``,
-        ``score``...), as after a ``partial_fit``.
+        ``score``...), as after a ``partial_fit``. The parse pass of a tf-idf featurizer
+        calls it too, with 0 examples (no model yet).
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
@@ -346,14 +359,16 @@ def fit_stream(
         matrices, labels and weights the estimator was given) back from a binary
         cache file instead of the text: ``True``, a directory to create the file in
         (default: the system temporary directory), or ``False`` (every epoch reads the
-        text). ``None`` (the default) is ``True`` when ``epochs > 1``. The file is
+        text). ``None`` (the default) is ``True`` when ``epochs > 1`` or the featurizer
+        is tf-idf (whose parse pass writes it; with ``False`` every epoch, and the parse
+        pass, reads the text). The file is
         this run's own (a fresh private name), deleted when the run ends, after an
         error too, or ``SIGTERM`` or ``SIGHUP`` (in the main thread, where their
         handling is the default one: the process then ends by the signal); it takes
         about the size of the parsed data (12 bytes a stored value for svmlight).
         The model is the same, bit for bit, with or without it. Should the disk fill
-        while the first epoch writes it, the later epochs read the text again (a
-        ``RuntimeWarning`` says so).
+        while the first epoch (or tf-idf's parse pass) writes it, the later epochs read
+        the text again (a ``RuntimeWarning`` says so).
     publish_each_epoch : bool, default=True
         Whether the model (``coef_``, ``intercept_``...) is formed after every epoch,
         for ``on_epoch`` to use it, or only once, after the last (a hashed model's is
@@ -392,18 +407,24 @@ def fit_stream(
     text = fmt in TEXT_FORMATS
     if text and featurizer is None:
         raise ValueError(f"{name} is text ({fmt}): pass a hashing TextFeaturizer")
-    if text and not _stateless(featurizer):
+    if text and getattr(featurizer, "vocabulary", None) != "hashing":
         raise ValueError(
-            "streaming text needs a featurizer with vocabulary='hashing' and weighting "
-            "'tf' or 'binary': a vocabulary or idf would need the whole file first"
+            "streaming text needs a featurizer with vocabulary='hashing': a vocabulary "
+            "would need the whole file first"
         )
     if fmt in WEIGHTED_TEXT_FORMATS and getattr(featurizer, "tokenizer", None) != "pairs":
         raise ValueError(
             f"{name} is {fmt}, documents of name:value tokens: pass a TextFeaturizer with "
             "tokenizer='pairs'"
         )
+    # A tf-idf featurizer: the readers count terms (``counter``), and the pass that
+    # counts the document frequencies also finds the classes (see _count_documents).
+    tfidf = featurizer if text and getattr(featurizer, "weighting", None) == "tfidf" else None
+    counter = featurizer if tfidf is None else tfidf._counting()
     labels = None if classes is None else np.asarray(classes)
-    if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
+    if (labels is None and tfidf is None) or (
+        fmt == "svmlight" and (n_features is None or zero_based is None)
+    ):
         found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
         labels = found.classes if labels is None else labels
         if fmt == "svmlight":
@@ -415,22 +436,35 @@ def fit_stream(
     rng = check_random_state(random_state)
     pairs = None
     if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
-        assert featurizer is not None
-        pairs = _PairsReader(featurizer, fmt)  # its names table serves every epoch
+        assert counter is not None
+        pairs = _PairsReader(counter, fmt)  # its names table serves every epoch
 
-    parsed = open_cache(cache, epochs)
+    # tf-idf trains from the cache after its counting pass, however many epochs.
+    parsed = open_cache(cache, epochs if tfidf is None else max(epochs, 2))
     # SIGTERM and SIGHUP, like Ctrl-C, unwind the run so that the cache goes with it.
     with contextlib.nullcontext() if parsed is None else cleanup_on_signals():
         try:
             with _all_or_nothing(estimator):
+                weigh = None
+                if tfidf is not None:
+                    assert counter is not None
+                    tfidf._check_idf_memory()
+                    found_labels, counted, n_documents = _count_documents(
+                        name, fmt, options, counter, pairs, parsed, progress
+                    )
+                    labels = found_labels if labels is None else labels
+                    tfidf._fit_frequencies(counted, n_documents, counter)
+                    weigh = tfidf._weigh
+                assert labels is not None
                 return _fit_epochs(
                     estimator,
                     name,
                     fmt,
                     options,
-                    featurizer,
+                    counter,
                     pairs,
                     parsed,
+                    weigh,
                     epochs=epochs,
                     labels=labels,
                     shuffle_window=shuffle_window,
@@ -453,6 +487,7 @@ def _fit_epochs(
     featurizer,
     pairs: _PairsReader | None,
     parsed: ChunkCache | None,
+    weigh: Callable[[Any], Any] | None,
     *,
     epochs: int,
     labels: np.ndarray,
@@ -463,23 +498,24 @@ def _fit_epochs(
     on_epoch,
     publish_each_epoch: bool = True,
 ) -> StreamReport:
-    """:func:`fit_stream`'s passes, once its arguments are checked."""
+    """:func:`fit_stream`'s passes, once its arguments are checked (``featurizer``: what
+    the readers featurize with; ``weigh``: what turns its output into the features, the
+    tf-idf of the counts, or None)."""
 
     def batches() -> Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]:
         # Per chunk of the file: from the parsed cache once it holds a pass, else
         # from the text (recorded in the cache when there is one).
         chunks: Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]
         if parsed is not None and parsed.complete:
-            chunks = _prefetched(parsed.chunks, _QUEUE_DEPTH)
+            # Weighed in the reader thread too, beside the training.
+            chunks = _prefetched(lambda: _weighed(parsed.chunks(), weigh), _QUEUE_DEPTH)
         else:
-            if pairs is not None:
-                chunks = _pairs_batches(name, options, featurizer, pairs)
-            else:
-                chunks = _chunk_batches(name, fmt, options, featurizer, shuffle_window <= 0)
+            chunks = _text_batches(name, fmt, options, featurizer, pairs, shuffle_window <= 0)
             if parsed is not None and parsed.usable:
                 # Written by the training thread, which waits on the reader thread
                 # anyway: faster than by the reader thread (measured on big.svm).
                 chunks = parsed.recording(chunks)
+            chunks = _weighed(chunks, weigh)  # (what the cache holds is not weighed)
         if shuffle_window > 0:
             return _windows(chunks, shuffle_window, options["chunk_size"], rng)
         return chunks
@@ -715,11 +751,62 @@ def _as_label_type(classes: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
         ) from None
 
 
-def _stateless(featurizer) -> bool:
-    return getattr(featurizer, "vocabulary", None) == "hashing" and featurizer.weighting in (
-        "tf",
-        "binary",
-    )
+def _text_batches(name, fmt, options, featurizer, pairs: _PairsReader | None, prefetch: bool):
+    """(X, y, sample weights or None, bytes read) per chunk of the file, in file order:
+    through ``pairs``, the compiled hashing reader, when there is one."""
+    if pairs is not None:
+        return _pairs_batches(name, options, featurizer, pairs)
+    return _chunk_batches(name, fmt, options, featurizer, prefetch)
+
+
+def _weighed(batches, weigh: Callable[[Any], Any] | None):
+    """``batches`` with their features weighed by ``weigh`` (None: as they are)."""
+    if weigh is None:
+        yield from batches
+        return
+    for X, y, w, bytes_read in batches:
+        yield weigh(X), y, w, bytes_read
+
+
+def _count_documents(
+    name: str,
+    fmt: str,
+    options: dict[str, Any],
+    counter: TextFeaturizer,
+    pairs: _PairsReader | None,
+    parsed: ChunkCache | None,
+    progress: Callable[[int, int], object] | None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The parse pass before training with a tf-idf featurizer: the file's term counts
+    (``counter``'s features, which it fits as it reads) written to the parse cache
+    ``parsed``, and what the idf needs counted on the way. Returns the classes (sorted,
+    as :func:`scan` finds them), how many documents hold each column, and the number
+    of documents.
+
+    Why the features are those of the whole file: every step after the counts --
+    sublinear tf, the idf, the row norms -- is a row's own once the idf is known, and
+    the idf is the document frequencies of all the rows, summed here chunk by chunk in
+    integers (exact in any order).
+    """
+    counted = np.zeros(counter.n_features, dtype=np.int64)
+    classes: set = set()
+    n_documents = last_bytes = 0
+    chunks = _text_batches(name, fmt, options, counter, pairs, True)
+    if parsed is not None:
+        chunks = parsed.recording(chunks)
+    for X, y, _, bytes_read in chunks:
+        # The count of the columns up to the largest one here (canonical rows: a
+        # column at most once a row), not a bincount as wide as the hashing space.
+        columns = np.bincount(X.indices)
+        counted[: len(columns)] += columns
+        classes.update(np.unique(y).tolist())
+        n_documents += X.shape[0]
+        if progress is not None:
+            progress(bytes_read - last_bytes, 0)
+        last_bytes = bytes_read
+    if n_documents == 0:
+        raise DataFormatError(name, "no data")
+    return np.array(sorted(classes)), counted, n_documents
 
 
 def _chunk_batches(name, fmt, options, featurizer, prefetch: bool):

@@ -258,17 +258,42 @@ class TextFeaturizer(Trainable):
         (:func:`perceptrons.io.prepare.read_featurized`). Names are the caller's."""
         weighting = self._make_weighting()
         if weighting is not None and weighting.use_idf:
-            # scikit-learn's idf is dense, as wide as the hashing space: the document
-            # frequencies, the idf and a temporary of their arithmetic.
-            check_allocation(
-                array_bytes(counts.shape[1], 3),
-                f"the idf ({counts.shape[1]:,} features x 3 arrays)",
-                "lower n_features (--n-features)",
-            )
+            _check_idf_room(counts.shape[1])
         X = counts if weighting is None else weighting.fit_transform(counts)
         self._vectorizer, self._weighting = vectorizer, weighting
         self.n_features_out_ = int(counts.shape[1])
         return canonical_csr(X)
+
+    def _counting(self) -> TextFeaturizer:
+        """A featurizer of this one's term counts (weighting ``"tf"``, no sublinear tf),
+        the same terms, columns and names otherwise: what is counted before the idf of a
+        tf-idf featurizer is known (:meth:`_fit_frequencies`)."""
+        self._validate_params()
+        counter = TextFeaturizer(**{**self.get_params(), "weighting": "tf"})
+        counter.sublinear_tf = False
+        return counter
+
+    def _check_idf_memory(self) -> None:
+        """Refuse, before any counting, the idf of a hashing tf-idf featurizer that memory
+        cannot hold (a stream would otherwise learn it after a pass over the file)."""
+        if self._hashing and self.weighting == "tfidf":
+            _check_idf_room(self.n_features)
+
+    def _fit_frequencies(
+        self, counted: np.ndarray, n_documents: int, counter: TextFeaturizer
+    ) -> None:
+        """Fit from the document frequencies of the training texts, counted elsewhere
+        (a file streamed a chunk at a time): ``counted[j]`` of the ``n_documents`` texts
+        hold column ``j``, as :meth:`_counting`'s ``counter`` (fitted on the texts)
+        counted them. Then this featurizer weighs ``counter``'s counts
+        (:meth:`_weigh`) as its :meth:`fit_transform` weighs the texts, bit for bit,
+        and keeps ``counter``'s names."""
+        weighting = self._make_weighting()
+        if weighting is not None and weighting.use_idf:
+            weighting.fit_frequencies(counted, n_documents)
+        self._vectorizer, self._weighting = self._make_vectorizer(), weighting
+        self.n_features_out_ = int(counter.n_features_out_)
+        self._hashed_names = counter._hashed_names
 
     def partial_fit(self, texts: Iterable[str], y: ArrayLike | None = None) -> TextFeaturizer:
         """Learn from more texts without a pass over all of them: hashing only.
@@ -494,6 +519,17 @@ def _each_checked(texts: Iterable[Any]) -> Iterator[Any]:
             # A ValueError, as scikit-learn's vectorizers raise for np.nan.
             raise ValueError(f"TextFeaturizer: document {number} is {type(text).__name__}, not str")
         yield text
+
+
+def _check_idf_room(n_columns: int) -> None:
+    """Refuse an idf that memory cannot hold, in one line: scikit-learn's idf is dense,
+    as wide as the hashing space (the document frequencies, the idf and a temporary of
+    their arithmetic)."""
+    check_allocation(
+        array_bytes(n_columns, 3),
+        f"the idf ({n_columns:,} features x 3 arrays)",
+        "lower n_features (--n-features)",
+    )
 
 
 def _hashed_column(term: str, n_features: int) -> int:

@@ -51,12 +51,23 @@ class TfidfWeighting:
             )
         if self.use_idf:
             counted = np.bincount(counts.indices, minlength=counts.shape[1])
-            frequencies = counted.astype(np.float64) + 1.0  # smoothed: one more document
-            idf = np.full_like(frequencies, fill_value=counts.shape[0] + 1, dtype=np.float64)
-            idf /= frequencies
-            np.log(idf, out=idf)
-            idf += 1.0
-            self.idf_ = idf
+            self.fit_frequencies(counted, counts.shape[0])
+        return self
+
+    def fit_frequencies(self, counted: np.ndarray, n_documents: int) -> TfidfWeighting:
+        """Learn the idf from document frequencies counted elsewhere: ``counted[j]`` of
+        the ``n_documents`` documents hold column ``j`` (int64). What :meth:`fit` does
+        with the frequencies it counts, so a file's chunks counted one at a time and
+        summed give the idf of the whole file, bit for bit
+        (:func:`perceptrons.io.stream.fit_stream`)."""
+        if n_documents < 1:
+            raise ValueError("TfidfWeighting: the idf is learned from at least one document.")
+        frequencies = counted.astype(np.float64) + 1.0  # smoothed: one more document
+        idf = np.full_like(frequencies, fill_value=n_documents + 1, dtype=np.float64)
+        idf /= frequencies
+        np.log(idf, out=idf)
+        idf += 1.0
+        self.idf_ = idf
         return self
 
     def transform(self, counts: sp.csr_matrix) -> sp.csr_matrix:

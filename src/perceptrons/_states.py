@@ -244,6 +244,62 @@ class TrainingState:
         that wrote only there could have made one overflow (see :meth:`saved`)."""
         return all(all_finite(array[index]) for array, index in self._written(rows))
 
+    @property
+    def n_feature_rows(self) -> int:
+        """The rows of the weights besides the intercept's (the features' width)."""
+        return self.weights.shape[0] - 1
+
+    def widened(self, n_rows: int) -> TrainingState:
+        """This state for ``n_rows`` features (at least its own): the new rows are put
+        before the intercept's as a fresh state has them (weights 0, statistics at their
+        start). A feature not seen yet has not been updated, so that a state widened as
+        features arrive is, bit for bit, the state trained at the final width from the
+        start (a stream that learns the width as it reads, see
+        :func:`perceptrons.io.stream.fit_stream`)."""
+        old = self.n_feature_rows
+        if n_rows < old:
+            raise ValueError(f"widened: {n_rows} rows for a state of {old}")
+        destination = np.append(np.arange(old), n_rows)
+        return self._moved_rows(n_rows, destination, np.arange(old + 1))
+
+    def without_first_row(self) -> TrainingState:
+        """This state without its row 0, which no update may have touched: a state
+        trained on 1-based indices read as 0-based is, bit for bit, the state trained on
+        them read as 1-based (:func:`perceptrons.io.stream.fit_stream`)."""
+        old = self.n_feature_rows
+        return self._moved_rows(old - 1, np.arange(old), np.arange(1, old + 1))
+
+    def _moved_rows(
+        self, n_rows: int, destination: np.ndarray, source: np.ndarray
+    ) -> TrainingState:
+        """A state for ``n_rows`` features whose weight row ``destination[i]`` is this
+        state's row ``source[i]`` (the intercept's included), every other row as a fresh
+        state has it; the family's numbers and anything not kept by row as they are."""
+        columns = 1 if self.weights.ndim == 1 else self.weights.shape[1]
+        fresh = type(self).zeros(n_rows, columns, self.averaged)
+        axes = {id(array): axis for array, axis in self.in_place()}
+        moved = {}
+        for item in dataclasses.fields(self):
+            array = getattr(self, item.name)
+            if not isinstance(array, np.ndarray) or id(array) not in axes or not array.size:
+                continue
+            new = getattr(fresh, item.name)
+            axis = axes[id(array)]
+            if axis is not None:
+                before = (slice(None),) * axis
+                new[(*before, destination)] = array[(*before, source)]
+            elif new.shape != array.shape:  # a full covariance: rows and columns alike
+                new[..., destination[:, None], destination] = array[..., source[:, None], source]
+            else:
+                new[...] = array
+            moved[item.name] = new
+        state = dataclasses.replace(self, **moved)
+        # What is not a field (input_bound) goes along.
+        for name, value in vars(self).items():
+            if name not in moved and name not in vars(state):
+                setattr(state, name, value)
+        return state
+
 
 def all_finite(array: np.ndarray) -> bool:
     """Whether every element is finite; checked after every epoch (and every

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from perceptrons._engine import add_record, run_epochs
 from perceptrons._input import check_random_state
@@ -393,15 +394,88 @@ def fit_stream(
             "tokenizer='pairs'"
         )
     labels = None if classes is None else np.asarray(classes)
-    if labels is None or (fmt == "svmlight" and (n_features is None or zero_based is None)):
+    options: dict[str, Any] = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
+    unknowns = None
+    if _learns_on_the_way(estimator, shuffle_window):
+        # Nothing is read before training: what was not given is learnt from the chunks.
+        unknowns = _Unknowns(
+            name,
+            options,
+            labels=labels is None,
+            width=fmt == "svmlight" and n_features is None and zero_based is None,
+        )
+    learnt = unknowns is not None and unknowns.width
+    if (labels is None and unknowns is None) or (
+        fmt == "svmlight" and (n_features is None or zero_based is None) and not learnt
+    ):
         found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
         labels = found.classes if labels is None else labels
         if fmt == "svmlight":
             n_features = found.n_features if n_features is None else n_features
             zero_based = found.zero_based if zero_based is None else zero_based
-    options: dict[str, Any] = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
     if fmt == "svmlight":
-        options.update(n_features=n_features, zero_based=zero_based)
+        # Learnt: indices read as they are (0-based), the base decided after the pass.
+        options.update(n_features=n_features, zero_based=True if learnt else zero_based)
+    try:
+        return _fit_stream(
+            estimator,
+            name,
+            fmt,
+            options,
+            featurizer,
+            unknowns,
+            epochs=epochs,
+            labels=labels,
+            shuffle_window=shuffle_window,
+            random_state=random_state,
+            progress=progress,
+            on_epoch=on_epoch,
+            cache=cache,
+        )
+    except _NewLabel:
+        pass
+    # A label the first chunk did not show: the run was undone; every label is found
+    # by a scan and training starts again, with the classes (and width) declared.
+    found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
+    if fmt == "svmlight":
+        n_features = found.n_features if n_features is None else n_features
+        zero_based = found.zero_based if zero_based is None else zero_based
+    return fit_stream(
+        estimator,
+        name,
+        format=fmt,
+        epochs=epochs,
+        chunk_size=chunk_size,
+        featurizer=featurizer,
+        classes=found.classes,
+        n_features=n_features,
+        zero_based=zero_based,
+        shuffle_window=shuffle_window,
+        random_state=random_state,
+        skip_bad_lines=skip_bad_lines,
+        progress=progress,
+        on_epoch=on_epoch,
+        cache=cache,
+    )
+
+
+def _fit_stream(
+    estimator,
+    name: str,
+    fmt: str,
+    options: dict[str, Any],
+    featurizer,
+    unknowns: _Unknowns | None,
+    *,
+    epochs: int,
+    labels: np.ndarray | None,
+    shuffle_window: int,
+    random_state,
+    progress,
+    on_epoch,
+    cache,
+) -> StreamReport:
+    """:func:`fit_stream` once its arguments are checked: the cache, the rollback."""
     rng = check_random_state(random_state)
     pairs = None
     if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
@@ -421,6 +495,7 @@ def fit_stream(
                     featurizer,
                     pairs,
                     parsed,
+                    unknowns,
                     epochs=epochs,
                     labels=labels,
                     shuffle_window=shuffle_window,
@@ -442,9 +517,10 @@ def _fit_epochs(
     featurizer,
     pairs: _PairsReader | None,
     parsed: ChunkCache | None,
+    unknowns: _Unknowns | None,
     *,
     epochs: int,
-    labels: np.ndarray,
+    labels: np.ndarray | None,
     shuffle_window: int,
     rng,
     random_state,
@@ -459,6 +535,8 @@ def _fit_epochs(
         chunks: Iterator[tuple[Any, np.ndarray, np.ndarray | None, int]]
         if parsed is not None and parsed.complete:
             chunks = _prefetched(parsed.chunks, _QUEUE_DEPTH)
+            if unknowns is not None:
+                chunks = unknowns.rebased(chunks)
         else:
             if pairs is not None:
                 chunks = _pairs_batches(name, options, featurizer, pairs)
@@ -491,6 +569,7 @@ def _fit_epochs(
             estimator, engine, batches, name, labels, progress, held_out, random_state
         )
         epochs_of.checked = fmt == "svmlight"
+        epochs_of.unknowns = unknowns
         stopping = engine.stopping()
         cause = engine.non_finite_cause
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
@@ -524,6 +603,101 @@ def _fit_epochs(
     return report
 
 
+def _learns_on_the_way(estimator: Any, shuffle_window: int) -> bool:
+    """Whether :func:`fit_stream` learns the classes, width and base it was not given
+    from the chunks as it trains (:class:`_Unknowns`) rather than by a first pass: an
+    estimator of this package's engine trained afresh, in file order, holding no
+    examples out (a held-out set gathered from chunks of varying widths would need
+    them all widened)."""
+    from perceptrons.linear._online import OnlineLearner  # imported with the estimator
+
+    return (
+        isinstance(estimator, OnlineLearner)
+        and estimator._is_first_call()
+        and shuffle_window <= 0
+        and estimator._engine().validation_fraction is None
+    )
+
+
+class _NewLabel(Exception):
+    """A chunk holds a label the classes learnt so far lack (see :class:`_Unknowns`)."""
+
+
+class _Unknowns:
+    """What :func:`fit_stream` learns while the first epoch trains, instead of a first
+    pass over the file.
+
+    ``labels``: the classes are the first chunk's labels; a later chunk with another
+    label raises :class:`_NewLabel` (the run is then undone, and trained again with
+    every label found by a scan), so the model is always that of the declared classes.
+    A first chunk of fewer than two labels raises it too: a binary model needs both.
+
+    ``width``: svmlight's width and index base. The chunks are read 0-based at their
+    own width, the state widened as indices arrive (``train_batch``'s ``grow``). After
+    the epoch the base is decided by scikit-learn's rule (1-based unless some index is
+    0): 1-based, the state's row 0, which nothing updated, is dropped. Either way the
+    state is, bit for bit, the one trained at the declared width and base; later epochs
+    read the text with them declared, or the cached chunks rebased to them.
+    """
+
+    def __init__(self, name: str, options: dict[str, Any], *, labels: bool, width: bool) -> None:
+        # options: the reading options of later epochs, which settle completes
+        self.name, self.options, self.labels, self.width = name, options, labels, width
+        self.max_index, self.has_zero = -1, False
+        self.shift = 0  # subtracted from the cached chunks' indices once the base is known
+        self.n_features: int | None = None
+
+    def see(self, X: Any, y: np.ndarray, classes: np.ndarray | None) -> np.ndarray | None:
+        """Note a chunk of the first epoch; the classes to train it with."""
+        if self.width and X.nnz:
+            self.max_index = max(self.max_index, X.shape[1] - 1)
+            self.has_zero = self.has_zero or int(X.indices.min()) == 0
+        if not self.labels:
+            return classes
+        if classes is None:
+            classes = np.unique(y)
+            if classes.shape[0] < 2:
+                raise _NewLabel
+        elif not np.isin(y, classes).all():
+            raise _NewLabel
+        return classes
+
+    def settle(self, engine: Any) -> None:
+        """After the first epoch: the state at the width and base a scan would have found."""
+        self.labels = False  # every label has been seen
+        estimator = engine.estimator
+        state = estimator._state
+        if state is None:  # no example (what scan says of such a file)
+            raise DataFormatError(self.name, "no data")
+        if not self.width:
+            return
+        self.width = False
+        # scikit-learn's rule (as scan): 1-based unless some index is 0.
+        n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
+        raw = n_features + (0 if self.has_zero else 1)  # the rows of the 0-based reading
+        if state.n_feature_rows < raw:
+            engine.check_state_memory(raw)
+            state = state.widened(raw)
+        if not self.has_zero:
+            state = state.without_first_row()
+            self.shift = 1
+        estimator._lifecycle = state
+        estimator.n_features_in_ = self.n_features = n_features
+        self.options.update(n_features=n_features, zero_based=self.has_zero)
+
+    def rebased(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        """The cached chunks of the first epoch (read 0-based, each at its own width) at
+        the width and base :meth:`settle` decided."""
+        for X, y, w, bytes_read in chunks:
+            if self.n_features is not None and sp.issparse(X):
+                rebased = sp.csr_matrix((X.shape[0], self.n_features), dtype=X.dtype)
+                rebased.data, rebased.indptr = X.data, X.indptr
+                rebased.indices = X.indices - self.shift if self.shift else X.indices
+                rebased.has_sorted_indices = True  # as the reader made them
+                X = rebased
+            yield X, y, w, bytes_read
+
+
 @contextlib.contextmanager
 def _all_or_nothing(estimator: Any) -> Iterator[None]:
     """A stream that fails leaves an estimator of this package as it was before it
@@ -553,6 +727,7 @@ class _ChunkEpochs:
     # rather than one per partial_fit (a chunk's record is then taken back out).
     per_pass = False
     weighted = False  # whether a chunk carried importance weights
+    unknowns: _Unknowns | None = None  # what the first epoch learns (engines only)
 
     def __init__(self, estimator, batches, name: str, labels, progress) -> None:
         self.estimator, self.batches, self.name = estimator, batches, name
@@ -564,6 +739,8 @@ class _ChunkEpochs:
         mistakes = 0
         self._begin_epoch()
         for X, y, w, bytes_read in self.batches():
+            if self.unknowns is not None:
+                self.labels = self.unknowns.see(X, y, self.labels)
             self.labels = _as_label_type(self.labels, y, self.name)
             self.weighted |= w is not None
             value, trained, wrong = self._train(X, y, w)
@@ -658,7 +835,8 @@ class _EngineEpochs(_ChunkEpochs):
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
                 return 0.0, 0, 0
-        trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked)
+        grow = self.unknowns is not None and self.unknowns.width
+        trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked, grow=grow)
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.
             self.engine.publish(self.epoch - 1)
@@ -667,6 +845,8 @@ class _EngineEpochs(_ChunkEpochs):
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         self.epoch = epoch
         record = super().run_epoch(epoch)
+        if self.unknowns is not None:
+            self.unknowns.settle(self.engine)
         if self.held_out and self.validation is None and self.parts is not None:
             self.validation = _held_out_set(self.parts)
         return record

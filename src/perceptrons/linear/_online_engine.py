@@ -199,6 +199,7 @@ class LinearEngine:
         sample_weight: Any = None,
         *,
         checked: bool = False,
+        grow: bool = False,
     ) -> tuple[float, int, int]:
         """One epoch over a batch of new examples, as ``partial_fit`` runs it (checked
         as it checks them, shuffled by the estimator's generator, the Δ weights from
@@ -206,8 +207,13 @@ class LinearEngine:
         number of examples and the mistakes. The first batch fixes the labels and
         starts a fresh state, ``history_`` and shuffling generator; later ones continue
         them. ``checked``: the batch comes from a reader that checked its rows (see
-        :func:`perceptrons._validation.checked_batch`)."""
+        :func:`perceptrons._validation.checked_batch`). ``grow``: the width was not
+        declared (a stream that learns it as it reads): a sparse batch wider than the
+        state widens it (:meth:`~perceptrons._states.TrainingState.widened`), a narrower
+        one is read at the state's width."""
         estimator = self.estimator
+        if grow and estimator._state is not None:
+            X = self._to_common_width(X)
         trust = {"checked": True} if checked else {}
         X, y, first_call, weights = estimator._begin_call(
             X, y, classes, incremental=True, sample_weight=sample_weight, **trust
@@ -232,6 +238,25 @@ class LinearEngine:
             raw=True,
         )
         return float(record["statistic"]), int(record["examples"]), int(record["mistakes"])
+
+    def _to_common_width(self, X: Any) -> Any:
+        """A sparse batch and the state at the wider of their widths (see
+        :meth:`train_batch`'s ``grow``): zero rows added to the state before the
+        intercept's, or columns without entries to the batch (no copy)."""
+        estimator = self.estimator
+        width, state = estimator.n_features_in_, estimator._state
+        if not sp.issparse(X) or X.shape[1] == width:
+            return X
+        if X.shape[1] > width:
+            self.check_state_memory(X.shape[1])
+            estimator._lifecycle = state.widened(X.shape[1])
+            estimator.n_features_in_ = X.shape[1]
+            return X
+        wider = sp.csr_matrix((X.shape[0], width), dtype=X.dtype)
+        # Set, not passed: scipy's constructor would copy views of reused buffers.
+        wider.data, wider.indices, wider.indptr = X.data, X.indices, X.indptr
+        wider.has_sorted_indices = X.has_sorted_indices
+        return wider
 
     def is_finite(self) -> bool:
         state = self.estimator._state

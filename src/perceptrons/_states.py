@@ -281,11 +281,13 @@ class TrainingState:
         moved = {}
         for item in dataclasses.fields(self):
             array = getattr(self, item.name)
-            if not isinstance(array, np.ndarray) or id(array) not in axes or not array.size:
+            if not isinstance(array, np.ndarray) or id(array) not in axes:
                 continue
-            new = getattr(fresh, item.name)
+            new = getattr(fresh, item.name)  # an empty one too: its shape may have rows
             axis = axes[id(array)]
-            if axis is not None:
+            if not array.size:
+                pass
+            elif axis is not None:
                 before = (slice(None),) * axis
                 new[(*before, destination)] = array[(*before, source)]
             elif new.shape != array.shape:  # a full covariance: rows and columns alike

@@ -416,6 +416,14 @@ def fit_stream(
     if fmt == "svmlight":
         # Learnt: indices read as they are (0-based), the base decided after the pass.
         options.update(n_features=n_features, zero_based=True if learnt else zero_based)
+    reported = [0, 0]  # the bytes and examples progress was told of
+
+    def counted(n_bytes: int, n_examples: int) -> None:
+        reported[0] += n_bytes
+        reported[1] += n_examples
+        assert progress is not None
+        progress(n_bytes, n_examples)
+
     try:
         return _fit_stream(
             estimator,
@@ -428,7 +436,7 @@ def fit_stream(
             labels=labels,
             shuffle_window=shuffle_window,
             random_state=random_state,
-            progress=progress,
+            progress=None if progress is None else counted,
             on_epoch=on_epoch,
             cache=cache,
         )
@@ -436,6 +444,8 @@ def fit_stream(
         pass
     # A label the first chunk did not show: the run was undone; every label is found
     # by a scan and training starts again, with the classes (and width) declared.
+    if progress is not None:
+        progress = _caught_up(progress, reported)
     found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
     if fmt == "svmlight":
         n_features = found.n_features if n_features is None else n_features
@@ -617,6 +627,21 @@ def _learns_on_the_way(estimator: Any, shuffle_window: int) -> bool:
         and shuffle_window <= 0
         and estimator._engine().validation_fraction is None
     )
+
+
+def _caught_up(progress: Callable[[int, int], object], reported: list[int]) -> Callable:
+    """``progress`` told only of what goes beyond ``reported`` (bytes, examples): a run
+    trained again from the start reports each byte and example once in all."""
+    owed = list(reported)
+
+    def report(n_bytes: int, n_examples: int) -> None:
+        paid = min(owed[0], n_bytes), min(owed[1], n_examples)
+        owed[0] -= paid[0]
+        owed[1] -= paid[1]
+        if n_bytes > paid[0] or n_examples > paid[1]:
+            progress(n_bytes - paid[0], n_examples - paid[1])
+
+    return report
 
 
 class _NewLabel(Exception):

@@ -213,9 +213,7 @@ def test_labels_found_on_the_way_in_vw_text(tmp_path, no_scan):
     learnt = AveragedPerceptron(shuffle=False)
     fit_stream(learnt, path, epochs=2, chunk_size=16, featurizer=featurizer())
     declared = AveragedPerceptron(shuffle=False)
-    fit_stream(
-        declared, path, epochs=2, chunk_size=16, featurizer=featurizer(), classes=[1, 2, 3]
-    )
+    fit_stream(declared, path, epochs=2, chunk_size=16, featurizer=featurizer(), classes=[1, 2, 3])
     _assert_same_model(learnt, declared)
 
 

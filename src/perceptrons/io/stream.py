@@ -16,8 +16,19 @@ with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
 of two): the parser and the training kernels release the GIL, so the two overlap, and
 the model is the same as without the thread, bit for bit.
 
-Before training, :func:`fit_stream` makes a first pass over the file for what it was not
-given: the classes and, for svmlight, the width and index base. For svmlight without
+:func:`fit_stream` makes no pass over the file before training an estimator of this
+package afresh: what it was not given is learnt from the chunks as they train
+(``_Unknowns``). The classes are the first chunk's labels; a later chunk with a label
+they lack undoes the run, which starts again with every label found by a scan. An
+svmlight file's indices are read as they are (0-based), the state widened as they
+arrive (:meth:`~perceptrons._states.TrainingState.widened`: a feature not yet seen has
+weight 0), and the index base decided after the first epoch by scikit-learn's rule
+(1-based unless some index is 0: the state then drops its unused row 0, see
+:meth:`~perceptrons._states.TrainingState.without_first_row`); later epochs read the
+file, or the parsed cache, at that width and base. The model is, bit for bit, the one
+trained with them declared. Another estimator (any scikit-learn incremental
+classifier), a model being continued, a shuffling window or held-out examples get a
+first pass over the file for what was not given. For svmlight without
 ``skip_bad_lines`` that pass is a compiled scan of the labels and indices alone
 (:func:`perceptrons._kernels.parse.scan_svmlight`: no values read, no rows stored), and
 the training pass checks the lines: a bad line is reported with the same ``PATH:LINE``
@@ -317,12 +328,19 @@ def fit_stream(
         ``counts`` files.  Fitted in place (it learns the names of the hashed features
         as it goes).
     classes : sequence, optional
-        Every label. Found by a first pass over the file (:func:`scan`) if not given.
+        Every label. If not given, an estimator of this package trained afresh takes
+        the first chunk's labels, and should a later chunk bring another label (or the
+        first chunk hold only one), the run is undone, every label found by a scan of
+        the file, and training starts again: the model is the one trained with
+        ``classes`` given. Otherwise found by a first pass over the file (:func:`scan`).
     n_features : int, optional
-        svmlight: the number of features (with ``zero_based``); found by the first pass
-        if not given.
+        svmlight: the number of features (with ``zero_based``). If neither is given,
+        an estimator of this package trained afresh learns both as it reads: the
+        width grows as indices arrive and the base is decided after the first epoch
+        (scikit-learn's rule: 1-based unless some index is 0), the model the one
+        trained with both given. Otherwise found by a first pass.
     zero_based : bool, optional
-        svmlight: whether indices start at 0; found by the first pass if not given.
+        svmlight: whether indices start at 0 (see ``n_features``).
     shuffle_window : int, default=0
         Shuffle the examples within windows of this many chunks (memory: one window).
         0 keeps the file order (the estimator's own ``shuffle`` still shuffles each
@@ -334,7 +352,10 @@ def fit_stream(
     progress : callable, optional
         Called as ``progress(bytes, examples)`` with the bytes read and examples trained
         since the last call, after each chunk; the model is then current (``predict``,
-        ``score``...), as after a ``partial_fit``.
+        ``score``...), as after a ``partial_fit``. During a first epoch that learns an
+        svmlight file's width, that model is over the indices read so far, 0-based
+        (its ``n_features_in_`` says how many). A run that starts again (see
+        ``classes``) reports only the bytes and examples beyond those reported.
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.

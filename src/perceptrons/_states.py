@@ -288,8 +288,7 @@ class TrainingState:
             if not array.size:
                 pass
             elif axis is not None:
-                before = (slice(None),) * axis
-                new[(*before, destination)] = array[(*before, source)]
+                new[_on_axis(axis, destination)] = array[_on_axis(axis, source)]
             elif new.shape != array.shape:  # a full covariance: rows and columns alike
                 new[..., destination[:, None], destination] = array[..., source[:, None], source]
             else:
@@ -301,6 +300,11 @@ class TrainingState:
             if name not in moved and name not in vars(state):
                 setattr(state, name, value)
         return state
+
+
+def _on_axis(axis: int, rows: np.ndarray) -> tuple[Any, ...]:
+    """The index of ``rows`` along ``axis``."""
+    return (*(slice(None),) * axis, rows)
 
 
 def all_finite(array: np.ndarray) -> bool:

@@ -296,7 +296,7 @@ def fit_stream(
     epochs: int = 1,
     chunk_size: int = 10_000,
     featurizer: TextFeaturizer | None = None,
-    classes: Sequence | None = None,
+    classes: Sequence | np.ndarray | None = None,
     n_features: int | None = None,
     zero_based: bool | None = None,
     shuffle_window: int = 0,

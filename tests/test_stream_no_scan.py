@@ -198,23 +198,33 @@ def test_a_chunk_of_one_label_binary_needs_the_scan(tmp_path, monkeypatch):
     _assert_same_model(learnt, declared)
 
 
-def test_labels_found_on_the_way_in_vw_text(tmp_path, no_scan):
+@pytest.mark.parametrize("late", [None, 50])
+def test_labels_found_on_the_way_in_vw_text(tmp_path, monkeypatch, late):
     rng = np.random.default_rng(0)
     lines = []
     for i in range(80):
         words = " ".join(f"w{j}:{rng.integers(1, 4)}" for j in rng.integers(0, 30, size=4))
-        lines.append(f"{i % 3 + 1} 2 |f {words}")
+        lines.append(f"{3 if i == late else i % 2 + 1} 2 |f {words}")
     path = tmp_path / "train.vw"
     path.write_text("\n".join(lines) + "\n")
+    scans = []
+    real = stream._scan_before_training
+    monkeypatch.setattr(stream, "_scan_before_training", lambda *a: scans.append(a) or real(*a))
 
     def featurizer():
         return TextFeaturizer(weighting="tf", tokenizer="pairs", n_features=2**8)
 
+    learning = featurizer()
     learnt = AveragedPerceptron(shuffle=False)
-    fit_stream(learnt, path, epochs=2, chunk_size=16, featurizer=featurizer())
+    fit_stream(learnt, path, epochs=2, chunk_size=16, featurizer=learning)
+    assert len(scans) == (late is not None)  # a label scan only for the late label
+    given = featurizer()
     declared = AveragedPerceptron(shuffle=False)
-    fit_stream(declared, path, epochs=2, chunk_size=16, featurizer=featurizer(), classes=[1, 2, 3])
+    classes = [1, 2] if late is None else [1, 2, 3]
+    fit_stream(declared, path, epochs=2, chunk_size=16, featurizer=given, classes=classes)
     _assert_same_model(learnt, declared)
+    # The featurizer of a run that started again learnt the same names.
+    assert learning.feature_names() == given.feature_names()
 
 
 @pytest.mark.parametrize("chunk_size", [5, 6, 7, 100])

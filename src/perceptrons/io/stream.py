@@ -62,6 +62,7 @@ callers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import time
@@ -445,49 +446,29 @@ def fit_stream(
         assert progress is not None
         progress(n_bytes, n_examples)
 
+    run = functools.partial(
+        _fit_stream,
+        estimator,
+        name,
+        fmt,
+        options,
+        featurizer,
+        epochs=epochs,
+        shuffle_window=shuffle_window,
+        random_state=random_state,
+        on_epoch=on_epoch,
+        cache=cache,
+    )
     try:
-        return _fit_stream(
-            estimator,
-            name,
-            fmt,
-            options,
-            featurizer,
-            unknowns,
-            epochs=epochs,
-            labels=labels,
-            shuffle_window=shuffle_window,
-            random_state=random_state,
-            progress=None if progress is None else counted,
-            on_epoch=on_epoch,
-            cache=cache,
-        )
+        return run(unknowns, labels=labels, progress=None if progress is None else counted)
     except _NewLabel:
         pass
     # A label the first chunk did not show: the run was undone; every label is found
     # by a scan and training starts again, with the classes (and width) declared.
-    if progress is not None:
-        progress = _caught_up(progress, reported)
     found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
-    if fmt == "svmlight":
-        n_features = found.n_features if n_features is None else n_features
-        zero_based = found.zero_based if zero_based is None else zero_based
-    return fit_stream(
-        estimator,
-        name,
-        format=fmt,
-        epochs=epochs,
-        chunk_size=chunk_size,
-        featurizer=featurizer,
-        classes=found.classes,
-        n_features=n_features,
-        zero_based=zero_based,
-        shuffle_window=shuffle_window,
-        random_state=random_state,
-        skip_bad_lines=skip_bad_lines,
-        progress=progress,
-        on_epoch=on_epoch,
-        cache=cache,
-    )
+    if learnt:
+        options.update(n_features=found.n_features, zero_based=found.zero_based)
+    return run(None, labels=found.classes, progress=_caught_up(progress, reported))
 
 
 def _fit_stream(
@@ -650,9 +631,13 @@ def _learns_on_the_way(estimator: Any, shuffle_window: int) -> bool:
     )
 
 
-def _caught_up(progress: Callable[[int, int], object], reported: list[int]) -> Callable:
+def _caught_up(
+    progress: Callable[[int, int], object] | None, reported: list[int]
+) -> Callable | None:
     """``progress`` told only of what goes beyond ``reported`` (bytes, examples): a run
     trained again from the start reports each byte and example once in all."""
+    if progress is None:
+        return None
     owed = list(reported)
 
     def report(n_bytes: int, n_examples: int) -> None:

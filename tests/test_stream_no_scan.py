@@ -279,3 +279,16 @@ def test_a_model_being_continued_is_read_at_the_scanned_width(tmp_path, monkeypa
     with pytest.raises(ValueError, match="features"):
         fit_stream(narrower, path, chunk_size=4)
     assert_array_equal(narrower.coef_, coef)
+
+
+def test_room_made_in_advance_gives_way_to_the_memory_limit(tmp_path, monkeypatch):
+    # The state grows to twice its rows when a chunk is wider, unless that would pass
+    # the limit: then to the chunk's width alone (here 600,001 rows fit, 1,200,002 not).
+    path = _write(tmp_path / "wide.svm", [(1, [(600_000, 1)]), (0, [(1, 1)])] * 2)
+    path.write_text(path.read_text() + "1 700000:1\n0 2:1\n")
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "16M")  # 16 bytes a row: 1,048,576 rows
+    declared = _declared(lambda: Perceptron(shuffle=False), path, chunk_size=2)
+    learnt = Perceptron(shuffle=False)
+    fit_stream(learnt, path, chunk_size=2)
+    _assert_same_model(learnt, declared)
+    assert learnt.n_features_in_ == 700_000

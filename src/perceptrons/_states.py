@@ -262,6 +262,16 @@ class TrainingState:
         destination = np.append(np.arange(old), n_rows)
         return self._moved_rows(n_rows, destination, np.arange(old + 1))
 
+    def narrowed(self, n_rows: int) -> TrainingState:
+        """This state for ``n_rows`` features (at most its own): its rows from
+        ``n_rows`` on (but the intercept's), which no update may have touched, left
+        out. What :meth:`widened` made room for in advance and no feature reached."""
+        old = self.n_feature_rows
+        if n_rows > old:
+            raise ValueError(f"narrowed: {n_rows} rows for a state of {old}")
+        kept = np.append(np.arange(n_rows), old)
+        return self._moved_rows(n_rows, np.arange(n_rows + 1), kept)
+
     def without_first_row(self) -> TrainingState:
         """This state without its row 0, which no update may have touched: a state
         trained on 1-based indices read as 0-based is, bit for bit, the state trained on

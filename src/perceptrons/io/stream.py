@@ -664,7 +664,8 @@ class _Unknowns:
     A first chunk of fewer than two labels raises it too: a binary model needs both.
 
     ``width``: svmlight's width and index base. The chunks are read 0-based at their
-    own width, the state widened as indices arrive (``train_batch``'s ``grow``). After
+    own width, the state widened as indices arrive (``train_batch``'s ``grow``, which
+    makes room for twice the rows at a time), and narrowed to the width at the end. After
     the epoch the base is decided by scikit-learn's rule (1-based unless some index is
     0): 1-based, the state's row 0, which nothing updated, is dropped. Either way the
     state is, bit for bit, the one trained at the declared width and base; later epochs
@@ -709,6 +710,8 @@ class _Unknowns:
         if state.n_feature_rows < raw:
             engine.check_state_memory(raw)
             state = state.widened(raw)
+        elif state.n_feature_rows > raw:  # the room train_batch made in advance
+            state = state.narrowed(raw)
         if not self.has_zero:
             state = state.without_first_row()
             self.shift = 1

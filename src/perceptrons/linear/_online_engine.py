@@ -240,18 +240,27 @@ class LinearEngine:
         return float(record["statistic"]), int(record["examples"]), int(record["mistakes"])
 
     def _to_common_width(self, X: Any) -> Any:
-        """A sparse batch and the state at the wider of their widths (see
-        :meth:`train_batch`'s ``grow``): zero rows added to the state before the
-        intercept's, or columns without entries to the batch (no copy)."""
+        """A sparse batch and the state at a common width (see :meth:`train_batch`'s
+        ``grow``): rows added to the state before the intercept's, for the batch and
+        as many again, or columns without entries to the batch (no copy)."""
         estimator = self.estimator
         width, state = estimator.n_features_in_, estimator._state
         if not sp.issparse(X) or X.shape[1] == width:
             return X
         if X.shape[1] > width:
-            self.check_state_memory(X.shape[1])
-            estimator._lifecycle = state.widened(X.shape[1])
-            estimator.n_features_in_ = X.shape[1]
-            return X
+            self.check_state_memory(X.shape[1])  # what the batch needs, refused as such
+            # Room for twice the rows, so that a width growing chunk after chunk copies
+            # the state O(1) times a row (the stream narrows it to the width at the end).
+            grown = max(X.shape[1], 2 * width)
+            try:
+                self.check_state_memory(grown)
+            except MemoryError:  # the limit's refusal (MemoryBudgetError)
+                grown = X.shape[1]
+            estimator._lifecycle = state.widened(grown)
+            estimator.n_features_in_ = grown
+            if grown == X.shape[1]:
+                return X
+            width = grown
         wider = sp.csr_matrix((X.shape[0], width), dtype=X.dtype)
         # Set, not passed: scipy's constructor would copy views of reused buffers.
         wider.data, wider.indices, wider.indptr = X.data, X.indices, X.indptr

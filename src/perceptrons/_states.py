@@ -259,8 +259,7 @@ class TrainingState:
         old = self.n_feature_rows
         if n_rows < old:
             raise ValueError(f"widened: {n_rows} rows for a state of {old}")
-        destination = np.append(np.arange(old), n_rows)
-        return self._moved_rows(n_rows, destination, np.arange(old + 1))
+        return self._moved_rows(n_rows, [(0, 0, old), (n_rows, old, 1)])
 
     def narrowed(self, n_rows: int) -> TrainingState:
         """This state for ``n_rows`` features (at most its own): its rows from
@@ -269,25 +268,25 @@ class TrainingState:
         old = self.n_feature_rows
         if n_rows > old:
             raise ValueError(f"narrowed: {n_rows} rows for a state of {old}")
-        kept = np.append(np.arange(n_rows), old)
-        return self._moved_rows(n_rows, np.arange(n_rows + 1), kept)
+        return self._moved_rows(n_rows, [(0, 0, n_rows), (n_rows, old, 1)])
 
     def without_first_row(self) -> TrainingState:
         """This state without its row 0, which no update may have touched: a state
         trained on 1-based indices read as 0-based is, bit for bit, the state trained on
         them read as 1-based (:func:`perceptrons.io.stream.fit_stream`)."""
         old = self.n_feature_rows
-        return self._moved_rows(old - 1, np.arange(old), np.arange(1, old + 1))
+        return self._moved_rows(old - 1, [(0, 1, old)])
 
-    def _moved_rows(
-        self, n_rows: int, destination: np.ndarray, source: np.ndarray
-    ) -> TrainingState:
-        """A state for ``n_rows`` features whose weight row ``destination[i]`` is this
-        state's row ``source[i]`` (the intercept's included), every other row as a fresh
-        state has it; the family's numbers and anything not kept by row as they are."""
+    def _moved_rows(self, n_rows: int, blocks: list[tuple[int, int, int]]) -> TrainingState:
+        """A state for ``n_rows`` features made of blocks of this state's weight rows:
+        ``(to, start, count)`` puts its rows ``start`` to ``start + count`` at row
+        ``to`` on (the intercept's included); every other row as a fresh state has it,
+        the family's numbers and anything not kept by row as they are. Blocks of rows,
+        not lists of them: slices copy at memory speed."""
         columns = 1 if self.weights.ndim == 1 else self.weights.shape[1]
         fresh = type(self).zeros(n_rows, columns, self.averaged)
         axes = {id(array): axis for array, axis in self.in_place()}
+        pairs = [(slice(to, to + n), slice(start, start + n)) for to, start, n in blocks]
         moved = {}
         for item in dataclasses.fields(self):
             array = getattr(self, item.name)
@@ -298,9 +297,12 @@ class TrainingState:
             if not array.size:
                 pass
             elif axis is not None:
-                new[_on_axis(axis, destination)] = array[_on_axis(axis, source)]
+                for into, out in pairs:
+                    new[_on_axis(axis, into)] = array[_on_axis(axis, out)]
             elif new.shape != array.shape:  # a full covariance: rows and columns alike
-                new[..., destination[:, None], destination] = array[..., source[:, None], source]
+                for into, out in pairs:
+                    for into_column, out_column in pairs:
+                        new[..., into, into_column] = array[..., out, out_column]
             else:
                 new[...] = array
             moved[item.name] = new
@@ -312,7 +314,7 @@ class TrainingState:
         return state
 
 
-def _on_axis(axis: int, rows: np.ndarray) -> tuple[Any, ...]:
+def _on_axis(axis: int, rows: slice) -> tuple[slice, ...]:
     """The index of ``rows`` along ``axis``."""
     return (*(slice(None),) * axis, rows)
 

@@ -694,6 +694,13 @@ class _Unknowns:
             raise _NewLabel
         return classes
 
+    def check_memory(self, engine: Any, classes: np.ndarray) -> None:
+        """Refuse a state too large for the memory limit at the width a scan would find
+        so far, as a run with that width declared refuses it (the state read 0-based
+        may hold one row more: the base is not known yet)."""
+        n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
+        engine.check_state_shape(n_features, 1 if classes.shape[0] == 2 else classes.shape[0])
+
     def settle(self, engine: Any) -> None:
         """After the first epoch: the state at the width and base a scan would have found."""
         self.labels = False  # every label has been seen
@@ -869,7 +876,10 @@ class _EngineEpochs(_ChunkEpochs):
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
                 return 0.0, 0, 0
-        grow = self.unknowns is not None and self.unknowns.width
+        unknowns = self.unknowns
+        grow = unknowns is not None and unknowns.width
+        if unknowns is not None and grow:
+            unknowns.check_memory(self.engine, self.labels)
         trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked, grow=grow)
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.

@@ -10,9 +10,14 @@ with value 1, labelled by a hidden linear separator with noise.
 Every measurement runs in its own child process, timed from outside (interpreter start,
 imports and the JIT cache load included) with its own peak RSS:
 
-- ``train --stream``: ``perceptrons train --stream --epochs 1`` (averaged perceptron),
-  pinned to one core with ``taskset`` and unpinned; its own report gives the epoch's
-  seconds apart from the first pass that finds the data's width;
+- ``train --stream``: ``perceptrons train --stream --epochs 1`` (averaged perceptron,
+  the defaults: no ``--classes``, no width), pinned to one core with ``taskset`` and
+  unpinned; its own report gives the epoch's seconds apart from the rest of the run;
+  and ``--epochs 3`` (the epochs after the first read the parse cache);
+- ``predict`` and ``evaluate`` over the same file (the compiled reader beside the
+  scoring);
+- SOL's ``lsol_c -a perceptron`` on the same file when ``--sol`` gives its path (a
+  loading thread beside a learning thread: both cores);
 - ``parse only``: the compiled streaming reader alone, one pass
   (:func:`perceptrons.io.stream.scan`);
 - ``scikit-learn``: ``load_svmlight_file`` on the same file;
@@ -31,7 +36,7 @@ Usage::
 
     python benchmarks/bench_stream.py [--rows 2500000] [--nnz 30] [--features 100000]
         [--chunk-size 20000] [--text-rows 50000] [--workdir /tmp/perceptrons-stream]
-        [--output benchmarks/RESULTS.md]
+        [--sol /path/to/lsol_c] [--output benchmarks/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -169,6 +174,7 @@ def _train(
     chunk_size: int = 0,
     env: dict[str, str] | None = None,
     reference: bool = False,
+    epochs: int = 1,
 ) -> dict:
     model = path.with_suffix(".model.npz")
     command = [
@@ -182,8 +188,7 @@ def _train(
         "--chunk-size",
         str(chunk_size or args.chunk_size),
         "--epochs",
-        "1",
-        "--classes=-1,1",
+        str(epochs),
         "--json",
         "--quiet",
     ]
@@ -191,12 +196,11 @@ def _train(
         command += ["--features", "hashing", "--weighting", "tf"]
     seconds, peak, out = _child(command, pin, env)
     report = json.loads(out)
-    epoch = report["epochs"][0]
     return {
         "wall": seconds,
         "inside": report["seconds"],
-        "epoch": epoch["seconds"],
-        "examples": epoch["examples"],
+        "epoch": sum(epoch["seconds"] for epoch in report["epochs"]),
+        "examples": sum(epoch["examples"] for epoch in report["epochs"]),
         "peak": peak,
         "model": model,
     }
@@ -223,6 +227,26 @@ def _sklearn(path: Path, pin: bool) -> tuple[float, float, float]:
     return seconds, float(out), peak
 
 
+def _reading(command: str, model: Path, path: Path) -> tuple[float, float]:
+    """(wall s, peak MB) of ``perceptrons predict`` (labels to a file) or ``evaluate``
+    over ``path``."""
+    out = path.with_suffix(".predictions")
+    extra = ["-o", str(out)] if command == "predict" else ["--json"]
+    seconds, peak, _ = _child(
+        [sys.executable, "-m", "perceptrons", command, str(model), str(path), *extra]
+    )
+    out.unlink(missing_ok=True)
+    return seconds, peak
+
+
+def _sol(sol: str, path: Path) -> tuple[float, float]:
+    """(wall s, peak MB) of SOL's perceptron, one pass over ``path``."""
+    model = path.with_suffix(".sol.model")
+    seconds, peak, _ = _child([sol, "-i", str(path), "-a", "perceptron", "-o", str(model)])
+    model.unlink(missing_ok=True)
+    return seconds, peak
+
+
 def _accuracy(model: Path, test: Path) -> float:
     evaluation = subprocess.run(
         [sys.executable, "-m", "perceptrons", "evaluate", str(model), str(test), "--json"],
@@ -241,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-size", type=int, default=20_000)
     parser.add_argument("--text-rows", type=int, default=50_000, help="rows of the vw file")
     parser.add_argument("--workdir", default="/tmp/perceptrons-stream")
+    parser.add_argument("--sol", default=None, help="path of SOL's lsol_c binary")
     parser.add_argument("--output", default=str(Path(__file__).with_name("RESULTS.md")))
     args = parser.parse_args(argv)
     command = "python " + " ".join(shlex.quote(a) for a in [sys.argv[0], *(argv or sys.argv[1:])])
@@ -338,6 +363,39 @@ def main(argv: list[str] | None = None) -> int:
         two["peak"],
         f"the epoch alone {two['examples'] / two['epoch']:,.0f}/s",
     )
+    if args.sol:
+        sol_wall, sol_peak = _sol(args.sol, big)
+        add(
+            "SOL `lsol_c -a perceptron` (2 cores: loading and learning threads)",
+            big,
+            args.rows,
+            sol_wall,
+            sol_wall,
+            sol_peak,
+            f"`train --stream` on 2 cores: {sol_wall / two['wall']:.2f}x "
+            "SOL's rows/s, whole processes",
+        )
+    three = _train(big, args, pin=False, epochs=3)
+    add(
+        "`train --stream --epochs 3` on 2 cores (epochs 2 and 3 from the parse cache)",
+        big,
+        3 * args.rows,
+        three["inside"],
+        three["wall"],
+        three["peak"],
+        f"the epochs alone {three['examples'] / three['epoch']:,.0f}/s",
+    )
+    for command in ("predict", "evaluate"):
+        wall, peak = _reading(command, two["model"], big)
+        add(
+            f"`{command}` over the file on 2 cores (whole process)",
+            big,
+            args.rows,
+            wall,
+            wall,
+            peak,
+            "`s` is the wall time" + (": labels written to a file" if command == "predict" else ""),
+        )
     single = _train(big, args, pin=False, env={"OPENBLAS_NUM_THREADS": "1"})
     add(
         "same on 2 cores, `OPENBLAS_NUM_THREADS=1`",
@@ -384,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"the epoch alone {run['examples'] / run['epoch']:,.0f}/s",
             )
             text_runs.append(run)
-    for run in (one, two, single, bigger, tenth, *text_runs):
+    for run in (one, two, three, single, bigger, tenth, *text_runs):
         run["model"].unlink(missing_ok=True)
 
     load = os.getloadavg()[0]
@@ -414,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in texts
         )
         + ". The models are the reference path's bit for bit (tests/test_hashing_reader.py); "
-        "`s` includes the first pass that finds the labels, through the same reader."
+        "`s` is the whole run inside the child, reading, training and saving."
     )
     header = [
         "run (one core unless said)",
@@ -439,8 +497,8 @@ def main(argv: list[str] | None = None) -> int:
             f"distinct binary features among {args.features:,}, labels from a hidden separator "
             f"with noise; `--chunk-size {args.chunk_size}`, averaged perceptron. Every run is a "
             "child process pinned to one core with `taskset` unless said; `s` is timed inside "
-            "it (for training, `train --json`'s seconds: the first pass that finds the data's "
-            "width, the epoch and saving the model), `wall s` from outside (interpreter "
+            "it (for training, `train --json`'s seconds: the epochs, whatever pass reads the "
+            "file before them, and saving the model), `wall s` from outside (interpreter "
             "start, imports and loading the JIT cache added); examples/s is examples / `s`. "
             "Peak RSS is the child's own. Accuracy on 50,000 held-out rows.",
             "",

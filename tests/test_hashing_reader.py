@@ -91,10 +91,7 @@ def _reference(raw: bytes, fmt: str, featurizer: TextFeaturizer):
 def _compiled(raw: bytes, fmt: str, featurizer: TextFeaturizer, reader):
     batch = reader.read(raw, "x", 1, 0, {"labels": True, "skip_bad_lines": False})
     assert batch is not None and batch.data is None, "the compiled path read it"
-    if not hasattr(featurizer, "n_features_out_"):
-        featurizer.fit([""])
-    featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
-    return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+    return _chunks._pairs_features(batch, featurizer, fit=True)
 
 
 def _same(a, b):

@@ -97,7 +97,10 @@ def test_n_features_at_its_documented_maximum_is_refused_naming_the_option(
 ):
     data = tmp_path / "s.tsv"
     data.write_text("1\tgood fine\n0\tbad awful\n1\tnice good\n0\tterrible bad\n")
+    # ROMMA's epochs rescale every weight: its state is dense (the default rule's trains
+    # in the rows its data reaches: test_a_hashed_width_trains_in_the_rows_it_reaches).
     argv = ["train", data, "--n-features", 2147483646, "--weighting", weighting]
+    argv += ["--update", "romma"]
     _refused_in_one_line(
         _cli(*argv, "-o", tmp_path / "m.npz"),
         *words,
@@ -114,11 +117,23 @@ def test_a_width_times_many_classes_is_refused_in_one_line(tmp_path, extra):
     data = tmp_path / "wide.svm"
     data.write_text("".join(f"{i // 2} {i + 1}:1 67108863:1\n" for i in range(2000)))
     _refused_in_one_line(
-        _cli("train", data, "-o", tmp_path / "m.npz", *extra),
+        _cli("train", data, "-o", tmp_path / "m.npz", "--update", "romma", *extra),
         "67,108,864 weight rows x 1,000 columns",
         "TiB",
         "fewer classes",
     )
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_a_hashed_width_trains_in_the_rows_it_reaches(tmp_path, extra):
+    """The same 2**26 features x 1,000 classes under the averaged perceptron, whose
+    epochs write only their examples' rows: its state is kept in the 2,001 rows the
+    data reaches (32 MB, not 1 TiB) and the model is written."""
+    data = tmp_path / "wide.svm"
+    data.write_text("".join(f"{i // 2} {i + 1}:1 67108863:1\n" for i in range(2000)))
+    result = _cli("train", data, "-o", tmp_path / "m.npz", *extra)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "m.npz").exists()
 
 
 def test_parameter_mixing_counts_every_shard_copy(tmp_path):
@@ -176,10 +191,18 @@ from perceptrons.parallel import mix_threads
 
 wide = sp.csr_matrix((np.ones(4), [0, 1, 2, 2**26 - 1], [0, 1, 2, 3, 4]), shape=(4, 2**26))
 many = np.arange(4) % 4
+
+
+def dense(model):
+    # Their dense state: in the rows it reaches, this data would fit (test_touched_rows).
+    model._touched_rows = False
+    return model
+
+
 refusals = {
-    "Perceptron": lambda: Perceptron().fit(wide, many),
-    "AveragedPerceptron": lambda: AveragedPerceptron().partial_fit(wide, many, classes=many),
-    "LogisticRegressionSGD": lambda: LogisticRegressionSGD().fit(wide, many),
+    "Perceptron": lambda: dense(Perceptron()).fit(wide, many),
+    "AveragedPerceptron": lambda: dense(AveragedPerceptron()).partial_fit(wide, many, classes=many),
+    "LogisticRegressionSGD": lambda: dense(LogisticRegressionSGD()).fit(wide, many),
     "LogisticRegressionBatch": lambda: LogisticRegressionBatch().fit(wide, many),
     "MultinomialNaiveBayes": lambda: MultinomialNaiveBayes().fit(wide, many),
     "BernoulliNaiveBayes": lambda: BernoulliNaiveBayes().fit(wide, many),

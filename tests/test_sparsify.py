@@ -26,7 +26,7 @@ from perceptrons import (
     Perceptron,
     VotedPerceptron,
 )
-from perceptrons._linear import linear_scores
+from perceptrons._linear import dense_coef, linear_scores
 from perceptrons._states import CompactState, LogisticState, PerceptronState
 
 FACTORIES = {
@@ -116,7 +116,21 @@ def test_densify_continues_training_exactly(problem, name):
     assert_array_equal(round_trip.decision_function(X), plain.decision_function(X))
 
 
-@pytest.mark.parametrize("name", sorted(FACTORIES))
+@pytest.mark.parametrize("name", ONLINE)
+def test_a_sparsified_online_model_trains_on_without_densify(name):
+    # Its compact state trains on (in its rows, or dense again for dense input), as
+    # densify() then training would.
+    X, y = _fixed_problem()
+    model = FACTORIES[name]().fit(X, y).sparsify()
+    densified = copy.deepcopy(model).densify()
+    model.partial_fit(X, y)
+    densified.partial_fit(X, y)
+    coef = dense_coef(model.coef_) if sp.issparse(model.coef_) else model.coef_
+    assert_array_equal(coef, densified.coef_)
+    assert_array_equal(model.intercept_, densified.intercept_)
+
+
+@pytest.mark.parametrize("name", sorted(set(FACTORIES) - set(ONLINE)))
 def test_training_a_sparse_model_needs_densify(name):
     X, y = _fixed_problem()
     model = FACTORIES[name]().fit(X, y).sparsify()
@@ -219,9 +233,9 @@ def test_sparsified_model_memory_follows_its_nonzeros():
     model = AveragedPerceptron(max_epochs=2, random_state=0).fit(X, y)
     dense_bytes = model._state.weights.nbytes + model._state.aux.nbytes + model.coef_.nbytes
     model.sparsify()
-    assert model._state is None
     compact = model._lifecycle
     assert isinstance(compact, CompactState)
+    assert model._state is compact.state  # what trains on: the rows alone
     held = compact.nbytes + sum(
         a.nbytes for a in (model.coef_.data, model.coef_.indices, model.coef_.indptr)
     )

@@ -168,6 +168,12 @@ class Engine(StateCodec, Protocol):
         (their memory checked first: :meth:`check_state_memory`)."""
         ...
 
+    def training_view(self, X: Any, first_call: bool, weight: float) -> tuple[TrainingState, Any]:
+        """The state a training call over ``X`` (weighing ``weight`` over its epochs)
+        trains -- the dense state, or a compact state's own over the rows its data
+        reaches -- and ``X`` as the kernels then read it; a first call starts it."""
+        ...
+
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         """Zero Δ weights for ``n_samples`` examples (empty without the Δ trick)."""
         ...

@@ -943,6 +943,109 @@ class CompactState:
     def nbytes(self) -> int:
         return int(self.rows.nbytes + sum(a.nbytes for a in self.state.arrays().values()))
 
+    # ------------------------------------------------------------ training on its rows
+    @staticmethod
+    def trains(state_class: type[TrainingState]) -> bool:
+        """Whether a state of ``state_class`` can be trained in its rows alone: every
+        array it keeps per row starts at zero (its statistics are kept by row, or it
+        keeps none), so that a row the data has not reached is zero in each of them."""
+        return not issubclass(state_class, AdaptiveState) or _row_statistics(state_class)
+
+    @classmethod
+    def fresh(
+        cls,
+        state_class: type[TrainingState],
+        features: np.ndarray,
+        n_rows: int,
+        n_columns: int,
+        average: bool,
+    ) -> CompactState:
+        """A new (zero) state of ``state_class`` over the sorted feature rows
+        ``features`` of ``n_rows`` rows, the intercept's added last."""
+        rows = np.append(np.asarray(features, dtype=np.int64), n_rows - 1)
+        return cls(rows, n_rows, state_class.zeros(rows.shape[0] - 1, n_columns, average))
+
+    def covering(self, columns: np.ndarray) -> CompactState:
+        """This state over the rows of ``columns`` too (sorted distinct feature rows):
+        itself when it holds them all, else a new state whose rows not held before are
+        zeros in every array kept by row -- as the dense state's are until an example
+        reaches them. This state is left as it was (its other arrays, the family's
+        numbers, are shared)."""
+        held = self.rows
+        position = np.searchsorted(held, columns)
+        inside = position < held.shape[0]
+        known = np.zeros(columns.shape[0], dtype=bool)
+        known[inside] = held[position[inside]] == columns[inside]
+        if known.all():
+            return self
+        rows = sorted_union(held, columns[~known])
+        return self._with_rows(rows, np.searchsorted(rows, held))
+
+    def local(self, X: sp.csr_matrix) -> sp.csr_matrix:
+        """``X`` (CSR, every feature among :attr:`rows`) with its features renumbered
+        as this state's rows: what the epoch kernels read over :attr:`state`. The
+        entries keep their order, so that each example's arithmetic is the dense
+        state's, term for term."""
+        end = X.indptr[-1]
+        indices = np.searchsorted(self.rows, X.indices[:end]).astype(X.indices.dtype)
+        return sp.csr_matrix(
+            (X.data[:end], indices, X.indptr), shape=(X.shape[0], self.rows.shape[0] - 1)
+        )
+
+    def saved(self, rows: np.ndarray | None = None) -> Callable[[], None]:
+        """:meth:`TrainingState.saved` of :attr:`state` (``rows`` are its own)."""
+        return self.state.saved(rows)
+
+    def widened(self, n_rows: int) -> CompactState:
+        """The same state for ``n_rows`` rows (at least :attr:`n_rows`): the rows added
+        before the intercept's are zeros, which a compact state does not hold."""
+        if n_rows < self.n_rows:
+            raise ValueError(f"cannot narrow a state of {self.n_rows} rows to {n_rows}")
+        rows = self.rows.copy()
+        rows[-1] = n_rows - 1
+        return CompactState(rows, n_rows, self.state)
+
+    def without_first_row(self) -> CompactState:
+        """The state without its row 0 (all zeros: the svmlight feature 0 of a file
+        found to be 1-based), every other row one lower."""
+        if self.rows[0] != 0:
+            return CompactState(self.rows - 1, self.n_rows - 1, self.state)
+
+        def dropped_first(array: np.ndarray, index: tuple[slice, ...]) -> np.ndarray:
+            where = (*index, slice(1, None))
+            return array[where].copy()
+
+        dropped = self._mapped(dropped_first)
+        return CompactState(self.rows[1:] - 1, self.n_rows - 1, dropped)
+
+    def _with_rows(self, rows: np.ndarray, old_at: np.ndarray) -> CompactState:
+        """A new compact state over ``rows`` whose rows ``old_at`` hold this state's
+        rows, the others zeros."""
+
+        def placed(array: np.ndarray, index: tuple[slice, ...]) -> np.ndarray:
+            out = np.zeros(
+                (*array.shape[: len(index)], rows.shape[0], *array.shape[len(index) + 1 :])
+            )
+            where: tuple[Any, ...] = (*index, old_at)
+            out[where] = array
+            return out
+
+        return CompactState(rows, self.n_rows, self._mapped(placed))
+
+    def _mapped(
+        self, change: Callable[[np.ndarray, tuple[slice, ...]], np.ndarray]
+    ) -> TrainingState:
+        """:attr:`state` with each array kept by row (weights, the average, statistics
+        by row) replaced by ``change(array, index)``, ``index`` the slices before its
+        axis of rows; its other arrays and numbers shared."""
+        state = self.state
+        weights = change(state.weights, ())
+        aux = change(state.aux, ()) if state.averaged else state.aux
+        stats = None
+        if isinstance(state, AdaptiveState) and _row_statistics(state):
+            stats = change(state.stats, (slice(None),))
+        return _replace(state, weights, aux, stats)
+
 
 @dataclass(frozen=True)
 class Frozen:
@@ -965,11 +1068,15 @@ def _replace(
     state: TrainingState, weights: np.ndarray, aux: np.ndarray, stats: np.ndarray | None = None
 ) -> TrainingState:
     """``state`` with other ``weights`` and ``aux`` (and, given, an adaptive state's
-    ``stats``; its own other fields kept)."""
+    ``stats``; its own other fields and the inputs' bound kept)."""
     if stats is None:
-        return dataclasses.replace(state, weights=weights, aux=aux)
-    assert isinstance(state, AdaptiveState)
-    return dataclasses.replace(state, weights=weights, aux=aux, stats=stats)
+        replaced = dataclasses.replace(state, weights=weights, aux=aux)
+    else:
+        assert isinstance(state, AdaptiveState)
+        replaced = dataclasses.replace(state, weights=weights, aux=aux, stats=stats)
+    if "input_bound" in vars(state):  # not a dataclass field: replace drops it
+        replaced.input_bound = state.input_bound
+    return replaced
 
 
 def as_count(count: Any) -> int | float:

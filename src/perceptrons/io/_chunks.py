@@ -6,8 +6,10 @@ compiled reader into CSR buffers reused from chunk to chunk (``_svmlight_chunks`
 ``vw`` and ``counts`` files through the compiled hashing reader (``_PairsReader``,
 ``_pairs_batches``), which also reads a whole such file in memory (``read_pairs``, behind
 :func:`perceptrons.io.prepare.read_featurized`); the reader thread that parses ahead of
-training (``_prefetched``). :mod:`perceptrons.io.stream` documents how they are used and
-holds the public entry points (:func:`~perceptrons.io.stream.iter_chunks`,
+training (``_prefetched``), and the parser threads whose results training takes in
+file order (``_ordered``: two for ``vw`` and ``counts`` streams, where the cores
+allow). :mod:`perceptrons.io.stream` documents how they are used and holds the public
+entry points (:func:`~perceptrons.io.stream.iter_chunks`,
 :func:`~perceptrons.io.stream.scan`, :func:`~perceptrons.io.stream.fit_stream`) and the
 training loop.
 
@@ -17,16 +19,18 @@ bounds memory and the reader thread; each reader alone is small.
 
 from __future__ import annotations
 
+import copy
 import functools
 import gzip
 import io
 import itertools
+import os
 import queue
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -60,6 +64,11 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _NEWLINE = ord("\n")
 _QUEUE_DEPTH = 2  # chunks parsed ahead of training by the reader thread
 _MAX_FALLBACKS = 32  # lines of a block read alone by the reference reader (read_parts)
+# Blocks of a vw or counts file parsed at once by the parser threads: the one trained
+# on, the queued ones, those being parsed (each parser's ring holds as many).
+_PAIRS_WINDOW = _QUEUE_DEPTH + 2
+_Task = TypeVar("_Task")
+_Result = TypeVar("_Result")
 
 
 @dataclass
@@ -266,6 +275,12 @@ class _PairsBatch:
     new_columns: np.ndarray | None = None
     new_names: list[str] | None = None
     data: LabeledData | None = None
+    # X weighed already (the featurizer's weighting applied by the parser thread).
+    weighed: bool = False
+    # The block's lines, for a compiled batch the consumer must read again by the
+    # reference reader (a counts block before it stopped the compiled path).
+    raw: bytes = b""
+    first_line: int = 0
 
 
 class _PairsReader:
@@ -301,19 +316,91 @@ class _PairsReader:
             featurizer._validate_params()
             self.vectorizer = featurizer._make_vectorizer()
             self.compiled = True
-        # 2**18 slots hold 131,072 names (8 MB) before the first growth, which parses
-        # the block again.
-        self.slots = np.full((1 << 18, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
-        self.store = np.empty(1 << 21, dtype=np.uint8)
-        self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
-        self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
-        self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
+        # The featurizer's weighting, applied by the thread that parses the block when
+        # it learns nothing from the data (no idf); else the consumer's featurizer weighs.
+        weighting = (
+            featurizer._weighting
+            if hasattr(featurizer, "n_features_out_")
+            else featurizer._make_weighting()
+        )
+        self.weigh = weighting is None or not weighting.use_idf
+        self.weighting = weighting
+        self._new_table()
         self.source = "<data>"  # the file read, named when an allocation is refused
         # The lines the reference reader skipped (skip_bad_lines), when set to a list.
         self.skipped: list[tuple[int, str]] | None = None
         self.labels_only = False  # the compiled blocks' labels and weights, no matrix
         self.parts = False  # a block may be read as several batches (read_parts)
-        self.out: tuple[np.ndarray, ...] = ()
+        # ring > 0 (a stream): a batch's arrays are views into `ring` sets of output
+        # arrays used in turn, so a batch lives until `ring` more are parsed; 0: each
+        # batch has its own copies (read_pairs keeps them all).
+        self.ring = 0
+        self._sets: list[tuple[tuple[int, int], tuple[np.ndarray, ...]]] = []
+        self._turn = 0
+        self._density = 0.125  # the most values a byte of a block held so far (a guess first)
+        self._sizes: tuple[int, ...] = (-1, -1, -1)  # rows, values, bytes of a name
+        self._own: tuple[np.ndarray, ...] = ()  # the arrays no batch refers to
+        # Parser threads: this reader and its twins (each its own table and arrays),
+        # and, with two, the names reported so far: a twin's table misses the blocks
+        # the other parsed, so the names it reports are filtered here, in file order.
+        self.threads = _parser_threads()
+        self._parsers: list[_PairsReader] = []
+        self.known: set[str] | None = set() if self.names and self.threads > 1 else None
+        # Whether the compiled path still holds for the blocks taken in file order
+        # (``compiled`` is the parsers', who may be blocks ahead).
+        self.taken_compiled = self.compiled
+
+    def _new_table(self) -> None:
+        """An empty names table and the kernel's counts. 2**18 slots hold 131,072
+        names (8 MB) before the first growth, which parses the block again; a reader
+        that keeps no names gets the smallest table the kernel takes."""
+        hashing = self._hashing
+        capacity = 1 << 18 if self.names else 2
+        self.slots = np.full((capacity, hashing.SLOT_WIDTH), hashing.EMPTY, dtype=np.int64)
+        self.store = np.empty(1 << 21 if self.names else 1, dtype=np.uint8)
+        self.meta = np.zeros(hashing.META_SIZE, dtype=np.int64)
+        self.state = np.zeros(hashing.STATE_SIZE, dtype=np.int64)
+
+    def parsers(self) -> list[_PairsReader]:
+        """The readers of the parser threads: this one, then its twins."""
+        if not self._parsers:
+            self._parsers = [self]
+            for _ in range(self.threads - 1):
+                twin = copy.copy(self)
+                twin._new_table()
+                twin._sets, twin._turn, twin._parsers = [], 0, []
+                twin._sizes, twin._own = (-1, -1, -1), ()
+                self._parsers.append(twin)
+        return self._parsers
+
+    def take(self, batch: _PairsBatch, name: str, options) -> _PairsBatch | None:
+        """A parser thread's batch, taken by the consumer in file order: what the
+        serial reader would have given there. A reference batch that stops the
+        compiled path stops it for the blocks after it, even those parsed already
+        (read again here); the new names of a batch parsed beside another thread
+        are those not reported before."""
+        if batch.data is not None:
+            if self._stops_compiled(batch.raw):
+                self.taken_compiled = False
+                for parser in self.parsers():
+                    parser.compiled = False
+            return batch
+        if not self.taken_compiled:
+            return self._reference(batch.raw, name, batch.first_line, batch.bytes_read, options)
+        known = self.known
+        if known is not None and batch.new_names is not None:
+            assert batch.new_columns is not None
+            fresh = [k for k, term in enumerate(batch.new_names) if term not in known]
+            if len(fresh) < len(batch.new_names):
+                batch.new_columns = batch.new_columns[fresh]
+                batch.new_names = [batch.new_names[k] for k in fresh]
+            known.update(batch.new_names)
+        return batch
+
+    def _stops_compiled(self, raw: bytes) -> bool:
+        """Whether a block read by the reference reader stops the compiled path: a
+        ``counts`` name may hold ``|``, and the names stop being normalized."""
+        return self.names and self.fmt == "counts" and b"|" in raw
 
     def read(
         self,
@@ -327,20 +414,23 @@ class _PairsReader:
     ) -> _PairsBatch | None:
         """One block of whole lines (``n_lines`` of them, when known); ``None`` when it
         holds no example."""
+        batch = None
         if self.compiled:
             self.source = name  # for the message of an allocation refused
             batch = self._compiled(raw, bytes_read, n_lines)
-            if batch is not None:
-                return batch
-        return self._reference(raw, name, first_line, bytes_read, options)
+        if batch is None:
+            batch = self._reference(raw, name, first_line, bytes_read, options)
+        if batch is not None:
+            batch.raw, batch.first_line = raw, first_line
+        return batch
 
     def _reference(
         self, raw: bytes, name: str, first_line: int, bytes_read: int, options
     ) -> _PairsBatch | None:
         """Lines through the reference reader (``read_data``)."""
         data = _parse(raw, self.fmt, name, first_line, self.skipped, **options)
-        if self.names and self.fmt == "counts" and b"|" in raw:
-            self.compiled = False  # a name may hold "|": the names stop being normalized
+        if self._stops_compiled(raw):
+            self.compiled = False
         return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
 
     def read_parts(
@@ -400,32 +490,67 @@ class _PairsReader:
             start, first_line = line_end, first_line + stop
         return batches
 
-    def _buffers(self, n_bytes: int, n_lines: int) -> tuple[np.ndarray, ...]:
-        """Output arrays that hold any block of this size (grown, never shrunk)."""
-        needed = (n_lines + 1, n_bytes // 2 + 2, n_bytes + 2)
+    def _buffers(
+        self, n_bytes: int, n_lines: int, *, bound: bool = False
+    ) -> tuple[np.ndarray, ...]:
+        """The kernel's output arrays for a block of ``n_bytes`` in ``n_lines`` lines
+        (grown, never shrunk): the matrix's (the ring's current set) and the reader's
+        own. Without a ring, or with ``bound`` (the kernel ran short), they hold the
+        most values such a block can have; in a ring, the values of the densest block
+        so far and a quarter more (most blocks hold far fewer than the bound: eight
+        sets of it would be most of the reader's memory)."""
+        most = n_bytes // 2 + 2
+        values = most
+        if self.ring and not bound:
+            values = min(most, int(self._density * n_bytes * 1.25) + 64)
+        rows = n_lines + 1
+        what = (
+            f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
+            f"bytes in {n_lines:,} lines"
+        )
+        turn = self._turn % max(self.ring, 1)
+        if turn == len(self._sets):
+            self._sets.append(((-1, -1), ()))
+        (old_rows, old_values), matrix = self._sets[turn]
+        if rows > old_rows or values > old_values:
+            rows, values = max(rows, old_rows), max(values, old_values)
+            check_allocation(
+                array_bytes(values, itemsize=8 + 4) + array_bytes(rows + 1, itemsize=8),
+                what,
+                _CHUNK_REMEDY,
+            )
+            matrix = (
+                np.empty(values, dtype=np.float64),  # data
+                np.empty(values, dtype=np.int32),  # indices
+                np.zeros(rows + 1, dtype=np.int64),  # indptr
+            )
+            self._sets[turn] = ((rows, values), matrix)
+        # The names a block adds are recorded only when they are kept.
+        needed = (n_lines + 1, values if self.names else 1, n_bytes + 2)
         sizes = tuple(max(old, new) for old, new in zip(self._sizes, needed, strict=True))
         if sizes != self._sizes:
-            rows, nnz, line_bytes = sizes
+            rows, values, line_bytes = sizes
             check_allocation(
-                array_bytes(nnz, itemsize=8 + 4 + 8)
-                + array_bytes(rows, itemsize=8 * 5 + 8)
-                + line_bytes,
-                f"{self.source}: the hashing reader's arrays for a block of {n_bytes:,} "
-                f"bytes in {n_lines:,} lines",
+                array_bytes(values, itemsize=8) + array_bytes(rows, itemsize=8 * 4) + line_bytes,
+                what,
                 _CHUNK_REMEDY,
             )
             self._sizes = sizes
-            self.out = (
-                np.empty(nnz, dtype=np.float64),  # data
-                np.empty(nnz, dtype=np.int32),  # indices
-                np.zeros(rows + 1, dtype=np.int64),  # indptr
+            self._own = (
                 np.empty(rows, dtype=np.float64),  # labels
                 np.empty((rows, 2), dtype=np.int64),  # label spans
                 np.empty(rows, dtype=np.float64),  # weights
-                np.empty(nnz, dtype=np.int64),  # records
+                np.empty(values, dtype=np.int64),  # records
                 np.empty(line_bytes, dtype=np.uint8),  # scratch (one name)
             )
-        return self.out
+        return (*matrix, *self._own)
+
+    def _at_bound(self, n_bytes: int) -> bool:
+        """Whether the output arrays hold the most values a block of ``n_bytes`` can
+        have (then only the names table can be short of room)."""
+        most = n_bytes // 2 + 2
+        records = self._sizes[1] >= most or not self.names
+        return self._sets[self._turn % max(self.ring, 1)][0][1] >= most and records
 
     def _grow_table(self, n_bytes: int) -> None:
         """Four times the slots and the store, for a block of ``n_bytes`` that did not
@@ -479,8 +604,15 @@ class _PairsReader:
             hashing.remove_names(self.slots, records, state[hashing.RECORDS])
             if status == hashing.FALLBACK:
                 return None
-            self._grow_table(len(buf))  # NO_ROOM: the other arrays are sized for the block
+            if self._at_bound(len(buf)):  # NO_ROOM: the names table is short
+                self._grow_table(len(buf))
+            else:  # the values estimated fell short: the arrays to the block's bound
+                out = self._buffers(len(buf), n_lines, bound=True)
+                data, indices, indptr, labels, spans, weights, records, _ = out
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
+        if self.ring:  # the next batch takes the ring's next set
+            self._turn += 1
+            self._density = max(self._density, nnz / len(buf))
         columns, names = None, None
         if self.names:
             added = records[: state[hashing.RECORDS]]
@@ -493,12 +625,18 @@ class _PairsReader:
             ]
         X = None
         if not self.labels_only:
+            # Views of the ring's arrays, which live as long as the batch needs them.
+            own = (lambda array: array) if self.ring else np.copy
             X = vectorizer.hashed_matrix(
-                indices[:nnz].copy(),
-                indptr[: rows + 1].copy(),
-                data[:nnz].copy(),
+                own(indices[:nnz]),
+                own(indptr[: rows + 1]),
+                own(data[:nnz]),
                 canonical=bool(state[hashing.SORTED]),
             )
+            if self.weigh:  # what featurizer._weigh does, here in the parser's thread
+                from perceptrons._validation import canonical_csr
+
+                X = canonical_csr(X if self.weighting is None else self.weighting.transform(X))
         if self.fmt == "vw":
             y = numeric_labels(labels[:rows].copy())
         else:
@@ -511,6 +649,7 @@ class _PairsReader:
             sample_weight=w,
             new_columns=columns,
             new_names=names,
+            weighed=X is not None and self.weigh,
         )
 
 
@@ -774,6 +913,113 @@ def _prefetched(chunks: Callable[[], Iterator[Any]], depth: int) -> Iterator[Any
         reader.join()
 
 
+_PARSER_THREADS = 2  # threads parsing vw and counts blocks, when the cores allow
+
+
+def _parser_threads() -> int:
+    """Parser threads for a vw or counts stream: two when the process may run on two
+    cores or more (the learner's thread waits on them: parsing costs about twice what
+    training on a block does), else one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return _PARSER_THREADS if cores >= 2 else 1
+
+
+def _ordered(
+    tasks: Iterable[_Task],
+    work: Callable[[int, _Task], _Result],
+    *,
+    workers: int,
+    window: int,
+) -> Iterator[_Result]:
+    """``work(worker, task)`` for each task, run by ``workers`` threads, the results
+    yielded in the tasks' order.
+
+    The tasks are taken from ``tasks`` in order, one thread at a time; a thread
+    starts task ``i`` only once the consumer has asked for result ``i - window + 1``
+    (it is done with the results before the one it asks for): the tasks begun and not
+    done with are at most ``window``, the one whose result the consumer holds
+    included (so a worker's ring of ``window`` sets of buffers is never overwritten
+    under it). An exception of a task (or of ``tasks``) is raised
+    here when its turn comes, after the results before it; a consumer that stops
+    early (an error, ``KeyboardInterrupt``, ``close``) stops the threads and waits
+    for them, each ending its task in hand.
+    """
+    source = iter(tasks)
+    turn = threading.Condition()  # guards the state below; notified on each change
+    taking = threading.Lock()  # one thread takes a task at a time: they leave in order
+    results: dict[int, tuple[bool, Any]] = {}  # index -> (failed, result or exception)
+    taken = 0  # tasks taken from the source
+    released = 0  # the result the consumer asks for (it is done with those before)
+    end: int | None = None  # tasks in all, once the source is done
+    stopping = False
+
+    def run(worker: int) -> None:
+        nonlocal taken, end
+        while True:
+            with taking:
+                with turn:
+                    while not stopping and end is None and taken >= released + window:
+                        turn.wait()
+                    if stopping or end is not None:
+                        return
+                index = taken
+                try:
+                    task = next(source)
+                except StopIteration:
+                    with turn:
+                        end = index
+                        turn.notify_all()
+                    return
+                except BaseException as exc:  # a read error: raised in its turn
+                    with turn:
+                        results[index], end = (True, exc), index + 1
+                        turn.notify_all()
+                    return
+                with turn:
+                    taken = index + 1
+            try:
+                outcome: tuple[bool, Any] = (False, work(worker, task))
+            except BaseException as exc:  # handed to the consumer, raised there
+                outcome = (True, exc)
+            with turn:
+                results[index] = outcome
+                turn.notify_all()
+
+    threads = [
+        threading.Thread(target=run, args=(k,), name=f"perceptrons-parser-{k}", daemon=True)
+        for k in range(workers)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        index = 0
+        while True:
+            with turn:
+                released = index  # the results before index are done with
+                turn.notify_all()
+                while index not in results and (end is None or index < end):
+                    turn.wait()
+                if index not in results:
+                    return
+                failed, item = results.pop(index)
+            if failed:
+                raise item
+            yield item
+            index += 1
+    finally:
+        with turn:
+            stopping = True
+            turn.notify_all()
+        for thread in threads:
+            thread.join()
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()  # the file, once no thread reads it
+
+
 def _parse(
     raw: bytes, fmt, name, first_line, skipped: list | None = None, **options
 ) -> LabeledData | None:
@@ -835,18 +1081,32 @@ def _pairs_read(
         "skip_bad_lines": skip_bad_lines,
     }
 
-    def source() -> Iterator[_PairsBatch]:
-        for raw, first_line, bytes_read, n_lines in _byte_line_blocks(name, size, whole=whole):
-            if reader.parts:
+    blocks = _byte_line_blocks(name, size, whole=whole)
+    if reader.parts:
+
+        def source() -> Iterator[_PairsBatch]:
+            for raw, first_line, bytes_read, n_lines in blocks:
                 yield from reader.read_parts(
                     raw, name, first_line, bytes_read, reference, n_lines=n_lines
                 )
-                continue
-            batch = reader.read(raw, name, first_line, bytes_read, reference, n_lines=n_lines)
+
+        return _prefetched(source, _QUEUE_DEPTH)
+    parsers = reader.parsers()
+    for parser in parsers:
+        parser.ring = _PAIRS_WINDOW
+
+    def parse(worker: int, block: tuple[bytes, int, int, int]) -> _PairsBatch | None:
+        raw, first_line, bytes_read, n_lines = block
+        return parsers[worker].read(raw, name, first_line, bytes_read, reference, n_lines=n_lines)
+
+    def taken() -> Iterator[_PairsBatch]:
+        for batch in _ordered(blocks, parse, workers=len(parsers), window=_PAIRS_WINDOW):
+            if batch is not None:
+                batch = reader.take(batch, name, reference)
             if batch is not None:
                 yield batch
 
-    return _prefetched(source, _QUEUE_DEPTH)
+    return taken()
 
 
 def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
@@ -862,7 +1122,8 @@ def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
     if batch.new_columns is not None:
         assert batch.new_names is not None
         featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
-    return featurizer._weigh(batch.X), batch.y, batch.sample_weight
+    X = batch.X if batch.weighed else featurizer._weigh(batch.X)
+    return X, batch.y, batch.sample_weight
 
 
 def _pairs_batches(name, options, featurizer, reader: _PairsReader):

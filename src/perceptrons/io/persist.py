@@ -404,7 +404,7 @@ def load(path: str | os.PathLike[str], *, sparse: bool = False, core: bool = Fal
         ``LogisticRegressionSGD``) back sparsified, as ``sparsify()`` leaves it:
         ``coef_`` a ``scipy.sparse`` matrix and the training state kept in its nonzero
         rows, never expanded to the dense ``n_features x n_classes`` arrays. It predicts
-        bit for bit as the dense model; training continues after ``densify()``. What
+        bit for bit as the dense model; training continues from it. What
         to ask for to predict with a hashed model (``2**20`` rows): loading then costs
         what its nonzeros cost. The other estimators load as without it.
     core : bool, default=False

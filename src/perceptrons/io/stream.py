@@ -36,10 +36,13 @@ message, when the training pass reaches it (see ``_scan_before_training``).
 
 ``vw`` and ``counts`` files trained with a hashing ``TextFeaturizer(tokenizer="pairs")``
 (weighting ``"tf"`` or ``"binary"``, no shuffling window) are read by the compiled
-hashing reader (:mod:`perceptrons._kernels.hashing`), also in the reader thread: it
+hashing reader (:mod:`perceptrons._kernels.hashing`), by two parser threads when the
+process may use two cores (one else), whose chunks training takes in file order: it
 parses, lowercases and hashes a chunk's bytes in one pass into the matrix the
 featurizer would give, bit for bit, and reports only the names it has not seen before,
-which the featurizer adds to the names of its hashed columns as ``partial_fit`` would.
+which the featurizer adds to the names of its hashed columns as ``partial_fit`` would
+(with two threads, each with its own table, the names a thread reports are filtered
+in file order against those reported before: the same names, in the same order).
 A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off its
 exact path) goes through ``read_data`` and the featurizer, which word the errors.
 

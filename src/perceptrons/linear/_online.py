@@ -83,9 +83,18 @@ class OnlineLearner(Trainable):
 
     @property
     def _state(self) -> TrainingState | None:
-        """The training state, while the model can train on (else None)."""
+        """The training state, while the model can train on (else None): a compact
+        state's own, over its rows."""
         lifecycle = self._lifecycle
+        if isinstance(lifecycle, CompactState):
+            return lifecycle.state
         return lifecycle if isinstance(lifecycle, TrainingState) else None
+
+    #: Whether training may keep the state in the rows the data reaches
+    #: (:meth:`~perceptrons.linear._online_engine.LinearEngine.training_view`): None
+    #: decides by size, True whenever a call allows it, False never (a private switch:
+    #: the tests set it on an instance to compare with the dense state).
+    _touched_rows: bool | None = False
 
     #: The family's training state.
     _state_class: ClassVar[type[TrainingState]] = TrainingState
@@ -270,17 +279,16 @@ class OnlineLearner(Trainable):
                 )
             targets = engine.encode_targets(y)
             if first_call:
-                self._lifecycle = engine.new_state(X.shape[1])
                 self.history_ = []
             if first_call or not incremental:
                 # Every fit draws its shuffles afresh from random_state, warm started or
                 # not; partial_fit goes on drawing from its first call's generator.
                 self.random_state_ = _input.check_random_state(self.random_state)
-            state = self._state
-            assert state is not None  # set by this first call or an earlier one
             rng = self.random_state_
             seen = X.shape[0] if weights is None else float(weights.sum())
-            written = engine.rows_written(X, state, epochs * seen)
+            # X_train: X as the kernels read it, renumbered to a compact state's rows.
+            state, X_train = engine.training_view(X, first_call, epochs * seen)
+            written = engine.rows_written(X_train, state, epochs * seen)
             if not first_call:  # a new state is put back by forgetting it
                 rollback.keep(state.saved(written))
             state.note_inputs(X)
@@ -302,9 +310,18 @@ class OnlineLearner(Trainable):
                 state.slack = slack
 
             self.n_iter_ = 0
-            model_rows = _rows_to_publish(state, X, fresh=first_call)
+            model_rows = _rows_to_publish(state, X_train, fresh=first_call)
             epochs_of = _SerialEpochs(
-                self, engine, state, X, targets, train_rows, slack, weights, progress, model_rows
+                self,
+                engine,
+                state,
+                X_train,
+                targets,
+                train_rows,
+                slack,
+                weights,
+                progress,
+                model_rows,
             )
             epochs_of.written = written
             yield from run_epochs(
@@ -412,8 +429,15 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
     #: None before training, then the state trained, the compact state of a model
     #: sparsified exactly, or a frozen model.
     _lifecycle: TrainingState | CompactState | Frozen | None = None
+    _touched_rows: bool | None = None
     coef_: Any  # ndarray, or scipy.sparse.csr_matrix after sparsify()
     intercept_: np.ndarray
+
+    def _continuation_problem(self) -> str | None:
+        # A compact state trains on as it is (a sparsified model's too).
+        if isinstance(self._lifecycle, CompactState):
+            return None
+        return super()._continuation_problem()
 
     def _engine(self) -> LinearEngine:
         return LinearEngine(self)
@@ -450,7 +474,14 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training data. Sparse input is never densified.
+            Training data. Sparse input is never densified. On sparse CSR input whose
+            features are at most a quarter of ``n_features``, a model whose dense
+            training state would take 16 MiB or more (a hashed text model: ``2**20``
+            features) is trained in the rows of those features only, when its update
+            rule writes nowhere else: bit for bit the same model, published as after
+            :meth:`sparsify` (``coef_`` a CSR matrix), which ``partial_fit`` and a
+            warm-started ``fit`` continue without :meth:`densify` (see
+            :mod:`perceptrons.linear._online_engine`).
         y : array-like of shape (n_samples,)
             Labels of any type; at least two distinct values.
         sample_weight : array-like of shape (n_samples,) or float, default=None
@@ -545,7 +576,10 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         """Run one epoch over ``(X, y)``, continuing from the current state.
 
         An averaged model stays the exact mean over every example seen by every ``fit``
-        and ``partial_fit`` call. A call that raises leaves everything as it was.
+        and ``partial_fit`` call. A call that raises leaves everything as it was. As
+        with :meth:`fit`, a first call on sparse input may start a state in the rows
+        its features reach (``coef_`` then a CSR matrix); later calls grow it to the
+        features they bring while those stay at most half of ``n_features``.
 
         Parameters
         ----------
@@ -576,7 +610,16 @@ class OnlineLinearClassifier(SparseCoefMixin, IncrementalClassifier, OnlineLearn
         ``rows``: sorted rows of the state, the intercept's (the last) among them, that
         hold every nonzero weight and aux entry; the model is then formed and checked
         on them only (:meth:`~perceptrons._states.TrainingState.model_on`), bit for bit
-        the whole model."""
+        the whole model. A compact state publishes ``coef_`` as a CSR matrix of its
+        nonzero weights, as after ``sparsify()``."""
+        lifecycle = self._lifecycle
+        if isinstance(lifecycle, CompactState):
+            with np.errstate(over="ignore", invalid="ignore"):  # checked next
+                coef, intercept = lifecycle.published()
+            bound = lifecycle.state.input_bound
+            _validation.check_linear_model(coef, intercept, self, bound)
+            self.coef_, self.intercept_ = coef, intercept
+            return
         state = self._state
         assert state is not None  # called once training has a state
         if rows is not None and not state.zero_rows_stay_zero():

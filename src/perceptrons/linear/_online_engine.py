@@ -7,6 +7,24 @@ and its fitted model; what the engine needs of its configuration comes in one
 records included); the engine holds the training machinery over them -- fresh states,
 one compiled epoch with every size and index checked first, the state as a model file
 stores it. The serial fit, parameter mixing and streaming all train through it.
+
+Training in the rows the data reaches (:meth:`LinearEngine.training_view`): a hashed
+text model's dense state is ``2**20`` rows per array, of which the examples reach a
+few percent. When a call's epochs write and read only their examples' rows and the
+intercept's (``example_rows_only``: not ROMMA's, ALMA's or ada-rda's rescaling of every
+weight, a full covariance, ada-fobos with ``l1``, nor logistic regression's prior once
+a rescale may come), on sparse CSR input and for a state whose statistics by row start
+at zero (not the confidence-weighted rules' variances), the state is a
+:class:`~perceptrons._states.CompactState` grown to the features each call brings,
+and the kernels read the input renumbered to its rows: the same arithmetic, term for
+term, as on the dense state. A first call takes it when the dense state would be
+:data:`TOUCHED_FROM_BYTES` or more and the call's features at most a quarter of its
+rows; it stays while its rows are at most half of the dense state's (else, and for a
+call it cannot train, it becomes the dense state). Its model is published as after
+``sparsify()`` (``coef_`` a CSR matrix) and trains on without ``densify()``.
+
+Over 600 lines: the engine is one class over one configuration, its model files and
+its touched-rows state included, each part using the others' checks.
 """
 
 from __future__ import annotations
@@ -73,6 +91,11 @@ class LinearConfig:
 
 # Examples per kernel call when the caller follows progress (a bar updates this often).
 PROGRESS_CHUNK = 2**15
+#: From this size on (bytes of the weights, the average and per-row statistics), a
+#: first training call on sparse input whose features are at most a quarter of the
+#: rows keeps its state in those rows only (see :meth:`LinearEngine.training_view`): a
+#: hashed text model's 2**20 rows x 20 classes would take 168 MB per array.
+TOUCHED_FROM_BYTES = 2**24
 # The kernels' sample_weight when every weight is 1: their unweighted arithmetic.
 UNWEIGHTED = np.empty(0)
 
@@ -220,10 +243,10 @@ class LinearEngine:
         )
         targets = self.encode_targets(y)
         if first_call:
-            estimator._lifecycle = self.new_state(X.shape[1])
             estimator.history_ = []
             estimator.random_state_ = _input.check_random_state(estimator.random_state)
-        state = estimator._state
+        seen = X.shape[0] if weights is None else float(weights.sum())
+        state, X = self.training_view(X, first_call, seen)
         state.note_inputs(X)  # as a fit's call does (see TrainingState.note_inputs)
         rows = np.arange(X.shape[0])
         order = estimator.random_state_.permutation(rows) if self.config.shuffle else rows
@@ -272,7 +295,9 @@ class LinearEngine:
         return state is None or state.is_finite()
 
     def publish(self, n_iter: int) -> None:
-        self.publish_state(self.estimator._state, n_iter)
+        estimator = self.estimator
+        estimator.n_iter_ = n_iter
+        estimator._publish()
 
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
@@ -320,6 +345,66 @@ class LinearEngine:
         self.check_state_memory(n_features)
         rows, columns = self.state_size(n_features)
         return self.config.state_class.zeros(rows, columns, self.averaged)
+
+    def training_view(self, X: Any, first_call: bool, weight: float) -> tuple[TrainingState, Any]:
+        """The state a training call over the examples of ``X`` (weighing ``weight`` in
+        all, over its epochs) trains, and ``X`` as its kernels read it; a first call
+        starts the state.
+
+        A state in the rows the data reaches (:class:`~perceptrons._states.CompactState`)
+        is trained in place of the dense one when every epoch of the call writes and
+        reads only its examples' rows and the intercept's (sparse CSR input, a rule of
+        ``example_rows_only`` whose statistics by row start at zero): its rows grow to
+        cover the call's features and ``X`` comes renumbered to them, so that the
+        kernels do the dense state's arithmetic, term for term, on those rows. A first
+        call starts one when the dense state would take :data:`TOUCHED_FROM_BYTES` or
+        more and the call's features are at most a quarter of its rows; a compact state
+        goes on as long as its rows stay at most half of the dense state's, and becomes
+        the dense state (its memory checked first) for a call it cannot train."""
+        estimator = self.estimator
+        lifecycle = None if first_call else estimator._lifecycle
+        if lifecycle is None:
+            lifecycle = self._fresh_lifecycle(X, weight)
+            estimator._lifecycle = lifecycle
+        if not isinstance(lifecycle, CompactState):
+            return lifecycle, X
+        if self._rows_alone(X, lifecycle.state, weight):
+            grown = lifecycle.covering(_features_of(X))
+            if _touched_rows(estimator) or 2 * grown.rows.shape[0] <= grown.n_rows:
+                estimator._lifecycle = grown
+                return grown.state, grown.local(X)
+        self.check_state_shape(lifecycle.n_rows - 1, lifecycle.state.weights[:1].size)
+        dense = lifecycle.expand()
+        estimator._lifecycle = dense
+        return dense, X
+
+    def _fresh_lifecycle(self, X: Any, weight: float) -> TrainingState | CompactState:
+        """A first call's new state: compact or dense (see :meth:`training_view`)."""
+        n_rows, n_columns = self.state_size(X.shape[1])  # (the intercept's row aside)
+        state_class = self.config.state_class
+        if self._rows_alone(X, state_class.zeros(0, n_columns, self.averaged), weight):
+            features = _features_of(X)
+            arrays = 2 if self.averaged else 1
+            if issubclass(state_class, AdaptiveState):
+                arrays += len(state_class.STATS)
+            dense_bytes = 8 * arrays * (n_rows + 1) * n_columns
+            small = 4 * (features.shape[0] + 1) <= n_rows + 1
+            if _touched_rows(self.estimator) or (dense_bytes >= TOUCHED_FROM_BYTES and small):
+                self.check_state_shape(features.shape[0], n_columns)
+                return CompactState.fresh(
+                    state_class, features, n_rows + 1, n_columns, self.averaged
+                )
+        return self.new_state(X.shape[1])
+
+    def _rows_alone(self, X: Any, state: TrainingState, weight: float) -> bool:
+        """Whether a call over ``X`` may train a compact state (see :meth:`training_view`)."""
+        return (
+            _touched_rows(self.estimator) is not False
+            and sp.issparse(X)
+            and X.format == "csr"
+            and CompactState.trains(self.config.state_class)
+            and self.config.example_rows_only(state, weight)
+        )
 
     def new_slack(self, state: TrainingState, n_samples: int) -> np.ndarray:
         return np.zeros((n_samples if self.delta > 0 else 0, *state.weights.shape[1:]))
@@ -561,6 +646,25 @@ class LinearEngine:
             for name, spec in layout.items()
             if name == "weights" or name == "aux" or spec.optional
         }
+
+
+def _touched_rows(estimator: Any) -> bool | None:
+    """The estimator's choice of a state in the rows the data reaches: None lets
+    :meth:`LinearEngine.training_view` decide, True takes one whenever the call allows
+    it, False never (a private switch: the tests compare both with the dense state)."""
+    return getattr(estimator, "_touched_rows", False)
+
+
+def _features_of(X: sp.csr_matrix) -> np.ndarray:
+    """The sorted columns that hold an entry of ``X``: by a mask over the columns,
+    O(nnz + columns), cheaper than sorting the indices -- unless the columns outnumber
+    the entries many times (a hashing space of ``2**31``: its mask alone 2 GiB)."""
+    indices = X.indices[: X.indptr[-1]]
+    if X.shape[1] > 64 * indices.shape[0]:
+        return np.unique(indices).astype(np.int64)
+    used = np.zeros(X.shape[1], dtype=bool)
+    used[indices] = True
+    return np.flatnonzero(used)
 
 
 def _stored_rows(weights: Any, aux: Any) -> np.ndarray | None:

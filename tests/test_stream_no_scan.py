@@ -292,3 +292,19 @@ def test_room_made_in_advance_gives_way_to_the_memory_limit(tmp_path, monkeypatc
     fit_stream(learnt, path, chunk_size=2)
     _assert_same_model(learnt, declared)
     assert learnt.n_features_in_ == 700_000
+
+
+@pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_state_in_the_rows_the_data_reaches_grows_too(tmp_path, base, cache):
+    # The compact state (the rows the data reaches) widened and rebased, not expanded.
+    path = _write(tmp_path / "train.svm", _growing_rows(60, base, 3, seed=5))
+    declared = _declared(lambda: AveragedPerceptron(shuffle=False), path, epochs=2, cache=cache)
+    learnt = AveragedPerceptron(shuffle=False)
+    learnt._touched_rows = True  # the private switch: always the compact state
+    fit_stream(learnt, path, epochs=2, chunk_size=7, cache=cache)
+    assert type(learnt._lifecycle).__name__ == "CompactState"
+    coef = learnt.coef_.toarray() if hasattr(learnt.coef_, "toarray") else learnt.coef_
+    assert learnt.n_features_in_ == declared.n_features_in_
+    assert_array_equal(coef, declared.coef_)
+    assert_array_equal(learnt.intercept_, declared.intercept_)

@@ -250,25 +250,27 @@ class TrainingState:
         return self.weights.shape[0] - 1
 
     def widened(self, n_rows: int) -> TrainingState:
-        """This state for ``n_rows`` features (at least its own): the new rows are put
-        before the intercept's as a fresh state has them (weights 0, statistics at their
-        start). A feature not seen yet has not been updated, so that a state widened as
+        """This state with ``n_rows`` weight rows, the intercept's included (at least
+        its own, as :meth:`CompactState.widened`): the new rows are put before the
+        intercept's as a fresh state has them (weights 0, statistics at their start).
+        A feature not seen yet has not been updated, so that a state widened as
         features arrive is, bit for bit, the state trained at the final width from the
         start (a stream that learns the width as it reads, see
         :func:`perceptrons.io.stream.fit_stream`)."""
         old = self.n_feature_rows
-        if n_rows < old:
-            raise ValueError(f"widened: {n_rows} rows for a state of {old}")
-        return self._moved_rows(n_rows, [(0, 0, old), (n_rows, old, 1)])
+        if n_rows - 1 < old:
+            raise ValueError(f"cannot widen a state of {old + 1} rows to {n_rows}")
+        return self._moved_rows(n_rows - 1, [(0, 0, old), (n_rows - 1, old, 1)])
 
     def narrowed(self, n_rows: int) -> TrainingState:
-        """This state for ``n_rows`` features (at most its own): its rows from
-        ``n_rows`` on (but the intercept's), which no update may have touched, left
-        out. What :meth:`widened` made room for in advance and no feature reached."""
+        """This state with ``n_rows`` weight rows, the intercept's included (at most
+        its own): its rows from ``n_rows - 1`` on but the intercept's, which no update
+        may have touched, left out. What :meth:`widened` made room for in advance and
+        no feature reached."""
         old = self.n_feature_rows
-        if n_rows > old:
-            raise ValueError(f"narrowed: {n_rows} rows for a state of {old}")
-        return self._moved_rows(n_rows, [(0, 0, n_rows), (n_rows, old, 1)])
+        if n_rows - 1 > old:
+            raise ValueError(f"cannot narrow a state of {old + 1} rows to {n_rows}")
+        return self._moved_rows(n_rows - 1, [(0, 0, n_rows - 1), (n_rows - 1, old, 1)])
 
     def without_first_row(self) -> TrainingState:
         """This state without its row 0, which no update may have touched: a state

@@ -698,9 +698,8 @@ class _Unknowns:
         return classes
 
     def check_memory(self, engine: Any, classes: np.ndarray) -> None:
-        """Refuse a state too large for the memory limit at the width a scan would find
-        so far, as a run with that width declared refuses it (the state read 0-based
-        may hold one row more: the base is not known yet)."""
+        """Refuse, as a run with the width declared would, a dense state too large for
+        the memory limit at the width a scan would find so far."""
         n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
         engine.check_state_shape(n_features, 1 if classes.shape[0] == 2 else classes.shape[0])
 
@@ -708,7 +707,7 @@ class _Unknowns:
         """After the first epoch: the state at the width and base a scan would have found."""
         self.labels = False  # every label has been seen
         estimator = engine.estimator
-        state = estimator._state
+        state = estimator._lifecycle  # a state, or one in the rows the data reaches
         if state is None:  # no example (what scan says of such a file)
             raise DataFormatError(self.name, "no data")
         if not self.width:
@@ -717,11 +716,14 @@ class _Unknowns:
         # scikit-learn's rule (as scan): 1-based unless some index is 0.
         n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
         raw = n_features + (0 if self.has_zero else 1)  # the rows of the 0-based reading
-        if state.n_feature_rows < raw:
-            engine.check_state_memory(raw)
-            state = state.widened(raw)
-        elif state.n_feature_rows > raw:  # the room train_batch made in advance
-            state = state.narrowed(raw)
+        width = estimator.n_features_in_  # the state's, in the 0-based reading
+        dense = estimator._state is state  # (else kept in the rows the data reaches)
+        if width < raw:
+            if dense:
+                engine.check_state_memory(raw)
+            state = state.widened(raw + 1)
+        elif width > raw:  # the room train_batch made in advance (a dense state)
+            state = state.narrowed(raw + 1)
         if not self.has_zero:
             state = state.without_first_row()
             self.shift = 1
@@ -881,9 +883,14 @@ class _EngineEpochs(_ChunkEpochs):
                 return 0.0, 0, 0
         unknowns = self.unknowns
         grow = unknowns is not None and unknowns.width
-        if unknowns is not None and grow:
-            unknowns.check_memory(self.engine, self.labels)
-        trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked, grow=grow)
+        try:
+            trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked, grow=grow)
+        except MemoryError:
+            if unknowns is not None and grow:
+                # In the words of the run with the width declared when it refuses too
+                # (the 0-based reading holds a row more while the base is not known).
+                unknowns.check_memory(self.engine, self.labels)
+            raise
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.
             self.engine.publish(self.epoch - 1)

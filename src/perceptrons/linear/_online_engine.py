@@ -235,7 +235,7 @@ class LinearEngine:
         state widens it (:meth:`~perceptrons._states.TrainingState.widened`), a narrower
         one is read at the state's width."""
         estimator = self.estimator
-        if grow and estimator._state is not None:
+        if grow and estimator._lifecycle is not None:
             X = self._to_common_width(X)
         trust = {"checked": True} if checked else {}
         X, y, first_call, weights = estimator._begin_call(
@@ -264,22 +264,24 @@ class LinearEngine:
 
     def _to_common_width(self, X: Any) -> Any:
         """A sparse batch and the state at a common width (see :meth:`train_batch`'s
-        ``grow``): rows added to the state before the intercept's, for the batch and
-        as many again, or columns without entries to the batch (no copy)."""
+        ``grow``): rows added to the state before the intercept's (a dense state gets
+        room for as many again), or columns without entries to the batch (no copy)."""
         estimator = self.estimator
-        width, state = estimator.n_features_in_, estimator._state
+        width, lifecycle = estimator.n_features_in_, estimator._lifecycle
         if not sp.issparse(X) or X.shape[1] == width:
             return X
         if X.shape[1] > width:
-            self.check_state_memory(X.shape[1])  # what the batch needs, refused as such
-            # Room for twice the rows, so that a width growing chunk after chunk copies
-            # the state O(1) times a row (the stream narrows it to the width at the end).
-            grown = max(X.shape[1], 2 * width)
-            try:
-                self.check_state_memory(grown)
-            except MemoryError:  # the limit's refusal (MemoryBudgetError)
-                grown = X.shape[1]
-            estimator._lifecycle = state.widened(grown)
+            grown = X.shape[1]
+            if not isinstance(lifecycle, CompactState):  # its widening copies nothing
+                self.check_state_memory(grown)  # what the batch needs, refused as such
+                # Room for twice the rows, so that a width growing chunk after chunk
+                # copies the state O(1) times a row (the stream narrows it at the end).
+                try:
+                    self.check_state_memory(2 * width)
+                    grown = max(grown, 2 * width)
+                except MemoryError:  # the limit's refusal (MemoryBudgetError)
+                    pass
+            estimator._lifecycle = lifecycle.widened(grown + 1)
             estimator.n_features_in_ = grown
             if grown == X.shape[1]:
                 return X

@@ -274,6 +274,28 @@ def test_fit_stream_with_a_huge_chunk_size_equals_a_small_one(tmp_path):
     assert chunk.data.X.shape[0] == 300
 
 
+def test_a_width_learnt_late_is_refused_before_the_state_grows(tmp_path, monkeypatch):
+    """fit_stream learns an svmlight file's width as it reads (no first pass): a late
+    chunk's large index is refused by the memory limit before the state is widened, in
+    one line, and the estimator is left as before the call."""
+    from perceptrons import Perceptron
+    from perceptrons._memory import MemoryBudgetError
+    from perceptrons.io.stream import fit_stream
+
+    (tmp_path / "late.svm").write_text("1 1:1\n-1 2:1\n1 3:1\n-1 60000000:1\n")
+    monkeypatch.setenv("PERCEPTRONS_MEMORY_LIMIT", "200M")
+    model = Perceptron()
+    # The declared run's numbers: 60,000,000 features (1-based) and the intercept.
+    with pytest.raises(MemoryBudgetError, match=r"\(60,000,001 weight rows .* more than 200"):
+        fit_stream(model, tmp_path / "late.svm", chunk_size=2)
+    assert not hasattr(model, "coef_")
+    args = ["train", "late.svm", "--stream", "--chunk-size", "2", "-o", "m.npz"]
+    line = _cli(args, tmp_path, limit="200M")
+    assert "training state (60,000,001 weight rows" in line
+    assert "PERCEPTRONS_MEMORY_LIMIT=200M" in line
+    assert not (tmp_path / "m.npz").exists()
+
+
 # ------------------------------------------------------------------ normal gzip files
 
 

@@ -244,6 +244,82 @@ class TrainingState:
         that wrote only there could have made one overflow (see :meth:`saved`)."""
         return all(all_finite(array[index]) for array, index in self._written(rows))
 
+    @property
+    def n_feature_rows(self) -> int:
+        """The rows of the weights besides the intercept's (the features' width)."""
+        return self.weights.shape[0] - 1
+
+    def widened(self, n_rows: int) -> TrainingState:
+        """This state with ``n_rows`` weight rows, the intercept's included (at least
+        its own, as :meth:`CompactState.widened`): the new rows are put before the
+        intercept's as a fresh state has them (weights 0, statistics at their start).
+        A feature not seen yet has not been updated, so that a state widened as
+        features arrive is, bit for bit, the state trained at the final width from the
+        start (a stream that learns the width as it reads, see
+        :func:`perceptrons.io.stream.fit_stream`)."""
+        old = self.n_feature_rows
+        if n_rows - 1 < old:
+            raise ValueError(f"cannot widen a state of {old + 1} rows to {n_rows}")
+        return self._moved_rows(n_rows - 1, [(0, 0, old), (n_rows - 1, old, 1)])
+
+    def narrowed(self, n_rows: int) -> TrainingState:
+        """This state with ``n_rows`` weight rows, the intercept's included (at most
+        its own): its rows from ``n_rows - 1`` on but the intercept's, which no update
+        may have touched, left out. What :meth:`widened` made room for in advance and
+        no feature reached."""
+        old = self.n_feature_rows
+        if n_rows - 1 > old:
+            raise ValueError(f"cannot narrow a state of {old + 1} rows to {n_rows}")
+        return self._moved_rows(n_rows - 1, [(0, 0, n_rows - 1), (n_rows - 1, old, 1)])
+
+    def without_first_row(self) -> TrainingState:
+        """This state without its row 0, which no update may have touched: a state
+        trained on 1-based indices read as 0-based is, bit for bit, the state trained on
+        them read as 1-based (:func:`perceptrons.io.stream.fit_stream`)."""
+        old = self.n_feature_rows
+        return self._moved_rows(old - 1, [(0, 1, old)])
+
+    def _moved_rows(self, n_rows: int, blocks: list[tuple[int, int, int]]) -> TrainingState:
+        """A state for ``n_rows`` features made of blocks of this state's weight rows:
+        ``(to, start, count)`` puts its rows ``start`` to ``start + count`` at row
+        ``to`` on (the intercept's included); every other row as a fresh state has it,
+        the family's numbers and anything not kept by row as they are. Blocks of rows,
+        not lists of them: slices copy at memory speed."""
+        columns = 1 if self.weights.ndim == 1 else self.weights.shape[1]
+        fresh = type(self).zeros(n_rows, columns, self.averaged)
+        axes = {id(array): axis for array, axis in self.in_place()}
+        pairs = [(slice(to, to + n), slice(start, start + n)) for to, start, n in blocks]
+        moved = {}
+        for item in dataclasses.fields(self):
+            array = getattr(self, item.name)
+            if not isinstance(array, np.ndarray) or id(array) not in axes:
+                continue
+            new = getattr(fresh, item.name)  # an empty one too: its shape may have rows
+            axis = axes[id(array)]
+            if not array.size:
+                pass
+            elif axis is not None:
+                for into, out in pairs:
+                    new[_on_axis(axis, into)] = array[_on_axis(axis, out)]
+            elif new.shape != array.shape:  # a full covariance: rows and columns alike
+                for into, out in pairs:
+                    for into_column, out_column in pairs:
+                        new[..., into, into_column] = array[..., out, out_column]
+            else:
+                new[...] = array
+            moved[item.name] = new
+        state = dataclasses.replace(self, **moved)
+        # What is not a field (input_bound) goes along.
+        for name, value in vars(self).items():
+            if name not in moved and name not in vars(state):
+                setattr(state, name, value)
+        return state
+
+
+def _on_axis(axis: int, rows: slice) -> tuple[slice, ...]:
+    """The index of ``rows`` along ``axis``."""
+    return (*(slice(None),) * axis, rows)
+
 
 def all_finite(array: np.ndarray) -> bool:
     """Whether every element is finite; checked after every epoch (and every

@@ -578,7 +578,10 @@ def build_parser() -> argparse.ArgumentParser:
     streaming.add_argument(
         "--classes",
         metavar="LABELS",
-        help="every label, comma-separated (else a first pass finds them)",
+        help=(
+            "every label, comma-separated (else learnt from the first chunk; a label "
+            "it lacks costs a scan)"
+        ),
     )
     _add_training_options(train, algorithm=True)
     _add_data_options(train)

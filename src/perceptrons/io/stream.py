@@ -16,8 +16,19 @@ with the checks and messages of :func:`~perceptrons.io.formats.read_data`. While
 of two): the parser and the training kernels release the GIL, so the two overlap, and
 the model is the same as without the thread, bit for bit.
 
-Before training, :func:`fit_stream` makes a first pass over the file for what it was not
-given: the classes and, for svmlight, the width and index base. For svmlight without
+:func:`fit_stream` makes no pass over the file before training an estimator of this
+package afresh: what it was not given is learnt from the chunks as they train
+(``_Unknowns``). The classes are the first chunk's labels; a later chunk with a label
+they lack undoes the run, which starts again with every label found by a scan. An
+svmlight file's indices are read as they are (0-based), the state widened as they
+arrive (:meth:`~perceptrons._states.TrainingState.widened`: a feature not yet seen has
+weight 0), and the index base decided after the first epoch by scikit-learn's rule
+(1-based unless some index is 0: the state then drops its unused row 0, see
+:meth:`~perceptrons._states.TrainingState.without_first_row`); later epochs read the
+file, or the parsed cache, at that width and base. The model is, bit for bit, the one
+trained with them declared. Another estimator (any scikit-learn incremental
+classifier), a model being continued, a shuffling window or held-out examples get a
+first pass over the file for what was not given. For svmlight without
 ``skip_bad_lines`` that pass is a compiled scan of the labels and indices alone
 (:func:`perceptrons._kernels.parse.scan_svmlight`: no values read, no rows stored), and
 the training pass checks the lines: a bad line is reported with the same ``PATH:LINE``
@@ -62,6 +73,7 @@ callers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import time
@@ -70,6 +82,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from perceptrons._engine import add_record, run_epochs
 from perceptrons._input import check_random_state
@@ -295,7 +308,7 @@ def fit_stream(
     epochs: int = 1,
     chunk_size: int = 10_000,
     featurizer: TextFeaturizer | None = None,
-    classes: Sequence | None = None,
+    classes: Sequence | np.ndarray | None = None,
     n_features: int | None = None,
     zero_based: bool | None = None,
     shuffle_window: int = 0,
@@ -331,13 +344,20 @@ def fit_stream(
         counts with the idf, as the featurizer's ``fit_transform`` weighs the whole
         file (the same features, bit for bit), and the featurizer ends fitted with it.
     classes : sequence, optional
-        Every label. Found by a first pass over the file (:func:`scan`) if not given
-        (for tf-idf, by its parse pass).
+        Every label. If not given, an estimator of this package trained afresh takes
+        the first chunk's labels, and should a later chunk bring another label (or the
+        first chunk hold only one), the run is undone, every label found by a scan of
+        the file, and training starts again: the model is the one trained with
+        ``classes`` given. With a tf-idf featurizer its parse pass finds them.
+        Otherwise found by a first pass over the file (:func:`scan`).
     n_features : int, optional
-        svmlight: the number of features (with ``zero_based``); found by the first pass
-        if not given.
+        svmlight: the number of features (with ``zero_based``). If neither is given,
+        an estimator of this package trained afresh learns both as it reads: the
+        width grows as indices arrive and the base is decided after the first epoch
+        (scikit-learn's rule: 1-based unless some index is 0), the model the one
+        trained with both given. Otherwise found by a first pass.
     zero_based : bool, optional
-        svmlight: whether indices start at 0; found by the first pass if not given.
+        svmlight: whether indices start at 0 (see ``n_features``).
     shuffle_window : int, default=0
         Shuffle the examples within windows of this many chunks (memory: one window).
         0 keeps the file order (the estimator's own ``shuffle`` still shuffles each
@@ -350,7 +370,10 @@ def fit_stream(
         Called as ``progress(bytes, examples)`` with the bytes read and examples trained
         since the last call, after each chunk; the model is then current (``predict``,
         ``score``...), as after a ``partial_fit``. The parse pass of a tf-idf featurizer
-        calls it too, with 0 examples (no model yet).
+        calls it too, with 0 examples (no model yet). During a first epoch that learns an
+        svmlight file's width, that model is over the indices read so far, 0-based
+        (its ``n_features_in_`` says how many). A run that starts again (see
+        ``classes``) reports only the bytes and examples beyond those reported.
     on_epoch : callable, optional
         Called with each epoch's record once the epoch is done (the model is current):
         it may add entries to the record, such as a development score.
@@ -422,17 +445,85 @@ def fit_stream(
     tfidf = featurizer if text and getattr(featurizer, "weighting", None) == "tfidf" else None
     counter = featurizer if tfidf is None else tfidf._counting()
     labels = None if classes is None else np.asarray(classes)
-    if (labels is None and tfidf is None) or (
-        fmt == "svmlight" and (n_features is None or zero_based is None)
+    options: dict[str, Any] = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
+    unknowns = None
+    if _learns_on_the_way(estimator, shuffle_window):
+        # Nothing is read before training: what was not given is learnt from the chunks
+        # (tf-idf's classes by its parse pass).
+        unknowns = _Unknowns(
+            name,
+            options,
+            labels=labels is None and tfidf is None,
+            width=fmt == "svmlight" and n_features is None and zero_based is None,
+        )
+    learnt = unknowns is not None and unknowns.width
+    if (labels is None and unknowns is None and tfidf is None) or (
+        fmt == "svmlight" and (n_features is None or zero_based is None) and not learnt
     ):
         found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
         labels = found.classes if labels is None else labels
         if fmt == "svmlight":
             n_features = found.n_features if n_features is None else n_features
             zero_based = found.zero_based if zero_based is None else zero_based
-    options: dict[str, Any] = {"chunk_size": chunk_size, "skip_bad_lines": skip_bad_lines}
     if fmt == "svmlight":
-        options.update(n_features=n_features, zero_based=zero_based)
+        # Learnt: indices read as they are (0-based), the base decided after the pass.
+        options.update(n_features=n_features, zero_based=True if learnt else zero_based)
+    reported = [0, 0]  # the bytes and examples progress was told of
+
+    def counted(n_bytes: int, n_examples: int) -> None:
+        reported[0] += n_bytes
+        reported[1] += n_examples
+        assert progress is not None
+        progress(n_bytes, n_examples)
+
+    run = functools.partial(
+        _fit_stream,
+        estimator,
+        name,
+        fmt,
+        options,
+        counter,
+        tfidf=tfidf,
+        publish_each_epoch=publish_each_epoch,
+        epochs=epochs,
+        shuffle_window=shuffle_window,
+        random_state=random_state,
+        on_epoch=on_epoch,
+        cache=cache,
+    )
+    try:
+        return run(unknowns, labels=labels, progress=None if progress is None else counted)
+    except _NewLabel:
+        pass
+    # A label the first chunk did not show: the run was undone; every label is found
+    # by a scan and training starts again, with the classes (and width) declared.
+    found = _scan_before_training(name, fmt, chunk_size, skip_bad_lines)
+    if learnt:
+        options.update(n_features=found.n_features, zero_based=found.zero_based)
+    return run(None, labels=found.classes, progress=_caught_up(progress, reported))
+
+
+def _fit_stream(
+    estimator,
+    name: str,
+    fmt: str,
+    options: dict[str, Any],
+    counter,
+    unknowns: _Unknowns | None,
+    *,
+    tfidf,
+    publish_each_epoch: bool,
+    epochs: int,
+    labels: np.ndarray | None,
+    shuffle_window: int,
+    random_state,
+    progress,
+    on_epoch,
+    cache,
+) -> StreamReport:
+    """:func:`fit_stream` once its arguments are checked: the cache, the rollback
+    (``counter``: what the readers featurize with; ``tfidf``: the tf-idf featurizer
+    whose parse pass comes first, or None)."""
     rng = check_random_state(random_state)
     pairs = None
     if _COMPILED_TEXT and fmt in WEIGHTED_TEXT_FORMATS and shuffle_window <= 0:
@@ -465,6 +556,7 @@ def fit_stream(
                     pairs,
                     parsed,
                     weigh,
+                    unknowns,
                     epochs=epochs,
                     labels=labels,
                     shuffle_window=shuffle_window,
@@ -488,9 +580,10 @@ def _fit_epochs(
     pairs: _PairsReader | None,
     parsed: ChunkCache | None,
     weigh: Callable[[Any], Any] | None,
+    unknowns: _Unknowns | None,
     *,
     epochs: int,
-    labels: np.ndarray,
+    labels: np.ndarray | None,
     shuffle_window: int,
     rng,
     random_state,
@@ -509,6 +602,8 @@ def _fit_epochs(
         if parsed is not None and parsed.complete:
             # Weighed in the reader thread too, beside the training.
             chunks = _prefetched(lambda: _weighed(parsed.chunks(), weigh), _QUEUE_DEPTH)
+            if unknowns is not None:
+                chunks = unknowns.rebased(chunks)
         else:
             chunks = _text_batches(name, fmt, options, featurizer, pairs, shuffle_window <= 0)
             if parsed is not None and parsed.usable:
@@ -539,6 +634,7 @@ def _fit_epochs(
             estimator, engine, batches, name, labels, progress, held_out, random_state
         )
         epochs_of.checked = fmt == "svmlight"
+        epochs_of.unknowns = unknowns
         stopping = engine.stopping()
         cause = engine.non_finite_cause
     else:  # any scikit-learn incremental classifier: its partial_fit, chunk by chunk
@@ -572,6 +668,132 @@ def _fit_epochs(
     return report
 
 
+def _learns_on_the_way(estimator: Any, shuffle_window: int) -> bool:
+    """Whether :func:`fit_stream` learns the classes, width and base it was not given
+    from the chunks as it trains (:class:`_Unknowns`) rather than by a first pass: an
+    estimator of this package's engine trained afresh, in file order, holding no
+    examples out (a held-out set gathered from chunks of varying widths would need
+    them all widened)."""
+    from perceptrons.linear._online import OnlineLearner  # imported with the estimator
+
+    return (
+        isinstance(estimator, OnlineLearner)
+        and estimator._is_first_call()
+        and shuffle_window <= 0
+        and estimator._engine().validation_fraction is None
+    )
+
+
+def _caught_up(
+    progress: Callable[[int, int], object] | None, reported: list[int]
+) -> Callable | None:
+    """``progress`` told only of what goes beyond ``reported`` (bytes, examples): a run
+    trained again from the start reports each byte and example once in all."""
+    if progress is None:
+        return None
+    owed = list(reported)
+
+    def report(n_bytes: int, n_examples: int) -> None:
+        paid = min(owed[0], n_bytes), min(owed[1], n_examples)
+        owed[0] -= paid[0]
+        owed[1] -= paid[1]
+        if n_bytes > paid[0] or n_examples > paid[1]:
+            progress(n_bytes - paid[0], n_examples - paid[1])
+
+    return report
+
+
+class _NewLabel(Exception):
+    """A chunk holds a label the classes learnt so far lack (see :class:`_Unknowns`)."""
+
+
+class _Unknowns:
+    """What :func:`fit_stream` learns while the first epoch trains, instead of a first
+    pass over the file.
+
+    ``labels``: the classes are the first chunk's labels; a later chunk with another
+    label raises :class:`_NewLabel` (the run is then undone, and trained again with
+    every label found by a scan), so the model is always that of the declared classes.
+    A first chunk of fewer than two labels raises it too: a binary model needs both.
+
+    ``width``: svmlight's width and index base. The chunks are read 0-based at their
+    own width, the state widened as indices arrive (``train_batch``'s ``grow``, which
+    makes room for twice the rows at a time), and narrowed to the width at the end. After
+    the epoch the base is decided by scikit-learn's rule (1-based unless some index is
+    0): 1-based, the state's row 0, which nothing updated, is dropped. Either way the
+    state is, bit for bit, the one trained at the declared width and base; later epochs
+    read the text with them declared, or the cached chunks rebased to them.
+    """
+
+    def __init__(self, name: str, options: dict[str, Any], *, labels: bool, width: bool) -> None:
+        # options: the reading options of later epochs, which settle completes
+        self.name, self.options, self.labels, self.width = name, options, labels, width
+        self.max_index, self.has_zero = -1, False
+        self.shift = 0  # subtracted from the cached chunks' indices once the base is known
+        self.n_features: int | None = None
+
+    def see(self, X: Any, y: np.ndarray, classes: np.ndarray | None) -> np.ndarray | None:
+        """Note a chunk of the first epoch; the classes to train it with."""
+        if self.width and X.nnz:
+            self.max_index = max(self.max_index, X.shape[1] - 1)
+            self.has_zero = self.has_zero or int(X.indices.min()) == 0
+        if not self.labels:
+            return classes
+        if classes is None:
+            classes = np.unique(y)
+            if classes.shape[0] < 2:
+                raise _NewLabel
+        elif not np.isin(y, classes).all():
+            raise _NewLabel
+        return classes
+
+    def check_memory(self, engine: Any, classes: np.ndarray) -> None:
+        """Refuse, as a run with the width declared would, a dense state too large for
+        the memory limit at the width a scan would find so far."""
+        n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
+        engine.check_state_shape(n_features, 1 if classes.shape[0] == 2 else classes.shape[0])
+
+    def settle(self, engine: Any) -> None:
+        """After the first epoch: the state at the width and base a scan would have found."""
+        self.labels = False  # every label has been seen
+        estimator = engine.estimator
+        state = estimator._lifecycle  # a state, or one in the rows the data reaches
+        if state is None:  # no example (what scan says of such a file)
+            raise DataFormatError(self.name, "no data")
+        if not self.width:
+            return
+        self.width = False
+        # scikit-learn's rule (as scan): 1-based unless some index is 0.
+        n_features = max(self.max_index + (1 if self.has_zero else 0), 1)
+        raw = n_features + (0 if self.has_zero else 1)  # the rows of the 0-based reading
+        width = estimator.n_features_in_  # the state's, in the 0-based reading
+        dense = estimator._state is state  # (else kept in the rows the data reaches)
+        if width < raw:
+            if dense:
+                engine.check_state_memory(raw)
+            state = state.widened(raw + 1)
+        elif width > raw:  # the room train_batch made in advance (a dense state)
+            state = state.narrowed(raw + 1)
+        if not self.has_zero:
+            state = state.without_first_row()
+            self.shift = 1
+        estimator._lifecycle = state
+        estimator.n_features_in_ = self.n_features = n_features
+        self.options.update(n_features=n_features, zero_based=self.has_zero)
+
+    def rebased(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        """The cached chunks of the first epoch (read 0-based, each at its own width) at
+        the width and base :meth:`settle` decided."""
+        for X, y, w, bytes_read in chunks:
+            if self.n_features is not None and sp.issparse(X):
+                rebased = sp.csr_matrix((X.shape[0], self.n_features), dtype=X.dtype)
+                rebased.data, rebased.indptr = X.data, X.indptr
+                rebased.indices = X.indices - self.shift if self.shift else X.indices
+                rebased.has_sorted_indices = True  # as the reader made them
+                X = rebased
+            yield X, y, w, bytes_read
+
+
 @contextlib.contextmanager
 def _all_or_nothing(estimator: Any) -> Iterator[None]:
     """A stream that fails leaves an estimator of this package as it was before it
@@ -601,6 +823,7 @@ class _ChunkEpochs:
     # rather than one per partial_fit (a chunk's record is then taken back out).
     per_pass = False
     weighted = False  # whether a chunk carried importance weights
+    unknowns: _Unknowns | None = None  # what the first epoch learns (engines only)
 
     def __init__(self, estimator, batches, name: str, labels, progress) -> None:
         self.estimator, self.batches, self.name = estimator, batches, name
@@ -612,6 +835,8 @@ class _ChunkEpochs:
         mistakes = 0
         self._begin_epoch()
         for X, y, w, bytes_read in self.batches():
+            if self.unknowns is not None:
+                self.labels = self.unknowns.see(X, y, self.labels)
             self.labels = _as_label_type(self.labels, y, self.name)
             self.weighted |= w is not None
             value, trained, wrong = self._train(X, y, w)
@@ -706,7 +931,16 @@ class _EngineEpochs(_ChunkEpochs):
             X, y, w = X[keep], y[keep], None if w is None else w[keep]
             if len(y) == 0:
                 return 0.0, 0, 0
-        trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked)
+        unknowns = self.unknowns
+        grow = unknowns is not None and unknowns.width
+        try:
+            trained = self.engine.train_batch(X, y, self.labels, w, checked=self.checked, grow=grow)
+        except MemoryError:
+            if unknowns is not None and grow:
+                # In the words of the run with the width declared when it refuses too
+                # (the 0-based reading holds a row more while the base is not known).
+                unknowns.check_memory(self.engine, self.labels)
+            raise
         if self.progress is not None:
             # The model is current when progress is called, as after a partial_fit.
             self.engine.publish(self.epoch - 1)
@@ -715,6 +949,8 @@ class _EngineEpochs(_ChunkEpochs):
     def run_epoch(self, epoch: int) -> dict[str, Any]:
         self.epoch = epoch
         record = super().run_epoch(epoch)
+        if self.unknowns is not None:
+            self.unknowns.settle(self.engine)
         if self.held_out and self.validation is None and self.parts is not None:
             self.validation = _held_out_set(self.parts)
         return record

@@ -222,6 +222,7 @@ class LinearEngine:
         sample_weight: Any = None,
         *,
         checked: bool = False,
+        grow: bool = False,
     ) -> tuple[float, int, int]:
         """One epoch over a batch of new examples, as ``partial_fit`` runs it (checked
         as it checks them, shuffled by the estimator's generator, the Δ weights from
@@ -229,8 +230,13 @@ class LinearEngine:
         number of examples and the mistakes. The first batch fixes the labels and
         starts a fresh state, ``history_`` and shuffling generator; later ones continue
         them. ``checked``: the batch comes from a reader that checked its rows (see
-        :func:`perceptrons._validation.checked_batch`)."""
+        :func:`perceptrons._validation.checked_batch`). ``grow``: the width was not
+        declared (a stream that learns it as it reads): a sparse batch wider than the
+        state widens it (:meth:`~perceptrons._states.TrainingState.widened`), a narrower
+        one is read at the state's width."""
         estimator = self.estimator
+        if grow and estimator._lifecycle is not None:
+            X = self._to_common_width(X)
         trust = {"checked": True} if checked else {}
         X, y, first_call, weights = estimator._begin_call(
             X, y, classes, incremental=True, sample_weight=sample_weight, **trust
@@ -255,6 +261,36 @@ class LinearEngine:
             raw=True,
         )
         return float(record["statistic"]), int(record["examples"]), int(record["mistakes"])
+
+    def _to_common_width(self, X: Any) -> Any:
+        """A sparse batch and the state at a common width (see :meth:`train_batch`'s
+        ``grow``): rows added to the state before the intercept's (a dense state gets
+        room for as many again), or columns without entries to the batch (no copy)."""
+        estimator = self.estimator
+        width, lifecycle = estimator.n_features_in_, estimator._lifecycle
+        if not sp.issparse(X) or X.shape[1] == width:
+            return X
+        if X.shape[1] > width:
+            grown = X.shape[1]
+            if not isinstance(lifecycle, CompactState):  # its widening copies nothing
+                self.check_state_memory(grown)  # what the batch needs, refused as such
+                # Room for twice the rows, so that a width growing chunk after chunk
+                # copies the state O(1) times a row (the stream narrows it at the end).
+                try:
+                    self.check_state_memory(2 * width)
+                    grown = max(grown, 2 * width)
+                except MemoryError:  # the limit's refusal (MemoryBudgetError)
+                    pass
+            estimator._lifecycle = lifecycle.widened(grown + 1)
+            estimator.n_features_in_ = grown
+            if grown == X.shape[1]:
+                return X
+            width = grown
+        wider = sp.csr_matrix((X.shape[0], width), dtype=X.dtype)
+        # Set, not passed: scipy's constructor would copy views of reused buffers.
+        wider.data, wider.indices, wider.indptr = X.data, X.indices, X.indptr
+        wider.has_sorted_indices = X.has_sorted_indices
+        return wider
 
     def is_finite(self) -> bool:
         state = self.estimator._state

@@ -546,7 +546,6 @@ def _fit_stream(
                     labels = found_labels if labels is None else labels
                     tfidf._fit_frequencies(counted, n_documents, counter)
                     weigh = tfidf._weigh
-                assert labels is not None
                 return _fit_epochs(
                     estimator,
                     name,

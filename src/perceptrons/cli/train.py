@@ -309,6 +309,8 @@ def _train_stream(args: argparse.Namespace) -> int:
             # (a dense average per chunk for the averaged perceptron).
             progress=None if bar.disable else progress,
             on_epoch=on_epoch,
+            # Only --dev scores the model between epochs: else it is formed once.
+            publish_each_epoch=dev is not None,
         )
     path = save_model(args, model, estimator)
     weighted = " (examples weighted by the file's importance weights)" if report.weighted else ""

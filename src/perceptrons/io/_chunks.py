@@ -448,10 +448,10 @@ class _PairsReader:
         *,
         n_lines: int | None = None,
     ) -> list[_PairsBatch]:
-        """:meth:`read` of a block whose rows need not stay one batch (the batches of a
-        whole file read in memory): where the kernel gives up, only the lines up to the
-        one it stopped at go to the reference reader, the lines before it and after it
-        back to the kernel."""
+        """A block as consecutive batches (those without an example left out): where
+        the kernel gives up, only the lines up to the one it stopped at go to the
+        reference reader, the lines before it and after it back to the kernel. A whole
+        file read in memory keeps them apart; :meth:`read` makes them one batch."""
         hashing = self._hashing
         batches: list[_PairsBatch] = []
         newlines = None  # the block's newline offsets, found at the first fallback
@@ -1183,7 +1183,7 @@ def read_pairs(
     ``fit_transform`` (``fit``) or ``transform`` of its texts give, bit for bit,
     without the texts.
 
-    Blocks the kernel cannot read exactly go through :func:`read_data` and the
+    Lines the kernel cannot read exactly go through :func:`read_data` and the
     featurizer, which word the errors (``PATH:LINE``).
 
     Returns

@@ -427,3 +427,29 @@ def test_streamed_model_reads_alone_the_lines_the_kernel_leaves(tmp_path, monkey
         assert a.intercept_.tobytes() == b.intercept_.tobytes()
         assert fa.feature_names() == fb.feature_names()
         assert [e["mistakes"] for e in ra.epochs] == [e["mistakes"] for e in rb.epochs]
+
+
+def test_a_block_in_pieces_takes_one_set_of_its_parsers_ring():
+    """A block the kernel reads around a line it leaves takes one set of the ring (the
+    window of blocks in flight counts a set a block), its other compiled pieces their
+    own arrays: the batches stay those of a reader without a ring."""
+    raw = b"1 | a b c\n-1 | d e\n1 | caf\xc3\xa9 x\n1 | g h i j\n-1 | k\n1 | l m\n"
+    options = {"labels": True, "n_features": None, "zero_based": "auto", "skip_bad_lines": False}
+    featurizers = [TextFeaturizer(**_PAIRS, n_features=64) for _ in range(2)]
+    ring, plain = (_chunks._PairsReader(f, "vw") for f in featurizers)
+    ring.ring = _chunks._PAIRS_WINDOW
+    batches = [reader.read(raw, "x", 1, len(raw), options) for reader in (ring, plain)]
+    assert ring._turn == 1 and len(ring._sets) == 1
+    pieces = batches[0].pieces
+    assert pieces is not None and [p.data is None for p in pieces] == [True, False, True]
+    ring_arrays = [array for _, arrays in ring._sets for array in arrays]
+    head = pieces[0].X
+    assert not any(np.shares_memory(head.indices, array) for array in ring_arrays)
+    got = [
+        _chunks._pairs_features(b, f, fit=True) for b, f in zip(batches, featurizers, strict=True)
+    ]
+    (Xa, ya, _), (Xb, yb, _) = got
+    assert Xa.data.tobytes() == Xb.data.tobytes() and ya.tolist() == yb.tolist()
+    assert np.array_equal(Xa.indices, Xb.indices) and np.array_equal(Xa.indptr, Xb.indptr)
+    assert ya.tolist() == [1, -1, 1, 1, -1, 1]
+    assert featurizers[0].feature_names() == featurizers[1].feature_names()

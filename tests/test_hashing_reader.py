@@ -334,8 +334,8 @@ def _fit(path, compiled, monkeypatch, estimator, **options):
     read = _chunks._PairsReader._compiled
     blocks = []
 
-    def counted(self, raw, bytes_read, n_lines=None):
-        batch = read(self, raw, bytes_read, n_lines)
+    def counted(self, raw, bytes_read, n_lines=None, **kwargs):
+        batch = read(self, raw, bytes_read, n_lines, **kwargs)
         blocks.append(batch is not None)
         return batch
 

@@ -36,16 +36,25 @@ _ROWS = st.lists(
 )
 
 
-def _text(fmt: str, rows, *, piped: int | None = None, bad: int | None = None) -> str:
+# Features the kernel leaves to the reference reader (a byte outside ASCII, a number
+# off its exact path): the second's name also in _ROWS', so its column's names merge.
+_ODD = [("Café", "1"), ("F1", "0.30000000000000004441")]
+
+
+def _text(fmt: str, rows, *, piped: int | None = None, bad: int | None = None, odd=()) -> str:
     """The rows as a vw or counts file; ``piped``: that row holds a counts name with
     ``|`` (which stops the compiled path); ``bad``: a bad line inserted before that
-    row."""
+    row; ``odd``: rows given a feature the kernel leaves (:data:`_ODD`, in turn)."""
     lines = []
     for k, (positive, features) in enumerate(rows):
         names = [f"F{n}" if n % 7 else f"f{n}" for n, _ in features]
+        values = [value for _, value in features]
+        if k in odd:
+            names.append(_ODD[k % 2][0])
+            values.append(_ODD[k % 2][1])
         if k == piped:
             names.append("p|q")
-        values = [value for _, value in features] + ["1"] * (len(names) - len(features))
+        values += ["1"] * (len(names) - len(values))
         pairs = " ".join(f"{name}:{value}" for name, value in zip(names, values, strict=True))
         if fmt == "vw":
             lines.append(f"{1 if positive else -1} |{'ns ' if k % 3 else ' '}{pairs}")
@@ -56,19 +65,24 @@ def _text(fmt: str, rows, *, piped: int | None = None, bad: int | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def _batches(path, fmt: str, chunk_size: int, threads: int, monkeypatch):
+def _batches(path, fmt: str, chunk_size: int, threads: int, monkeypatch, sublinear=True):
     """What a streamed pass takes from the pipeline, block by block (arrays copied: the
-    ring reuses them), and the error that stopped it (None: none)."""
+    ring reuses them), and the error that stopped it (None: none). Without
+    ``sublinear`` tf the batches' matrices are views of the parsers' rings."""
     monkeypatch.setattr(_chunks, "_parser_threads", lambda: threads)
-    featurizer = TextFeaturizer(**_PAIRS, n_features=32)
+    featurizer = TextFeaturizer(**{**_PAIRS, "sublinear_tf": sublinear}, n_features=32)
     reader = _chunks._PairsReader(featurizer, fmt)
     assert len(reader.parsers()) == threads
     taken: list[tuple] = []
     error = None
     try:
         for batch in _chunks._pairs_read(str(path), reader, chunk_size, False):
-            names = None if batch.new_names is None else list(batch.new_names)
-            columns = None if batch.new_columns is None else batch.new_columns.tolist()
+            # A block of pieces: the names each compiled piece reports.
+            pieces = batch.pieces or [batch]
+            names = [None if p.new_names is None else list(p.new_names) for p in pieces]
+            columns = [None if p.new_columns is None else p.new_columns.tolist() for p in pieces]
+            if batch.pieces is None:
+                names, columns = names[0], columns[0]
             X, y, w = _chunks._pairs_features(batch, featurizer, fit=True)
             taken.append(
                 (
@@ -297,7 +311,10 @@ def test_a_block_that_stops_the_compiled_path_stops_it_for_blocks_parsed_ahead(
     two = _batches(path, "counts", 10, 2, monkeypatch)
     assert ahead_compiled == [True]
     assert one == two
-    assert [names is None for *_, names, _ in one[0]] == [False, False, True, True, True, True]
+    # Block 3 in pieces: its first line alone, the rest after the stop (no names).
+    reported = [names for *_, names, _ in one[0]]
+    assert [names is None for names in reported] == [False, False, False, True, True, True]
+    assert reported[2] == [None, None]
 
 
 def test_ring_arrays_sized_by_the_densest_block_grow_for_a_denser_one():
@@ -324,4 +341,115 @@ def test_ring_arrays_sized_by_the_densest_block_grow_for_a_denser_one():
         if k == 0:  # sized by a guess, well below the bound
             assert ring._sets[0][0][1] < len(raw) // 2
     assert ring._sets[1][0][1] >= len(blocks[1]) // 2 + 2  # grown to the bound
+    assert featurizers[0].feature_names() == featurizers[1].feature_names()
+
+
+@_SETTINGS
+@given(
+    fmt=st.sampled_from(["vw", "counts"]),
+    rows=_ROWS,
+    chunk_size=st.integers(1, 30),
+    odd=st.lists(st.integers(0, 80), max_size=8),
+    run=st.booleans(),
+    bad=st.none() | st.integers(0, 80),
+    sublinear=st.booleans(),
+)
+def test_lines_the_kernel_leaves_give_what_the_reference_reader_gives(
+    tmp_path, monkeypatch, fmt, rows, chunk_size, odd, run, bad, sublinear
+):
+    """Lines the kernel leaves anywhere (first, last, at a block's edge, several in a
+    row), read alone by the reference reader, the kernel reading the lines around
+    them: with one thread or two, the batches (matrices, labels, weights), the names
+    and the error of a bad line are those of the reference reader for every block
+    (_MAX_FALLBACKS = 0) and of the reference reader for a whole block the kernel
+    leaves (= 1, the reader before lines were read alone)."""
+    lines = {k % len(rows) for k in odd}
+    if run and lines:  # a run of lines after the first
+        first = min(lines)
+        lines.update(range(first, min(first + 4, len(rows))))
+    bad = None if bad is None else bad % (len(rows) + 1)
+    path = tmp_path / f"d.{fmt}"
+    path.write_text(_text(fmt, rows, bad=bad, odd=lines))
+    outcomes = {}
+    for most in (0, 1, _chunks._MAX_FALLBACKS):
+        monkeypatch.setattr(_chunks, "_MAX_FALLBACKS", most)
+        for threads in (1, 2):
+            taken, error, names = _batches(path, fmt, chunk_size, threads, monkeypatch, sublinear)
+            outcomes[most, threads] = ([batch[:6] for batch in taken], error, names)
+            if threads == 1:
+                one = taken
+        assert taken == one  # the names each block (or piece) reports too
+    assert all(outcome == outcomes[0, 1] for outcome in outcomes.values())
+    error = outcomes[0, 1][1]
+    assert (error is None) == (bad is None)
+    if bad is not None:
+        assert error.startswith(f"{path}:{bad + 1}: ")
+
+
+@pytest.mark.parametrize("fmt", ["vw", "counts"])
+def test_streamed_model_reads_alone_the_lines_the_kernel_leaves(tmp_path, monkeypatch, fmt):
+    """Odd lines first, last, at blocks' edges and in a run: the reference reader reads
+    those lines only (in each epoch, and in the labels' pass of a scan), and the model,
+    names and scan are those of the reference reader (whole blocks) bit for bit."""
+    rng = np.random.default_rng(7)
+    rows = [
+        (bool(rng.integers(2)), [(int(n), "1") for n in rng.integers(0, 200, 12)])
+        for _ in range(300)
+    ]
+    odd = {0, 49, 50, 120, 121, 122, 123, 299}  # blocks of 50 lines
+    path = tmp_path / f"d.{fmt}"
+    path.write_text(_text(fmt, rows, odd=odd))
+    referenced: list[int] = []
+    reference = _chunks._PairsReader._reference
+
+    def counted(self, raw, *args):
+        referenced.append(raw.count(b"\n"))
+        return reference(self, raw, *args)
+
+    monkeypatch.setattr(_chunks._PairsReader, "_reference", counted)
+    options = {"epochs": 2, "chunk_size": 50}
+    fitted, scans = [], []
+    for most in (_chunks._MAX_FALLBACKS, 1, 0):
+        monkeypatch.setattr(_chunks, "_MAX_FALLBACKS", most)
+        referenced.clear()
+        fitted.append(_fit(path, 2, monkeypatch, **options))
+        if most > 1:
+            assert referenced == [1] * (2 * len(odd))  # each line alone, in two epochs
+        referenced.clear()
+        found = stream.scan(path, chunk_size=50)
+        scans.append((found.classes.tolist(), found.n_examples, found.n_bytes))
+        if most > 1:
+            assert referenced == [1] * len(odd)
+    assert scans[0] == scans[1] == scans[2]
+    (a, fa, ra), *others = fitted
+    for b, fb, rb in others:
+        assert a.coef_.tobytes() == b.coef_.tobytes()
+        assert a.intercept_.tobytes() == b.intercept_.tobytes()
+        assert fa.feature_names() == fb.feature_names()
+        assert [e["mistakes"] for e in ra.epochs] == [e["mistakes"] for e in rb.epochs]
+
+
+def test_a_block_in_pieces_takes_one_set_of_its_parsers_ring():
+    """A block the kernel reads around a line it leaves takes one set of the ring (the
+    window of blocks in flight counts a set a block), its other compiled pieces their
+    own arrays: the batches stay those of a reader without a ring."""
+    raw = b"1 | a b c\n-1 | d e\n1 | caf\xc3\xa9 x\n1 | g h i j\n-1 | k\n1 | l m\n"
+    options = {"labels": True, "n_features": None, "zero_based": "auto", "skip_bad_lines": False}
+    featurizers = [TextFeaturizer(**_PAIRS, n_features=64) for _ in range(2)]
+    ring, plain = (_chunks._PairsReader(f, "vw") for f in featurizers)
+    ring.ring = _chunks._PAIRS_WINDOW
+    batches = [reader.read(raw, "x", 1, len(raw), options) for reader in (ring, plain)]
+    assert ring._turn == 1 and len(ring._sets) == 1
+    pieces = batches[0].pieces
+    assert pieces is not None and [p.data is None for p in pieces] == [True, False, True]
+    ring_arrays = [array for _, arrays in ring._sets for array in arrays]
+    head = pieces[0].X
+    assert not any(np.shares_memory(head.indices, array) for array in ring_arrays)
+    got = [
+        _chunks._pairs_features(b, f, fit=True) for b, f in zip(batches, featurizers, strict=True)
+    ]
+    (Xa, ya, _), (Xb, yb, _) = got
+    assert Xa.data.tobytes() == Xb.data.tobytes() and ya.tolist() == yb.tolist()
+    assert np.array_equal(Xa.indices, Xb.indices) and np.array_equal(Xa.indptr, Xb.indptr)
+    assert ya.tolist() == [1, -1, 1, 1, -1, 1]
     assert featurizers[0].feature_names() == featurizers[1].feature_names()

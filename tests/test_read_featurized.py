@@ -377,8 +377,8 @@ def test_lines_the_kernel_leaves_are_read_alone(tmp_path, monkeypatch, every):
     compiled = []
     original = _chunks._PairsReader._compiled
 
-    def counted(self, raw, bytes_read, n_lines=None):
-        batch = original(self, raw, bytes_read, n_lines)
+    def counted(self, raw, bytes_read, n_lines=None, **kwargs):
+        batch = original(self, raw, bytes_read, n_lines, **kwargs)
         compiled.append(batch is not None)
         return batch
 

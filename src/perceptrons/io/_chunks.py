@@ -281,6 +281,8 @@ class _PairsBatch:
     # reference reader (a counts block before it stopped the compiled path).
     raw: bytes = b""
     first_line: int = 0
+    # Or the block as consecutive pieces of each kind (:meth:`_PairsReader.read`).
+    pieces: list[_PairsBatch] | None = None
 
 
 class _PairsReader:
@@ -289,9 +291,10 @@ class _PairsReader:
     featurizer: what ``read_data`` then the featurizer's ``transform`` give, bit for bit,
     with the names of the hashed columns kept as its ``partial_fit`` keeps them.
 
-    A block the kernel cannot read exactly (a bad line, a number off its exact path,
-    a byte outside ASCII...) is read by the reference reader, which also words its
-    errors. The names table lives as long as the reader (one
+    The lines of a block the kernel cannot read exactly (a bad line, a number off its
+    exact path, a byte outside ASCII...) are read by the reference reader, which also
+    words their errors, the lines around them by the kernel (:meth:`read_parts`). The
+    names table lives as long as the reader (one
     :func:`~perceptrons.io.stream.fit_stream` run, every epoch): each block reports only
     the names it has not seen, which :meth:`TextFeaturizer._add_new_hashed_names` merges
     exactly while the known names are normalized; when they are not (a featurizer fitted
@@ -379,22 +382,24 @@ class _PairsReader:
         compiled path stops it for the blocks after it, even those parsed already
         (read again here); the new names of a batch parsed beside another thread
         are those not reported before."""
-        if batch.data is not None:
-            if self._stops_compiled(batch.raw):
-                self.taken_compiled = False
-                for parser in self.parsers():
-                    parser.compiled = False
-            return batch
-        if not self.taken_compiled:
+        if batch.data is None and not self.taken_compiled:  # the compiled lines too
             return self._reference(batch.raw, name, batch.first_line, batch.bytes_read, options)
         known = self.known
-        if known is not None and batch.new_names is not None:
-            assert batch.new_columns is not None
-            fresh = [k for k, term in enumerate(batch.new_names) if term not in known]
-            if len(fresh) < len(batch.new_names):
-                batch.new_columns = batch.new_columns[fresh]
-                batch.new_names = [batch.new_names[k] for k in fresh]
-            known.update(batch.new_names)
+        # A piece that stops the compiled path is the parser's last compiled one: it
+        # read the rest of the block by the reference reader.
+        for piece in batch.pieces or [batch]:
+            if piece.data is not None:
+                if self._stops_compiled(piece.raw):
+                    self.taken_compiled = False
+                    for parser in self.parsers():
+                        parser.compiled = False
+            elif known is not None and piece.new_names is not None:
+                assert piece.new_columns is not None
+                fresh = [k for k, term in enumerate(piece.new_names) if term not in known]
+                if len(fresh) < len(piece.new_names):
+                    piece.new_columns = piece.new_columns[fresh]
+                    piece.new_names = [piece.new_names[k] for k in fresh]
+                known.update(piece.new_names)
         return batch
 
     def _stops_compiled(self, raw: bytes) -> bool:
@@ -412,16 +417,14 @@ class _PairsReader:
         *,
         n_lines: int | None = None,
     ) -> _PairsBatch | None:
-        """One block of whole lines (``n_lines`` of them, when known); ``None`` when it
-        holds no example."""
-        batch = None
-        if self.compiled:
-            self.source = name  # for the message of an allocation refused
-            batch = self._compiled(raw, bytes_read, n_lines)
-        if batch is None:
-            batch = self._reference(raw, name, first_line, bytes_read, options)
-        if batch is not None:
-            batch.raw, batch.first_line = raw, first_line
+        """One block of whole lines (``n_lines`` of them, when known), one batch (of
+        pieces where the kernel left lines to the reference reader: one non-ASCII line
+        would cost its whole block); ``None`` when it holds no example."""
+        pieces = self.read_parts(raw, name, first_line, bytes_read, options, n_lines=n_lines)
+        if not pieces:
+            return None
+        batch = pieces[0] if len(pieces) == 1 else _PairsBatch(bytes_read, pieces=pieces)
+        batch.raw, batch.first_line = raw, first_line  # read again whole by take()
         return batch
 
     def _reference(
@@ -431,7 +434,9 @@ class _PairsReader:
         data = _parse(raw, self.fmt, name, first_line, self.skipped, **options)
         if self._stops_compiled(raw):
             self.compiled = False
-        return None if data is None else _PairsBatch(bytes_read=bytes_read, data=data)
+        if data is None:
+            return None
+        return _PairsBatch(bytes_read=bytes_read, data=data, raw=raw, first_line=first_line)
 
     def read_parts(
         self,
@@ -443,10 +448,10 @@ class _PairsReader:
         *,
         n_lines: int | None = None,
     ) -> list[_PairsBatch]:
-        """:meth:`read` of a block whose rows need not stay one batch (the batches of a
-        whole file read in memory): where the kernel gives up, only the lines up to the
-        one it stopped at go to the reference reader, the lines before it and after it
-        back to the kernel."""
+        """A block as consecutive batches (those without an example left out): where
+        the kernel gives up, only the lines up to the one it stopped at go to the
+        reference reader, the lines before it and after it back to the kernel. A whole
+        file read in memory keeps them apart; :meth:`read` makes them one batch."""
         hashing = self._hashing
         batches: list[_PairsBatch] = []
         newlines = None  # the block's newline offsets, found at the first fallback
@@ -476,7 +481,8 @@ class _PairsReader:
                 else len(raw)
             )
             if rows > 0:  # the lines before the stop, which the kernel reads
-                head = self._compiled(raw[start:line_start], bytes_read)
+                # Its own arrays: a block takes at most one set of a ring (the rest's).
+                head = self._compiled(raw[start:line_start], bytes_read, keep=True)
                 assert head is not None  # the same lines read again
                 batches.append(head)
                 reference_from, reference_line = line_start, first_line + stop - 1
@@ -576,10 +582,11 @@ class _PairsReader:
         self.store = store
 
     def _compiled(
-        self, raw: bytes, bytes_read: int, n_lines: int | None = None
+        self, raw: bytes, bytes_read: int, n_lines: int | None = None, *, keep: bool = False
     ) -> _PairsBatch | None:
         """The block through the kernel (``n_lines``: its lines, counted if not given);
-        ``None`` where the kernel gives up."""
+        ``None`` where the kernel gives up. ``keep``: the batch's arrays are copies,
+        the ring's turn stays (a piece of a block, not its last)."""
         hashing = self._hashing
         buf = np.frombuffer(raw, dtype=np.uint8)
         vectorizer = self.vectorizer
@@ -610,8 +617,10 @@ class _PairsReader:
                 out = self._buffers(len(buf), n_lines, bound=True)
                 data, indices, indptr, labels, spans, weights, records, _ = out
         rows, nnz = int(state[hashing.ROWS]), int(state[hashing.NNZ])
-        if self.ring:  # the next batch takes the ring's next set
+        ring = self.ring and not keep
+        if ring:  # the next batch takes the ring's next set
             self._turn += 1
+        if self.ring:
             self._density = max(self._density, nnz / len(buf))
         columns, names = None, None
         if self.names:
@@ -626,7 +635,7 @@ class _PairsReader:
         X = None
         if not self.labels_only:
             # Views of the ring's arrays, which live as long as the batch needs them.
-            own = (lambda array: array) if self.ring else np.copy
+            own = (lambda array: array) if ring else np.copy
             X = vectorizer.hashed_matrix(
                 own(indices[:nnz]),
                 own(indptr[: rows + 1]),
@@ -1062,8 +1071,8 @@ def _pairs_label_chunks(
         batch = reader.read(raw, name, first_line, bytes_read, options, n_lines=n_lines)
         if batch is None:
             continue
-        y = batch.y if batch.data is None else batch.data.y
-        assert y is not None  # labels=True
+        pieces = batch.pieces or [batch]
+        y = _joined_labels([piece.y if piece.data is None else piece.data.y for piece in pieces])
         data = LabeledData(X=None, texts=[""] * len(y), y=y, format=fmt, source=name)
         yield Chunk(data=data, first_line=first_line, bytes_read=bytes_read)
 
@@ -1113,6 +1122,8 @@ def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
     """(X, y, sample weights or None) of a block read by :class:`_PairsReader`: the
     featurizer's output for its documents, the featurizer learning their names
     (``fit``, as ``partial_fit``) or not (as ``transform``)."""
+    if batch.pieces is not None:  # featurized in file order (the names), then one batch
+        return _joined([_pairs_features(piece, featurizer, fit=fit) for piece in batch.pieces])
     if batch.data is not None:  # the reference path
         data = batch.data
         X = _features(data, featurizer) if fit else featurizer.transform(data.texts)
@@ -1124,6 +1135,29 @@ def _pairs_features(batch: _PairsBatch, featurizer, *, fit: bool):
         featurizer._add_new_hashed_names(batch.new_columns, batch.new_names)
     X = batch.X if batch.weighed else featurizer._weigh(batch.X)
     return X, batch.y, batch.sample_weight
+
+
+def _joined(parts: list[tuple[Any, np.ndarray, np.ndarray | None]]):
+    """(X, y, sample weights or None) of consecutive pieces of a file, as the reference
+    reader gives them read together: the weights ones where a piece has none."""
+    from perceptrons._validation import canonical_csr
+
+    y = _joined_labels([y for _, y, _ in parts])
+    w = None
+    if any(part[2] is not None for part in parts):
+        w = np.concatenate([np.ones(len(y_p)) if w_p is None else w_p for _, y_p, w_p in parts])
+    X = parts[0][0] if len(parts) == 1 else sp.vstack([part[0] for part in parts], format="csr")
+    return canonical_csr(X), y, w
+
+
+def _joined_labels(labels: list[Any]) -> np.ndarray:
+    """The labels of consecutive pieces of a file (labels required), as read together."""
+    assert all(y is not None for y in labels)
+    if len(labels) == 1:
+        return labels[0]
+    if labels[0].dtype.kind in "iuf":  # vw: integers only when every label is one
+        return numeric_labels(np.concatenate([y.astype(np.float64) for y in labels]))
+    return np.concatenate(labels)
 
 
 def _pairs_batches(name, options, featurizer, reader: _PairsReader):
@@ -1149,7 +1183,7 @@ def read_pairs(
     ``fit_transform`` (``fit``) or ``transform`` of its texts give, bit for bit,
     without the texts.
 
-    Blocks the kernel cannot read exactly go through :func:`read_data` and the
+    Lines the kernel cannot read exactly go through :func:`read_data` and the
     featurizer, which word the errors (``PATH:LINE``).
 
     Returns
@@ -1158,23 +1192,17 @@ def read_pairs(
         ``X`` the featurizer's output and ``texts`` ``None``; labels, importance
         weights and skipped lines as :func:`read_data` gives them for the whole file.
     """
-    from perceptrons._validation import canonical_csr
-
     if fit:
         featurizer.fit([""])  # fit_transform starts afresh: no names yet
     reader = _PairsReader(featurizer, fmt, names=fit)
     reader.parts = True  # a line the kernel leaves costs that line, not its block
     skipped: list[tuple[int, str]] = []
     reader.skipped = skipped
-    parts: list[sp.csr_matrix] = []
-    labels: list[np.ndarray] = []
-    weights: list[np.ndarray | None] = []
+    parts: list[tuple[Any, np.ndarray, np.ndarray | None]] = []
     for batch in _pairs_read(name, reader, chunk_size, skip_bad_lines, whole=True):
         X, y, w = _pairs_features(batch, featurizer, fit=fit)
         assert y is not None  # labels required
-        parts.append(X)
-        labels.append(y)
-        weights.append(w)
+        parts.append((X, y, w))
     if not parts:  # no example: the reference reader says why
         data = read_data(name, fmt, labels=True, skip_bad_lines=skip_bad_lines)
         assert data.texts is not None  # a text format
@@ -1188,20 +1216,9 @@ def read_pairs(
             skipped=data.skipped,
             sample_weight=data.sample_weight,
         )
-    if fmt == "vw":  # integers only when every label of the file is one
-        y = numeric_labels(np.concatenate([part.astype(np.float64) for part in labels]))
-    else:
-        y = np.concatenate(labels)
-    sample_weight = None
-    if any(w is not None for w in weights):
-        sample_weight = np.concatenate(
-            [
-                np.ones(len(y_part)) if w is None else w
-                for w, y_part in zip(weights, labels, strict=True)
-            ]
-        )
+    X, y, sample_weight = _joined(parts)
     return LabeledData(
-        X=canonical_csr(parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")),
+        X=X,
         texts=None,
         y=y,
         format=fmt,

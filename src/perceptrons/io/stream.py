@@ -43,8 +43,9 @@ featurizer would give, bit for bit, and reports only the names it has not seen b
 which the featurizer adds to the names of its hashed columns as ``partial_fit`` would
 (with two threads, each with its own table, the names a thread reports are filtered
 in file order against those reported before: the same names, in the same order).
-A chunk it cannot read exactly (a bad line, a byte outside ASCII, a number off its
-exact path) goes through ``read_data`` and the featurizer, which word the errors.
+The lines of a chunk it cannot read exactly (a bad line, a byte outside ASCII, a number
+off its exact path) go through ``read_data`` and the featurizer, which word the errors,
+the lines around them through the kernel, the chunk still one batch.
 
 A tf-idf featurizer (``weighting="tfidf"``) costs a parse pass before training: the
 readers count the terms (a ``"tf"`` featurizer of the same hashing,

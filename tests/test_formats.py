@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perceptrons.datasets import DATA_ENV_VAR, shared_data_dir
 from perceptrons.io import formats
@@ -951,3 +953,14 @@ def test_csv_cells_are_ascii_decimal_too(tmp_path, token):
     assert _error(path).startswith(f'{path}:3: column "a" is not a number')
     data = read_data(path, skip_bad_lines=True)
     np.testing.assert_array_equal(data.X, [[1.0, 2.0], [4.0, 5.0]])
+
+
+@settings(deadline=None, max_examples=200)
+@given(text=st.text(alphabet="ab \n\r\t", max_size=60), piece=st.integers(1, 8))
+def test_text_files_are_split_into_the_lines_of_str_split_a_piece_at_a_time(text, piece):
+    """The pieces (a few characters here, a mebibyte in use) cut only at newlines."""
+    from perceptrons.io.formats import _text
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_text, "_PIECE", piece)
+        assert list(_text._lines(text)) == text.split("\n")

@@ -155,7 +155,8 @@ def test_the_commands_of_a_linear_model_import_no_scikit_learn(tmp_path, train_o
     _check_the_core_commands(tmp_path, data, train_options)
 
 
-# ASCII documents: the compiled tokenizer (a document that is not ASCII is scikit-learn's).
+# ASCII documents (the compiled tokenizer), documents beyond ASCII (the core's analyzer
+# and hash: Unicode case, combining marks, digits and whitespace), name:value pairs.
 TEXT_FILES = {
     "small.txt": "".join(
         f"__label__{label} {words}\n"
@@ -164,6 +165,16 @@ TEXT_FILES = {
             ("b", "bad film"),
             ("a", "good plot"),
             ("b", "dull acting"),
+            ("c", "a long film"),
+        ]
+    ),
+    "unicode.txt": "".join(
+        f"__label__{label} {words}\n"
+        for label, words in [
+            ("a", "Caf\u00c9 cr\u00e8me bien"),
+            ("b", "\u0130stanbul \u03a3\u039f\u03a6\u0399\u0391 film"),
+            ("a", "good plot"),
+            ("b", "nai\u0308ve\u3000acting \u0663\u0664"),
             ("c", "a long film"),
         ]
     ),
@@ -178,17 +189,18 @@ TEXT_FILES = {
 def test_the_commands_of_a_text_model_import_no_scikit_learn(tmp_path, name, train_options):
     """The same for text: the core's featurizer and pipeline (perceptrons.text)."""
     data = tmp_path / name
-    data.write_text(TEXT_FILES[name])
+    data.write_text(TEXT_FILES[name], encoding="utf-8")
     if name.endswith(".counts") and train_options:
         train_options = (*train_options, "--classes=mid,neg,pos")
     _check_the_core_commands(tmp_path, data, train_options)
 
 
-def test_the_commands_of_a_learned_vocabulary_import_no_scikit_learn(tmp_path):
+@pytest.mark.parametrize("name", ["small.txt", "unicode.txt"])
+def test_the_commands_of_a_learned_vocabulary_import_no_scikit_learn(tmp_path, name):
     """The same with a vocabulary learned from the text (--features vocabulary): the
-    core's own CountVectorizer for ASCII documents (perceptrons.text._vocabulary)."""
-    data = tmp_path / "small.txt"
-    data.write_text(TEXT_FILES["small.txt"])
+    core's own CountVectorizer (perceptrons.text._vocabulary)."""
+    data = tmp_path / name
+    data.write_text(TEXT_FILES[name], encoding="utf-8")
     _check_the_core_commands(tmp_path, data, ("--features", "vocabulary"))
 
 

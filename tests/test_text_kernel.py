@@ -20,13 +20,17 @@ from perceptrons import Perceptron, TextFeaturizer, load, save
 from perceptrons._kernels import tokens
 from perceptrons.cli import main
 from perceptrons.features import top_features
+from perceptrons.text import featurizer as core
 
 
 class _Reference(TextFeaturizer):
-    """The featurizer with scikit-learn counting every document (the path before the
-    compiled one)."""
+    """The featurizer with scikit-learn's HashingVectorizer counting every document (the
+    path before the compiled tokenizer and the core's own analyzer)."""
 
     _compiled = False
+
+    def _make_vectorizer(self, terms=None):
+        return self._sklearn_vectorizer(terms)
 
 
 def _assert_identical(A, B):
@@ -168,30 +172,77 @@ def test_the_kernel_stops_without_room_and_at_a_byte_beyond_ascii():
     assert code == tokens.NOT_ASCII and list(state) == [1, 1]
 
 
-def test_only_documents_beyond_ascii_take_scikit_learns_path(monkeypatch):
+def _refuse_scikit_learn(monkeypatch):
+    """Make scikit-learn's vectorizer for the featurizer's analyzer an error."""
+
+    def refused(self, terms):
+        raise AssertionError("scikit-learn's vectorizer made for a str document")
+
+    monkeypatch.setattr(core.TextFeaturizer, "_sklearn_vectorizer", refused)
+
+
+def test_only_documents_beyond_ascii_leave_the_compiled_tokenizer(monkeypatch):
+    """The others are counted by the core's analyzer and hash, not scikit-learn's."""
     seen = []
-    transform = HashingVectorizer.transform
+    transform = core._HashingVectorizer.transform
 
     def spy(self, X):
         X = list(X)
         seen.append(X)
         return transform(self, X)
 
-    monkeypatch.setattr(HashingVectorizer, "transform", spy)
+    monkeypatch.setattr(core._HashingVectorizer, "transform", spy)
     ascii_texts = ["The cat sat", "", "a_b 12 x\x1cy\x00z", "\x7f"]
+    mixed = ["plain", "café crème", "more plain", "İstanbul\u3000x"]
     for tokenizer in ("regex", "whitespace"):
-        featurizer = TextFeaturizer(weighting="tf", tokenizer=tokenizer)
-        featurizer.fit_transform(ascii_texts)
-        featurizer.transform(ascii_texts)
-        featurizer.transform(np.array(ascii_texts))
-        assert seen == []  # every document compiled
-        mixed = ["plain", "café crème", "more plain", "İstanbul\u3000x"]
-        X = featurizer.transform(mixed)
+        expected = _Reference(weighting="tf", tokenizer=tokenizer).fit(mixed).transform(mixed)
+        with monkeypatch.context() as patched:
+            _refuse_scikit_learn(patched)
+            featurizer = TextFeaturizer(weighting="tf", tokenizer=tokenizer)
+            featurizer.fit_transform(ascii_texts)
+            featurizer.transform(ascii_texts)
+            featurizer.transform(np.array(ascii_texts))
+            assert seen == []  # every document compiled
+            X = featurizer.transform(mixed)
         assert seen == [["café crème", "İstanbul\u3000x"]]  # only these, once
-        _assert_identical(
-            X, _Reference(weighting="tf", tokenizer=tokenizer).fit(mixed).transform(mixed)
-        )
+        _assert_identical(X, expected)
         seen.clear()
+
+
+# Any Unicode but lone surrogates (refused by number): letters whose lower case is
+# longer or differs, combining marks, digits of other scripts, connector punctuation.
+UNICODE = st.text(
+    alphabet=st.one_of(
+        st.characters(exclude_categories=["Cs"]),
+        st.sampled_from("aZ_9 \u0130\u03a3\u1e9e\u0301\u0663\u203f\u00a0\u2028\u3000\x85"),
+    ),
+    max_size=40,
+)
+
+
+@settings(deadline=None, max_examples=150)
+@given(
+    texts=st.lists(UNICODE, min_size=1, max_size=6),
+    params=params.map(lambda p: {**p, "weighting": p["weighting"].replace("tfidf", "tf")}),
+)
+def test_unicode_documents_are_hashingvectorizers_without_scikit_learn(texts, params):
+    """Any Unicode ``str``, counted by the core's analyzer and the compiled MurmurHash3,
+    gives scikit-learn's HashingVectorizer's counts (or presence) bit for bit, with no
+    scikit-learn vectorizer made; so do the names of the hashed columns."""
+    params = {**params, "sublinear_tf": False}
+    expected = _Reference(**params).fit_transform(texts)
+    with pytest.MonkeyPatch.context() as patched:
+        _refuse_scikit_learn(patched)
+        featurizer = TextFeaturizer(**params, hashed_names=True)
+        X = featurizer.fit_transform(texts)
+        names = featurizer.name_columns(texts)
+    _assert_identical(X, expected)
+    analyze = _Reference(**params)._sklearn_vectorizer(None).build_analyzer()
+    terms = {term for text in texts for term in analyze(text)}
+    theirs: dict[int, list[str]] = {}
+    for term in sorted(terms):
+        theirs.setdefault(abs(murmurhash3_32(term, seed=0)) % params["n_features"], []).append(term)
+    assert names == {column: "|".join(group) for column, group in theirs.items()}
 
 
 def test_no_documents_make_no_rows():
@@ -207,8 +258,20 @@ def test_documents_that_are_not_str_are_refused_by_number():
     featurizer = TextFeaturizer(weighting="tf").fit(["a text"])
     with pytest.raises(ValueError, match=r"^TextFeaturizer: document 1 is float, not str$"):
         featurizer.transform(["fine", np.nan])
-    # bytes are decoded by scikit-learn, as before
-    _assert_identical(featurizer.transform([b"ab cd"]), featurizer.transform(["ab cd"]))
+    # bytes are decoded by scikit-learn, as before: its analyzer made at the first
+    made = []
+    sklearn_vectorizer = core.TextFeaturizer._sklearn_vectorizer
+
+    def counted(self, terms):
+        made.append(terms)
+        return sklearn_vectorizer(self, terms)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(core.TextFeaturizer, "_sklearn_vectorizer", counted)
+        featurizer = TextFeaturizer(weighting="tf").fit(["a text"])
+        bytes_counts = featurizer.transform([b"ab cd", "caf\u00e9", "caf\u00e9".encode()])
+        assert made == [None]
+    _assert_identical(bytes_counts, featurizer.transform(["ab cd", "caf\u00e9", "caf\u00e9"]))
     # NumPy's strings go the compiled path too (their lower and split are str's)
     texts = np.array(["Ab cd", "x yy", "é zz"])
     _assert_identical(

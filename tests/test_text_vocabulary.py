@@ -25,6 +25,21 @@ ascii_documents = st.lists(
     ),
     max_size=10,
 )
+# Any Unicode but lone surrogates (refused by number): cases, combining marks, digits
+# and connector punctuation of other scripts, Unicode whitespace.
+unicode_documents = st.lists(
+    st.one_of(
+        st.text(alphabet=ASCII_ALPHABET, max_size=30),
+        st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=30),
+        st.lists(
+            st.sampled_from(
+                [*WORDS, "Caf\u00c9", "\u0130x", "\u03a3\u03c3", "a\u0301b", "\u0663\u203f"]
+            ),
+            max_size=12,
+        ).map(" \u3000".join),
+    ),
+    max_size=10,
+)
 params = st.fixed_dictionaries(
     {
         "tokenizer": st.sampled_from(["regex", "whitespace"]),
@@ -73,30 +88,34 @@ def _fit_both(params, train):
 
 
 @settings(deadline=None, max_examples=300)
-@given(train=ascii_documents, test=ascii_documents, params=params)
+@given(train=unicode_documents, test=unicode_documents, params=params)
 def test_the_vocabulary_is_count_vectorizers(train, test, params):
-    fitted = _fit_both(params, train)
-    if fitted is None:  # the same error
-        return
-    ours, theirs, X, expected = fitted
-    _assert_same_counts(X, expected)
-    assert ours.feature_names() == theirs.get_feature_names_out().tolist()
-    assert ours.n_features_out_ == len(theirs.vocabulary_)
-    _assert_same_counts(ours.transform(test), theirs.transform(test))
+    """Bit for bit, for any Unicode str, with no scikit-learn vectorizer made."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(core.TextFeaturizer, "_sklearn_vectorizer", _refused)
+        fitted = _fit_both(params, train)
+        if fitted is None:  # the same error
+            return
+        ours, theirs, X, expected = fitted
+        _assert_same_counts(X, expected)
+        assert ours.feature_names() == theirs.get_feature_names_out().tolist()
+        assert ours.n_features_out_ == len(theirs.vocabulary_)
+        _assert_same_counts(ours.transform(test), theirs.transform(test))
+
+
+def _refused(self, terms):
+    raise AssertionError("scikit-learn's vectorizer made for a str document")
 
 
 def test_ascii_documents_import_nothing_of_scikit_learn(monkeypatch):
-    def refused(self, terms):
-        raise AssertionError("scikit-learn's vectorizer made for ASCII documents")
-
-    monkeypatch.setattr(core.TextFeaturizer, "_sklearn_vectorizer", refused)
+    monkeypatch.setattr(core.TextFeaturizer, "_sklearn_vectorizer", _refused)
     featurizer = TextFeaturizer(vocabulary="fit", ngram_range=(1, 2), min_df=2)
     featurizer.fit(["the cat sat", "the cat ran", "a dog ran"])
     assert featurizer.feature_names() == ["cat", "ran", "the", "the cat"]
     assert featurizer.transform(["The CAT ran away"]).toarray().shape == (1, 4)
 
 
-# Documents scikit-learn analyzes: Unicode letters, case and whitespace, and bytes.
+# Unicode letters, case and whitespace (the core's analyzer), and bytes (scikit-learn's).
 OTHERS = [
     "Caf\u00e9 CAF\u00c9 na\u00efve",
     "\u0130stanbul \u03a3\u03c3\u03c2",
@@ -107,7 +126,9 @@ OTHERS = [
 
 @pytest.mark.parametrize("tokenizer", ["regex", "whitespace"])
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
-def test_documents_that_are_not_ascii_are_scikit_learns(monkeypatch, tokenizer, ngram_range):
+def test_documents_that_are_not_ascii_or_not_str_are_count_vectorizers(
+    monkeypatch, tokenizer, ngram_range
+):
     params = {"tokenizer": tokenizer, "lowercase": True, "ngram_range": ngram_range, "min_df": 1}
     train = ["the cat sat", *OTHERS, "The dog"]
     test = ["caf\u00e9 the", "cat", b"ok bytes", ""]
@@ -124,7 +145,7 @@ def test_documents_that_are_not_ascii_are_scikit_learns(monkeypatch, tokenizer, 
     assert ours.feature_names() == theirs.get_feature_names_out().tolist()
     assert "caf\u00e9" in ours.feature_names()
     _assert_same_counts(ours.transform(test), theirs.transform(test))
-    assert made == [None]  # its analyzer, made once, at the first such document
+    assert made == [None]  # its analyzer, made once, at the first bytes document
 
 
 def test_errors_are_count_vectorizers():

@@ -103,7 +103,9 @@ class TrainingState:
         """The current model: the last weights, or the exact mean of all of them."""
         if not self.averaged or self.count == 0:
             return self.weights.copy()
-        return self.weights - self.aux / self.count
+        # weights - aux / count, in the quotient's array: one model-sized temporary.
+        model = self.aux / self.count
+        return np.subtract(self.weights, model, out=model)
 
     def model_rows(self, rows: np.ndarray) -> np.ndarray:
         """``model()[rows]``: the same arithmetic on those rows only (a state whose
@@ -774,10 +776,18 @@ def _gather(array: np.ndarray | _checked.SparseArray, rows: np.ndarray) -> np.nd
 def _scattered(array: np.ndarray, rows: np.ndarray, n_rows: int) -> _checked.SparseArray:
     """The rows-only ``array`` as the coordinates of the ``n_rows``-row array it is part of."""
     width = int(np.prod(array.shape[1:], dtype=np.int64))
-    flat = array.reshape(array.shape[0], width)
-    local_rows, columns = np.nonzero((flat != 0) | np.signbit(flat))
-    index = rows[local_rows].astype(np.int64) * width + columns
-    return _checked.SparseArray((n_rows, *array.shape[1:]), index, flat[local_rows, columns])
+    flat = array.reshape(-1)
+    # The flat positions, turned into the whole array's in place: np.nonzero's row and
+    # column arrays, and the products of them, would hold several copies at once.
+    position = np.flatnonzero((flat != 0) | np.signbit(flat))
+    values = flat[position]
+    columns = position % width
+    position //= width
+    index = rows[position].astype(np.int64, copy=False)
+    del position
+    index *= width
+    index += columns
+    return _checked.SparseArray((n_rows, *array.shape[1:]), index, values)
 
 
 def _row_statistics(state: TrainingState | type[TrainingState]) -> bool:
@@ -934,9 +944,23 @@ class CompactState:
         if model.ndim == 1:
             model = model[:, np.newaxis]
         features = model[:-1]
-        local_rows, columns = np.nonzero(features)
+        rows = self.rows[:-1]
+        # Class by class (a column of the state, a row of coef_): the nonzero weights
+        # in row order, without the COO triplets of the whole model.
+        indices, data = [], []
+        for k in range(model.shape[1]):
+            weights = features[:, k]
+            nonzero = np.flatnonzero(weights)
+            indices.append(rows[nonzero])
+            data.append(weights[nonzero])
+        indptr = np.zeros(model.shape[1] + 1, dtype=np.int64)
+        np.cumsum([len(part) for part in indices], out=indptr[1:])
         coef = sp.csr_matrix(
-            (features[local_rows, columns], (columns, self.rows[:-1][local_rows])),
+            (
+                np.concatenate(data) if data else np.zeros(0),
+                np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64),
+                indptr,
+            ),
             shape=(model.shape[1], self.n_rows - 1),
         )
         return coef, model[-1].copy()

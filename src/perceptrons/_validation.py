@@ -392,7 +392,13 @@ def check_linear_model(
     """
     with np.errstate(over="ignore", invalid="ignore"):
         if sp.issparse(coef):
-            magnitude = np.asarray(abs(coef).sum(axis=1)).ravel()
+            coef = sp.csr_matrix(coef)
+            coef.sum_duplicates()
+            # |coef| sharing coef's indices: abs(coef) would copy them too.
+            absolute = sp.csr_matrix(
+                (np.abs(coef.data), coef.indices, coef.indptr), shape=coef.shape
+            )
+            magnitude = np.asarray(absolute.sum(axis=1)).ravel()
         else:  # by blocks of columns: a hashed model's |coef| would double its memory
             coef = np.asarray(coef)
             magnitude = np.zeros(coef.shape[0])

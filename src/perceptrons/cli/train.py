@@ -56,6 +56,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not featurized:
         featurizer = make_featurizer(args, train.format) if train.texts is not None else None
     X, X_dev = training_features(train, dev, featurizer=featurizer)
+    # The documents are featurized: not held through training (their features are).
+    train.texts = None
+    if dev is not None:
+        dev.texts = None
     sample_weight = train.sample_weight
     parallel = mixing.mixing_requested(args)
     if sample_weight is not None:
@@ -87,13 +91,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     # scores) is refused in one line with no file left behind.
     train_accuracy = float(estimator.score(X, train.y))
     dev_accuracy = float(estimator.score(X_dev, y_dev)) if dev is not None else None
+    n_examples, n_features = (int(n) for n in X.shape)
+    if summary is None or dev is not None:
+        # Not held while the model file is written (the training features are
+        # scored already; the parallel report scores them when there is no dev set).
+        X = None
     model = _pipeline(featurizer, estimator)
     path = save_model(args, model, estimator)
     result: dict[str, Any] = {
         "model": str(path),
         "algorithm": args.algorithm,
-        "examples": int(X.shape[0]),
-        "features": int(X.shape[1]),
+        "examples": n_examples,
+        "features": n_features,
         "classes": [str(c) for c in estimator.classes_],
         "sample_weights": sample_weight is not None,
         "epochs": records,

@@ -65,6 +65,23 @@ def _sum_repeats(X: sp.csr_array) -> sp.csr_array:
     return X
 
 
+def hashed_columns(names: list[str], n_features: int) -> np.ndarray:
+    """The column of each name (int32) as ``FeatureHasher(alternate_sign=False)`` hashes
+    it: the compiled MurmurHash3 (:func:`perceptrons._kernels.hashing.hash_names`) of
+    its UTF-8 bytes, seed 0, absolute value modulo ``n_features``. The names are
+    encodable (:func:`perceptrons.text.featurizer._checked_texts` refuses lone
+    surrogates)."""
+    from perceptrons._kernels.hashing import hash_names
+
+    encoded = [name.encode("utf-8") for name in names]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    ends = np.cumsum(lengths)
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    columns = np.empty(len(encoded), dtype=np.int32)
+    hash_names(buf, ends - lengths, ends, int(n_features), columns)
+    return columns
+
+
 class _PairsVectorizer:
     """``name:value`` documents to a sparse matrix: the part of scikit-learn's vectorizer
     interface :class:`~perceptrons.TextFeaturizer` uses, for ``tokenizer="pairs"``.
@@ -149,19 +166,12 @@ class _PairsVectorizer:
         input, no alternate sign) step by step, the names hashed by the compiled
         MurmurHash3 (:func:`perceptrons._kernels.hashing.hash_names`): a zero value is
         skipped, each name's UTF-8 bytes give its column, :meth:`hashed_matrix` sums."""
-        from perceptrons._kernels.hashing import hash_names
-
         assert self.n_features is not None  # hashing
         kept = [[(name, value) for name, value in doc if value != 0] for doc in docs]
         indptr = np.zeros(len(kept) + 1, dtype=np.int64)
         np.cumsum([len(doc) for doc in kept], out=indptr[1:])
-        encoded = [name.encode("utf-8") for doc in kept for name, _ in doc]
         values = np.array([value for doc in kept for _, value in doc], dtype=np.float64)
-        ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
-        starts = ends - np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        columns = np.empty(len(encoded), dtype=np.int32)
-        hash_names(buf, starts, ends, int(self.n_features), columns)
+        columns = hashed_columns([name for doc in kept for name, _ in doc], self.n_features)
         return self.hashed_matrix(columns, indptr, values)
 
     def hashed_matrix(

@@ -1,25 +1,25 @@
 """A learned vocabulary without scikit-learn: ``TextFeaturizer(vocabulary="fit")`` with
-the ``"regex"`` and ``"whitespace"`` tokenizers.
+the ``"regex"`` and ``"whitespace"`` tokenizers, and scikit-learn's word analyzer.
 
-:class:`_VocabularyVectorizer` does for ASCII documents what scikit-learn's
-``CountVectorizer(min_df=..., dtype=np.float64)`` does, bit for bit: the terms of the
-compiled tokenizer (:mod:`perceptrons._kernels.tokens`, whose rules on ASCII are these:
-``str.lower()``, the token pattern ``(?u)\\b\\w\\w+\\b`` or ``str.split()``, the word
-n-grams of every length joined by one space), counted per document; the vocabulary the
-terms in ``min_df`` documents or more (an int: documents; a float: that share of the
-training documents; ``max_df`` stays 1.0, CountVectorizer's default, as
-``_limit_features`` applies it), numbered in sorted term order; the counts as CSR with
-each row's columns sorted, terms outside the vocabulary dropped; CountVectorizer's
+:class:`_VocabularyVectorizer` does for ``str`` documents what scikit-learn's
+``CountVectorizer(min_df=..., dtype=np.float64)`` does, bit for bit: the terms of
+scikit-learn's analyzer (:func:`analyzer`: ``str.lower()``, the token pattern
+``(?u)\\b\\w\\w+\\b`` or ``str.split()``, the word n-grams of every length joined by
+one space; Python's own rules for any Unicode, as scikit-learn's are Python's; on ASCII
+the compiled tokenizer's, :mod:`perceptrons._kernels.tokens`), counted per document;
+the vocabulary the terms in ``min_df`` documents or more (an int: documents; a float:
+that share of the training documents; ``max_df`` stays 1.0, CountVectorizer's default,
+as ``_limit_features`` applies it), numbered in sorted term order; the counts as CSR
+with each row's columns sorted, terms outside the vocabulary dropped; CountVectorizer's
 errors, in its words and order. The terms are Python strings either way (a vocabulary
-is a dictionary of them), so the tokens come from :mod:`re` and :meth:`str.split`, on
-the same rules as the compiled tokenizer, and the counts from dictionaries.
+is a dictionary of them), so the tokens come from :mod:`re` and :meth:`str.split` and
+the counts from dictionaries.
 
-A document that is not a plain ASCII ``str`` (Python's Unicode rules for ``\\w``,
-``lower`` and whitespace differ beyond ASCII; bytes, which scikit-learn decodes) is
-analyzed by scikit-learn, imported when the first such document comes: its terms are
-those of scikit-learn's own analyzer for these parameters, counted with the others, so
-a fit or transform with such documents gives what CountVectorizer gives, as one with
-none does.
+A document that is not a plain ``str`` (bytes, which scikit-learn decodes; a ``str``
+subclass, whose methods may differ) is analyzed by scikit-learn, imported when the first
+such document comes (:func:`mixed_analyzer`): its terms are those of scikit-learn's own
+analyzer for these parameters, counted with the others, so a fit or transform with such
+documents gives what CountVectorizer gives, as one with none does.
 """
 
 from __future__ import annotations
@@ -40,14 +40,54 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _PLAIN_STR = (str, np.str_)
 
 
+def is_plain_str(text: Any) -> bool:
+    """Whether ``text`` is analyzed here: a ``str`` (or NumPy's, whose ``lower`` and
+    ``split`` are ``str``'s; a subclass may change what scikit-learn calls)."""
+    return type(text) in _PLAIN_STR
+
+
 def is_plain_ascii(text: Any) -> bool:
-    """Whether ``text`` is counted here: a ``str`` (or NumPy's, whose ``lower`` and
-    ``split`` are ``str``'s; a subclass may change what scikit-learn calls) of ASCII."""
+    """Whether ``text`` is a plain ``str`` (:func:`is_plain_str`) of ASCII: what the
+    compiled tokenizer counts."""
     return type(text) in _PLAIN_STR and text.isascii()
 
 
+def analyzer(
+    regex: bool, lowercase: bool, ngram_range: tuple[int, int]
+) -> Callable[[str], list[str]]:
+    """scikit-learn's word analyzer for a plain ``str`` (:func:`is_plain_str`), any
+    Unicode: ``str.lower()``, the token pattern ``(?u)\\b\\w\\w+\\b`` (``regex``) or
+    ``str.split()``, then ``_word_ngrams``; the same terms in the same order."""
+    tokenize = _TOKEN.findall if regex else str.split
+    min_n, max_n = int(ngram_range[0]), int(ngram_range[1])
+
+    def analyze(text: str) -> list[str]:
+        tokens = tokenize(text.lower() if lowercase else text)
+        return tokens if max_n == 1 else _word_ngrams(tokens, min_n, max_n)
+
+    return analyze
+
+
+def mixed_analyzer(
+    ours: Callable[[str], list[str]], theirs: Callable[[], Callable[[Any], list[str]]]
+) -> Callable[[Any], list[str]]:
+    """A document's terms: ``ours`` for a plain ``str``, else scikit-learn's analyzer,
+    ``theirs()`` called (and scikit-learn imported) when the first such document comes
+    (bytes, which scikit-learn decodes; a ``str`` subclass)."""
+    made: list[Callable[[Any], list[str]]] = []
+
+    def analyze(text: Any) -> list[str]:
+        if is_plain_str(text):
+            return ours(text)
+        if not made:
+            made.append(theirs())
+        return made[0](text)
+
+    return analyze
+
+
 class _VocabularyVectorizer:
-    """CountVectorizer's fit and transform for ASCII documents (see the module).
+    """CountVectorizer's fit and transform (see the module).
 
     ``terms``: a fixed vocabulary (a model file's), else learned by
     :meth:`fit_transform`. ``sklearn_vectorizer(terms)`` makes scikit-learn's
@@ -68,7 +108,7 @@ class _VocabularyVectorizer:
         self.regex, self.lowercase, self.binary, self.min_df = regex, lowercase, binary, min_df
         self.ngram_range = (int(ngram_range[0]), int(ngram_range[1]))
         self._sklearn_vectorizer = sklearn_vectorizer
-        self._sklearn_analyze: Any = None  # scikit-learn's, once a document needs it
+        self._analyze: Callable[[Any], list[str]] | None = None
         self._terms: list[str] | None = None
         self._columns: dict[str, int] = {}
         if terms is not None:
@@ -79,30 +119,14 @@ class _VocabularyVectorizer:
         self._columns = {term: column for column, term in enumerate(terms)}
 
     # ----------------------------------------------------------------- terms
-    def build_analyzer(self) -> Callable[[str], list[str]]:
-        """A document's terms, in CountVectorizer's order (for ASCII documents)."""
-        tokenize = _TOKEN.findall if self.regex else str.split
-        lowercase = self.lowercase
-        min_n, max_n = self.ngram_range
-
-        def analyze(text: str) -> list[str]:
-            tokens = tokenize(text.lower() if lowercase else text)
-            return tokens if max_n == 1 else _word_ngrams(tokens, min_n, max_n)
-
-        return analyze
-
-    def _analyzers(self, texts: list[Any]) -> Iterable[Callable[[Any], list[str]]]:
-        """Each document's analyzer: ours for a plain ASCII ``str``, else scikit-learn's
-        (imported, and its vectorizer made, when the first such document comes)."""
-        ours = self.build_analyzer()
-        for text in texts:
-            if is_plain_ascii(text):
-                yield ours
-            else:
-                if self._sklearn_analyze is None:
-                    vectorizer = self._sklearn_vectorizer(self._terms)
-                    self._sklearn_analyze = vectorizer.build_analyzer()
-                yield self._sklearn_analyze
+    def build_analyzer(self) -> Callable[[Any], list[str]]:
+        """A document's terms, in CountVectorizer's order (see :func:`mixed_analyzer`)."""
+        if self._analyze is None:
+            self._analyze = mixed_analyzer(
+                analyzer(self.regex, self.lowercase, self.ngram_range),
+                lambda: self._sklearn_vectorizer(self._terms).build_analyzer(),
+            )
+        return self._analyze
 
     def _count(
         self, texts: list[Any], column_of: Callable[..., int], fixed: bool
@@ -113,7 +137,8 @@ class _VocabularyVectorizer:
         indices: list[int] = []
         values: list[int] = []
         indptr = [0]
-        for text, analyze in zip(texts, self._analyzers(texts), strict=True):
+        analyze = self.build_analyzer()
+        for text in texts:
             counts = Counter(analyze(text))
             if fixed:
                 indices.extend(map(column_of, counts, repeat(-1)))

@@ -2,14 +2,14 @@
 
 :class:`TextFeaturizer` here is :class:`perceptrons.TextFeaturizer` without
 scikit-learn's face (:mod:`perceptrons._estimator`): the same parameters, output and
-files. What the command line uses needs no scikit-learn: the compiled tokenizer of a
-hashing featurizer (:mod:`perceptrons._kernels.tokens`, ASCII documents, bit for bit
-scikit-learn's ``HashingVectorizer``), ``name:value`` documents (``tokenizer="pairs"``),
-a learned vocabulary (``vocabulary="fit"``: :mod:`perceptrons.text._vocabulary`, ASCII
-documents, bit for bit scikit-learn's ``CountVectorizer``) and the weighting
-(:class:`perceptrons.text.weighting.TfidfWeighting`, bit for bit scikit-learn's
-``TfidfTransformer``). scikit-learn's vectorizers are imported when an input needs them,
-and only then: a document that is not ASCII, the names of hashed columns.
+files. ``str`` documents need no scikit-learn: hashing (the compiled tokenizer,
+:mod:`perceptrons._kernels.tokens`, for ASCII documents, :class:`_HashingVectorizer`
+for the others; bit for bit scikit-learn's ``HashingVectorizer``) and the names of
+hashed columns, ``name:value`` documents (``tokenizer="pairs"``), a learned vocabulary
+(``vocabulary="fit"``: :mod:`perceptrons.text._vocabulary`, bit for bit scikit-learn's
+``CountVectorizer``) and the weighting (:class:`perceptrons.text.weighting.TfidfWeighting`,
+bit for bit scikit-learn's ``TfidfTransformer``). scikit-learn's analyzer is imported
+for a document that is not a plain ``str`` (bytes, a ``str`` subclass), and only then.
 
 Over 600 lines: one class, :class:`TextFeaturizer`, whose parameters, checks and three
 paths (a vocabulary, hashing, ``name:value`` pairs) read one another; its parameter
@@ -32,8 +32,13 @@ from perceptrons._base import Trainable
 from perceptrons._memory import array_bytes, check_allocation
 from perceptrons._validation import canonical_csr
 from perceptrons.text._codec import _TextCodec
-from perceptrons.text._pairs import _PairsVectorizer
-from perceptrons.text._vocabulary import _VocabularyVectorizer, is_plain_ascii
+from perceptrons.text._pairs import _PairsVectorizer, hashed_columns
+from perceptrons.text._vocabulary import (
+    _VocabularyVectorizer,
+    analyzer,
+    is_plain_ascii,
+    mixed_analyzer,
+)
 from perceptrons.text.weighting import TfidfWeighting
 
 # MAX_NGRAM and MAX_N_FEATURES are documented where perceptrons.features exports them.
@@ -136,11 +141,11 @@ class TextFeaturizer(Trainable):
             )
 
     def _make_vectorizer(self, terms: list[str] | None = None) -> Any:
-        """The vectorizer for these parameters (``terms``: a fixed vocabulary): our own
-        for ``name:value`` documents and for a vocabulary, else scikit-learn's, made
-        (and scikit-learn imported) when first used: a hashing featurizer's compiled
-        tokenizer needs it only for a document that is not ASCII, as a vocabulary does
-        (:class:`~perceptrons.text._vocabulary._VocabularyVectorizer`)."""
+        """The vectorizer for these parameters (``terms``: a fixed vocabulary), our own:
+        for ``name:value`` documents, a vocabulary
+        (:class:`~perceptrons.text._vocabulary._VocabularyVectorizer`) or hashing
+        (:class:`_HashingVectorizer`). Each takes scikit-learn's analyzer (imported
+        then) only for a document that is not a plain ``str``."""
         if self.tokenizer == "pairs":
             return _PairsVectorizer(
                 lowercase=self.lowercase,
@@ -160,10 +165,11 @@ class TextFeaturizer(Trainable):
                 sklearn_vectorizer=self._sklearn_vectorizer,
                 terms=terms,
             )
-        return _Deferred(lambda: self._sklearn_vectorizer(terms))
+        return _HashingVectorizer(self)
 
     def _sklearn_vectorizer(self, terms: list[str] | None) -> Any:
-        """scikit-learn's vectorizer for these parameters (see :meth:`_make_vectorizer`)."""
+        """scikit-learn's vectorizer for these parameters, whose analyzer takes the
+        documents that are not a plain ``str`` (see :meth:`_make_vectorizer`)."""
         from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
         common = {
@@ -432,8 +438,9 @@ class TextFeaturizer(Trainable):
         for text in texts:
             terms.update(analyze(text))
         by_column: dict[int, list[str]] = {}
-        for term in sorted(terms):
-            column = _hashed_column(term, self.n_features)
+        ordered = sorted(terms)
+        columns_of = hashed_columns(ordered, self.n_features).tolist()
+        for term, column in zip(ordered, columns_of, strict=True):
             if wanted is None or column in wanted:
                 by_column.setdefault(column, []).append(term)
         return {column: "|".join(names) for column, names in by_column.items()}
@@ -532,14 +539,6 @@ def _check_idf_room(n_columns: int) -> None:
     )
 
 
-def _hashed_column(term: str, n_features: int) -> int:
-    """HashingVectorizer's column of a term (``abs(-2**31)`` is ``2**31`` here, the
-    same column modulo ``n_features`` as scikit-learn's special case)."""
-    from sklearn.utils import murmurhash3_32  # naming hashed columns: on request only
-
-    return abs(murmurhash3_32(term, seed=0)) % n_features
-
-
 def _hashed_counts(featurizer: TextFeaturizer, vectorizer: Any, texts: list[Any]) -> sp.csr_matrix:
     """What ``vectorizer.transform(texts)`` gives, the ASCII documents counted by the
     compiled tokenizer (:func:`perceptrons._kernels.tokens.hash_documents`) and the
@@ -614,16 +613,44 @@ def _rows_merged(counts: sp.csr_matrix, rows: sp.csr_matrix, where: list[int]) -
     return sp.csr_matrix((data, indices, indptr), shape=counts.shape)
 
 
-class _Deferred:
-    """A scikit-learn vectorizer made when first used (see
-    :meth:`TextFeaturizer._make_vectorizer`)."""
+class _HashingVectorizer:
+    """scikit-learn's ``HashingVectorizer(alternate_sign=False, norm=None)`` for a
+    featurizer's parameters, without scikit-learn for a plain ``str``: the terms of
+    :func:`~perceptrons.text._vocabulary.mixed_analyzer` (scikit-learn's analyzer only
+    for the other documents), the columns of
+    :func:`~perceptrons.text._pairs.hashed_columns`, then ``FeatureHasher``'s steps:
+    a 1 for each term, the repeats summed (``sum_duplicates``, which sorts each row's
+    columns), 1.0 for each nonzero with ``binary``. The compiled tokenizer
+    (:func:`_hashed_counts`) counts the ASCII documents; this, the others."""
 
-    def __init__(self, make: Any) -> None:
-        self._make, self._made = make, None
+    def __init__(self, featurizer: TextFeaturizer) -> None:
+        self.n_features = int(featurizer.n_features)
+        self.binary = featurizer.weighting == "binary"
+        min_n, max_n = featurizer.ngram_range
+        self._analyze = mixed_analyzer(
+            analyzer(
+                featurizer.tokenizer == "regex",
+                bool(featurizer.lowercase),
+                (int(min_n), int(max_n)),
+            ),
+            lambda: featurizer._sklearn_vectorizer(None).build_analyzer(),
+        )
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if self._made is None:
-            self._made = self._make()
-        return getattr(self._made, name)
+    def build_analyzer(self) -> Any:
+        """A document's terms, in scikit-learn's order."""
+        return self._analyze
+
+    def transform(self, texts: Iterable[Any]) -> sp.csr_matrix:
+        """The term counts of ``texts`` (float64, each row's columns sorted)."""
+        rows = [self._analyze(text) for text in texts]
+        if not rows:
+            raise ValueError("Cannot vectorize empty sequence.")  # FeatureHasher's
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(terms) for terms in rows], out=indptr[1:])
+        columns = hashed_columns([term for terms in rows for term in terms], self.n_features)
+        ones = np.ones(columns.shape[0], dtype=np.float64)
+        X = sp.csr_matrix((ones, columns, indptr), shape=(len(rows), self.n_features))
+        X.sum_duplicates()
+        if self.binary:
+            X.data.fill(1.0)
+        return X

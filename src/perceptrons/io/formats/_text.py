@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -53,6 +54,22 @@ def _fasttext_parser(required: bool):
     return parse
 
 
+_PIECE = 1 << 20  # characters split into lines at a time
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")``, a piece of about :data:`_PIECE` characters at a time: the
+    lines of a large file are not all held at once beside its documents."""
+    start = 0
+    while True:
+        end = text.find("\n", min(start + _PIECE, len(text)))
+        if end < 0:
+            yield from text[start:].split("\n")
+            return
+        yield from text[start:end].split("\n")
+        start = end + 1
+
+
 def _read_text(
     text: str, fmt: str, source: str, *, skip: bool, labels: bool | None
 ) -> tuple[list[str], np.ndarray | None, list[tuple[int, str]]]:
@@ -65,7 +82,7 @@ def _read_text(
     texts: list[str] = []
     ys: list = []
     skipped: list[tuple[int, str]] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, line in enumerate(_lines(text), start=1):
         if not line or line.isspace():
             continue
         try:

@@ -66,6 +66,16 @@ def _both(monkeypatch, args, chunk_size):
     return chunked, whole, taken == [True]
 
 
+def _chunks_read_as_whole(monkeypatch, path, content, command, model, chunk_size, *options):
+    """``command`` over ``content`` (written to ``path``) read in chunks says what it says
+    read whole (hypothesis counts which way each example went)."""
+    path.write_text(content)
+    args = (command[0], model, path, *command[1:], *options)
+    chunked, whole, through = _both(monkeypatch, args, chunk_size)
+    assert chunked == whole
+    event("read in chunks" if through else "read whole")
+
+
 @st.composite
 def svmlight_files(draw):
     """Lines of svmlight: 0- or 1-based indices up to the model's width (12) or past
@@ -130,12 +140,10 @@ def vw_files(draw):
 def test_svmlight_chunks_give_the_whole_files_output(
     models, tmp_path_factory, monkeypatch_module, content, chunk_size, command
 ):
-    path = tmp_path_factory.mktemp("svm") / "test.svm"
-    path.write_text(content)
-    args = (command[0], models["svm"], path, *command[1:], "--format", "svmlight")
-    chunked, whole, through = _both(monkeypatch_module, args, chunk_size)
-    assert chunked == whole
-    event("read in chunks" if through else "read whole")
+    folder = tmp_path_factory.mktemp("svm")
+    options = ("--format", "svmlight")
+    _chunks_read_as_whole(monkeypatch_module, folder / "test.svm", content, command, models["svm"],
+                          chunk_size, *options)  # fmt: skip
 
 
 @settings(max_examples=40)
@@ -148,12 +156,9 @@ def test_svmlight_chunks_give_the_whole_files_output(
 def test_vw_chunks_give_the_whole_files_output(
     models, tmp_path_factory, monkeypatch_module, content, chunk_size, model, command
 ):
-    path = tmp_path_factory.mktemp("vw") / "test.vw"
-    path.write_text(content)
-    args = (command[0], models[model], path, *command[1:])
-    chunked, whole, through = _both(monkeypatch_module, args, chunk_size)
-    assert chunked == whole
-    event("read in chunks" if through else "read whole")
+    folder = tmp_path_factory.mktemp("vw")
+    _chunks_read_as_whole(monkeypatch_module, folder / "test.vw", content, command, models[model],
+                          chunk_size)  # fmt: skip
 
 
 @st.composite
@@ -182,12 +187,10 @@ def fasttext_files(draw):
 def test_fasttext_chunks_give_the_whole_files_output(
     models, tmp_path_factory, monkeypatch_module, content, chunk_size, command
 ):
-    path = tmp_path_factory.mktemp("ft") / "test.txt"
-    path.write_text(content)
-    args = (command[0], models["ft"], path, *command[1:], "--format", "fasttext")
-    chunked, whole, through = _both(monkeypatch_module, args, chunk_size)
-    assert chunked == whole
-    event("read in chunks" if through else "read whole")
+    folder = tmp_path_factory.mktemp("ft")
+    options = ("--format", "fasttext")
+    _chunks_read_as_whole(monkeypatch_module, folder / "test.txt", content, command, models["ft"],
+                          chunk_size, *options)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -843,6 +843,11 @@ def _statistic_major(
     return index[order], scattered.values[order]
 
 
+#: The memory a :class:`CompactState` may take for its table of row positions
+#: (``CompactState._positions``) whatever its own size: 4 bytes a row, so ``2**21`` rows.
+POSITIONS_TABLE_BYTES = 2**23
+
+
 @dataclass
 class CompactState:
     """A training state kept only in its rows with a nonzero weight or aux entry.
@@ -858,6 +863,10 @@ class CompactState:
     rows: np.ndarray
     n_rows: int
     state: TrainingState
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The table of positions (see _positions) is remade on demand, never pickled.
+        return {k: v for k, v in self.__dict__.items() if k != "_table"}
 
     @classmethod
     def of(cls, state: TrainingState) -> CompactState:
@@ -998,10 +1007,14 @@ class CompactState:
         reaches them. This state is left as it was (its other arrays, the family's
         numbers, are shared)."""
         held = self.rows
-        position = np.searchsorted(held, columns)
-        inside = position < held.shape[0]
-        known = np.zeros(columns.shape[0], dtype=bool)
-        known[inside] = held[position[inside]] == columns[inside]
+        table = self._positions()
+        if table is not None and (columns.shape[0] == 0 or columns[-1] < self.n_rows):
+            known = table[columns] >= 0
+        else:
+            position = np.searchsorted(held, columns)
+            inside = position < held.shape[0]
+            known = np.zeros(columns.shape[0], dtype=bool)
+            known[inside] = held[position[inside]] == columns[inside]
         if known.all():
             return self
         rows = sorted_union(held, columns[~known])
@@ -1013,10 +1026,31 @@ class CompactState:
         entries keep their order, so that each example's arithmetic is the dense
         state's, term for term."""
         end = X.indptr[-1]
-        indices = np.searchsorted(self.rows, X.indices[:end]).astype(X.indices.dtype)
+        table = self._positions()
+        if table is None:
+            indices = np.searchsorted(self.rows, X.indices[:end]).astype(X.indices.dtype)
+        else:
+            indices = table[X.indices[:end]].astype(X.indices.dtype, copy=False)
         return sp.csr_matrix(
             (X.data[:end], indices, X.indptr), shape=(X.shape[0], self.rows.shape[0] - 1)
         )
+
+    def _positions(self) -> np.ndarray | None:
+        """Each of the ``n_rows`` rows' position among :attr:`rows` (-1: not held), as
+        a table, when it costs little beside the state (:data:`POSITIONS_TABLE_BYTES`,
+        or the state's own size); else None. Renumbering a chunk's features by a lookup
+        in it is several times faster than by a binary search over :attr:`rows`, which
+        a hashed model's features hit all over (measured: 3.5 of 5 s of a streamed
+        epoch over 500,000 VW rows went to ``searchsorted``). Made once per state
+        (its rows never change: :meth:`covering` makes a new state)."""
+        table = self.__dict__.get("_table")
+        if table is None:
+            if 4 * self.n_rows > max(POSITIONS_TABLE_BYTES, self.nbytes):
+                return None
+            table = np.full(self.n_rows, -1, dtype=np.int32)
+            table[self.rows] = np.arange(self.rows.shape[0], dtype=np.int32)
+            self.__dict__["_table"] = table
+        return table
 
     def saved(self, rows: np.ndarray | None = None) -> Callable[[], None]:
         """:meth:`TrainingState.saved` of :attr:`state` (``rows`` are its own)."""

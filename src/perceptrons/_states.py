@@ -864,10 +864,6 @@ class CompactState:
     n_rows: int
     state: TrainingState
 
-    def __getstate__(self) -> dict[str, Any]:
-        # The table of positions (see _positions) is remade on demand, never pickled.
-        return {k: v for k, v in self.__dict__.items() if k != "_table"}
-
     @classmethod
     def of(cls, state: TrainingState) -> CompactState:
         used = _used_rows(state.weights)
@@ -1041,15 +1037,12 @@ class CompactState:
         or the state's own size); else None. Renumbering a chunk's features by a lookup
         in it is several times faster than by a binary search over :attr:`rows`, which
         a hashed model's features hit all over (measured: 3.5 of 5 s of a streamed
-        epoch over 500,000 VW rows went to ``searchsorted``). Made once per state
-        (its rows never change: :meth:`covering` makes a new state)."""
-        table = self.__dict__.get("_table")
-        if table is None:
-            if 4 * self.n_rows > max(POSITIONS_TABLE_BYTES, self.nbytes):
-                return None
-            table = np.full(self.n_rows, -1, dtype=np.int32)
-            table[self.rows] = np.arange(self.rows.shape[0], dtype=np.int32)
-            self.__dict__["_table"] = table
+        epoch over 500,000 VW rows went to ``searchsorted``). Made for each call, not
+        kept: a fit's peak memory comes after its one renumbering."""
+        if 4 * self.n_rows > max(POSITIONS_TABLE_BYTES, self.nbytes):
+            return None
+        table = np.full(self.n_rows, -1, dtype=np.int32)
+        table[self.rows] = np.arange(self.rows.shape[0], dtype=np.int32)
         return table
 
     def saved(self, rows: np.ndarray | None = None) -> Callable[[], None]:

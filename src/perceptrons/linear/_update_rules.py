@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,6 +123,18 @@ class UpdateRule:
     weighted: bool = True
     delta_trick: bool = False
     mixing: str | None = None
+    every_row: bool = False
+    penalty: str | None = None
+
+    def penalized(self, constants: Mapping[str, float]) -> bool:
+        """Whether ``constants`` turn on the rule's penalty that moves every weight every
+        round (applied lazily, see ``penalty``)."""
+        return self.penalty is not None and constants.get(self.penalty, 0.0) > 0.0
+
+    def example_rows_only(self, constants: Mapping[str, float]) -> bool:
+        """Whether an epoch with ``constants`` reads and writes only the rows of its
+        examples' features and the intercept's (the diagonal form)."""
+        return not (self.every_row or self.penalized(constants))
 
 
 # AdaGrad's constants (Duchi, Hazan & Singer 2011); the defaults of eta and delta match
@@ -200,7 +213,13 @@ RULES: dict[str, UpdateRule] = {
                 delta_trick=True,
             ),
             UpdateRule(
-                "romma", "romma", "ROMMA", "Li & Long 2002", weighted=False, mixing=_ROMMA_MIXING
+                "romma",
+                "romma",
+                "ROMMA",
+                "Li & Long 2002",
+                weighted=False,
+                mixing=_ROMMA_MIXING,
+                every_row=True,
             ),
             UpdateRule(
                 "aggressive-romma",
@@ -209,6 +228,7 @@ RULES: dict[str, UpdateRule] = {
                 "Li & Long 2002",
                 weighted=False,
                 mixing=_ROMMA_MIXING,
+                every_row=True,
             ),
             UpdateRule(
                 "arow",
@@ -307,6 +327,7 @@ RULES: dict[str, UpdateRule] = {
                     ),
                 },
                 mixing=_ALMA_MIXING,
+                every_row=True,
             ),
             UpdateRule(
                 "ogd",
@@ -330,6 +351,7 @@ RULES: dict[str, UpdateRule] = {
                 "AdaGrad, composite mirror descent (FOBOS) form, on the hinge loss",
                 "Duchi, Hazan & Singer 2011",
                 constants=_ADAGRAD_CONSTANTS,
+                penalty="l1",
             ),
             UpdateRule(
                 "ada-rda",
@@ -341,6 +363,8 @@ RULES: dict[str, UpdateRule] = {
                     "its weights are recomputed from each shard's own sum of gradients, "
                     "which would overwrite the mixed weights"
                 ),
+                every_row=True,
+                penalty="l1",
             ),
             UpdateRule(
                 "nag",

@@ -105,17 +105,15 @@ class PerceptronRules(OnlineLinearClassifier):
 
     def _example_rows_only(self, state: TrainingState, weight: float) -> bool:
         """Whether the rule's epoch writes only the rows of its examples' features (and
-        the intercept's): not ROMMA's and ALMA's rescaling of every weight, a full
-        covariance's update (``Σx`` reaches every feature seen before), ada-rda's
-        recomputing of every weight under new constants, nor ada-fobos' L1 shrinking,
-        which brings every weight up to date at the end of an epoch."""
+        the intercept's): not a rule of the table's ``every_row`` (ROMMA's and ALMA's
+        rescaling of every weight, ada-rda's recomputing of every weight under new
+        constants), nor one whose ``penalty`` is on (the L1 shrinking brings every weight
+        up to date at the end of an epoch), nor a full covariance's update (``Σx``
+        reaches every feature seen before)."""
         resolved = self._resolved_rule()
-        rule = resolved.rule
-        if rule.family == "romma" or rule.name in ("alma", "ada-rda"):
-            return False
         if resolved.covariance == "full":
             return False
-        return not (rule.family == "adagrad" and resolved.constants.get("l1", 0.0) > 0)
+        return resolved.rule.example_rows_only(resolved.constants)
 
     def _mixing_refusal(self) -> str | None:
         """Why parameter mixing cannot train this rule (the table's reason), if so."""
@@ -135,12 +133,13 @@ class PerceptronRules(OnlineLinearClassifier):
         resolved = self._resolved_rule()
         rule, constants = resolved.rule, resolved.constants
         name = type(self).__name__
-        if rule.family == "adagrad" and constants.get("l1", 0.0) > 0 and self._averaged:
+        if rule.penalized(constants) and self._averaged:
             raise ValueError(
-                f"{name}: update={self.update!r} with l1 > 0 cannot be averaged: the L1 "
+                f"{name}: update={self.update!r} with {rule.penalty} > 0 cannot be averaged: the "
                 "penalty moves every weight every round (applied lazily), which the average "
                 "cannot follow at O(nnz) cost; use Perceptron (the last weights; the command "
-                "line's --algorithm perceptron) or l1=0."
+                "line's --algorithm perceptron) or "
+                f"{rule.penalty}=0."
             )
         if self.covariance == "full" and not rule.covariance:
             raise ValueError(

@@ -85,17 +85,23 @@ TARGET_FIT_RATIO = 1.5  # an L1 rule's fit / the same rule's with l1 = 0
 TIMED_SETS = ("a9a", "20news")
 #: The L1 strengths (every L1 rule, SOL's lambda the same) and the budgets as fractions
 #: of the data set's features (SOL's B the same).
-L1_GRID = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
+L1_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
+#: TF-IDF values are small (20 Newsgroups' rows have unit norm): weaker strengths. The
+#: grids span nearly dense to nearly empty one-pass models of ada-fobos and ada-rda.
+L1_GRIDS = {"20news": (1e-6, 1e-5, 3e-5, 1e-4, 1e-3)}
+#: FTRL's l1 applies to the summed gradients z, a larger scale (VW's --ftrl the same).
+FTRL_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 BUDGET_SHARES = (0.01, 0.03, 0.1, 0.3, 0.6)
-QUICK_L1_GRID = (1e-5, 1e-3)
+QUICK_L1_GRID = (1e-4, 1e-2)
+QUICK_FTRL_GRID = (0.1, 10.0)
 QUICK_BUDGET_SHARES = (0.1, 0.5)
 #: Vowpal Wabbit's runs: its --l1 (truncated gradient on its default adaptive,
 #: normalized updates) and FTRL-Proximal (--ftrl, its alpha 0.005 and beta 0.1), each
 #: on a log grid of its own (VW's l1 is per example for --l1, on the summed gradients
 #: for --ftrl: the scales differ).
 VW_RUNS: dict[str, tuple[list[str], tuple[float, ...]]] = {
-    "vw --l1": ([], (1e-8, 1e-7, 1e-6, 1e-5, 1e-4)),
-    "vw --ftrl --l1": (["--ftrl"], (0.01, 0.1, 1.0, 10.0, 100.0)),
+    "vw --l1": ([], (1e-6, 1e-5, 3e-5, 1e-4, 1e-3)),
+    "vw --ftrl --l1": (["--ftrl"], FTRL_GRID),
 }
 VW_LOSS = "hinge"  # the loss of every rule here
 #: VW's constant feature (its hash, before the mask), not counted as a weight.
@@ -108,7 +114,8 @@ class Sparse:
     ``"B"``, a feature budget), SOL's ``-a`` name and its name for that knob, our
     constants that SOL takes too (ours -> SOL's name: both run at our defaults), the
     table entry that trains it while the rule has no entry of its own (with the knob
-    as its constant), and the VW run it is compared with."""
+    as its constant), the VW run it is compared with, and whether its L1 strength is on
+    FTRL's scale (:data:`FTRL_GRID`)."""
 
     name: str
     knob: str
@@ -117,6 +124,7 @@ class Sparse:
     sol_constants: dict[str, str] = field(default_factory=dict)
     stand_in: str | None = None
     vw: str | None = None
+    ftrl_scale: bool = False
 
 
 _ETA = {"eta": "eta", "power_t": "power_t"}
@@ -130,7 +138,7 @@ SPARSE: tuple[Sparse, ...] = (
     Sparse("erda-l1", "l1", "erda-l1", "lambda", {"gamma": "sigma", "rho": "rou"}),
     Sparse("ada-fobos-l1", "l1", "ada-fobos-l1", "lambda", _ADA, stand_in="ada-fobos"),
     Sparse("ada-rda-l1", "l1", "ada-rda-l1", "lambda", _ADA, stand_in="ada-rda"),
-    Sparse("ftrl", "l1", vw="vw --ftrl --l1"),
+    Sparse("ftrl", "l1", vw="vw --ftrl --l1", ftrl_scale=True),
     Sparse("pet", "B", "pet", "B", {"eta": "eta"}),
     Sparse("fofs", "B", "fofs", "B", {"eta": "eta", "l2": "lambda"}),
     Sparse("sofs", "B", "sofs", "B", {"r": "r"}),
@@ -163,9 +171,12 @@ def resolve(spec: Sparse, table: dict) -> str | None:
     return None
 
 
-def grid(spec: Sparse, n_features: int, quick: bool) -> list[float]:
+def grid(spec: Sparse, name: str, n_features: int, quick: bool) -> list[float]:
+    """The knob's values for ``spec`` on data set ``name``."""
+    if spec.knob == "l1" and spec.ftrl_scale:
+        return list(QUICK_FTRL_GRID if quick else FTRL_GRID)
     if spec.knob == "l1":
-        return list(QUICK_L1_GRID if quick else L1_GRID)
+        return list(QUICK_L1_GRID if quick else L1_GRIDS.get(name, L1_GRID))
     shares = QUICK_BUDGET_SHARES if quick else BUDGET_SHARES
     return sorted({float(max(1, round(share * n_features))) for share in shares})
 
@@ -238,13 +249,30 @@ def sol_nonzeros(model: Path) -> int:
     return sum(int(np.count_nonzero(np.array(v.split(), dtype=float)[1:])) for v in vectors)
 
 
+def sol_trainer(sol: str) -> str | None:
+    """SOL's ``sol_train`` beside ``lsol_c``, or None.
+
+    ``lsol_c`` saves the model as the last example left it: the lazy rules' pending
+    truncation (SOL's ``EndTrain``: stg, fobos-l1, the RDA and AdaGrad L1 rules) is not
+    applied to the file, whose every weight seen stays nonzero, and ``lsol_c -t test``
+    tests those weights. ``sol_train``, SOL's training tool that prints the model's
+    sparsity, finalizes the model before it saves it: the model SOL's papers report."""
+    trainer = Path(sol).with_name("sol_train")
+    return str(trainer) if trainer.is_file() else None
+
+
 def sol_curve(sol: str, spec: Sparse, rule, values: list[float], files: Files, work: Path):
+    trainer = sol_trainer(sol)
     points = []
     for value in values:
         model = work / f"sol.{files.data.name}.{spec.sol}.{value:g}.model"
-        train = [sol, "-i", str(files.train), "-a", str(spec.sol), "-c", str(files.n_classes)]
-        train += ["-p", str(PASSES), "--params", _sol_params(spec, rule, value)]
-        seconds = _child([*train, "-o", str(model)])[0]
+        options = ["-a", str(spec.sol), "-c", str(files.n_classes), "-p", str(PASSES)]
+        options += ["--params", _sol_params(spec, rule, value)]
+        if trainer is not None:
+            train = [trainer, *options, str(files.train), str(model)]
+        else:
+            train = [sol, "-i", str(files.train), *options, "-o", str(model)]
+        seconds = _child(train)[0]
         accuracy = _sol_accuracy(sol, model, files.test)
         points.append(Point(value, accuracy, sol_nonzeros(model), seconds))
     return points
@@ -293,12 +321,18 @@ def write_vw(files: Files, work: Path) -> dict[str, Path]:
 
 
 def vw_nonzeros(readable: Path, n_features: int, n_classes: int) -> int:
-    """The nonzero weights of VW's ``--readable_model``, its constant not counted."""
+    """The nonzero weights of VW's ``--readable_model``, its constant not counted.
+
+    VW's ``--l1`` (truncated gradient) stores the weights untruncated and truncates
+    them by its accumulated gravity (``l1_state`` in the file) when it reads them to
+    predict: a weight counts when its magnitude exceeds that (FTRL's is 0)."""
     _, shift, constant = _vw_layout(n_features, n_classes)
+    text = readable.read_text()
+    gravity = re.search(r"(?m)^l1_state (\S+)$", text)
+    threshold = float(gravity.group(1)) if gravity else 0.0
     count = 0
-    for line in readable.read_text().splitlines():
-        match = re.match(r"^(\d+):(\S+)", line)
-        if match and float(match.group(2)) != 0.0 and int(match.group(1)) >> shift != constant:
+    for match in re.finditer(r"(?m)^(\d+):(\S+)", text):
+        if abs(float(match.group(2))) > threshold and int(match.group(1)) >> shift != constant:
             count += 1
     return count
 
@@ -408,11 +442,14 @@ def model_size(estimator, work: Path) -> tuple[int, int]:
 # --------------------------------------------------------------------------- fit time
 
 
-def fit_ratio(rule: str, spec: Sparse, files: Files, repeats: int) -> tuple[float, float, float]:
-    """(l1, median fit seconds with it, median with l1 = 0): interleaved repeats."""
+def fit_ratio(
+    rule: str, values: list[float], files: Files, repeats: int
+) -> tuple[float, float, float]:
+    """(l1, median fit seconds with it, median with l1 = 0): interleaved repeats; l1
+    the rule's default, else the middle of its grid ``values``."""
     data = files.data
     default = _table()[rule].constants["l1"].default
-    l1 = default if default > 0 else L1_GRID[len(L1_GRID) // 2]
+    l1 = default if default > 0 else values[len(values) // 2]
     seconds: dict[float, list[float]] = {l1: [], 0.0: []}
     for value in seconds:
         _warm(rule, {"l1": value}, data.X_train, data.y_train)
@@ -550,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         curves: dict[str, dict[str, list[Point]]] = {}
         for spec_name, rule in rules.items():
             spec = specs[spec_name]
-            values = grid(spec, n_features, args.quick)
+            values = grid(spec, name, n_features, args.quick)
             try:
                 ours = our_curve(rule, spec, values, files)
             except ValueError as refused:
@@ -668,7 +705,8 @@ def main(argv: list[str] | None = None) -> int:
             for spec_name, rule in rules.items():
                 if specs[spec_name].knob != "l1":
                     continue
-                l1, with_l1, without = fit_ratio(rule, specs[spec_name], files, repeats)
+                values = grid(specs[spec_name], name, n_features, args.quick)
+                l1, with_l1, without = fit_ratio(rule, values, files, repeats)
                 ratio = with_l1 / without
                 time_rows.append(
                     [
@@ -729,8 +767,8 @@ def main(argv: list[str] | None = None) -> int:
         f"<= {TARGET_FIT_RATIO}",
     ]
     l1_grid = ", ".join(f"{v:g}" for v in (QUICK_L1_GRID if args.quick else L1_GRID))
-    shares = QUICK_BUDGET_SHARES if args.quick else BUDGET_SHARES
-    budget_shares = ", ".join(f"{v:g}" for v in shares)
+    budget_grid = QUICK_BUDGET_SHARES if args.quick else BUDGET_SHARES
+    budget_shares = ", ".join(f"{v:g}" for v in budget_grid)
     start, end = _report.markers(SECTION)
     section = "\n".join(
         [

@@ -141,9 +141,10 @@ def _sol_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.where(index == 1, 1, -1) if len(classes) == 2 else index
 
 
-def prepare(name: str, work: Path, quick: bool) -> Files | None:
-    """Featurize ``name``, shuffle its training rows (seed 0), write both splits as
-    svmlight files once; None (with a message) when its files are absent."""
+def prepare(name: str, work: Path, quick: bool, rows: int | None = None) -> Files | None:
+    """Featurize ``name``, shuffle its training rows (seed 0), keep the first ``rows``
+    of them when given, write both splits as svmlight files once; None (with a
+    message) when its files are absent."""
     from sklearn.datasets import dump_svmlight_file
 
     try:
@@ -155,6 +156,8 @@ def prepare(name: str, work: Path, quick: bool) -> Files | None:
     order = np.random.default_rng(0).permutation(data.X_train.shape[0])
     X_train, y_train = data.X_train[order], _sol_labels(data.y_train[order], classes)
     X_test, y_test = data.X_test, _sol_labels(data.y_test, classes)
+    if rows is not None:
+        X_train, y_train = X_train[:rows], y_train[:rows]
     if quick:
         X_train, y_train = X_train[:QUICK_TRAIN], y_train[:QUICK_TRAIN]
         X_test, y_test = X_test[:QUICK_TEST], y_test[:QUICK_TEST]

@@ -12,13 +12,15 @@ fixed shuffled order, seed 0; labels -1/+1 or 0..K-1, as SOL reads them):
   (``Perceptron(update=RULE, update_params={...}, max_epochs=1, shuffle=False)``): test
   accuracy, the model's nonzero weights (``coef_`` entries != 0, the intercept not
   counted) and the in-memory fit time; SOL's same rule with the same constants on the
-  same files (``lsol_c -a ALGO -c K -p 1 --params 'lambda=...;...'``; its nonzeros are
-  counted in the weight vectors of the model file ``-o`` writes, its bias slot 0 not
-  counted); and Vowpal Wabbit's truncated gradient ``--l1`` and ``--ftrl --l1`` (one
-  pass, hinge loss, ``--binary`` or ``--oaa K``; nonzeros counted in ``--readable_model``,
-  its constant not counted);
+  same files (``sol_train -a ALGO -c K -p 1 --params 'lambda=...;...' FILE MODEL``, SOL's
+  training tool beside ``lsol_c``, which saves the model after the final truncation
+  that ``lsol_c``'s own training leaves out; ``lsol_c -t test``; nonzeros counted in the
+  model file's weight vectors, its bias slot 0 not counted); and Vowpal Wabbit's
+  truncated gradient ``--l1`` and ``--ftrl --l1`` (one pass, hinge loss, ``--binary`` or
+  ``--oaa K``; nonzeros counted in ``--readable_model``, its constant not counted, and
+  ``--l1``'s weights counted above the gravity VW truncates them by when it predicts);
 - **matched accuracy**: for each rule and data set, SOL's accuracy at each of our points'
-  nonzero counts, interpolated linearly in log(nonzeros) between SOL's two nearest
+  nonzero counts, interpolated linearly in log(1 + nonzeros) between SOL's two nearest
   points (a point of ours outside SOL's range is matched only when it is within 5% of
   SOL's end point), and our accuracy minus it: the target is >= 0 at every matched
   point;
@@ -83,6 +85,10 @@ TARGET_DENSE_LOSS = 1.0  # points of accuracy
 TARGET_SIZE_SHARE = 0.15  # file and loaded memory against the dense model's
 TARGET_FIT_RATIO = 1.5  # an L1 rule's fit / the same rule's with l1 = 0
 TIMED_SETS = ("a9a", "20news")
+#: MNIST's training rows (the first of the shuffled order; its test set whole): a pass
+#: over all 60,000 dense rows costs each of the some 130 models seconds, which the
+#: 20-minute run cannot afford on two cores.
+MNIST_ROWS = 20_000
 #: The L1 strengths (every L1 rule, SOL's lambda the same) and the budgets as fractions
 #: of the data set's features (SOL's B the same).
 L1_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -337,8 +343,10 @@ def vw_nonzeros(readable: Path, n_features: int, n_classes: int) -> int:
     return count
 
 
-def vw_curve(run: str, files: Files, text: dict[str, Path], work: Path) -> list[Point]:
+def vw_curve(run: str, files: Files, text: dict[str, Path], work: Path, quick: bool) -> list[Point]:
     extra, values = VW_RUNS[run]
+    if quick:
+        values = values[1::2][:2]
     bits, _, _ = _vw_layout(files.data.X_train.shape[1], files.n_classes)
     task = ["--binary"] if files.n_classes == 2 else ["--oaa", str(files.n_classes)]
     points = []
@@ -360,11 +368,11 @@ def vw_curve(run: str, files: Files, text: dict[str, Path], work: Path) -> list[
 
 
 def at_nonzeros(curve: list[Point], nonzeros: float) -> float:
-    """The curve's accuracy at ``nonzeros``: linear in log(nonzeros) between its two
-    nearest points; beyond its ends, its end point's when within ``MATCH_TOLERANCE``,
-    else NaN (no match)."""
-    points = sorted((p for p in curve if p.nonzeros > 0), key=lambda p: p.nonzeros)
-    if not points or nonzeros <= 0:
+    """The curve's accuracy at ``nonzeros``: linear in log(1 + nonzeros) (an empty
+    model is a point too) between its two nearest points; beyond its ends, its end
+    point's when within ``MATCH_TOLERANCE``, else NaN (no match)."""
+    points = sorted(curve, key=lambda p: p.nonzeros)
+    if not points:
         return float("nan")
     low, high = points[0], points[-1]
     if nonzeros < low.nonzeros:
@@ -377,7 +385,9 @@ def at_nonzeros(curve: list[Point], nonzeros: float) -> float:
         if left.nonzeros <= nonzeros <= right.nonzeros:
             if right.nonzeros == left.nonzeros:
                 return max(left.accuracy, right.accuracy)
-            share = math.log(nonzeros / left.nonzeros) / math.log(right.nonzeros / left.nonzeros)
+            share = (math.log1p(nonzeros) - math.log1p(left.nonzeros)) / (
+                math.log1p(right.nonzeros) - math.log1p(left.nonzeros)
+            )
             return left.accuracy + share * (right.accuracy - left.accuracy)
     return float("nan")
 
@@ -524,6 +534,12 @@ def main(argv: list[str] | None = None) -> int:
         "--rules", default=None, help="comma-separated (default: every rule of SPARSE)"
     )
     parser.add_argument("--repeats", type=int, default=None, help="fits per median (3; quick: 1)")
+    parser.add_argument(
+        "--mnist-rows",
+        type=int,
+        default=MNIST_ROWS,
+        help=f"MNIST's training rows ({MNIST_ROWS:,}; 0: all 60,000)",
+    )
     parser.add_argument("--workdir", default="/tmp/perceptrons-bench-sparse")
     parser.add_argument(
         "--plots", default=None, help="folder of the PNG plots (benchmarks/; quick: --workdir)"
@@ -566,6 +582,11 @@ def main(argv: list[str] | None = None) -> int:
                 note(f"- `{name}`: not in the rule table yet: measured as `{entry}` with `l1`.")
     if not args.sol:
         note("- SOL: no --sol given; its rows are skipped.")
+    elif sol_trainer(args.sol) is None:
+        note(
+            "- SOL: no `sol_train` beside `lsol_c`: its models are `lsol_c`'s, saved before "
+            "the lazy rules' final truncation (their nonzeros are overcounted)."
+        )
     use_vw = vw_available()
     if not use_vw:
         note("- VW: `vowpalwabbit` is not importable; its rows are skipped.")
@@ -577,13 +598,19 @@ def main(argv: list[str] | None = None) -> int:
     time_rows: list[list[str]] = []
     figures: list[str] = []
     for name in names:
-        files = prepare(name, work, args.quick)
+        rows = (args.mnist_rows or None) if name == "mnist" else None
+        files = prepare(name, work, args.quick, rows)
         if files is None:
             note(f"- {name}: its files are absent: skipped.")
             continue
         data = files.data
         n_features = data.X_train.shape[1]
         print(f"{name}: {data.describe()}", flush=True)
+        if rows is not None and not args.quick:
+            note(
+                f"- {name}: the first {rows:,} training rows of the shuffled order, "
+                "its whole test set."
+            )
         curves: dict[str, dict[str, list[Point]]] = {}
         for spec_name, rule in rules.items():
             spec = specs[spec_name]
@@ -629,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
             text = write_vw(files, work)
             for run in VW_RUNS:
                 try:
-                    vw_curves[run] = vw_curve(run, files, text, work)
+                    vw_curves[run] = vw_curve(run, files, text, work, args.quick)
                 except SystemExit as failure:
                     note(f"- `{run}` on {name} failed: {str(failure).splitlines()[0]}")
                     continue
@@ -785,13 +812,13 @@ def main(argv: list[str] | None = None) -> int:
             f"of the features (SOL's `B` the same); our other constants at their defaults, "
             f"passed to SOL by its names; VW `--loss_function {VW_LOSS}`, `--binary` or "
             f"`--oaa K`, `-b` wide enough for one slot a feature. Nonzeros: ours `coef_ != 0`, "
-            f"SOL's model file's weights (bias slot not counted), VW's `--readable_model` "
-            f"(constant not counted).",
+            f"SOL's model file's weights (`sol_train`'s, bias slot not counted), VW's "
+            f"`--readable_model` (constant not counted; `--l1`'s above its gravity).",
             "",
             _report.md_table(curve_header, curve_rows) if curve_rows else "(no curve)",
             "",
             f"Matched nonzeros: the peer's accuracy at each of our points' nonzero count, "
-            f"linear in log(nonzeros) between its nearest points (ends matched within "
+            f"linear in log(1 + nonzeros) between its nearest points (ends matched within "
             f"{MATCH_TOLERANCE:.0%}); points of accuracy.",
             "",
             _report.md_table(match_header, match_rows) if match_rows else "(no rule)",

@@ -860,6 +860,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
     )
     _report.publish(section, SECTION, args.output or "", args.output is not None)
+    if args.output:
+        print(f"wrote {args.output}")
     return 0
 
 

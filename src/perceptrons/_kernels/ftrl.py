@@ -78,14 +78,14 @@ def made_with(scalars: np.ndarray, constants: dict) -> bool:
 
 
 @_piece
-def _weight(z, n, alpha, beta, l1, l2):
-    """The paper's ``w = -(z - sign(z) l1) / ((beta + sqrt(n)) / alpha + l2)``, 0 when
-    ``|z| <= l1``; ``0.0 -`` makes a zero quotient +0.0 (a negative zero would make the
-    row look used in a model file)."""
+def _weight(z, root, alpha, beta, l1, l2):
+    """The paper's ``w = -(z - sign(z) l1) / ((beta + sqrt(n)) / alpha + l2)`` of ``root
+    = sqrt(n)`` (an update has it already), 0 when ``|z| <= l1``; ``0.0 -`` makes a zero
+    quotient +0.0 (a negative zero would make the row look used in a model file)."""
     shrunk = shrink(z, l1)
     if shrunk == 0.0:
         return 0.0
-    return 0.0 - shrunk / ((beta + np.sqrt(n)) / alpha + l2)
+    return 0.0 - shrunk / ((beta + root) / alpha + l2)
 
 
 @_piece
@@ -95,11 +95,12 @@ def _coordinate(j, k, g, weights, aux, stats, alpha, beta, l1, l2, count):
     step or ``z`` overflowed (see :mod:`._rows`)."""
     n = stats[1, j, k]
     grown = n + g * g
-    sigma = (np.sqrt(grown) - np.sqrt(n)) / alpha
+    root = np.sqrt(grown)
+    sigma = (root - np.sqrt(n)) / alpha
     z = stats[0, j, k] + g - sigma * weights[j, k]
     stats[0, j, k] = z
     stats[1, j, k] = grown
-    change = _weight(z, grown, alpha, beta, l1, l2) - weights[j, k]
+    change = _weight(z, root, alpha, beta, l1, l2) - weights[j, k]
     weights[j, k] += change
     if aux.shape[0] != 0:
         aux[j, k] += count * change
@@ -145,7 +146,7 @@ def _remake(weights, aux, stats, scalars, rule, count):
         l1 = rule[L1] if j < intercept else 0.0
         l2 = rule[L2] if j < intercept else 0.0
         for k in range(weights.shape[1]):
-            new = _weight(stats[0, j, k], stats[1, j, k], alpha, beta, l1, l2)
+            new = _weight(stats[0, j, k], np.sqrt(stats[1, j, k]), alpha, beta, l1, l2)
             if new != weights[j, k]:
                 if averaged:
                     aux[j, k] += count * (new - weights[j, k])

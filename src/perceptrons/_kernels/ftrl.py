@@ -5,8 +5,8 @@ binary and multiclass, on the hinge loss.
 Every weight ``w_j`` is a function of two statistics of its own, ``z_j`` and ``n_j``
 (both from 0)::
 
-    w_j = 0                                                     if |z_j| <= l1
-    w_j = -(z_j - sign(z_j) l1) / ((beta + sqrt(n_j)) / alpha + l2)   otherwise
+    w_j = 0                                                          if |z_j| <= l1
+    w_j = -(z_j - sign(z_j) l1) / ((beta + sqrt(n_j)) / alpha + l2)  otherwise
 
 A round on the gradient ``g`` (``g_j`` for every weight of ``x``'s features):
 ``sigma_j = (sqrt(n_j + g_j²) - sqrt(n_j)) / alpha``, ``z_j += g_j - sigma_j w_j``,
@@ -66,7 +66,8 @@ BIAS_FEATURE, ALPHA, BETA, L1, L2 = 0, 1, 2, 3, 4
 
 def ftrl_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
     """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
-    return np.array([float(bias_feature), *(float(constants[name]) for name in CONSTANTS["ftrl"])])
+    values = [float(constants[constant]) for constant in CONSTANTS[name]]
+    return np.array([float(bias_feature), *values])
 
 
 def made_with(scalars: np.ndarray, constants: dict) -> bool:

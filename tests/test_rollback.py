@@ -85,6 +85,12 @@ def _cases() -> dict[str, Case]:
                 lambda: AveragedPerceptron(update="ada-rda"),
                 later_params={"update_params": {"eta": 0.5}},
             ),
+            # And FTRL's (its weights a function of z, n and the constants), though its
+            # epochs write only their examples' rows otherwise.
+            "averaged-ftrl-new-constants": Case(
+                lambda: AveragedPerceptron(update="ftrl"),
+                later_params={"update_params": {"alpha": 0.5, "l1": 0.01}},
+            ),
             # L1's shrinking brings every weight up to date at the end of an epoch.
             "perceptron-ada-fobos-l1": Case(
                 lambda: Perceptron(update="ada-fobos", update_params={"l1": 0.01})

@@ -42,6 +42,11 @@ COMPACT = {
     "averaged": lambda: AveragedPerceptron(max_epochs=3, random_state=0),
     "averaged-pa-ii": lambda: AveragedPerceptron(max_epochs=2, update="pa-ii", random_state=0),
     "averaged-nag": lambda: AveragedPerceptron(max_epochs=2, update="nag", random_state=0),
+    # FTRL's weights are a function of z and n, which change only on x's rows.
+    "ftrl": lambda: Perceptron(max_epochs=2, update="ftrl", random_state=0),
+    "averaged-ftrl": lambda: AveragedPerceptron(
+        max_epochs=2, update="ftrl", update_params={"l1": 0.1, "l2": 0.5}, random_state=0
+    ),
     "logistic": lambda: LogisticRegressionSGD(max_epochs=2, random_state=0),
     "logistic-averaged": lambda: LogisticRegressionSGD(
         max_epochs=2, average=True, l2=1e-4, random_state=0

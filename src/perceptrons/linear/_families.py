@@ -60,6 +60,11 @@ class Family:
     epochs: Mapping[tuple[str, bool, bool], str]
     pack: Callable[[Any, str, Mapping[str, float], Settings], np.ndarray]
     state: Callable[[UpdateRule, Mapping[str, float], bool], type[TrainingState]]
+    #: Whether a call with these constants on this state first recomputes every weight:
+    #: a family whose weights are a function of their statistics and of the constants,
+    #: when the constants changed since the weights were computed (None: never). Such a
+    #: call writes every row.
+    remakes: Callable[[TrainingState, Mapping[str, float]], bool] | None = None
 
     def epoch(self, rule: str, multiclass: bool, full: bool) -> Kernel:
         """The compiled epoch of ``rule`` in the form ``(multiclass, full)``."""
@@ -128,6 +133,17 @@ def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool)
         # RDA's scalars also hold the eta, delta and l1 its weights were made with.
         return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
     return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
+
+
+def _ftrl_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # z (of either sign) and n, from 0; scalars: the alpha, beta, l1 and l2 the weights
+    # were computed with (0 before the first epoch).
+    return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
+
+
+def _ftrl_remakes(state: TrainingState, constants: Mapping[str, float]) -> bool:
+    scalars = getattr(state, "scalars", None)
+    return scalars is not None and not _ftrl_kernels().made_with(scalars, constants)
 
 
 # ------------------------------------------------------------------ the rule arrays
@@ -202,6 +218,12 @@ def _adagrad_kernels() -> ModuleType:
     return adagrad
 
 
+def _ftrl_kernels() -> ModuleType:
+    from perceptrons._kernels import ftrl
+
+    return ftrl
+
+
 #: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
@@ -229,6 +251,13 @@ FAMILIES: dict[str, Family] = {
     ),
     "adagrad": Family(
         _adagrad_kernels, _forms(), _pack_constants("adagrad_rule", with_C=False), _adagrad_state
+    ),
+    "ftrl": Family(
+        _ftrl_kernels,
+        _forms(),
+        _pack_constants("ftrl_rule", with_C=False),
+        _ftrl_state,
+        remakes=_ftrl_remakes,
     ),
 }
 

@@ -30,6 +30,9 @@ Families
     (FOBOS, ``"ada-fobos"``) and regularized dual averaging (``"ada-rda"``) forms, and
     the normalized adaptive gradient (``"nag"``, Vowpal Wabbit's default update)
     (:mod:`perceptrons._kernels.adagrad`).
+``"ftrl"``
+    FTRL-Proximal (McMahan et al. 2013): per-coordinate rates and L1/L2, each weight a
+    function of two statistics of its own (:mod:`perceptrons._kernels.ftrl`).
 """
 
 from __future__ import annotations
@@ -151,6 +154,32 @@ _ADAGRAD_CONSTANTS = {
 }
 
 
+# FTRL-Proximal's constants (McMahan et al. 2013, Algorithm 1): the per-coordinate rate
+# eta_j = alpha / (beta + sqrt(n_j)). The defaults were measured on the hinge loss (10
+# epochs, averaged; accuracy and nonzero weights): 20 Newsgroups TF-IDF 0.8676 with 10.0%
+# of the weights nonzero (l1 = 0: 0.8638, 23.3%; ada-fobos 0.8648, 33.9%), a9a 0.8499
+# (l1 = 0: 0.8501); Vowpal Wabbit's alpha 0.005, beta 0.1, l1 0 (for its logistic loss)
+# gave 0.8525 with 50.8% and 0.8259. l1 scales with the gradients, so with the features.
+_FTRL_CONSTANTS = {
+    "alpha": Constant(
+        0.1,
+        0.0,
+        low_open=True,
+        doc="the rates' scale: a weight's rate is alpha / (beta + sqrt(n)), n its summed "
+        "squared gradients",
+    ),
+    "beta": Constant(
+        0.1, 0.0, doc="added to sqrt(n) in every rate's denominator (the rates' start)"
+    ),
+    "l1": Constant(
+        0.3,
+        0.0,
+        doc="the L1 strength lambda1: a weight is exactly 0 while its |z| is at most l1",
+    ),
+    "l2": Constant(0.0, 0.0, doc="the L2 strength lambda2 on the feature weights"),
+}
+
+
 def _confidence_eta(default: float) -> Constant:
     """The confidence ``eta`` of the CW rules, in (0.5, 1): ``φ = Φ⁻¹(eta) > 0``."""
     return Constant(
@@ -171,7 +200,15 @@ _ALMA_MIXING = (
 )
 
 #: The families in the order the table lists them (the command line's help, inspect).
-FAMILIES = ("perceptron", "romma", "confidence", "second-order", "first-order", "adagrad")
+FAMILIES = (
+    "perceptron",
+    "romma",
+    "confidence",
+    "second-order",
+    "first-order",
+    "adagrad",
+    "ftrl",
+)
 
 RULES: dict[str, UpdateRule] = {
     rule.name: rule
@@ -374,6 +411,17 @@ RULES: dict[str, UpdateRule] = {
                 constants={
                     "eta": Constant(0.5, 0.0, low_open=True, doc="the learning rate"),
                 },
+            ),
+            UpdateRule(
+                "ftrl",
+                "ftrl",
+                "FTRL-Proximal with per-coordinate rates and L1/L2, on the hinge loss",
+                "McMahan et al. 2013",
+                constants=_FTRL_CONSTANTS,
+                mixing=(
+                    "its weights are recomputed from each shard's own statistics z and n, "
+                    "which would overwrite the mixed weights"
+                ),
             ),
             # The confidence family's other rules (with AROW above).
             UpdateRule(

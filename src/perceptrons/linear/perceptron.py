@@ -109,9 +109,13 @@ class PerceptronRules(OnlineLinearClassifier):
         rescaling of every weight, ada-rda's recomputing of every weight under new
         constants), nor one whose ``penalty`` is on (the L1 shrinking brings every weight
         up to date at the end of an epoch), nor a full covariance's update (``Σx``
-        reaches every feature seen before)."""
+        reaches every feature seen before), nor a call whose new constants recompute
+        every weight of ``state`` first (FTRL's, see ``Family.remakes``)."""
         resolved = self._resolved_rule()
         if resolved.covariance == "full":
+            return False
+        remakes = resolved.family.remakes
+        if remakes is not None and remakes(state, resolved.constants):
             return False
         return resolved.rule.example_rows_only(resolved.constants)
 

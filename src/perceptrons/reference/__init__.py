@@ -16,6 +16,7 @@ comes from. One module per family:
 ``second_order`` the second-order perceptron and the improved ellipsoid method
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
+``ftrl``        FTRL-Proximal with per-coordinate rates and L1/L2
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
@@ -68,6 +69,8 @@ None of these documents
     loss, Zinkevich 2003: each paper's pseudocode, see its module).
     ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
     Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
+    ``ftrl_proximal`` (McMahan et al. 2013, Algorithm 1, on the hinge loss: see its
+    module).
 
 Conventions
 -----------
@@ -167,6 +170,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     )
     from perceptrons.reference.confidence import confidence_weighted
     from perceptrons.reference.first_order import first_order_online
+    from perceptrons.reference.ftrl import ftrl_proximal
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
         dual_vote_scores,
@@ -218,6 +222,7 @@ __all__ = [
     "epoch_orders",
     "first_order_online",
     "forgetron",
+    "ftrl_proximal",
     "improved_ellipsoid",
     "linear_update_rule",
     "logistic_regression_batch",
@@ -260,6 +265,7 @@ _ORIGINS = {
     "randomized_budget_perceptron": "perceptrons.reference.budget",
     "first_order_online": "perceptrons.reference.first_order",
     "adaptive_gradient": "perceptrons.reference.adagrad",
+    "ftrl_proximal": "perceptrons.reference.ftrl",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

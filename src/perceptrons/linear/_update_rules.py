@@ -108,8 +108,10 @@ class UpdateRule:
     reads the estimator's ``C`` (its aggressiveness); ``covariance``: it has the full
     covariance form besides the diagonal one; ``weighted``: it takes ``sample_weight``
     and ``class_weight``; ``delta_trick``: it takes ``delta > 0``; ``mixing``: why
-    parameter mixing cannot train it (None: it can); ``summary`` and ``cite``: one line
-    each for the command line's help and ``inspect``.
+    parameter mixing cannot train it (None: it can); ``averaging``: why the averaged
+    model cannot be computed whatever the constants (None: it can, unless ``penalty`` is
+    on); ``summary`` and ``cite``: one line each for the command line's help and
+    ``inspect``.
     """
 
     name: str
@@ -125,6 +127,19 @@ class UpdateRule:
     mixing: str | None = None
     every_row: bool = False
     penalty: str | None = None
+    averaging: str | None = None
+
+    @property
+    def defaults(self) -> dict[str, float]:
+        """The default value of each constant."""
+        return {name: constant.default for name, constant in self.constants.items()}
+
+    def averageable(self, constants: Mapping[str, float] | None = None) -> bool:
+        """Whether the averaged model can be computed under ``constants`` (the defaults
+        when None): no ``averaging`` refusal in the table and the ``penalty`` off."""
+        return self.averaging is None and not self.penalized(
+            self.defaults if constants is None else constants
+        )
 
     def penalized(self, constants: Mapping[str, float]) -> bool:
         """Whether ``constants`` turn on the rule's penalty that moves every weight every

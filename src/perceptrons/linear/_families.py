@@ -130,6 +130,12 @@ def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool)
     return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
 
 
+def _dual_averaging_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # The sum of the gradients u (of either sign) from 0; scalars: the rounds' weight t,
+    # then the sigma, gamma, rho and l1 the weights were made with.
+    return adaptive_state(rule.name, (0.0,), (0.0, 0.0, 0.0, 0.0, 0.0))
+
+
 # ------------------------------------------------------------------ the rule arrays
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
 _PERCEPTRON_KINDS = {"perceptron": "PERCEPTRON", "pa": "PA", "pa-i": "PA_I", "mira": "PA_I"}
@@ -202,6 +208,12 @@ def _adagrad_kernels() -> ModuleType:
     return adagrad
 
 
+def _dual_averaging_kernels() -> ModuleType:
+    from perceptrons._kernels import dual_averaging
+
+    return dual_averaging
+
+
 #: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
@@ -229,6 +241,12 @@ FAMILIES: dict[str, Family] = {
     ),
     "adagrad": Family(
         _adagrad_kernels, _forms(), _pack_constants("adagrad_rule", with_C=False), _adagrad_state
+    ),
+    "dual-averaging": Family(
+        _dual_averaging_kernels,
+        _forms(),
+        _pack_constants("dual_averaging_rule", with_C=False),
+        _dual_averaging_state,
     ),
 }
 

@@ -30,6 +30,11 @@ Families
     (FOBOS, ``"ada-fobos"``) and regularized dual averaging (``"ada-rda"``) forms, and
     the normalized adaptive gradient (``"nag"``, Vowpal Wabbit's default update)
     (:mod:`perceptrons._kernels.adagrad`).
+``"dual-averaging"``
+    Regularized dual averaging on the hinge loss (Xiao 2010): the weights a closed-form
+    function of the sum of the gradients and of the rounds, with a squared L2
+    (``"rda"``), a mixed L1 and squared L2 (``"rda-l1"``) or the enhanced L1
+    (``"erda-l1"``) regularizer (:mod:`perceptrons._kernels.dual_averaging`).
 """
 
 from __future__ import annotations
@@ -185,8 +190,38 @@ _ALMA_MIXING = (
     "which the shards cannot share"
 )
 
+# Regularized dual averaging (Xiao 2010). The defaults, measured on a9a (the given
+# split, 10 epochs, random_state=0): sigma = 0.003 is the best of 1e-5..1 (84.9% test
+# accuracy; SOL's sigma = 1 leaves the weights too small to reach the hinge's margin,
+# 76.4%, the majority class); gamma = 1 the best of 0.1..100 (84.8%); l1 = 0.001 keeps
+# about 50 of the ~120 weights used, rda-l1 at 84.7% (rda 84.9%), erda-l1 at 84.8%
+# (84.8% without L1).
+_RDA_SIGMA = Constant(
+    0.003,
+    0.0,
+    low_open=True,
+    doc="sigma: the squared L2 regularizer (sigma/2)||w||^2; the weights are divided by sigma t",
+)
+_RDA_L1 = Constant(0.001, 0.0, doc="the L1 penalty (lambda) on the feature weights")
+_RDA_MIXING = (
+    "its weights are recomputed from each shard's own sum of gradients, which would "
+    "overwrite the mixed weights"
+)
+_RDA_AVERAGING = (
+    "its weights are recomputed from the sum of the gradients and the rounds, so every "
+    "weight moves every round, which the average cannot follow at O(nnz) cost"
+)
+
 #: The families in the order the table lists them (the command line's help, inspect).
-FAMILIES = ("perceptron", "romma", "confidence", "second-order", "first-order", "adagrad")
+FAMILIES = (
+    "perceptron",
+    "romma",
+    "confidence",
+    "second-order",
+    "first-order",
+    "adagrad",
+    "dual-averaging",
+)
 
 RULES: dict[str, UpdateRule] = {
     rule.name: rule
@@ -389,6 +424,54 @@ RULES: dict[str, UpdateRule] = {
                 constants={
                     "eta": Constant(0.5, 0.0, low_open=True, doc="the learning rate"),
                 },
+            ),
+            # The dual-averaging family (perceptrons._kernels.dual_averaging).
+            UpdateRule(
+                "rda",
+                "dual-averaging",
+                "regularized dual averaging (RDA), squared L2, on the hinge loss",
+                "Xiao 2010",
+                constants={"sigma": _RDA_SIGMA},
+                mixing=_RDA_MIXING,
+                every_row=True,
+                averaging=_RDA_AVERAGING,
+            ),
+            UpdateRule(
+                "rda-l1",
+                "dual-averaging",
+                "regularized dual averaging (RDA), mixed L1 and squared L2, on the hinge loss",
+                "Xiao 2010",
+                constants={"sigma": _RDA_SIGMA, "l1": _RDA_L1},
+                mixing=_RDA_MIXING,
+                every_row=True,
+                penalty="l1",
+                averaging=_RDA_AVERAGING,
+            ),
+            UpdateRule(
+                "erda-l1",
+                "dual-averaging",
+                "enhanced L1 regularized dual averaging, on the hinge loss",
+                "Xiao 2010",
+                constants={
+                    "gamma": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="gamma: the proximal term's beta_t = gamma sqrt(t); the weights "
+                        "are divided by gamma sqrt(t)",
+                    ),
+                    "rho": Constant(
+                        0.0,
+                        0.0,
+                        doc="rho: the enhanced threshold lambda + gamma rho / sqrt(t) of the "
+                        "averaged gradient (0: plain L1)",
+                    ),
+                    "l1": _RDA_L1,
+                },
+                mixing=_RDA_MIXING,
+                every_row=True,
+                penalty="l1",
+                averaging=_RDA_AVERAGING,
             ),
             # The confidence family's other rules (with AROW above).
             UpdateRule(

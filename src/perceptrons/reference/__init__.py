@@ -16,6 +16,7 @@ comes from. One module per family:
 ``second_order`` the second-order perceptron and the improved ellipsoid method
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
+``dual_averaging`` regularized dual averaging (RDA, L1-RDA, enhanced L1-RDA)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
@@ -68,6 +69,9 @@ None of these documents
     loss, Zinkevich 2003: each paper's pseudocode, see its module).
     ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
     Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
+    ``regularized_dual_averaging`` (Xiao 2010, "Dual averaging methods for regularized
+    stochastic learning and online optimization", Algorithm 1 and its closed forms: see
+    its module).
 
 Conventions
 -----------
@@ -166,6 +170,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         randomized_budget_perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
+    from perceptrons.reference.dual_averaging import regularized_dual_averaging
     from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
@@ -233,6 +238,7 @@ __all__ = [
     "perceptron",
     "projectron",
     "randomized_budget_perceptron",
+    "regularized_dual_averaging",
     "romma",
     "second_order_perceptron",
     "sequence_score",
@@ -260,6 +266,7 @@ _ORIGINS = {
     "randomized_budget_perceptron": "perceptrons.reference.budget",
     "first_order_online": "perceptrons.reference.first_order",
     "adaptive_gradient": "perceptrons.reference.adagrad",
+    "regularized_dual_averaging": "perceptrons.reference.dual_averaging",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -231,3 +231,15 @@ def test_a_sum_of_gradients_beyond_the_floats_stops_training_naming_the_rule():
     y = np.array([1, 0] * 4)
     with pytest.raises(ValueError, match=r"non-finite.*update='rda'"):
         Perceptron(update="rda", max_epochs=2, shuffle=False).fit(X, y, sample_weight=[1e10] * 8)
+
+
+@pytest.mark.parametrize("rule", DUAL_AVERAGING)
+def test_the_oracle_defaults_to_the_tables_constants(rule):
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40, 5)) * 30.0
+    y = rng.integers(0, 3, size=40)
+    model = Perceptron(update=rule, random_state=0, max_epochs=2).fit(X, y)
+    orders = reference.epoch_orders(40, 2, True, 0)
+    W, b, _ = reference.regularized_dual_averaging(X, y, 3, orders, rule=rule)
+    assert_allclose(model.coef_, W, **TOL)
+    assert_allclose(model.intercept_, b, **TOL)

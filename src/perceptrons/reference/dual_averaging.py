@@ -58,8 +58,8 @@ __all__ = ["regularized_dual_averaging"]
 # The defaults of the rule table (perceptrons.linear._update_rules).
 _DEFAULTS = {
     "rda": {"sigma": 0.003},
-    "rda-l1": {"sigma": 0.003, "l1": 0.001},
-    "erda-l1": {"gamma": 1.0, "rho": 0.0, "l1": 0.001},
+    "rda-l1": {"sigma": 0.003, "l1": 0.0001},
+    "erda-l1": {"gamma": 1.0, "rho": 0.0, "l1": 0.0001},
 }
 
 

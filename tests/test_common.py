@@ -733,8 +733,8 @@ ADAGRAD_CLASS_WEIGHT = (
 DUAL_AVERAGING_CLASS_WEIGHT = (
     "the check wants 87% of predictions for the class weighted 1000 on blobs of std 20 "
     "after its 10 epochs; dual averaging weighs every gradient since the first round "
-    "alike, so the early rounds' far-off weights fade only as 1/t: binary, 64% (rda), "
-    "66% (rda-l1, erda-l1) after 10 epochs, 100% after 1000; three classes pass (100%); "
+    "alike, so the early rounds' far-off weights fade only as 1/t: binary, 64% after 10 "
+    "epochs (each rule at its defaults), 100% after 1000; three classes pass (100%); "
     "the example weights class_weight sets are tested against the oracle in "
     "tests/test_dual_averaging.py"
 )

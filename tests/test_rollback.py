@@ -72,7 +72,9 @@ class Case:
 def _cases() -> dict[str, Case]:
     cases: dict[str, Case] = {}
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
-        cases[f"averaged-{update}"] = Case(lambda u=update: AveragedPerceptron(update=u))
+        cls = AveragedPerceptron if rule.averageable() else Perceptron
+        prefix = "averaged" if cls is AveragedPerceptron else "last"
+        cases[f"{prefix}-{update}"] = Case(lambda u=update, cls=cls: cls(update=u))
         if rule.covariance:
             cases[f"averaged-{update}-full"] = Case(
                 lambda u=update: AveragedPerceptron(update=u, covariance="full")

@@ -110,7 +110,8 @@ def test_a_grown_width_and_found_base_equal_the_declared_ones(
 
 def _rule_models():
     for name, rule in RULES.items():
-        yield lambda name=name: AveragedPerceptron(update=name, shuffle=False)
+        cls = AveragedPerceptron if rule.averageable() else Perceptron
+        yield lambda name=name, cls=cls: cls(update=name, shuffle=False)
         if rule.covariance:
             yield lambda name=name: Perceptron(update=name, covariance="full", shuffle=False)
     yield lambda: LogisticRegressionSGD(shuffle=False)

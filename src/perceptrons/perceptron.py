@@ -53,7 +53,7 @@ _SHARED_PARAMETERS = """
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
 "cw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
-"ada-fobos", "ada-rda", "nag", "ftrl"}, default="perceptron"
+"ada-fobos", "ada-rda", "nag", "ftrl", "rda", "rda-l1", "erda-l1"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -106,9 +106,13 @@ _SHARED_PARAMETERS = """
         - ``"ada-fobos"``, ``"ada-rda"``: AdaGrad, composite mirror descent and dual
           averaging forms (Duchi, Hazan & Singer 2011);
         - ``"nag"``: the normalized adaptive gradient (Ross, Mineiro & Langford 2013),
-          Vowpal Wabbit's default update.
+          Vowpal Wabbit's default update;
         - ``"ftrl"``: FTRL-Proximal with per-coordinate rates and L1/L2 (McMahan et
-          al. 2013), on the hinge loss: with ``l1 > 0`` a sparse model, averaged exactly.
+          al. 2013), on the hinge loss: with ``l1 > 0`` a sparse model, averaged exactly;
+        - ``"rda"``, ``"rda-l1"``, ``"erda-l1"``: regularized dual averaging with a
+          squared L2, a mixed L1 and squared L2, and the enhanced L1 regularizer (Xiao
+          2010), the weights a function of the sum of the gradients and the rounds (so
+          they cannot be averaged, nor mixed); ``l1`` makes the model sparse.
 
         The confidence rules are multiclass with one constraint against the best other
         class and a covariance per class (Crammer, Dredze & Kulesza 2009). These rules

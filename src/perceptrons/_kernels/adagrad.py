@@ -113,7 +113,8 @@ def adagrad_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
 
 @_piece
 def shrink(value, amount):
-    """``sign(value) max(0, |value| - amount)``."""
+    """``sign(value) max(0, |value| - amount)``, the L1 soft threshold (the dual-averaging
+    kernels use it too)."""
     if value > amount:
         return value - amount
     if value < -amount:

@@ -146,6 +146,12 @@ def _ftrl_remakes(state: TrainingState, constants: Mapping[str, float]) -> bool:
     return scalars is not None and not _ftrl_kernels().made_with(scalars, constants)
 
 
+def _dual_averaging_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # The sum of the gradients u (of either sign) from 0; scalars: the rounds' weight t,
+    # then the sigma, gamma, rho and l1 the weights were made with.
+    return adaptive_state(rule.name, (0.0,), (0.0, 0.0, 0.0, 0.0, 0.0))
+
+
 # ------------------------------------------------------------------ the rule arrays
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
 _PERCEPTRON_KINDS = {"perceptron": "PERCEPTRON", "pa": "PA", "pa-i": "PA_I", "mira": "PA_I"}
@@ -224,6 +230,12 @@ def _ftrl_kernels() -> ModuleType:
     return ftrl
 
 
+def _dual_averaging_kernels() -> ModuleType:
+    from perceptrons._kernels import dual_averaging
+
+    return dual_averaging
+
+
 #: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
@@ -258,6 +270,12 @@ FAMILIES: dict[str, Family] = {
         _pack_constants("ftrl_rule", with_C=False),
         _ftrl_state,
         remakes=_ftrl_remakes,
+    ),
+    "dual-averaging": Family(
+        _dual_averaging_kernels,
+        _forms(),
+        _pack_constants("dual_averaging_rule", with_C=False),
+        _dual_averaging_state,
     ),
 }
 

@@ -137,6 +137,11 @@ class PerceptronRules(OnlineLinearClassifier):
         resolved = self._resolved_rule()
         rule, constants = resolved.rule, resolved.constants
         name = type(self).__name__
+        if rule.averaging is not None and self._averaged:
+            raise ValueError(
+                f"{name}: update={self.update!r} cannot be averaged: {rule.averaging}; use "
+                "Perceptron (the last weights; the command line's --algorithm perceptron)."
+            )
         if rule.penalized(constants) and self._averaged:
             raise ValueError(
                 f"{name}: update={self.update!r} with {rule.penalty} > 0 cannot be averaged: the "

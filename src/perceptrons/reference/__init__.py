@@ -17,6 +17,7 @@ comes from. One module per family:
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``ftrl``        FTRL-Proximal with per-coordinate rates and L1/L2
+``dual_averaging`` regularized dual averaging (RDA, L1-RDA, enhanced L1-RDA)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
@@ -71,6 +72,9 @@ None of these documents
     Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
     ``ftrl_proximal`` (McMahan et al. 2013, Algorithm 1, on the hinge loss: see its
     module).
+    ``regularized_dual_averaging`` (Xiao 2010, "Dual averaging methods for regularized
+    stochastic learning and online optimization", Algorithm 1 and its closed forms: see
+    its module).
 
 Conventions
 -----------
@@ -169,6 +173,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         randomized_budget_perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
+    from perceptrons.reference.dual_averaging import regularized_dual_averaging
     from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.ftrl import ftrl_proximal
     from perceptrons.reference.kernel import (
@@ -238,6 +243,7 @@ __all__ = [
     "perceptron",
     "projectron",
     "randomized_budget_perceptron",
+    "regularized_dual_averaging",
     "romma",
     "second_order_perceptron",
     "sequence_score",
@@ -266,6 +272,7 @@ _ORIGINS = {
     "first_order_online": "perceptrons.reference.first_order",
     "adaptive_gradient": "perceptrons.reference.adagrad",
     "ftrl_proximal": "perceptrons.reference.ftrl",
+    "regularized_dual_averaging": "perceptrons.reference.dual_averaging",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -38,6 +38,9 @@ Families
     function of the sum of the gradients and of the rounds, with a squared L2
     (``"rda"``), a mixed L1 and squared L2 (``"rda-l1"``) or the enhanced L1
     (``"erda-l1"``) regularizer (:mod:`perceptrons._kernels.dual_averaging`).
+
+Over 600 lines: one table with an entry per rule and its constants, which the command
+line reads whole; split, the rules would be listed in several places.
 """
 
 from __future__ import annotations

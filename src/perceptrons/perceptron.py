@@ -52,7 +52,7 @@ _SHARED_PARAMETERS = """
         ``x``). Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
-"cw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
+"cw", "eccw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
 "ada-fobos", "ada-rda", "nag"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
@@ -92,6 +92,8 @@ _SHARED_PARAMETERS = """
 
         - ``"cw"``: confidence-weighted learning, its variance form (Dredze, Crammer &
           Pereira 2008); no weighted form;
+        - ``"eccw"``: exact convex confidence-weighted learning, the standard-deviation
+          form (Crammer, Dredze & Pereira 2008); no weighted form;
         - ``"arow"``: adaptive regularization of weight vectors (Crammer, Kulesza &
           Dredze 2009);
         - ``"narow"``: AROW with a data-dependent regularization (Orabona & Crammer

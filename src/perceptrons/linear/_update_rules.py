@@ -16,7 +16,7 @@ Families
     ROMMA and aggressive ROMMA (lazily scaled weights, :mod:`perceptrons._kernels.romma`).
 ``"confidence"``
     The second-order rules that keep a Gaussian over the weights, a mean and a
-    covariance (CW, AROW, NAROW, SCW, NHERD): diagonal by default, full on request.
+    covariance (CW, exact CW, AROW, NAROW, SCW, NHERD): diagonal by default, full on request.
 ``"second-order"``
     The second-order perceptron and IELLIP (a correlation matrix of the examples updated
     on, or an ellipsoid), diagonal by default, full on request
@@ -386,6 +386,20 @@ RULES: dict[str, UpdateRule] = {
                     "a": _INITIAL_VARIANCE,
                 },
                 covariance=True,
+                weighted=False,
+            ),
+            UpdateRule(
+                "eccw",
+                "confidence",
+                "exact convex confidence-weighted learning (the standard-deviation form)",
+                "Crammer, Dredze & Pereira 2008",
+                constants={
+                    # eta = 0.7: phi = 0.5244, SOL's eccw default (and CW's here).
+                    "eta": _confidence_eta(0.7),
+                    "a": _INITIAL_VARIANCE,
+                },
+                covariance=True,
+                # A constraint, not a loss: nothing for a weight to multiply (as CW).
                 weighted=False,
             ),
             UpdateRule(

@@ -1,8 +1,20 @@
 """The random problems the oracle tests of the update rules draw (hypothesis): a few
-examples of a few features, some entries zero, every class present."""
+examples of a few features, some entries zero, every class present; and the averaged
+estimator of a rule where it has one."""
 
 import numpy as np
 from hypothesis import strategies as st
+
+from perceptrons import AveragedPerceptron, Perceptron
+from perceptrons.linear._update_rules import RULES
+
+
+def averaged(rule, params=None):
+    """AveragedPerceptron, or Perceptron where the rule's constants (its defaults,
+    updated by ``params``) turn on a penalty that moves every weight every round: the
+    estimator refuses to average those (ada-fobos-l1's default l1 > 0, for one)."""
+    penalized = RULES[rule].penalized({**RULES[rule].defaults, **(params or {})})
+    return Perceptron if penalized else AveragedPerceptron
 
 
 @st.composite

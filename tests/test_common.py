@@ -633,10 +633,11 @@ def _adaptive_configurations():
     """One estimator per rule that keeps statistics of its own (alternately last and
     averaged weights), and the full-covariance form of each rule that has one, averaged."""
     from perceptrons.linear._update_rules import RULES
+    from rule_problems import averaged
 
     adaptive = [r for r in RULES.values() if r.family not in ("perceptron", "romma")]
     estimators = [
-        (AveragedPerceptron if n % 2 else Perceptron)(update=rule.name)
+        (averaged(rule.name) if n % 2 else Perceptron)(update=rule.name)
         for n, rule in enumerate(adaptive)
     ]
     estimators += [

@@ -62,6 +62,7 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
     )
     from perceptrons.linear._update_rules import RULES
     from perceptrons.logistic_batch import LogisticRegressionBatch
+    from rule_problems import averaged
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 5))
@@ -101,7 +102,8 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
-        models[f"averaged-{update}"] = (AveragedPerceptron(update=update), X, y3)
+        # (a rule whose defaults penalize every weight every round: its last weights)
+        models[f"averaged-{update}"] = (averaged(update)(update=update), X, y3)
         if rule.covariance:
             full = AveragedPerceptron(update=update, covariance="full")
             models[f"averaged-{update}-full"] = (full, X, y3)

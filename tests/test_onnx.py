@@ -35,6 +35,7 @@ from perceptrons import (  # noqa: E402
 from perceptrons._registry import MODELS  # noqa: E402
 from perceptrons.io import onnx as onnx_export  # noqa: E402
 from perceptrons.linear._update_rules import RULES  # noqa: E402
+from rule_problems import averaged as averaged_for  # noqa: E402
 
 
 def _session(model, dtype=np.float64):
@@ -87,7 +88,8 @@ def _problem(n_classes, seed=0, n=80, d=7, sparse=False, counts=False):
 def test_every_update_rule_round_trips(update, n_classes):
     for averaged, sparse in ((False, False), (True, True)):
         X, y = _problem(n_classes, seed=len(update), sparse=sparse)
-        cls = AveragedPerceptron if averaged else Perceptron
+        # (a rule whose defaults penalize every weight every round: its last weights)
+        cls = averaged_for(update) if averaged else Perceptron
         model = cls(update=update, max_epochs=3, random_state=0).fit(X, y)
         assert_same_predictions(model, X)
 

@@ -34,6 +34,7 @@ from perceptrons import (
     VotedPerceptron,
 )
 from perceptrons.linear._update_rules import RULES
+from rule_problems import averaged
 
 CLASSES = [0, 1, 2]
 
@@ -72,7 +73,8 @@ class Case:
 def _cases() -> dict[str, Case]:
     cases: dict[str, Case] = {}
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
-        cases[f"averaged-{update}"] = Case(lambda u=update: AveragedPerceptron(update=u))
+        # (a rule whose defaults penalize every weight every round: its last weights)
+        cases[f"averaged-{update}"] = Case(lambda u=update: averaged(u)(update=u))
         if rule.covariance:
             cases[f"averaged-{update}-full"] = Case(
                 lambda u=update: AveragedPerceptron(update=u, covariance="full")

@@ -13,6 +13,7 @@ from perceptrons.io import stream
 from perceptrons.io.formats import DataFormatError
 from perceptrons.io.stream import fit_stream, scan
 from perceptrons.linear._update_rules import RULES
+from rule_problems import averaged
 
 
 def _write(path, rows):
@@ -110,7 +111,7 @@ def test_a_grown_width_and_found_base_equal_the_declared_ones(
 
 def _rule_models():
     for name, rule in RULES.items():
-        yield lambda name=name: AveragedPerceptron(update=name, shuffle=False)
+        yield lambda name=name: averaged(name)(update=name, shuffle=False)
         if rule.covariance:
             yield lambda name=name: Perceptron(update=name, covariance="full", shuffle=False)
     yield lambda: LogisticRegressionSGD(shuffle=False)

@@ -53,7 +53,7 @@ _SHARED_PARAMETERS = """
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
 "cw", "eccw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
-"ada-fobos", "ada-rda", "nag"}, default="perceptron"
+"ada-fobos", "ada-rda", "ada-fobos-l1", "ada-rda-l1", "nag"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -107,6 +107,8 @@ _SHARED_PARAMETERS = """
         - ``"ogd"``: online gradient descent (Zinkevich 2003);
         - ``"ada-fobos"``, ``"ada-rda"``: AdaGrad, composite mirror descent and dual
           averaging forms (Duchi, Hazan & Singer 2011);
+        - ``"ada-fobos-l1"``, ``"ada-rda-l1"``: the same two rules under SOL's names,
+          their L1 strength ``l1`` on by default (0.001);
         - ``"nag"``: the normalized adaptive gradient (Ross, Mineiro & Langford 2013),
           Vowpal Wabbit's default update.
 

@@ -1,8 +1,21 @@
 """The random problems the oracle tests of the update rules draw (hypothesis): a few
-examples of a few features, some entries zero, every class present."""
+examples of a few features, some entries zero, every class present; and the averaged
+estimator of a rule where it has one."""
 
 import numpy as np
 from hypothesis import strategies as st
+
+from perceptrons import AveragedPerceptron, Perceptron
+from perceptrons.linear._update_rules import RULES
+
+
+def averaged(rule, params=None):
+    """AveragedPerceptron where ``rule`` can be averaged under ``params`` (over its
+    defaults), else Perceptron: the table's ``averaging`` refusal, or a ``penalty`` that
+    moves every weight every round turned on (ada-fobos-l1's default l1 > 0, for one)."""
+    table = RULES[rule]
+    averageable = table.averageable({**table.defaults, **(params or {})})
+    return AveragedPerceptron if averageable else Perceptron
 
 
 @st.composite

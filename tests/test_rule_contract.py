@@ -19,6 +19,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from perceptrons import AveragedPerceptron, LogisticRegressionSGD, Perceptron
 from perceptrons.io.persist import load, save
 from perceptrons.linear._update_rules import RULES
+from rule_problems import averaged as _averaged
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
 ADAPTIVE = [rule for rule in RULES.values() if rule.family not in ("perceptron", "romma")]
@@ -28,14 +29,6 @@ FORMS = [
     for rule in ADAPTIVE
     for covariance in (("diagonal", "full") if rule.covariance else ("diagonal",))
 ]
-
-
-def _averaged(rule, params=None):
-    """AveragedPerceptron where ``rule`` can be averaged under ``params`` (over its
-    defaults), else Perceptron (the table's ``averaging``, or a ``penalty`` on)."""
-    table = RULES[rule]
-    averageable = table.averageable({**table.defaults, **(params or {})})
-    return AveragedPerceptron if averageable else Perceptron
 
 
 def _dense(coef):

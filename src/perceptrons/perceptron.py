@@ -52,8 +52,9 @@ _SHARED_PARAMETERS = """
         ``x``). Costs ``n_samples`` floats of memory
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
-"cw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
-"ada-fobos", "ada-rda", "nag", "ftrl", "rda", "rda-l1", "erda-l1"}, default="perceptron"
+"cw", "eccw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
+"ada-fobos", "ada-rda", "ada-fobos-l1", "ada-rda-l1", "nag", "ftrl", "rda", "rda-l1", \
+"erda-l1"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -92,6 +93,8 @@ _SHARED_PARAMETERS = """
 
         - ``"cw"``: confidence-weighted learning, its variance form (Dredze, Crammer &
           Pereira 2008); no weighted form;
+        - ``"eccw"``: exact convex confidence-weighted learning, the standard-deviation
+          form (Crammer, Dredze & Pereira 2008); no weighted form;
         - ``"arow"``: adaptive regularization of weight vectors (Crammer, Kulesza &
           Dredze 2009);
         - ``"narow"``: AROW with a data-dependent regularization (Orabona & Crammer
@@ -105,6 +108,8 @@ _SHARED_PARAMETERS = """
         - ``"ogd"``: online gradient descent (Zinkevich 2003);
         - ``"ada-fobos"``, ``"ada-rda"``: AdaGrad, composite mirror descent and dual
           averaging forms (Duchi, Hazan & Singer 2011);
+        - ``"ada-fobos-l1"``, ``"ada-rda-l1"``: the same two rules under SOL's names,
+          their L1 strength ``l1`` on by default (0.001);
         - ``"nag"``: the normalized adaptive gradient (Ross, Mineiro & Langford 2013),
           Vowpal Wabbit's default update;
         - ``"ftrl"``: FTRL-Proximal with per-coordinate rates and L1/L2 (McMahan et

@@ -24,6 +24,9 @@ and 0 otherwise.
     ``λ > 0`` its threshold grows every round: the weights of the features of ``x`` are
     recomputed when they are scored (O(nnz)) and every weight at the end of the epoch,
     so that the stored weights are the model. The intercept is not penalized.
+``"ada-fobos-l1"``, ``"ada-rda-l1"``
+    SOL's names for the two above with an L1 strength by default: the rule table's
+    entries name ``ada-fobos`` and ``ada-rda`` as the kernels they are (``same_as``).
 ``"nag"`` (Ross et al. 2013, Algorithm 2)
     Per feature its scale ``s_j`` (the largest ``|x_j|`` seen) and its squared
     gradients ``G_j``; a global ``N``. Each round: where ``|x_j| > s_j``, ``w_j <- w_j

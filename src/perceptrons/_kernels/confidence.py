@@ -1,7 +1,8 @@
 """Compiled epochs of the confidence-weighted family, binary and multiclass, with a
 diagonal or a full covariance: AROW (Crammer, Kulesza & Dredze 2009), CW (Dredze,
-Crammer & Pereira 2008), SCW-I and SCW-II (Wang, Zhao & Hoi 2012), NAROW (Orabona &
-Crammer 2010) and NHERD (Crammer & Lee 2010).
+Crammer & Pereira 2008), exact convex CW (Crammer, Dredze & Pereira 2008), SCW-I and
+SCW-II (Wang, Zhao & Hoi 2012), NAROW (Orabona & Crammer 2010) and NHERD (Crammer & Lee
+2010).
 
 These rules keep a Gaussian ``N(w, Σ)`` over the weights. An example of margin
 ``m = y w·x`` and variance ``v = xᵀ Σ x`` whose loss is positive moves the mean by
@@ -20,7 +21,8 @@ v / (b v - 1)`` where ``v > 1 / b``, no update elsewhere. NHERD: ``α = l / (v +
 ``Σ⁻¹ <- Σ⁻¹ + (C² v + 2 C) x xᵀ``; its diagonal form is the paper's own, ``Σ_j <- Σ_j /
 (1 + C x_j² Σ_j)²`` (:func:`perceptrons._kernels._diagonal.step_and_herd`). CW (the
 variance form): on ``m < φ v``, ``α`` the root of the paper's quadratic, ``Σ⁻¹ <- Σ⁻¹ + 2
-α φ x xᵀ``. SCW-I and SCW-II: on ``m < φ √v``, the paper's ``α`` (SCW-I's at most ``C``),
+α φ x xᵀ``. Exact convex CW (the standard-deviation form), SCW-I and SCW-II: on ``m < φ
+√v``, the paper's ``α`` (SCW-I's at most ``C``; exact CW's is SCW-I's without the cap),
 ``Σ⁻¹ <- Σ⁻¹ + (α φ / √u) x xᵀ`` (the paper's ``Σ - β Σ x xᵀ Σ``). ``φ = Φ⁻¹(eta)``; the
 oracles (:mod:`perceptrons.reference.confidence`) hold the formulas line by line.
 
@@ -58,9 +60,9 @@ without them).
     As in :mod:`perceptrons._kernels.perceptron` (or empty). A weight ``s`` counts the
     example's loss ``s`` times in the rule's objective: AROW's and NAROW's ``r`` become
     ``r / s`` for that example (``β = 1 / (v + r / s)``, ``Σ⁻¹ += s x xᵀ / r``), and the
-    ``C`` of SCW and NHERD becomes ``s C``. CW has no loss to weight (the estimators
-    refuse weights for it). Weight 1 is the unweighted rule; weight 0 skips the example
-    (no update, no count).
+    ``C`` of SCW and NHERD becomes ``s C``. CW and exact CW have no loss to weight (a
+    constraint, not a loss: the estimators refuse weights for them). Weight 1 is the
+    unweighted rule; weight 0 skips the example (no update, no count).
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
 n_mistakes, count)`` at the first non-finite score or variance, ``NON_FINITE_STEP`` at
@@ -83,8 +85,16 @@ from perceptrons._kernels.perceptron import best_other, mispredicted
 
 _jit = cached_njit(**_rows.TRAINING)
 
-AROW, CW, SCW_I, SCW_II, NAROW, NHERD = 0, 1, 2, 3, 4, 5
-KINDS = {"arow": AROW, "cw": CW, "scw-i": SCW_I, "scw-ii": SCW_II, "narow": NAROW, "nherd": NHERD}
+AROW, CW, SCW_I, SCW_II, NAROW, NHERD, ECCW = 0, 1, 2, 3, 4, 5, 6
+KINDS = {
+    "arow": AROW,
+    "cw": CW,
+    "scw-i": SCW_I,
+    "scw-ii": SCW_II,
+    "narow": NAROW,
+    "nherd": NHERD,
+    "eccw": ECCW,
+}
 # Positions in the ``rule`` array; the constants each rule reads follow, by name
 # (CONSTANTS), never in the order of the rule table's entry.
 KIND, BIAS_FEATURE, C_VALUE, FIRST_CONSTANT = 0, 1, 2, 3
@@ -97,6 +107,7 @@ CONSTANTS = {
     "cw": ("eta",),
     "scw-i": ("eta",),
     "scw-ii": ("eta",),
+    "eccw": ("eta",),
 }
 
 
@@ -159,10 +170,13 @@ def _coefficients(signed, variance, weight, rule):
         return 0.0, 0.0
     C = rule[C_VALUE] * weight
     phi2 = phi * phi
-    if kind == SCW_I:
+    if kind == SCW_I or kind == ECCW:
+        # Exact CW's closed form (Crammer, Dredze & Pereira 2008); SCW-I caps it at C.
         psi, zeta = 1.0 + phi2 / 2.0, 1.0 + phi2
         root = np.sqrt(signed * signed * phi2 * phi2 / 4.0 + variance * phi2 * zeta)
-        alpha = min(C, max(0.0, (-signed * psi + root) / (variance * zeta)))
+        alpha = max(0.0, (-signed * psi + root) / (variance * zeta))
+        if kind == SCW_I:
+            alpha = min(C, alpha)
     else:  # SCW_II
         n = variance + 1.0 / (2.0 * C)
         gamma = phi * np.sqrt(
@@ -202,18 +216,19 @@ def _may_update(signed, rule):
 
 @_jit
 def _variance_decides(rule):
-    """Whether the rule compares the margin with the variance (CW, SCW), so that only a
-    bound on the variance can rule an update out before the variance pass."""
+    """Whether the rule compares the margin with the variance (CW, exact CW, SCW), so
+    that only a bound on the variance can rule an update out before the variance pass."""
     kind = rule[KIND]
-    return kind == CW or kind == SCW_I or kind == SCW_II
+    return kind == CW or kind == SCW_I or kind == SCW_II or kind == ECCW
 
 
 @_jit
 def _cannot_update(signed, variance_bound, rule):
     """Whether an example of margin ``signed`` and variance at most ``variance_bound``
-    cannot update CW or SCW (``m ≥ φ v`` for CW, ``m ≥ φ √v`` for SCW: both grow with
-    ``v``). The bound is widened by a millionth, far above the rounding of the sums that
-    give the variance, so that the skip never disagrees with the variance's own test."""
+    cannot update CW, exact CW or SCW (``m ≥ φ v`` for CW, ``m ≥ φ √v`` for the others:
+    both grow with ``v``). The bound is widened by a millionth, far above the rounding of
+    the sums that give the variance, so that the skip never disagrees with the variance's
+    own test."""
     phi = rule[FIRST_CONSTANT]
     bound = variance_bound * (1.0 + 1e-6)
     if not np.isfinite(bound):

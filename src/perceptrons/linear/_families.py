@@ -127,12 +127,13 @@ def _first_order_state(rule: UpdateRule, constants: Mapping[str, float], full: b
 def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
     # The sums of squared gradients G (and RDA's sum of gradients u, of either sign;
     # NAG's scales s), all from 0; scalars: the rounds' weight t (NAG: and N).
-    if rule.name == "ada-fobos":
-        return adaptive_state(rule.name, (0.0,), (0.0,), stats_low=0.0)
-    if rule.name == "ada-rda":
+    name = rule.kernel_name
+    if name == "ada-fobos":
+        return adaptive_state(name, (0.0,), (0.0,), stats_low=0.0)
+    if name == "ada-rda":
         # RDA's scalars also hold the eta, delta and l1 its weights were made with.
-        return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
-    return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
+        return adaptive_state(name, (0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
+    return adaptive_state(name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
 
 
 def _ftrl_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
@@ -296,10 +297,10 @@ class ResolvedRule:
 
     def epoch(self, multiclass: bool) -> Kernel:
         """The compiled epoch for a multiclass model or not."""
-        return self.family.epoch(self.rule.name, multiclass, self.covariance == "full")
+        return self.family.epoch(self.rule.kernel_name, multiclass, self.covariance == "full")
 
     def rule_array(self, settings: Settings) -> np.ndarray:
-        return self.family.rule_array(self.rule.name, self.constants, settings)
+        return self.family.rule_array(self.rule.kernel_name, self.constants, settings)
 
     def non_finite_cause(self, what: str) -> str | None:
         """Why ``what`` (scores, weights, steps) became non-finite under this rule, and

@@ -18,14 +18,20 @@ CW, the variance form (Dredze, Crammer & Pereira 2008)
     ``φ = Φ⁻¹(η)``; with ``M = y m``, if ``M < φ v``: ``b = 1 + 2 φ M``, ``γ = (-b +
     √(b² - 8 φ (M - φ v))) / (4 φ v)``, ``α = max(0, γ)``, ``μ <- μ + α y Σ x̃``,
     ``Σ⁻¹ <- Σ⁻¹ + 2 α φ x̃ x̃ᵀ``.
+Exact convex CW, the standard-deviation form (Crammer, Dredze & Pereira 2008)
+    ``φ = Φ⁻¹(η)``, ``ψ = 1 + φ² / 2``, ``ζ = 1 + φ²``; ``α = max(0, (-M ψ + √(M² φ⁴ / 4
+    + v φ² ζ)) / (v ζ))``, ``u = (-α v φ + √(α² v² φ² + 4 v))² / 4``, ``β = α φ / (√u +
+    v α φ)``, ``μ <- μ + α y Σ x̃``, ``Σ <- Σ - β Σ x̃ x̃ᵀ Σ`` (``α > 0`` exactly where
+    ``M < φ √v``).
 SCW-I and SCW-II (Wang, Zhao & Hoi 2012, Algorithms 1 and 2)
     if ``φ √v - y m > 0``: the paper's ``α`` (SCW-I: at most ``C``), ``u = (-α v φ + √(α²
     v² φ² + 4 v))² / 4``, ``β = α φ / (√u + v α φ)``, ``μ <- μ + α y Σ x̃``, ``Σ <- Σ - β
     Σ x̃ x̃ᵀ Σ``.
 
 The covariance update of each rule is ``Σ⁻¹ <- Σ⁻¹ + c x̃ x̃ᵀ`` for the ``c`` of the rule
-(AROW: ``c = 1 / r``; NHERD: ``C² v + 2 C``; SCW: ``α φ / √u``; by Sherman-Morrison this
-is ``Σ - β Σ x̃ x̃ᵀ Σ`` with ``β = c / (1 + c v)``), which gives the two forms:
+(AROW: ``c = 1 / r``; NHERD: ``C² v + 2 C``; exact CW and SCW: ``α φ / √u``; by
+Sherman-Morrison this is ``Σ - β Σ x̃ x̃ᵀ Σ`` with ``β = c / (1 + c v)``), which gives the
+two forms:
 
 ``covariance="full"``
     The paper's update, on the whole matrix.
@@ -46,11 +52,14 @@ which keeps the covariance block-diagonal).
 
 ``sample_weight``: an example of weight ``s`` counts its loss ``s`` times in the rule's
 objective (AROW, NAROW: ``r`` becomes ``r / s`` for it; SCW, NHERD: ``C`` becomes ``s
-C``); weight 0 skips it. CW has no loss to weight (the estimators refuse weights for
-it). The averaged model is the (weighted) mean of the means after every example.
+C``); weight 0 skips it. CW and exact CW have no loss to weight (the estimators refuse
+weights for them). The averaged model is the (weighted) mean of the means after every example.
 
 References
 ----------
+K. Crammer, M. Dredze and F. Pereira, "Exact convex confidence-weighted learning", NIPS
+21, 2008.
+
 J. Wang, P. Zhao and S. C. H. Hoi, "Exact soft confidence-weighted learning", ICML 2012.
 
 F. Orabona and K. Crammer, "New adaptive algorithms for online classification", NIPS 23,
@@ -124,6 +133,27 @@ def _scw_precision(alpha: float, variance: float, phi: float) -> float:
     return alpha * phi / sqrt_u
 
 
+def _eccw(margin: float, variance: float, weight: float, constants: dict) -> tuple[float, float]:
+    """Exact convex CW (Crammer, Dredze & Pereira 2008), the closed-form update of the
+    standard-deviation form: the smallest change (in KL divergence) of ``N(μ, Σ)`` after
+    which ``Pr[y w·x ≥ 0] ≥ η``, that is ``M ≥ φ √(x̃ᵀ Σ x̃)``. No weighted form."""
+    phi = _phi(constants)
+    if variance <= 0.0:
+        return 0.0, 0.0  # Σ x̃ = 0: nothing can move
+    psi = 1 + phi**2 / 2
+    zeta = 1 + phi**2
+    alpha = max(
+        0.0,
+        (-margin * psi + np.sqrt(margin**2 * phi**4 / 4 + variance * phi**2 * zeta))
+        / (variance * zeta),
+    )
+    if alpha == 0.0:
+        return 0.0, 0.0
+    # The paper's Σ⁻¹ <- Σ⁻¹ + α φ u^(-1/2) x̃ x̃ᵀ, with √u the new standard deviation
+    # √(x̃ᵀ Σ' x̃); its Σ - β Σ x̃ x̃ᵀ Σ, β = α φ / (√u + v α φ), by Sherman-Morrison.
+    return alpha, _scw_precision(alpha, variance, phi)
+
+
 def _scw_i(margin: float, variance: float, weight: float, constants: dict) -> tuple[float, float]:
     """SCW-I (Wang, Zhao & Hoi 2012, Algorithm 1): update while ``φ √v - m > 0``; ``C``
     becomes ``s C`` for an example of weight ``s``."""
@@ -195,6 +225,7 @@ def _nherd_diagonal(sigma: np.ndarray, x: np.ndarray, weight: float, constants: 
 _RULES = {
     "arow": _arow,
     "cw": _cw,
+    "eccw": _eccw,
     "scw-i": _scw_i,
     "scw-ii": _scw_ii,
     "narow": _narow,
@@ -203,6 +234,7 @@ _RULES = {
 _DEFAULTS = {
     "arow": {"r": 1.0, "a": 1.0},
     "cw": {"eta": 0.7, "a": 1.0},
+    "eccw": {"eta": 0.7, "a": 1.0},
     "scw-i": {"eta": 0.75, "a": 1.0},
     "scw-ii": {"eta": 0.9, "a": 1.0},
     "narow": {"b": 1.0, "a": 1.0},

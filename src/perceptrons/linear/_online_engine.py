@@ -301,6 +301,10 @@ class LinearEngine:
         estimator.n_iter_ = n_iter
         estimator._publish()
 
+    def n_nonzero(self) -> int | None:
+        state = self.estimator._state
+        return None if state is None else state.n_nonzero()
+
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator

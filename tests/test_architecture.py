@@ -201,7 +201,8 @@ _engine: _kernels._rows.NON_FINITE_SCORE
 _linear: _kernels.scoring
 _states: _kernels.finite
 _svm: _kernels.svm.hinge_dual_pass _kernels.svm.shuffle_prefix
-cli._common: _registry.ALGORITHMS _registry.kind_of
+cli._common: _registry.ALGORITHMS _registry.kind_of linear._update_rules.RULES
+    linear._update_rules.UpdateRule
 cli._parser: _limits.MAX_N_FEATURES _version.__version__ io.formats._names.FORMATS
     linear._update_rules.RULES parallel._names.CONNECT_TIMEOUT
     parallel._names.DEFAULT_LOCAL_EPOCHS parallel._names.DEFAULT_MIXING parallel._names.MIXINGS

@@ -429,3 +429,20 @@ def test_several_shards_publish_the_mean_of_their_statistics():
     unused = np.setdiff1d(np.arange(X.shape[1]), used)
     assert (variance[unused] == 1.0).all()
     assert (variance > 0).all()
+
+
+@pytest.mark.parametrize(
+    ("make", "average"),
+    [
+        (lambda: Perceptron(update="ada-fobos", update_params={"l1": 0.05}), "examples"),
+        (lambda: AveragedPerceptron(), "examples"),
+        (lambda: AveragedPerceptron(update="arow"), "mixes"),
+    ],
+)
+def test_mixed_epochs_count_the_published_models_nonzero_weights(make, average):
+    X, y = make_classification(n_samples=120, n_features=12, n_informative=6, random_state=2)
+    X[np.abs(X) < 0.8] = 0.0
+    model = make().set_params(max_epochs=3, random_state=0)
+    mix_threads(model, sp.csr_matrix(X), y, n_shards=3, n_threads=2, average=average)
+    coef = model.coef_.toarray() if sp.issparse(model.coef_) else model.coef_
+    assert model.history_[-1]["n_nonzero"] == np.count_nonzero(coef) > 0

@@ -117,7 +117,8 @@ def test_every_rule_records_mistakes_and_updates(n_classes):
     for name in RULES:
         model = Perceptron(update=name, max_epochs=2, random_state=0).fit(X, y)
         for record in model.history_:
-            assert set(record) == {"epoch", "mistakes", "updates", "examples"}, name
+            assert set(record) == {"epoch", "mistakes", "updates", "examples", "n_nonzero"}, name
+            assert 0 < record["n_nonzero"] <= model.coef_.size, name
             assert 0 < record["mistakes"] <= record["examples"], name
             assert 0 <= record["updates"] <= record["examples"], name
             if name in mistake_driven:

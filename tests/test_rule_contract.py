@@ -340,3 +340,40 @@ def test_logistic_regression_refuses_a_step_that_overflows(weight):
         return
     with pytest.raises(ValueError, match=r"^LogisticRegressionSGD: steps became non-finite"):
         model.fit(X, y, sample_weight=np.full(12, weight))
+
+
+# ------------------------------------------------------ the nonzero weights per epoch
+def _sparse_constants(rule):
+    """The rule's constants with its every-round penalty on (none for a rule without)."""
+    penalty = RULES[rule].penalty
+    return {} if penalty is None else {penalty: 0.05}
+
+
+@pytest.mark.parametrize(("rule", "covariance"), EVERY_FORM)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_history_counts_the_models_nonzero_weights_after_every_epoch(
+    rule, covariance, n_classes, tmp_path
+):
+    """``n_nonzero``: the entries of ``coef_`` that are nonzero after the epoch (the
+    intercept not counted), in memory (dense and CSR input, the dense state and the
+    touched rows' compact one, averaged or not) and streamed."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from perceptrons.io.stream import fit_stream
+
+    X, y = _data(40, 12, n_classes, 3, density=0.3)
+    params = {"update": rule, "covariance": covariance, "random_state": 0, "max_epochs": 3}
+    models = [Perceptron(**params, update_params=_sparse_constants(rule))]
+    if RULES[rule].penalty is None:  # the average cannot follow a penalty: refused
+        models.append(AveragedPerceptron(**params))
+    for model in models:
+        for data, touched in ((X, False), (sp.csr_matrix(X), False), (sp.csr_matrix(X), True)):
+            model._touched_rows = touched
+            counts = [r["n_nonzero"] for r in model.fit_epochs(data, y)]
+            assert counts[-1] == np.count_nonzero(_dense(model.coef_))
+            assert [r["n_nonzero"] for r in model.history_] == counts
+        model.partial_fit(X, y)  # continued: counted on the state's rows in use
+        assert model.history_[-1]["n_nonzero"] == np.count_nonzero(_dense(model.coef_))
+        dump_svmlight_file(X, y, str(tmp_path / "train.svm"), zero_based=False)
+        streamed = fit_stream(model, tmp_path / "train.svm", epochs=2, chunk_size=15)
+        assert streamed.epochs[-1]["n_nonzero"] == np.count_nonzero(_dense(model.coef_))

@@ -510,3 +510,36 @@ def test_publishing_only_at_the_end_gives_the_same_model(tmp_path, cls, monkeypa
     assert_array_equal(models[True].coef_, models[False].coef_)
     assert_array_equal(models[True].intercept_, models[False].intercept_)
     assert models[True].history_ == models[False].history_
+
+
+def _rule_forms():
+    """Every rule of the table, its every-round penalty on where it has one (the sparse
+    rules), averaged where the average can follow it."""
+    from perceptrons.linear._update_rules import RULES
+
+    for name, rule in RULES.items():
+        params = {} if rule.penalty is None else {rule.penalty: 0.02}
+        yield pytest.param(Perceptron, name, params, id=f"{name}")
+        if rule.penalty is None:
+            yield pytest.param(AveragedPerceptron, name, {}, id=f"averaged-{name}")
+
+
+@pytest.mark.parametrize(("cls", "update", "params"), list(_rule_forms()))
+def test_every_rule_streams_as_partial_fit_over_the_same_chunks(tmp_path, cls, update, params):
+    """``fit_stream`` is one ``partial_fit`` per chunk, pass after pass, shuffled by the
+    estimator's own generator: bit for bit, and its history has the nonzero weights."""
+    whole = read_data(_svmlight_file(tmp_path / "raw.svm", n=70, d=30))
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(whole.X, whole.y, str(path), zero_based=False)  # no blank lines
+    whole = read_data(path)
+    options = {"update": update, "update_params": params, "random_state": 3}
+    streamed = cls(**options)
+    report = fit_stream(streamed, path, epochs=2, chunk_size=25)
+    in_memory = cls(**options)
+    for _ in range(2):
+        for start in range(0, 70, 25):
+            rows = slice(start, start + 25)
+            in_memory.partial_fit(whole.X[rows], whole.y[rows], classes=[0, 1, 2])
+    assert_array_equal(streamed.coef_, in_memory.coef_)
+    assert_array_equal(streamed.intercept_, in_memory.intercept_)
+    assert report.epochs[-1]["n_nonzero"] == np.count_nonzero(in_memory.coef_) > 0

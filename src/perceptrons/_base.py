@@ -161,15 +161,16 @@ class Trainable:
         warm-started ``fit``), or None: a sparse ``coef_`` must be densified first, and
         a model without its training state (pruned, or saved with ``resumable=False``)
         can only be trained afresh."""
-        if self._sparsified():
-            return (
-                "coef_ is sparse (sparsify() was called); call densify() before "
-                "partial_fit or a warm-started fit"
-            )
+        # First what densify() cannot cure (a file saved to predict loads sparse).
         if isinstance(self._lifecycle, Frozen):
             return (
                 f"{self._lifecycle.reason}, so it cannot continue training; call fit to "
                 "train afresh"
+            )
+        if self._sparsified():
+            return (
+                "coef_ is sparse (sparsify() was called); call densify() before "
+                "partial_fit or a warm-started fit"
             )
         return None
 

@@ -158,6 +158,11 @@ class Engine(StateCodec, Protocol):
         """Labels of ``classes_`` to the kernels' targets (indexed by example)."""
         ...
 
+    def n_nonzero(self) -> int | None:
+        """How many feature weights of the model the training state holds are nonzero
+        (None: no state yet, or a model without weights per feature)."""
+        ...
+
     def check_state_memory(self, n_features: int, copies: int = 1) -> None:
         """Raise a :class:`~perceptrons._memory.MemoryBudgetError` unless ``copies``
         training states for ``n_features`` features (and everything formed from them)

@@ -140,6 +140,24 @@ class TrainingState:
             used |= _used_rows(self.aux)
         return np.flatnonzero(used)
 
+    def n_nonzero(self, rows: np.ndarray | None = None) -> int:
+        """How many feature weights of :meth:`model` are nonzero (the intercept's row not
+        counted): what ``history_`` records after every epoch. Counted on ``rows``
+        (sorted, holding every row in use, as :meth:`model_on` takes them), else on
+        :meth:`rows_in_use`: the model is formed on the rows in use only, so the count
+        costs one pass over the stored arrays and no model-sized temporary."""
+        last = self.weights.shape[0] - 1
+        if not self.averaged and type(self).model_rows is TrainingState.model_rows:
+            # The model is the weights themselves: counted in place, without a copy.
+            if rows is None:
+                return int(np.count_nonzero(self.weights[:last]))
+            return int(np.count_nonzero(self.weights[rows[: np.searchsorted(rows, last)]]))
+        if not self.zero_rows_stay_zero():
+            return int(np.count_nonzero(self.model()[:last]))
+        if rows is None:
+            rows = self.rows_in_use()
+        return int(np.count_nonzero(self.model_rows(rows[: np.searchsorted(rows, last)])))
+
     def model_entries(self, index: np.ndarray) -> np.ndarray:
         """``model().ravel()[index]``, the same arithmetic without forming the whole
         model (a state whose :meth:`model` differs overrides this too)."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from perceptrons._registry import ALGORITHMS as REGISTERED_ALGORITHMS
 from perceptrons._registry import kind_of
+from perceptrons.linear._update_rules import RULES, UpdateRule
 
 EXIT_DATA, EXIT_USAGE = 1, 2
 
@@ -32,6 +33,8 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "delta": ("delta", ("perceptron", "averaged", "voted")),
     "update": ("update", _RULES),
     "update_param": ("update_params", _RULES),
+    "l1": ("update_params", _RULES),
+    "feature_budget": ("update_params", _RULES),
     "covariance": ("covariance", _RULES),
     "margin": ("margin", _RULES),
     "C": ("C", (*_RULES, "budget")),
@@ -55,6 +58,28 @@ ESTIMATOR_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     # Every algorithm that weighs classes (the budget perceptron does not).
     "class_weight": ("class_weight", tuple(a for a in ALGORITHMS if a != "budget")),
 }
+
+
+def _is_feature_budget(rule: UpdateRule) -> bool:
+    # A budget of features is an integer constant B; ALMA's B (a margin scale) is not.
+    return "B" in rule.constants and bool(getattr(rule.constants["B"], "integer", False))
+
+
+#: The options that set one constant of the update rule: ``dest: (the constant, what
+#: it is called, whether a rule takes it)``. Which rules take one is read from the table
+#: (:data:`perceptrons.linear._update_rules.RULES`), so a new rule gets the option with
+#: its entry.
+RULE_CONSTANT_OPTIONS: dict[str, tuple[str, str, Callable[[UpdateRule], bool]]] = {
+    "l1": ("l1", "L1 penalty", lambda rule: "l1" in rule.constants),
+    "feature_budget": ("B", "feature budget", _is_feature_budget),
+}
+
+
+def rules_taking(dest: str) -> list[str]:
+    """The update rules whose constant the option ``dest`` of
+    :data:`RULE_CONSTANT_OPTIONS` sets, in the table's order."""
+    takes = RULE_CONSTANT_OPTIONS[dest][2]
+    return [name for name, rule in RULES.items() if takes(rule)]
 
 
 #: What ``--update auto`` (the default) trains with, for text features (True) and
@@ -204,10 +229,39 @@ def make_estimator(
             value = AUTO_UPDATE[text]
         elif dest == "update_param":
             value = _update_params(value)
+        elif dest in RULE_CONSTANT_OPTIONS:
+            continue  # merged into update_params below, once the rule is known
         if param not in accepted:
             raise UserError(f"{flag(dest)}: {cls.__name__} has no {param!r} parameter", EXIT_USAGE)
         params[param] = value
+    if algorithm in ESTIMATOR_OPTIONS["update"][1]:
+        _set_rule_constants(args, params)
     return cls(**params)
+
+
+def _set_rule_constants(args: argparse.Namespace, params: dict[str, Any]) -> None:
+    """``--l1`` and ``--feature-budget`` as the rule's constants in ``update_params``: a
+    usage error when the rule has no such constant, or ``--update-param`` sets it too."""
+    name = params.get("update", "perceptron")
+    for dest, (constant, called, _) in RULE_CONSTANT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        taking = rules_taking(dest)
+        if name not in taking:
+            raise UserError(
+                f"{flag(dest)} applies to --update {', '.join(taking) or '(no rule yet)'}; "
+                f"--update {name} has no {called}",
+                EXIT_USAGE,
+            )
+        given = params.setdefault("update_params", {})
+        if constant in given:
+            raise UserError(
+                f"{flag(dest)} and --update-param {constant}=... both set {name}'s {constant}: "
+                "give one",
+                EXIT_USAGE,
+            )
+        given[constant] = value
 
 
 def _update_params(items: list[str]) -> dict[str, float]:
@@ -304,6 +358,12 @@ def counts_text(record: dict[str, Any]) -> str:
     return text
 
 
+def nonzero_text(record: dict[str, Any]) -> str:
+    """What an epoch's line adds for the model's nonzero feature weights after it
+    (``n_nonzero``, recorded by the online linear learners), else nothing."""
+    return f", {record['n_nonzero']:,} nonzero weights" if "n_nonzero" in record else ""
+
+
 def curve_of(records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
     """A learning curve for :func:`perceptrons.plots.learning_curves` from the records
     of :func:`train_with_curve`: mistakes (or log-loss) and dev error per epoch."""
@@ -395,9 +455,12 @@ def train_with_curve(
                 if "updates" in record:
                     entry["updates"] = record["updates"]
                 line += f"{counts_text(record)} in {record['examples']} examples"
+                line += nonzero_text(record)
             else:
                 entry["log_loss"] = record["log_loss"]
                 line += f"mean log-loss {record['log_loss']:.4f} over {record['examples']} examples"
+            if "n_nonzero" in record:
+                entry["n_nonzero"] = record["n_nonzero"]
             if X_dev is not None:
                 entry["dev_accuracy"] = float(estimator.score(X_dev, y_dev))
                 line += f", dev accuracy {entry['dev_accuracy']:.4f}"

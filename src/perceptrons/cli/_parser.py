@@ -19,7 +19,12 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from perceptrons.cli._common import ALGORITHMS, ESTIMATOR_OPTIONS
+from perceptrons.cli._common import (
+    ALGORITHMS,
+    ESTIMATOR_OPTIONS,
+    RULE_CONSTANT_OPTIONS,
+    rules_taking,
+)
 from perceptrons.cli.tag import add_tag_commands
 from perceptrons.cli.train import add_saving_options
 from perceptrons.linear._update_rules import RULES
@@ -131,6 +136,15 @@ def _applies(dest: str) -> str:
     return "" if algorithms == ALGORITHMS else f" [{', '.join(algorithms)}]"
 
 
+def _rule_constant_help(dest: str, what: str) -> str:
+    """An option of :data:`RULE_CONSTANT_OPTIONS`'s help: what it sets, and for which
+    update rules (from the table)."""
+    constant = RULE_CONSTANT_OPTIONS[dest][0]
+    taking = rules_taking(dest)
+    rules = f"--update {', '.join(taking)}" if taking else "no update rule yet"
+    return f"{what}: the rule's constant {constant}, for {rules}"
+
+
 def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -> None:
     group = parser.add_argument_group(
         "training", "an option in [brackets] applies to those algorithms only"
@@ -185,6 +199,25 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
             if rule.constants
         )
         + _applies("update_param"),
+    )
+    add(
+        "--l1",
+        metavar="LAMBDA",
+        type=_non_negative_float,
+        default=None,
+        help=_rule_constant_help("l1", "the L1 penalty (lambda) on the feature weights")
+        + _applies("l1"),
+    )
+    add(
+        "--feature-budget",
+        metavar="B",
+        type=_positive_int,
+        default=None,
+        help=_rule_constant_help(
+            "feature_budget", "the most features with a nonzero weight the model keeps"
+        )
+        + " (not --budget, the kernel perceptron's support vectors)"
+        + _applies("feature_budget"),
     )
     add(
         "--covariance",

@@ -38,6 +38,7 @@ from perceptrons.cli._common import (
     UserError,
     counts_text,
     make_estimator,
+    nonzero_text,
     read,
     say,
 )
@@ -265,8 +266,9 @@ def _entry(args: argparse.Namespace, record: dict[str, Any]) -> tuple[dict[str, 
         if "updates" in record:
             entry["updates"] = record["updates"]
         line += f"{counts_text(record)} in "
-    line += f"{record['examples']} examples on {shards} shards"
-    for key in (*per_shard, "examples", "seconds", "changed_rows", "bytes_sent", "bytes_received"):
+    line += f"{record['examples']} examples on {shards} shards" + nonzero_text(record)
+    keys = ("examples", "n_nonzero", "seconds", "changed_rows", "bytes_sent", "bytes_received")
+    for key in (*per_shard, *keys):
         if key in record:
             entry[key] = record[key]
     return entry, line

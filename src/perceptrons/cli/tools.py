@@ -94,6 +94,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         else None,
         "top_features": None if tagger else _named_top_features(model, featurizer, args),
     }
+    if coef is not None:
+        result["nonzero_fraction"] = result["nonzero_weights"] / max(
+            coef.shape[0] * coef.shape[1], 1
+        )
+    # The online learners' history records the nonzero weights after every epoch.
+    per_epoch = [r["n_nonzero"] for r in result["history"] if "n_nonzero" in r]
+    if per_epoch:
+        result["nonzero_weights_per_epoch"] = per_epoch
     update = result["hyperparameters"].get("update")
     if isinstance(update, str) and update in RULES:
         result["update_rule"] = _update_rule(estimator, RULES[update])
@@ -132,7 +140,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if coef is not None:
         form = "sparse (sparsified)" if sparsified else "sparse" if sparse else "dense"
         total = coef.shape[0] * coef.shape[1]
-        print(f"weights in memory: {form}, {result['nonzero_weights']:,} of {total:,} nonzero")
+        print(
+            f"weights in memory: {form}, {result['nonzero_weights']:,} of {total:,} nonzero "
+            f"({result['nonzero_fraction']:.2%})"
+        )
     if not hasattr(estimator, "partial_fit"):
         resumable = "not applicable (trained on all the data at once: fit starts afresh)"
     elif result["resumable"]:

@@ -22,6 +22,7 @@ from perceptrons.cli._common import (
     estimator_class,
     make_estimator,
     make_featurizer,
+    nonzero_text,
     read,
     say,
     train_with_curve,
@@ -293,7 +294,7 @@ def _train_stream(args: argparse.Namespace) -> int:
             )
             + " in "
             f"{record['examples']} examples ({record['examples'] / seconds:,.0f} "
-            "examples/s)"
+            "examples/s)" + nonzero_text(record)
         )
         if dev is not None:
             record["dev_accuracy"] = float(model.score(model_inputs(model, dev), dev.y))

@@ -158,7 +158,8 @@ Metadata keys, in this order (``json.dumps`` with ``ensure_ascii=False``, no NaN
 ``resumable``
     ``false`` when the file was saved with ``resumable=False`` (or from a model without
     its training state): the model predicts exactly, but does not continue training
-    (the state then says ``"resumable": false`` too).
+    (the state then says ``"resumable": false`` too). An online linear classifier's
+    such file whose ``weights`` are in ``sparse_arrays`` is loaded sparsified.
 ``pipeline``
     ``null`` for a bare estimator, else ``{"steps": [featurizer_name, estimator_name]}``.
 ``featurizer``
@@ -318,9 +319,11 @@ def save(model: Any, path: str | os.PathLike[str], resumable: bool = True) -> Pa
         exactly the same and holds less in memory (its file is usually smaller too, but
         not always: averaged weights can compress worse than the integer-valued weights
         and aux they replace); the loaded model refuses to continue training (a
-        new ``fit`` starts afresh). A model that has no training state (pruned by
-        ``sparsify(threshold=...)``, or loaded from a non-resumable file) is always
-        saved non-resumable.
+        new ``fit`` starts afresh). Its weights, when stored as their nonzeros (a
+        sparse model's: an L1 penalty's, a feature budget's, a hashed model's), load as
+        them: ``coef_`` a CSR matrix, memory that follows the nonzeros. A model that
+        has no training state (pruned by ``sparsify(threshold=...)``, or loaded from a
+        non-resumable file) is always saved non-resumable.
 
     Returns
     -------
@@ -406,7 +409,9 @@ def load(path: str | os.PathLike[str], *, sparse: bool = False, core: bool = Fal
         rows, never expanded to the dense ``n_features x n_classes`` arrays. It predicts
         bit for bit as the dense model; training continues from it. What
         to ask for to predict with a hashed model (``2**20`` rows): loading then costs
-        what its nonzeros cost. The other estimators load as without it.
+        what its nonzeros cost. A file saved with ``resumable=False`` whose weights are
+        stored as their nonzeros loads so without it. The other estimators load as
+        without it.
     core : bool, default=False
         Build the model as its learner core (:mod:`perceptrons.linear`,
         :mod:`perceptrons.text`: the same model without scikit-learn's face, nothing of

@@ -956,7 +956,11 @@ class _EngineEpochs(_ChunkEpochs):
         return record
 
     def _record(self, statistic: float, examples: int, mistakes: int) -> dict[str, Any]:
-        return self.engine.epoch_record(statistic, examples, mistakes)
+        record = self.engine.epoch_record(statistic, examples, mistakes)
+        n_nonzero = self.engine.n_nonzero()
+        if n_nonzero is not None:
+            record["n_nonzero"] = n_nonzero
+        return record
 
     def is_finite(self) -> bool:
         return self.engine.is_finite()

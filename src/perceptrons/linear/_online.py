@@ -388,7 +388,7 @@ class _SerialEpochs:
         estimator = self.estimator
         rows = self.rows
         order = estimator.random_state_.permutation(rows) if estimator.shuffle else rows
-        return self.engine.run_epoch(
+        record = self.engine.run_epoch(
             self.state,
             self.X,
             self.targets,
@@ -398,6 +398,10 @@ class _SerialEpochs:
             sample_weight=self.weights,
             structure_checked=True,  # by _begin_call's validation, once per call
         )
+        # On the rows the model is published on (None: those in use): what the epoch
+        # costs already, not the whole of a hashed model.
+        record["n_nonzero"] = self.state.n_nonzero(self.model_rows)
+        return record
 
     def is_finite(self) -> bool:
         # Only where the epochs can have written (the state was finite before them).

@@ -301,6 +301,10 @@ class LinearEngine:
         estimator.n_iter_ = n_iter
         estimator._publish()
 
+    def n_nonzero(self) -> int | None:
+        state = self.estimator._state
+        return None if state is None else state.n_nonzero()
+
     def encode_targets(self, labels: Any) -> Any:
         """Labels (of ``classes_``) to the kernel's targets; an unknown label is an error."""
         estimator = self.estimator
@@ -589,13 +593,19 @@ class LinearEngine:
         Arrays may be given as :class:`~perceptrons._checked.SparseArray`. With
         ``"sparsified": true`` the model is rebuilt sparsified (``coef_`` sparse, the
         state compact, never expanded); with ``"resumable": false`` it predicts but
-        keeps no training state.
+        keeps no training state, and is rebuilt sparsified when its weights come as a
+        ``SparseArray`` (the file stored their nonzeros, fewer bytes than the dense
+        array): nothing is lost by it, and its memory follows the nonzeros.
         """
         estimator = self.estimator
         fits = f"{estimator.n_features_in_} features and {estimator.classes_.shape[0]} classes"
         arrays = _checked.check_arrays(arrays, self.state_layout(values), fits)
         resumable = _checked.boolean_value(values.get("resumable", True), "resumable")
         sparsified = _checked.boolean_value(values.get("sparsified", False), "sparsified")
+        if not resumable and isinstance(arrays.get("weights"), _checked.SparseArray):
+            # A model that only predicts, stored as its nonzeros (a sparse model: an L1
+            # penalty's or a feature budget's): kept so, its memory following them.
+            sparsified = True
         state_class = self.config.state_class
         compact = None
         rows = None  # the rows the file holds nonzeros in, when it names them

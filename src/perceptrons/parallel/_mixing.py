@@ -364,7 +364,10 @@ class _MixedEpochs:
             "bytes_sent": start.nbytes * len(results),
             "bytes_received": sum(r.nbytes for r in results),
         }
-        return self._record(results)
+        record = self._record(results)
+        # The model publish would form, counted without forming it (no copies).
+        record["n_nonzero"] = self._published(epoch, own=False).n_nonzero()
+        return record
 
     def _record(self, results: Sequence[ShardResult]) -> dict[str, Any]:
         """The epoch's record in the family's terms, with each shard's statistics
@@ -385,24 +388,33 @@ class _MixedEpochs:
     def publish(self, n_iter: int) -> None:
         """Make the estimator a fitted model of the mixed state (with ``mixes``, the
         mean of the mixed weights of the ``n_iter`` epochs, ``W - mixes / n_iter``)."""
-        training, state, mixes = self.training, self.state, self.mixes
+        training = self.training
         estimator = training.estimator
         estimator.classes_ = training.plan.classes
         estimator.n_features_in_ = training.plan.n_features
-        values = state.values() if training.plan.single else state.plain_values()
-        aux = state.aux.copy() if mixes is None else mixes * (state.count / n_iter)
-        published = dataclasses.replace(state, weights=state.weights.copy(), aux=aux)
-        if isinstance(published, AdaptiveState) and isinstance(state, AdaptiveState):
-            # Its own arrays, not the mixer's (which later epochs write to).
-            published.stats, published.scalars = state.stats.copy(), state.scalars.copy()
-        published.load_values(values)
-        if isinstance(published, PerceptronState):
-            published.slack = None  # the shards keep the Δ weights of their own examples
-        self.engine.publish_state(published, n_iter)
+        self.engine.publish_state(self._published(n_iter, own=True), n_iter)
         # Shard 0's generator: with one shard, exactly the serial fit's after training.
         if self.rng_states[0] is not None:
             training.streams[0].set_state(self.rng_states[0])
         estimator.random_state_ = training.streams[0]
+
+    def _published(self, n_iter: int, *, own: bool) -> TrainingState:
+        """The state :meth:`publish` makes the model of, after ``n_iter`` epochs: with
+        ``own``, arrays of its own, not the mixer's (which later epochs write to)."""
+        state, mixes = self.state, self.mixes
+        values = state.values() if self.training.plan.single else state.plain_values()
+        if mixes is not None:
+            aux = mixes * (state.count / n_iter)
+        else:
+            aux = state.aux.copy() if own else state.aux
+        weights = state.weights.copy() if own else state.weights
+        published = dataclasses.replace(state, weights=weights, aux=aux)
+        if own and isinstance(published, AdaptiveState) and isinstance(state, AdaptiveState):
+            published.stats, published.scalars = state.stats.copy(), state.scalars.copy()
+        published.load_values(values)
+        if isinstance(published, PerceptronState):
+            published.slack = None  # the shards keep the Δ weights of their own examples
+        return published
 
     def score(self, validation: tuple[Any, ...]) -> float:
         return float(self.training.estimator.score(*validation))

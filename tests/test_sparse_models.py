@@ -26,7 +26,7 @@ def _text_like(n_classes, n=80, d=4000, seed=0):
     return X, y
 
 
-def _sparse_model(rule, n_classes, l1=0.02):
+def _sparse_model(rule, n_classes, l1=0.005):
     X, y = _text_like(n_classes)
     params = {RULES[rule].penalty: l1}
     model = Perceptron(update=rule, update_params=params, max_epochs=3, random_state=0)

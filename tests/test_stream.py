@@ -520,8 +520,9 @@ def _rule_forms():
     for name, rule in RULES.items():
         params = {} if rule.penalty is None else {rule.penalty: 0.02}
         yield pytest.param(Perceptron, name, params, id=f"{name}")
-        if rule.penalty is None:
-            yield pytest.param(AveragedPerceptron, name, {}, id=f"averaged-{name}")
+        without = {} if rule.penalty is None else {rule.penalty: 0.0}
+        if rule.averageable({**rule.defaults, **without}):
+            yield pytest.param(AveragedPerceptron, name, without, id=f"averaged-{name}")
 
 
 @pytest.mark.parametrize(("cls", "update", "params"), list(_rule_forms()))

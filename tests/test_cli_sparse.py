@@ -26,9 +26,30 @@ def test_l1_sets_the_rules_constant(train_file, tmp_path):
     from perceptrons import load
 
     assert load(model).get_params()["update_params"] == {"l1": 0.05}
-    # the average cannot follow the penalty: the estimator's own one-line refusal
-    result = run("train", train_file, "-o", model, "--update", "ada-fobos", "--l1", "0.05")
-    assert_user_error(result, 1, "cannot be averaged")
+    # asked for, the average cannot follow the penalty: the estimator's one-line refusal
+    options = ("--algorithm", "averaged", "--update", "ada-fobos", "--l1", "0.05")
+    assert_user_error(run("train", train_file, "-o", model, *options), 1, "cannot be averaged")
+
+
+@pytest.mark.parametrize(
+    ("options", "trained"),
+    [
+        (("--update", "ada-fobos", "--l1", "0.05"), "Perceptron"),
+        (("--update", "ada-fobos-l1"), "Perceptron"),  # its default l1 > 0
+        (("--update", "ada-fobos-l1", "--l1", "0"), "AveragedPerceptron"),
+        (("--update", "ada-rda", "--update-param", "l1=0.1"), "Perceptron"),
+        (("--update", "ada-fobos"), "AveragedPerceptron"),
+    ],
+)
+def test_without_algorithm_a_rule_that_cannot_be_averaged_trains_its_last_weights(
+    train_file, tmp_path, options, trained
+):
+    model = tmp_path / "m.npz"
+    status, _, err = run("train", train_file, "-o", model, "--epochs", "1", *options)
+    assert status == 0, err
+    from perceptrons import load
+
+    assert type(load(model)).__name__ == trained
 
 
 def test_l1_for_a_rule_without_it_names_the_rules_that_take_it(train_file, tmp_path):

@@ -209,7 +209,7 @@ def make_estimator(
     ``text`` says the features are a text featurizer's, for ``--update auto``
     (:data:`AUTO_UPDATE`).
     """
-    algorithm = algorithm or args.algorithm
+    algorithm = algorithm or training_algorithm(args)
     cls = estimator_class(algorithm)
     accepted = cls().get_params()
     params: dict[str, Any] = {}
@@ -262,6 +262,21 @@ def _set_rule_constants(args: argparse.Namespace, params: dict[str, Any]) -> Non
                 EXIT_USAGE,
             )
         given[constant] = value
+
+
+def training_algorithm(args: argparse.Namespace) -> str:
+    """``--algorithm``, else the averaged perceptron -- or its last weights
+    (``perceptron``) for an update rule whose average cannot be computed under the
+    constants given (an L1 penalty on, as ada-fobos-l1's default, or dual averaging)."""
+    if getattr(args, "algorithm", None) is not None:
+        return str(args.algorithm)
+    rule = RULES.get(getattr(args, "update", None) or "perceptron")
+    if rule is None:  # "auto" (averageable rules) or an unknown name, refused later
+        return "averaged"
+    constants = {**rule.defaults, **_update_params(getattr(args, "update_param", None) or [])}
+    if getattr(args, "l1", None) is not None:
+        constants["l1"] = args.l1
+    return "averaged" if rule.averageable(constants) else "perceptron"
 
 
 def _update_params(items: list[str]) -> dict[str, float]:

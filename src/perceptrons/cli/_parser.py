@@ -151,7 +151,11 @@ def _add_training_options(parser: argparse.ArgumentParser, *, algorithm: bool) -
     )
     if algorithm:
         group.add_argument(
-            "--algorithm", choices=ALGORITHMS, default="averaged", help="the classifier"
+            "--algorithm",
+            choices=ALGORITHMS,
+            default=None,
+            help="the classifier (default: averaged; perceptron, its last weights, for an "
+            "--update rule whose average cannot be computed, e.g. with an L1 penalty)",
         )
     else:
         group.add_argument(

@@ -26,6 +26,7 @@ from perceptrons.cli._common import (
     read,
     say,
     train_with_curve,
+    training_algorithm,
 )
 
 
@@ -35,6 +36,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from perceptrons.io.prepare import training_features
 
+    args.algorithm = training_algorithm(args)
     check_options(args, [args.algorithm])
     _check_training_mode(args)
     confusion = confusion_path(args.plot) if args.plot and args.dev else None

@@ -635,8 +635,11 @@ def _adaptive_configurations():
     from perceptrons.linear._update_rules import RULES
 
     adaptive = [r for r in RULES.values() if r.family not in ("perceptron", "romma")]
+    # (a rule whose defaults turn on its penalty cannot be averaged: its last weights)
     estimators = [
-        (AveragedPerceptron if n % 2 else Perceptron)(update=rule.name)
+        (AveragedPerceptron if n % 2 and not rule.penalized(rule.defaults) else Perceptron)(
+            update=rule.name
+        )
         for n, rule in enumerate(adaptive)
     ]
     estimators += [

@@ -101,7 +101,9 @@ def _bases(directory: str) -> dict[str, tuple[str, object, object]]:
         "text": (make_pipeline(TextFeaturizer(weighting="tfidf"), AveragedPerceptron()), texts, y2),
     }
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
-        models[f"averaged-{update}"] = (AveragedPerceptron(update=update), X, y3)
+        # (averaging refuses a penalty on by default: the last weights)
+        averaged = Perceptron if rule.penalized(rule.defaults) else AveragedPerceptron
+        models[f"averaged-{update}"] = (averaged(update=update), X, y3)
         if rule.covariance:
             full = AveragedPerceptron(update=update, covariance="full")
             models[f"averaged-{update}-full"] = (full, X, y3)

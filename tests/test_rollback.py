@@ -72,7 +72,9 @@ class Case:
 def _cases() -> dict[str, Case]:
     cases: dict[str, Case] = {}
     for update, rule in RULES.items():  # every rule of the table, whatever state it keeps
-        cases[f"averaged-{update}"] = Case(lambda u=update: AveragedPerceptron(update=u))
+        # (averaging refuses a penalty on by default: the last weights)
+        averaged = Perceptron if rule.penalized(rule.defaults) else AveragedPerceptron
+        cases[f"averaged-{update}"] = Case(lambda u=update, a=averaged: a(update=u))
         if rule.covariance:
             cases[f"averaged-{update}-full"] = Case(
                 lambda u=update: AveragedPerceptron(update=u, covariance="full")

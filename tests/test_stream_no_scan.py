@@ -110,7 +110,9 @@ def test_a_grown_width_and_found_base_equal_the_declared_ones(
 
 def _rule_models():
     for name, rule in RULES.items():
-        yield lambda name=name: AveragedPerceptron(update=name, shuffle=False)
+        # (averaging refuses a penalty on by default: the last weights)
+        averaged = Perceptron if rule.penalized(rule.defaults) else AveragedPerceptron
+        yield lambda name=name, averaged=averaged: averaged(update=name, shuffle=False)
         if rule.covariance:
             yield lambda name=name: Perceptron(update=name, covariance="full", shuffle=False)
     yield lambda: LogisticRegressionSGD(shuffle=False)

@@ -71,6 +71,18 @@ def finite_scores(scores):
 
 
 @_jit
+def shrink(value, amount):
+    """``sign(value) max(0, |value| - amount)``, the L1 penalty's proximal step (the soft
+    threshold); +0.0 where it clips, so that a zeroed weight leaves no negative zero
+    (which a model file would keep as a used row)."""
+    if value > amount:
+        return value - amount
+    if value < -amount:
+        return value + amount
+    return 0.0
+
+
+@_jit
 def dot(rows, i, weights, total):
     """``total + Σ_j x_ij weights[j]``, added in column order (1-D ``weights``)."""
     if isinstance(rows, tuple):

@@ -66,20 +66,26 @@ update on correct predictions of too small a margin. Nothing is allocated per ex
 """
 
 import numpy as np
+from numba.extending import register_jitable
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
 from perceptrons._kernels.perceptron import best_other, mispredicted
 
 _jit = cached_njit(**_rows.TRAINING)
+# The pieces are compiled into the kernels that call them (as in _rows).
+_piece = register_jitable
 
-ALMA, OGD = 0, 1
-KINDS = {"alma": ALMA, "ogd": OGD}
+ALMA, OGD, FOBOS_L1, STG = 0, 1, 2, 3
+KINDS = {"alma": ALMA, "ogd": OGD, "fobos-l1": FOBOS_L1, "stg": STG}
 # Positions in the ``rule`` array; the rule's constants follow.
 KIND, BIAS_FEATURE, FIRST_CONSTANT = 0, 1, 2
-# ALMA's constants (alpha, B, step) and OGD's (eta, power_t), from FIRST_CONSTANT on.
+# ALMA's constants (alpha, B, step) and OGD's (eta, power_t; FOBOS-L1 and STG: l1;
+# STG: k, the period), from FIRST_CONSTANT on.
 ALPHA, MARGIN_SCALE, ALMA_STEP = 2, 3, 4
-ETA, POWER_T = 2, 3
+ETA, POWER_T, L1, PERIOD = 2, 3, 4, 5
+# STG's scalars after t: the rounds since its last truncation and their total weight.
+ROUNDS, GRAVITY = 1, 2
 # A class's scale is folded into its weights when it falls below 1 / MAX_SCALE (the
 # projection only shrinks it): P v and aux then stay within about MAX_SCALE times the
 # sum they represent, which bounds the mean's rounding error (as ROMMA's).
@@ -89,7 +95,12 @@ SCALE, SCALE_SUM, SQ_NORM = 0, 1, 2
 
 
 #: The constants each rule's kernels read, from FIRST_CONSTANT on, by name.
-CONSTANTS = {"alma": ("alpha", "B", "step"), "ogd": ("eta", "power_t")}
+CONSTANTS = {
+    "alma": ("alpha", "B", "step"),
+    "ogd": ("eta", "power_t"),
+    "fobos-l1": ("eta", "power_t", "l1"),
+    "stg": ("eta", "power_t", "l1", "k"),
+}
 
 
 def first_order_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
@@ -265,16 +276,72 @@ def alma_multiclass_epoch(
 
 
 # ------------------------------------------------------------------------------- OGD
+@_piece
+def _shrink_row(j, weights, last, total):
+    """Feature ``j``'s weights (every class, 2-D ``weights``) shrunk by the penalty's
+    rounds since ``last[j]``: one shrink by their sum is all of them in turn."""
+    amount = total - last[j]
+    if amount > 0.0:
+        for k in range(weights.shape[1]):
+            weights[j, k] = _rows.shrink(weights[j, k], amount)
+        last[j] = total
+
+
+@_piece
+def _catch_up(rows, i, weights, last, total):
+    """The features of example ``i`` brought up to date (:func:`_shrink_row`)."""
+    if isinstance(rows, tuple):
+        _, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            _shrink_row(indices[p], weights, last, total)
+    else:
+        for j in range(rows.shape[1]):
+            if rows[i, j] != 0.0:
+                _shrink_row(j, weights, last, total)
+
+
+@_piece
+def _all_caught_up(weights, last, total):
+    """Every feature brought up to date: the stored weights are the model."""
+    for j in range(last.shape[0]):
+        _shrink_row(j, weights, last, total)
+
+
+@_piece
+def _penalty(kind, weight, rate, l1, period, rounds, gravity):
+    """The round's L1 shrinking (of weight ``weight``, step ``rate = eta_t``), and STG's
+    ``(rounds, gravity)`` after it: FOBOS-L1 shrinks every round by ``s eta_t l1``; STG
+    counts the rounds and their weight since its last truncation, and at the
+    ``period``-th truncates by ``eta_t l1`` times that weight (``k eta_t l1`` unweighted)."""
+    if kind == FOBOS_L1:
+        return weight * rate * l1, rounds, gravity
+    rounds += 1.0
+    gravity += weight
+    if rounds >= period:
+        return rate * l1 * gravity, 0.0, 0.0
+    return 0.0, rounds, gravity
+
+
 @_jit
 def ogd_binary_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
     n_features = weights.shape[0] - 1
+    kind = int(rule[KIND])
     bias_feature = rule[BIAS_FEATURE]
     eta, power_t = rule[ETA], rule[POWER_T]
+    l1 = rule[L1] if kind != OGD else 0.0
+    period = rule[PERIOD] if kind == STG else 1.0
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
+    # The L1 penalty, lazily: ``total`` sums the shrinking of this epoch's rounds, and
+    # ``last[j]`` how much of it feature j has had (all at the start: every epoch ends
+    # with the weights up to date). The pieces read the weights as one column.
+    lazy = l1 > 0.0
+    total, last = 0.0, np.zeros(n_features if lazy else 0)
+    columns = weights.reshape((n_features + 1, 1))
     t = scalars[0]
+    rounds, gravity = (scalars[ROUNDS], scalars[GRAVITY]) if kind == STG else (0.0, 0.0)
     updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -282,6 +349,9 @@ def ogd_binary_epoch(
         if weight == 0.0:
             continue
         t += 1.0
+        rate = eta / t**power_t if kind != OGD else 0.0  # (OGD's only where it updates)
+        if lazy:
+            _catch_up(rows, i, columns, last, total)
         score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
         if not np.isfinite(score):
             scalars[0] = t
@@ -293,7 +363,7 @@ def ogd_binary_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = -1
             updates += 1
-            step = weight * (eta / t**power_t) * y[i]
+            step = weight * (rate if kind != OGD else eta / t**power_t) * y[i]
             if not np.isfinite(step):
                 scalars[0] = t
                 return _rows.NON_FINITE_STEP, mistakes, count
@@ -302,8 +372,18 @@ def ogd_binary_epoch(
             weights[n_features] += change
             if averaged:
                 aux[n_features] += count * change
+        if kind != OGD:
+            amount, rounds, gravity = _penalty(kind, weight, rate, l1, period, rounds, gravity)
+            total += amount
+            if not np.isfinite(total):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
         count += weight
     scalars[0] = t
+    if kind == STG:
+        scalars[ROUNDS], scalars[GRAVITY] = rounds, gravity
+    if lazy:
+        _all_caught_up(columns, last, total)
     return updates, mistakes, count
 
 
@@ -312,12 +392,18 @@ def ogd_multiclass_epoch(
     rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight
 ):
     n_features, n_classes = weights.shape[0] - 1, weights.shape[1]
+    kind = int(rule[KIND])
     bias_feature = rule[BIAS_FEATURE]
     eta, power_t = rule[ETA], rule[POWER_T]
+    l1 = rule[L1] if kind != OGD else 0.0
+    period = rule[PERIOD] if kind == STG else 1.0
     averaged, log = aux.shape[0] != 0, mistake_log.shape[0] != 0
     weighted = sample_weight.shape[0] != 0
+    lazy = l1 > 0.0  # (as in the binary epoch)
+    total, last = 0.0, np.zeros(n_features if lazy else 0)
     scores = np.empty(n_classes)
     t = scalars[0]
+    rounds, gravity = (scalars[ROUNDS], scalars[GRAVITY]) if kind == STG else (0.0, 0.0)
     updates, mistakes = 0, 0
     for position in range(order.shape[0]):
         i = order[position]
@@ -325,6 +411,9 @@ def ogd_multiclass_epoch(
         if weight == 0.0:
             continue
         t += 1.0
+        rate = eta / t**power_t if kind != OGD else 0.0
+        if lazy:
+            _catch_up(rows, i, weights, last, total)
         for c in range(n_classes):
             scores[c] = weights[n_features, c] * bias_feature
         _rows.add_scores(rows, i, weights, scores)
@@ -340,7 +429,7 @@ def ogd_multiclass_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = other
             updates += 1
-            step = weight * (eta / t**power_t)
+            step = weight * (rate if kind != OGD else eta / t**power_t)
             if not np.isfinite(step):
                 scalars[0] = t
                 return _rows.NON_FINITE_STEP, mistakes, count
@@ -351,8 +440,18 @@ def ogd_multiclass_epoch(
             if averaged:
                 aux[n_features, gold] += count * change
                 aux[n_features, other] -= count * change
+        if kind != OGD:
+            amount, rounds, gravity = _penalty(kind, weight, rate, l1, period, rounds, gravity)
+            total += amount
+            if not np.isfinite(total):
+                scalars[0] = t
+                return _rows.NON_FINITE_STEP, mistakes, count
         count += weight
     scalars[0] = t
+    if kind == STG:
+        scalars[ROUNDS], scalars[GRAVITY] = rounds, gravity
+    if lazy:
+        _all_caught_up(weights, last, total)
     return updates, mistakes, count
 
 
@@ -362,4 +461,8 @@ KERNELS = {
     ("alma", True): alma_multiclass_epoch,
     ("ogd", False): ogd_binary_epoch,
     ("ogd", True): ogd_multiclass_epoch,
+    ("fobos-l1", False): ogd_binary_epoch,
+    ("fobos-l1", True): ogd_multiclass_epoch,
+    ("stg", False): ogd_binary_epoch,
+    ("stg", True): ogd_multiclass_epoch,
 }

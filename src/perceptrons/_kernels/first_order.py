@@ -1,5 +1,7 @@
 """Compiled epochs of the first-order rules, binary and multiclass: ALMA_2 (Gentile 2001)
-and online gradient descent on the hinge loss (Zinkevich 2003).
+and online gradient descent on the hinge loss (Zinkevich 2003), plain and with an L1
+penalty: FOBOS (Duchi & Singer 2009) and the truncated gradient (Langford, Li & Zhang
+2009).
 
 Both work on the example augmented with its bias feature, ``x̃ = [x, bias_feature]``
 (the intercept is the weight of a constant feature, the last row).
@@ -15,6 +17,31 @@ Online gradient descent (Zinkevich 2003) on the hinge loss ``max(0, 1 - y w·x̃
 unconstrained (the feasible set is the whole space, its projection the identity): with
 ``t`` the number of examples seen, this one included, an example of ``y w·x̃ < 1``
 updates ``w <- w + η_t y x̃``, ``η_t = eta / t**power_t``.
+
+FOBOS with L1 (``"fobos-l1"``, Duchi & Singer 2009) and the truncated gradient
+(``"stg"``, Langford, Li & Zhang 2009) are OGD's epochs with a penalty ``l1 = λ``. FOBOS
+follows each round's gradient step with the proximal step of ``η_t λ ||w||_1``: every
+feature weight ``w_j <- sign(w_j) max(0, |w_j| - η_t λ)``. The truncated gradient, in
+its simple form (the paper's ``θ = ∞``), truncates every feature weight the same way
+every ``K``-th round (``K`` the constant ``k``, counted from its last truncation over
+epochs and calls) with the gravity ``α = K η_t λ``, and leaves the other rounds alone
+(``K = 1`` is FOBOS). The intercept is never shrunk.
+
+Lazily: shrinking by ``a`` then by ``b`` is shrinking by ``a + b``, so an epoch keeps
+``S``, the sum of the amounts of its rounds so far, and per feature the part of ``S``
+it has had; a feature of the example is brought up to ``S`` when it is scored (in the
+same pass), and every feature at the end of the epoch, so that the stored weights are
+the model and an update costs O(nnz(x)) for any ``η_t``. The running totals are the
+epoch's own (every epoch ends up to date): the state holds no per-feature statistic.
+``penalty="l1"`` in the table: averaging with ``l1 > 0`` is refused (the average would
+have to follow every weight every round), and every row counts as written.
+
+Measured (in-memory fit, 10 epochs, against OGD with the same ``eta``; 2 shared, busy
+cores): on a9a ``fobos-l1`` at the default ``l1 = 1e-3`` keeps 91 of OGD's 120 nonzero
+weights at 84.90% test accuracy against 84.91%, in about 1.2x OGD's time; on 20
+Newsgroups TF-IDF (20 classes: each feature's 20 weights are shrunk when it is read)
+1.3x to 1.8x, the default ``l1`` far too strong there (41.6% accuracy; ``l1 = 1e-4``:
+77.4% against 83.2%, 8x fewer nonzero weights).
 
 Multiclass, both rules (the single constraint against the best other class, as the
 "max-score" hinge loss): one weight vector per class; with ``g`` the gold class and
@@ -42,8 +69,10 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     over the weights: a step ``δ x̃`` makes it ``||w||² + 2 δ w·x̃ + δ² ||x̃||²`` (``w·x̃``
     is the score just computed), the projection 1. OGD: empty.
 ``scalars``
-    ALMA: ``[k]``, the paper's update counter (1 before the first update). OGD: ``[t]``,
-    the examples seen (of positive weight). Both continue over epochs and calls.
+    ALMA: ``[k]``, the paper's update counter (1 before the first update). OGD (and
+    FOBOS-L1): ``[t]``, the examples seen (of positive weight). STG: ``[t, r, s]``, with
+    ``r`` the rounds since its last truncation and ``s`` their total weight. All
+    continue over epochs and calls.
 ``rule``
     Float64 array ``(kind, bias_feature, constants...)`` (:func:`first_order_rule`),
     the constants by name (``CONSTANTS``).
@@ -53,7 +82,11 @@ unit ball on its own (so ``||w_c|| <= 1`` for every class) and counts one update
     η_t``, the gradient of ``s`` times its hinge loss) and counts ``s`` times in the
     average; it advances ``k`` (an ALMA update) and ``t`` (OGD) by one whatever its
     weight. Weight 1 is the unweighted rule; weight 0 skips the example (no update, no
-    count, no ``t``).
+    count, no ``t``). The L1 penalty counts the round ``s`` times too: FOBOS shrinks
+    by ``s η_t λ``; STG's ``K`` counts rounds (examples of positive weight) and its
+    gravity is ``η_t λ`` times the total weight of the ``K`` rounds since its last
+    truncation (``K η_t λ`` unweighted; with ``K = 1`` FOBOS's ``s η_t λ``): a weight
+    of 2 counts the example's loss and its share of the penalty twice, as in FOBOS.
 
 The kernels return ``(n_updates, n_mistakes, count)``, or ``(NON_FINITE_SCORE,
 n_mistakes, count)`` at the first non-finite score or ``||x̃||²``, ``NON_FINITE_STEP``
@@ -277,34 +310,79 @@ def alma_multiclass_epoch(
 
 # ------------------------------------------------------------------------------- OGD
 @_piece
-def _shrink_row(j, weights, last, total):
-    """Feature ``j``'s weights (every class, 2-D ``weights``) shrunk by the penalty's
-    rounds since ``last[j]``: one shrink by their sum is all of them in turn."""
-    amount = total - last[j]
-    if amount > 0.0:
-        for k in range(weights.shape[1]):
-            weights[j, k] = _rows.shrink(weights[j, k], amount)
-        last[j] = total
+def _caught_up_dot(rows, i, weights, last, total, score):
+    """``score + x_i·w`` (1-D ``weights``, the feature rows), each feature of ``x_i``
+    first shrunk by the penalty's rounds since it was last, ``total - last[j]`` (one
+    shrink by their sum is all of them in turn; by 0, none). One pass with the dot
+    product, without a branch: a pass of its own, a call per feature, or a test of
+    ``total > last[j]`` (unpredictable for STG) made the a9a epoch twice OGD's."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            caught_up = _rows.shrink(weights[j], total - last[j])
+            weights[j] = caught_up
+            last[j] = total
+            score += data[p] * caught_up
+    else:
+        for j in range(rows.shape[1]):
+            value = rows[i, j]
+            if value != 0.0:
+                weights[j] = _rows.shrink(weights[j], total - last[j])
+                last[j] = total
+            score += value * weights[j]
+    return score
 
 
 @_piece
-def _catch_up(rows, i, weights, last, total):
-    """The features of example ``i`` brought up to date (:func:`_shrink_row`)."""
+def _caught_up_scores(rows, i, weights, last, total, scores):
+    """:func:`_caught_up_dot` for every class: ``scores[k] += x_i·w_k`` (2-D
+    ``weights``), each feature row of ``x_i`` caught up first."""
+    n_classes = scores.shape[0]
     if isinstance(rows, tuple):
-        _, indices, indptr = rows
+        data, indices, indptr = rows
         for p in range(indptr[i], indptr[i + 1]):
-            _shrink_row(indices[p], weights, last, total)
+            value, j = data[p], indices[p]
+            amount = total - last[j]
+            last[j] = total
+            for k in range(n_classes):
+                weights[j, k] = _rows.shrink(weights[j, k], amount)
+            for k in range(n_classes):
+                scores[k] += value * weights[j, k]
     else:
         for j in range(rows.shape[1]):
-            if rows[i, j] != 0.0:
-                _shrink_row(j, weights, last, total)
+            value = rows[i, j]
+            if value != 0.0:
+                amount = total - last[j]
+                last[j] = total
+                for k in range(n_classes):
+                    caught_up = _rows.shrink(weights[j, k], amount)
+                    weights[j, k] = caught_up
+                    scores[k] += value * caught_up
 
 
 @_piece
 def _all_caught_up(weights, last, total):
     """Every feature brought up to date: the stored weights are the model."""
     for j in range(last.shape[0]):
-        _shrink_row(j, weights, last, total)
+        amount = total - last[j]
+        if amount > 0.0:
+            for k in range(weights.shape[1]):
+                weights[j, k] = _rows.shrink(weights[j, k], amount)
+            last[j] = total
+
+
+@_piece
+def _step_size(eta, t, power_t):
+    """``eta / t**power_t``, the usual decays without a call to ``pow`` (a third of
+    FOBOS-L1's epoch on a9a, where every round needs its step)."""
+    if power_t == 0.5:
+        return eta / np.sqrt(t)
+    if power_t == 1.0:
+        return eta / t
+    if power_t == 0.0:
+        return eta
+    return eta / t**power_t
 
 
 @_piece
@@ -349,10 +427,12 @@ def ogd_binary_epoch(
         if weight == 0.0:
             continue
         t += 1.0
-        rate = eta / t**power_t if kind != OGD else 0.0  # (OGD's only where it updates)
+        rate = _step_size(eta, t, power_t) if kind != OGD else 0.0  # (OGD's: on updates)
+        intercept = weights[n_features] * bias_feature
         if lazy:
-            _catch_up(rows, i, columns, last, total)
-        score = _rows.dot(rows, i, weights, weights[n_features] * bias_feature)
+            score = _caught_up_dot(rows, i, weights, last, total, intercept)
+        else:
+            score = _rows.dot(rows, i, weights, intercept)
         if not np.isfinite(score):
             scalars[0] = t
             return _rows.NON_FINITE_SCORE, mistakes, count
@@ -363,7 +443,7 @@ def ogd_binary_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = -1
             updates += 1
-            step = weight * (rate if kind != OGD else eta / t**power_t) * y[i]
+            step = weight * (rate if kind != OGD else _step_size(eta, t, power_t)) * y[i]
             if not np.isfinite(step):
                 scalars[0] = t
                 return _rows.NON_FINITE_STEP, mistakes, count
@@ -411,12 +491,13 @@ def ogd_multiclass_epoch(
         if weight == 0.0:
             continue
         t += 1.0
-        rate = eta / t**power_t if kind != OGD else 0.0
-        if lazy:
-            _catch_up(rows, i, weights, last, total)
+        rate = _step_size(eta, t, power_t) if kind != OGD else 0.0
         for c in range(n_classes):
             scores[c] = weights[n_features, c] * bias_feature
-        _rows.add_scores(rows, i, weights, scores)
+        if lazy:
+            _caught_up_scores(rows, i, weights, last, total, scores)
+        else:
+            _rows.add_scores(rows, i, weights, scores)
         if not _rows.finite_scores(scores):
             scalars[0] = t
             return _rows.NON_FINITE_SCORE, mistakes, count
@@ -429,7 +510,7 @@ def ogd_multiclass_epoch(
                 mistake_log[updates, 0] = position
                 mistake_log[updates, 1] = other
             updates += 1
-            step = weight * (rate if kind != OGD else eta / t**power_t)
+            step = weight * (rate if kind != OGD else _step_size(eta, t, power_t))
             if not np.isfinite(step):
                 scalars[0] = t
                 return _rows.NON_FINITE_STEP, mistakes, count

@@ -183,10 +183,12 @@ _OGD_CONSTANTS = {
         doc="the decay: the t-th example's step is eta / t**power_t",
     ),
 }
-# The default keeps OGD's accuracy on a9a within a point with a sparser model (measured:
-# see perceptrons._kernels.first_order).
+# The default: on a9a (10 epochs), 91 of OGD's 120 nonzero weights at 84.90% test
+# accuracy against 84.91% (2e-3: 78 at 84.57%; 3e-3: 73 at 83.46%). Its scale is the
+# features': TF-IDF rows of norm 1 want about 1e-4 or less (see
+# perceptrons._kernels.first_order).
 _OGD_L1 = Constant(
-    1e-4,
+    1e-3,
     0.0,
     doc="the L1 penalty (lambda) on the feature weights: each round shrinks them by eta_t lambda",
 )
@@ -379,6 +381,9 @@ RULES: dict[str, UpdateRule] = {
                 constants={
                     **_OGD_CONSTANTS,
                     "l1": _OGD_L1,
+                    # k = 1 by default, as SOL's stg: the paper's K > 1 saves the
+                    # eager truncation's O(dimension) pass, which the lazy form never
+                    # makes, and truncating every round is the most even shrinking.
                     "k": Constant(
                         1.0,
                         1.0,

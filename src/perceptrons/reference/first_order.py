@@ -79,8 +79,8 @@ __all__ = ["first_order_online"]
 _DEFAULTS = {
     "alma": {"alpha": 0.9, "B": 1.0 / 0.9, "step": np.sqrt(2.0)},
     "ogd": {"eta": 1.0, "power_t": 0.5},
-    "fobos-l1": {"eta": 1.0, "power_t": 0.5, "l1": 1e-4},
-    "stg": {"eta": 1.0, "power_t": 0.5, "l1": 1e-4, "k": 1},
+    "fobos-l1": {"eta": 1.0, "power_t": 0.5, "l1": 1e-3},
+    "stg": {"eta": 1.0, "power_t": 0.5, "l1": 1e-3, "k": 1},
 }
 
 

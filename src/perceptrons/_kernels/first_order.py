@@ -36,12 +36,14 @@ epoch's own (every epoch ends up to date): the state holds no per-feature statis
 ``penalty="l1"`` in the table: averaging with ``l1 > 0`` is refused (the average would
 have to follow every weight every round), and every row counts as written.
 
-Measured (in-memory fit, 10 epochs, against OGD with the same ``eta``; 2 shared, busy
-cores): on a9a ``fobos-l1`` at the default ``l1 = 1e-3`` keeps 91 of OGD's 120 nonzero
-weights at 84.90% test accuracy against 84.91%, in about 1.2x OGD's time; on 20
-Newsgroups TF-IDF (20 classes: each feature's 20 weights are shrunk when it is read)
-1.3x to 1.8x, the default ``l1`` far too strong there (41.6% accuracy; ``l1 = 1e-4``:
-77.4% against 83.2%, 8x fewer nonzero weights).
+Measured (in-memory fit, 10 epochs, against OGD with the same ``eta``, medians of 3 on
+2 shared, busy cores, so the ratios varied from run to run): on a9a ``fobos-l1`` at the
+default ``l1 = 1e-3`` keeps 91 of OGD's 120 nonzero weights at 84.90% test accuracy
+against 84.91%, in 0.8x to 1.4x OGD's time; on 20 Newsgroups TF-IDF (20 classes: each
+feature's 20 weights are shrunk whenever it is read, as many operations as its scores)
+1.5x to 3x, and the default ``l1`` is far too strong there (41.6% accuracy; ``l1 =
+1e-4``: 77.4% against 83.2%, 8x fewer nonzero weights). Skipping rows known to be zero
+was slower (the branch keeps the row loops from vectorizing).
 
 Multiclass, both rules (the single constraint against the best other class, as the
 "max-score" hinge loss): one weight vector per class; with ``g`` the gold class and

@@ -193,6 +193,8 @@ def test_kernels_read_constants_by_name_not_by_the_tables_order(rule):
         low = constant.low if np.isfinite(constant.low) else 0.0
         high = constant.high if np.isfinite(constant.high) else low + 10.0
         values[name] = low + (high - low) * (k + 1) / (len(constants) + 2)
+        if constant.integer:
+            values[name] = float(round(values[name]))
     forward = resolve_rule("test", rule, values, "diagonal")
     backward = resolve_rule("test", rule, dict(reversed(values.items())), "diagonal")
     assert_array_equal(forward.rule_array(settings), backward.rule_array(settings))
@@ -226,11 +228,12 @@ def _extremes(rule):
     """Each constant alone at each end of its interval (normal floats only)."""
     cases = []
     for name, constant in RULES[rule].constants.items():
-        low = TINY if constant.low == 0.0 else constant.low
+        low = TINY if constant.low == 0.0 and not constant.integer else constant.low
         if not constant.accepts(low):  # an open end other than 0: just inside it
-            low = np.nextafter(constant.low, np.inf)
+            low = constant.low + 1 if constant.integer else np.nextafter(constant.low, np.inf)
         high = 1e308 if constant.high == np.inf else np.nextafter(constant.high, -np.inf)
-        cases += [{name: float(low)}, {name: float(high)}]
+        # (an end that is the default is the case without constants, {})
+        cases += [{name: float(v)} for v in (low, high) if v != constant.default]
     return cases
 
 

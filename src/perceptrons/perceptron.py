@@ -53,8 +53,8 @@ _SHARED_PARAMETERS = """
         (``n_samples * n_classes`` for multiclass); 0 turns it off.
     update : {"perceptron", "pa", "pa-i", "pa-ii", "mira", "romma", "aggressive-romma", \
 "cw", "eccw", "arow", "narow", "scw-i", "scw-ii", "nherd", "sop", "iellip", "alma", "ogd", \
-"ada-fobos", "ada-rda", "ada-fobos-l1", "ada-rda-l1", "nag", "ftrl", "rda", "rda-l1", \
-"erda-l1"}, default="perceptron"
+"fobos-l1", "stg", "ada-fobos", "ada-rda", "ada-fobos-l1", "ada-rda-l1", "nag", "ftrl", "rda", \
+"rda-l1", "erda-l1"}, default="perceptron"
         The update rule. ``"perceptron"``: add ``y x`` when ``y (w·x + b) <= margin``
         (multiclass: ``+x`` to the gold class, ``-x`` to the predicted one; with a
         positive ``margin``, also when the gold score beats the best other class by no
@@ -106,6 +106,11 @@ _SHARED_PARAMETERS = """
         - ``"iellip"``: the improved ellipsoid method (Yang, Jin & Ye 2009);
         - ``"alma"``: approximate large margin algorithm (Gentile 2001);
         - ``"ogd"``: online gradient descent (Zinkevich 2003);
+        - ``"fobos-l1"``, ``"stg"``: online gradient descent with an L1 penalty ``l1``
+          (on by default, so these are not averaged), by forward-backward splitting
+          (Duchi & Singer 2009) and by the truncated gradient every ``k`` rounds
+          (Langford, Li & Zhang 2009), applied lazily: sparse models at O(nnz(x)) per
+          update;
         - ``"ada-fobos"``, ``"ada-rda"``: AdaGrad, composite mirror descent and dual
           averaging forms (Duchi, Hazan & Singer 2011);
         - ``"ada-fobos-l1"``, ``"ada-rda-l1"``: the same two rules under SOL's names,

@@ -43,6 +43,8 @@ What a coordinate's own division leaves non-finite (a statistic of SOP's or of a
 diagonal covariance) is found by the check of the whole state after the epoch.
 """
 
+import math
+
 import numpy as np
 from numba.extending import register_jitable
 
@@ -68,6 +70,17 @@ def finite_scores(scores):
         if not np.isfinite(scores[k]):
             return False
     return True
+
+
+@_jit
+def shrink(value, amount):
+    """``sign(value) max(0, |value| - amount)``, the L1 penalty's proximal step (the soft
+    threshold); +0.0 where it clips, so that a zeroed weight leaves no negative zero
+    (which a model file would keep as a used row)."""
+    # Without a branch on the sign (a weight's sign is a coin flip to the branch
+    # predictor): |v| - a is v - a or -(v + a) exactly; adding +0.0 turns the -0.0 that
+    # copysign gives a clipped negative weight into +0.0.
+    return math.copysign(max(abs(value) - amount, 0.0), value) + 0.0
 
 
 @_jit

@@ -115,21 +115,10 @@ def adagrad_rule(name: str, bias_feature: float, constants: dict) -> np.ndarray:
 
 
 @_piece
-def shrink(value, amount):
-    """``sign(value) max(0, |value| - amount)``, the L1 soft threshold (the dual-averaging
-    kernels use it too)."""
-    if value > amount:
-        return value - amount
-    if value < -amount:
-        return value + amount
-    return 0.0
-
-
-@_piece
 def _rda_weight(u, g_sq, eta, delta, threshold):
     """``-eta sign(u) max(0, |u| - threshold) / (delta + sqrt(G))`` (+0.0 when the
     threshold zeroes it: a negative zero would make the row look used in a model file)."""
-    shrunk = shrink(u, threshold)
+    shrunk = _rows.shrink(u, threshold)
     if shrunk == 0.0:
         return 0.0
     return -eta * shrunk / (delta + np.sqrt(g_sq))
@@ -185,7 +174,7 @@ def _bring_up_to_date(j, value, weights, aux, stats, last, t, kind, rule, count)
         if rounds > 0.0:
             for k in range(weights.shape[1]):
                 h = rule[DELTA] + np.sqrt(stats[0, j, k])
-                weights[j, k] = shrink(weights[j, k], rule[ETA] * l1 * rounds / h)
+                weights[j, k] = _rows.shrink(weights[j, k], rule[ETA] * l1 * rounds / h)
             last[j] = t
     else:
         for k in range(weights.shape[1]):

@@ -52,7 +52,7 @@ from numba.extending import register_jitable
 
 from perceptrons._kernels import _rows
 from perceptrons._kernels._cache import cached_njit
-from perceptrons._kernels.adagrad import shrink
+from perceptrons._kernels._rows import shrink
 from perceptrons._kernels.perceptron import mispredicted
 
 _jit = cached_njit(**_rows.TRAINING)

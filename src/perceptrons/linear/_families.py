@@ -120,7 +120,11 @@ def _first_order_state(rule: UpdateRule, constants: Mapping[str, float], full: b
     if rule.name == "alma":
         # Per class: scale 1, scale_sum 0, ||w||² 0; the update counter k from 1.
         return adaptive_state(rule.name, (1.0, 0.0, 0.0), (1.0,), stats_low=0.0, base=AlmaState)
-    # OGD: explicit weights and t, the examples seen.
+    if rule.name == "stg":
+        # t; the rounds since the last truncation and their total weight.
+        return adaptive_state(rule.name, (), (0.0, 0.0, 0.0))
+    # OGD (and FOBOS-L1, whose L1 shrinking is caught up within each epoch): explicit
+    # weights and t, the examples seen.
     return adaptive_state(rule.name, (), (0.0,))
 
 
@@ -258,7 +262,15 @@ FAMILIES: dict[str, Family] = {
     ),
     "first-order": Family(
         _first_order_kernels,
-        {**_forms("alma_", rule="alma"), **_forms("ogd_", rule="ogd")},
+        {
+            **_forms("alma_", rule="alma"),
+            # FOBOS-L1 and STG are OGD with a lazy L1 penalty: OGD's epochs.
+            **{
+                form: epoch
+                for r in ("ogd", "fobos-l1", "stg")
+                for form, epoch in _forms("ogd_", rule=r).items()
+            },
+        },
         _pack_constants("first_order_rule", with_C=False),
         _first_order_state,
     ),

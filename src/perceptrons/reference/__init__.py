@@ -14,7 +14,8 @@ comes from. One module per family:
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
 ``second_order`` the second-order perceptron and the improved ellipsoid method
-``first_order``  ALMA_2 and online gradient descent on the hinge loss
+``first_order``  ALMA_2 and online gradient descent on the hinge loss (with FOBOS's and
+                truncated gradient's L1)
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``ftrl``        FTRL-Proximal with per-coordinate rates and L1/L2
 ``dual_averaging`` regularized dual averaging (RDA, L1-RDA, enhanced L1-RDA)
@@ -67,7 +68,8 @@ None of these documents
     ``improved_ellipsoid`` (Yang, Jin & Ye 2009), each from its paper's pseudocode (see
     :mod:`~perceptrons.reference.second_order`).
     ``first_order_online`` (ALMA_2, Gentile 2001, and online gradient descent on the hinge
-    loss, Zinkevich 2003: each paper's pseudocode, see its module).
+    loss, Zinkevich 2003, with the L1 forms of Duchi & Singer 2009, FOBOS, and Langford,
+    Li & Zhang 2009, truncated gradient: each paper's pseudocode, see its module).
     ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
     Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
     ``ftrl_proximal`` (McMahan et al. 2013, Algorithm 1, on the hinge loss: see its

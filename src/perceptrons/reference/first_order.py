@@ -1,4 +1,5 @@
-"""The first-order rules: ALMA_2 and online gradient descent on the hinge loss.
+"""The first-order rules: ALMA_2 and online gradient descent on the hinge loss, plain and
+with an L1 penalty (FOBOS, truncated gradient).
 
 Each rule is written as its paper's pseudocode, on the input augmented with the bias
 feature (``x̃ = [x, 1]``, or ``[x, 0]`` without an intercept: the bias is one more
@@ -14,6 +15,17 @@ Online gradient descent (Zinkevich 2003, "Greedy projection" on an unconstrained
     ``w_1 = 0``. For the ``t``-th example (``t`` from 1): if the hinge loss ``max(0, 1 -
     y w·x̃)`` is positive, ``w <- w + η_t y x̃`` (minus its gradient) with ``η_t = eta /
     t**power_t``.
+FOBOS with L1 (Duchi & Singer 2009, the forward-backward splitting update, section 3.1 on
+``r(w) = λ ||w||_1``, ``"fobos-l1"``)
+    OGD's gradient step, ``w_{t+1/2} = w_t - η_t g_t``, then the proximal step of ``η_t
+    λ ||w||_1``: every feature weight ``w_j <- sign(w_j) max(0, |w_j| - η_t λ)`` (the
+    intercept is not penalized). The constant ``l1`` is ``λ``.
+Truncated gradient (Langford, Li & Zhang 2009, the update of section 3 with ``θ = ∞``,
+the simple form, ``"stg"``)
+    OGD's gradient step every round; every ``K``-th round (``K`` the constant ``k``),
+    ``T1(w_j, α, θ)`` on every feature weight with the gravity ``α = K η_t λ`` and ``θ
+    = ∞``, which is ``sign(w_j) max(0, |w_j| - α)``; the other rounds nothing. ``K =
+    1`` is FOBOS with L1. The rounds are counted from the last truncation, over epochs.
 
 Multiclass (single constraint against the best other class): one weight vector per
 class; with ``g`` the gold class and ``o`` the highest-scoring other class (ties to the
@@ -24,7 +36,11 @@ each of the two on the unit ball on its own and counts one update.
 ``sample_weight``: an example of weight ``s`` steps ``s`` times as far (ALMA: ``s η_k``
 before the projection; OGD: ``s η_t``) and counts ``s`` times in the mean; it advances
 ``k`` and ``t`` by one whatever its weight; weight 0 skips it (no ``t`` either). The
-averaged model is the (weighted) mean of the weights after every example.
+averaged model is the (weighted) mean of the weights after every example. The L1
+penalty is the round's too, ``s`` times: FOBOS shrinks by ``s η_t λ``; truncated
+gradient's ``K`` counts rounds (examples of positive weight) and its gravity is ``η_t λ``
+times the total weight of the ``K`` rounds since the last truncation (``K η_t λ``
+unweighted; with ``K = 1`` FOBOS's ``s η_t λ``).
 
 References
 ----------
@@ -33,6 +49,12 @@ Machine Learning Research 2:213-242, 2001.
 
 M. Zinkevich, "Online convex programming and generalized infinitesimal gradient ascent",
 ICML 2003.
+
+J. Duchi and Y. Singer, "Efficient online and batch learning using forward backward
+splitting", Journal of Machine Learning Research 10:2899-2934, 2009.
+
+J. Langford, L. Li and T. Zhang, "Sparse online learning via truncated gradient", Journal
+of Machine Learning Research 10:777-801, 2009.
 """
 
 from __future__ import annotations
@@ -57,7 +79,17 @@ __all__ = ["first_order_online"]
 _DEFAULTS = {
     "alma": {"alpha": 0.9, "B": 1.0 / 0.9, "step": np.sqrt(2.0)},
     "ogd": {"eta": 1.0, "power_t": 0.5},
+    "fobos-l1": {"eta": 1.0, "power_t": 0.5, "l1": 1e-3},
+    "stg": {"eta": 1.0, "power_t": 0.5, "l1": 1e-3, "k": 1},
 }
+
+
+def _truncate(w: np.ndarray, alpha: float) -> np.ndarray:
+    """``T1(w_j, α, θ = ∞) = sign(w_j) max(0, |w_j| - α)`` on every feature weight (every
+    class's), the intercept (the last coordinate) untouched."""
+    out = w.copy()
+    out[:, :-1] = np.sign(w[:, :-1]) * np.maximum(np.abs(w[:, :-1]) - alpha, 0.0)
+    return out
 
 
 def _constraint(w: np.ndarray, x: np.ndarray, code: int) -> tuple[float, list]:
@@ -85,7 +117,8 @@ def first_order_online(
     fit_intercept: bool = True,
     sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """A first-order rule (``"alma"`` or ``"ogd"``, see the module), binary
+    """A first-order rule (``"alma"``, ``"ogd"``, ``"fobos-l1"`` or ``"stg"``, see the
+    module), binary
     (``n_classes == 2``, labels 0/1 mapped to -1/+1, one weight vector) or multiclass
     (one per class).
 
@@ -105,6 +138,7 @@ def first_order_online(
     total = 0.0
     k = 1  # ALMA's update counter
     t = 0  # OGD's examples
+    rounds, gravity = 0, 0.0  # truncated gradient's rounds since its last truncation, their weight
     updates = 0
     for order in _as_orders(orders):
         for i in order:
@@ -132,6 +166,15 @@ def first_order_online(
                     for c, direction in moved:
                         w[c] = w[c] + s[i] * eta * direction * x
                     updates += 1
+                eta = values["eta"] / t ** values["power_t"]
+                if rule == "fobos-l1":
+                    w = _truncate(w, eta * values["l1"] * s[i])
+                elif rule == "stg":
+                    rounds += 1
+                    gravity += s[i]
+                    if rounds == values["k"]:
+                        w = _truncate(w, eta * values["l1"] * gravity)
+                        rounds, gravity = 0, 0.0
             w_sum = w_sum + s[i] * w
             total += s[i]
     _require_examples(_n_examples(orders))

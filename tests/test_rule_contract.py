@@ -367,8 +367,10 @@ def test_history_counts_the_models_nonzero_weights_after_every_epoch(
     X, y = _data(40, 12, n_classes, 3, density=0.3)
     params = {"update": rule, "covariance": covariance, "random_state": 0, "max_epochs": 3}
     models = [Perceptron(**params, update_params=_sparse_constants(rule))]
-    if RULES[rule].penalty is None:  # the average cannot follow a penalty: refused
-        models.append(AveragedPerceptron(**params))
+    penalty = RULES[rule].penalty
+    unpenalized = None if penalty is None else {penalty: 0.0}
+    if _averaged(rule, unpenalized) is AveragedPerceptron:  # (never with a penalty on)
+        models.append(AveragedPerceptron(**params, update_params=unpenalized))
     for model in models:
         for data, touched in ((X, False), (sp.csr_matrix(X), False), (sp.csr_matrix(X), True)):
             model._touched_rows = touched

@@ -130,6 +130,20 @@ def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool)
     return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
 
 
+def _feature_selection_state(
+    rule: UpdateRule, constants: Mapping[str, float], full: bool
+) -> type:
+    # The base rule's statistics (sofs: AROW's variances from a; the AdaGrad rules: G,
+    # and RDA's u of either sign); the kept features' heap is rebuilt by every call.
+    if rule.name == "sofs":
+        return adaptive_state(rule.name, (constants["a"],), stats_low=0.0)
+    if rule.name == "adafobos-ofs":
+        return adaptive_state(rule.name, (0.0,), stats_low=0.0)
+    if rule.name == "adarda-ofs":
+        return adaptive_state(rule.name, (0.0, 0.0))
+    return adaptive_state(rule.name, ())
+
+
 # ------------------------------------------------------------------ the rule arrays
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
 _PERCEPTRON_KINDS = {"perceptron": "PERCEPTRON", "pa": "PA", "pa-i": "PA_I", "mira": "PA_I"}
@@ -202,6 +216,12 @@ def _adagrad_kernels() -> ModuleType:
     return adagrad
 
 
+def _feature_selection_kernels() -> ModuleType:
+    from perceptrons._kernels import feature_selection
+
+    return feature_selection
+
+
 #: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
@@ -229,6 +249,12 @@ FAMILIES: dict[str, Family] = {
     ),
     "adagrad": Family(
         _adagrad_kernels, _forms(), _pack_constants("adagrad_rule", with_C=False), _adagrad_state
+    ),
+    "feature-selection": Family(
+        _feature_selection_kernels,
+        _forms(),
+        _pack_constants("feature_selection_rule", with_C=False),
+        _feature_selection_state,
     ),
 }
 

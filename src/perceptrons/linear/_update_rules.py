@@ -81,6 +81,8 @@ class Constant:
     low_open: bool = False
     high_open: bool = False
     doc: str = ""
+    #: Whether only whole numbers are accepted (a count, such as a feature budget).
+    integer: bool = False
 
     def accepts(self, value: Any) -> bool:
         # A real number (NumPy's included), not a bool and not a string that parses as one.
@@ -88,6 +90,8 @@ class Constant:
             return False
         value = float(value)
         if not math.isfinite(value) or subnormal(value):
+            return False
+        if self.integer and not value.is_integer():
             return False
         above = value > self.low if self.low_open else value >= self.low
         below = value < self.high if self.high_open else value <= self.high
@@ -97,7 +101,8 @@ class Constant:
     def interval(self) -> str:
         left = "(" if self.low_open else "["
         right = ")" if self.high_open else "]"
-        return f"{left}{self.low:g}, {self.high:g}{right}"
+        interval = f"{left}{self.low:g}, {self.high:g}{right}"
+        return f"{interval} (an integer)" if self.integer else interval
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,19 @@ def _confidence_eta(default: float) -> Constant:
 
 
 _INITIAL_VARIANCE = Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight")
+# The feature budget of the feature-selection family (Wang, Zhao, Hoi & Jin 2014). A
+# budget rule without a budget would be its base rule, so B has a finite default: 100
+# features, which leaves a small problem whole and is meant to be set for a large one.
+_BUDGET = Constant(
+    100.0,
+    1.0,
+    integer=True,
+    doc="the budget: how many features (besides the intercept) keep nonzero weights",
+)
+_BUDGET_MIXING = (
+    "the mixed model may use more than B features: each shard keeps its own B, and their "
+    "mean is truncated by no rule of its own"
+)
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
 _ALMA_MIXING = (
     "every ALMA update projects a class's weights on the unit ball, rescaling all of them, "
@@ -171,7 +189,15 @@ _ALMA_MIXING = (
 )
 
 #: The families in the order the table lists them (the command line's help, inspect).
-FAMILIES = ("perceptron", "romma", "confidence", "second-order", "first-order", "adagrad")
+FAMILIES = (
+    "perceptron",
+    "romma",
+    "confidence",
+    "second-order",
+    "first-order",
+    "adagrad",
+    "feature-selection",
+)
 
 RULES: dict[str, UpdateRule] = {
     rule.name: rule
@@ -436,6 +462,90 @@ RULES: dict[str, UpdateRule] = {
                 constants={"a": _INITIAL_VARIANCE},
                 uses_C=True,
                 covariance=True,
+            ),
+            # The feature-selection family: a base rule's update, then Truncate(w, B)
+            # (perceptrons._kernels.feature_selection).
+            UpdateRule(
+                "pet",
+                "feature-selection",
+                "the perceptron with truncation to a budget of B features (PET)",
+                "Wang, Zhao, Hoi & Jin 2014",
+                constants={
+                    "eta": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="the step (it scales the weights, not the predictions)",
+                    ),
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "fofs",
+                "feature-selection",
+                "online feature selection by sparse projection (OFS, first order)",
+                "Wang, Zhao, Hoi & Jin 2014",
+                constants={
+                    "eta": Constant(0.2, 0.0, low_open=True, doc="the step size"),
+                    "l2": Constant(
+                        0.01,
+                        0.0,
+                        low_open=True,
+                        doc="the L2 penalty (lambda): every update shrinks the feature weights "
+                        "by 1 - l2 * eta and projects them on the ball of radius 1 / sqrt(l2) "
+                        "(l2 * eta < 1)",
+                    ),
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "sofs",
+                "feature-selection",
+                "second-order online feature selection (SOFS: AROW's update, the B most "
+                "confident features kept)",
+                "Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "r": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="AROW's regularization: larger r, smaller and slower-shrinking steps",
+                    ),
+                    "a": _INITIAL_VARIANCE,
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "adafobos-ofs",
+                "feature-selection",
+                "AdaGrad (FOBOS form) with the B features of largest steps' denominators kept",
+                "Duchi, Hazan & Singer 2011; Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "eta": _ADAGRAD_CONSTANTS["eta"],
+                    "delta": _ADAGRAD_CONSTANTS["delta"],
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "adarda-ofs",
+                "feature-selection",
+                "AdaGrad (RDA form) with the B features of largest steps' denominators kept",
+                "Duchi, Hazan & Singer 2011; Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "eta": _ADAGRAD_CONSTANTS["eta"],
+                    "delta": _ADAGRAD_CONSTANTS["delta"],
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
             ),
         ),
         key=lambda rule: FAMILIES.index(rule.family),  # stable: the table's order within

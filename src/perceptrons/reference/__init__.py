@@ -16,6 +16,7 @@ comes from. One module per family:
 ``second_order`` the second-order perceptron and the improved ellipsoid method
 ``first_order``  ALMA_2 and online gradient descent on the hinge loss
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
+``feature_selection`` online feature selection to a budget (PET, OFS, SOFS, AdaGrad's)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
@@ -68,6 +69,8 @@ None of these documents
     loss, Zinkevich 2003: each paper's pseudocode, see its module).
     ``adaptive_gradient`` (Duchi, Hazan & Singer 2011, AdaGrad's FOBOS and RDA forms; Ross,
     Mineiro & Langford 2013, Algorithm 2, NAG: see its module).
+    ``online_feature_selection`` (Wang, Zhao, Hoi & Jin 2014, PET and OFS; Wu, Hoi, Mei
+    & Yu 2017, SOFS; AdaGrad's updates truncated alike: see its module).
 
 Conventions
 -----------
@@ -166,6 +169,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
         randomized_budget_perceptron,
     )
     from perceptrons.reference.confidence import confidence_weighted
+    from perceptrons.reference.feature_selection import online_feature_selection
     from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.kernel import (
         dual_kernel_perceptron,
@@ -230,6 +234,7 @@ __all__ = [
     "multiclass_romma",
     "multiclass_voted_perceptron",
     "multiclass_voted_perceptron_naive",
+    "online_feature_selection",
     "perceptron",
     "projectron",
     "randomized_budget_perceptron",
@@ -260,6 +265,7 @@ _ORIGINS = {
     "randomized_budget_perceptron": "perceptrons.reference.budget",
     "first_order_online": "perceptrons.reference.first_order",
     "adaptive_gradient": "perceptrons.reference.adagrad",
+    "online_feature_selection": "perceptrons.reference.feature_selection",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

@@ -250,9 +250,10 @@ kernel.budget: _base.IncrementalClassifier _engine.check_statistic _engine.epoch
     _engine.run_epochs _input _kernels.budget _memory.check_allocation _params _validation
 kernel.voted: _engine.run_epochs _input _kernels.voted _params _validation
 linear: _lazy.lazy_attributes
-linear._families: _kernels.adagrad _kernels.confidence _kernels.first_order _kernels.perceptron
-    _kernels.romma _kernels.second_order _states.AlmaState _states.PerceptronState
-    _states.RommaState _states.TrainingState _states.adaptive_state
+linear._families: _kernels.adagrad _kernels.confidence _kernels.feature_selection
+    _kernels.first_order _kernels.perceptron _kernels.romma _kernels.second_order
+    _states.AlmaState _states.PerceptronState _states.RommaState _states.TrainingState
+    _states.adaptive_state
 linear._online: _base.IncrementalClassifier _base.Trainable _engine.Engine _engine.hold_out
     _engine.run_epochs _input _linear.SparseCoefMixin _linear.linear_scores _params
     _states.CompactState _states.Frozen _states.PerceptronState _states.TrainingState

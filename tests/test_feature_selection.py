@@ -56,8 +56,8 @@ def test_the_lazy_truncation_equals_the_eager_oracle(
     problem, epochs, seed, rule, B, eta, second, sparse, weighted, fit_intercept
 ):
     X, y, k = problem
-    if rule == "fofs" and eta * second >= 1.0:
-        second = 0.3 / eta  # (l2 * eta < 1)
+    if rule == "fofs":
+        eta, second = min(eta, 1.0), min(second, 0.3)  # (eta <= 1, l2 < 1)
     constants = _constants(rule, B, eta, second)
     data = sp.csr_matrix(X) if sparse else X
     rng = np.random.default_rng(seed)
@@ -198,8 +198,11 @@ def test_bad_budgets_and_fofs_constants_are_refused():
     for bad in (0, 2.5, -1):
         with pytest.raises(ValueError, match=r"update_params\['B'\].*\[1, inf\] \(an integer\)"):
             Perceptron(update="pet", update_params={"B": bad}).fit(X, y)
-    with pytest.raises(ValueError, match=r"fofs.*l2 \* eta < 1"):
-        Perceptron(update="fofs", update_params={"eta": 10.0, "l2": 0.5}).fit(X, y)
+    # fofs's shrinking factor 1 - l2 * eta stays positive: eta <= 1, l2 < 1.
+    with pytest.raises(ValueError, match=r"update_params\['eta'\].*fofs.*\(0, 1\]"):
+        Perceptron(update="fofs", update_params={"eta": 2.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"update_params\['l2'\].*fofs.*\(0, 1\)"):
+        Perceptron(update="fofs", update_params={"l2": 1.0}).fit(X, y)
     Perceptron(update="pet", update_params={"B": 2.0}).fit(X, y)  # a whole float is a count
 
 

@@ -95,11 +95,6 @@ def feature_selection_rule(name: str, bias_feature: float, constants: dict) -> n
     """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
     eta = float(constants.get("eta", 1.0))
     second = float(constants[SECOND_CONSTANT[name]]) if name in SECOND_CONSTANT else 0.0
-    if name == "fofs" and not second * eta < 1.0:
-        raise ValueError(
-            f"update='fofs' needs l2 * eta < 1 (its shrinking factor 1 - l2 * eta must be "
-            f"positive), got l2={second!r}, eta={eta!r}"
-        )
     return np.array(
         [float(KINDS[name]), float(bias_feature), float(constants["B"]), eta, second]
     )

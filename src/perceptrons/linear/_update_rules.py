@@ -488,14 +488,16 @@ RULES: dict[str, UpdateRule] = {
                 "online feature selection by sparse projection (OFS, first order)",
                 "Wang, Zhao, Hoi & Jin 2014",
                 constants={
-                    "eta": Constant(0.2, 0.0, low_open=True, doc="the step size"),
+                    # eta <= 1 and l2 < 1: the shrinking factor 1 - l2 * eta is positive.
+                    "eta": Constant(0.2, 0.0, 1.0, low_open=True, doc="the step size"),
                     "l2": Constant(
                         0.01,
                         0.0,
+                        1.0,
                         low_open=True,
+                        high_open=True,
                         doc="the L2 penalty (lambda): every update shrinks the feature weights "
-                        "by 1 - l2 * eta and projects them on the ball of radius 1 / sqrt(l2) "
-                        "(l2 * eta < 1)",
+                        "by 1 - l2 * eta and projects them on the ball of radius 1 / sqrt(l2)",
                     ),
                     "B": _BUDGET,
                 },

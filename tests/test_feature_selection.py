@@ -153,9 +153,7 @@ def test_truncate_is_the_textbook_operator():
     key = np.abs(W).sum(axis=0)  # 0, 3, 3, 3, 0.5
     kept = reference.feature_selection.truncate(W, key, (W != 0).any(axis=0), 2)
     assert_allclose(kept, [[0.0, 3.0, -1.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0, 0.0]])
-    smallest = reference.feature_selection.truncate(
-        W, key, (W != 0).any(axis=0), 2, largest=False
-    )
+    smallest = reference.feature_selection.truncate(W, key, (W != 0).any(axis=0), 2, largest=False)
     assert_allclose(smallest, [[0.0, 3.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0, 0.0]])
 
 

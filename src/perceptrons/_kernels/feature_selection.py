@@ -95,9 +95,7 @@ def feature_selection_rule(name: str, bias_feature: float, constants: dict) -> n
     """The ``rule`` argument of the kernels (plain Python: called once per epoch)."""
     eta = float(constants.get("eta", 1.0))
     second = float(constants[SECOND_CONSTANT[name]]) if name in SECOND_CONSTANT else 0.0
-    return np.array(
-        [float(KINDS[name]), float(bias_feature), float(constants["B"]), eta, second]
-    )
+    return np.array([float(KINDS[name]), float(bias_feature), float(constants["B"]), eta, second])
 
 
 # ------------------------------------------------------------------ the heap
@@ -375,9 +373,10 @@ def _epoch(rows, y, order, weights, aux, stats, mistake_log, count, rule, sample
                 for side in range(sides):
                     k = gold if side == 0 else other
                     sign = (y[i] if binary else 1.0) if side == 0 else -1.0
+                    moved = sign * feature_step
                     for p in range(nnz):
                         j = index[p]
-                        _set(j, k, weights[j, k] + sign * feature_step * value[p], weights, aux, factor)
+                        _set(j, k, weights[j, k] + moved * value[p], weights, aux, factor)
                     change = sign * step * bias_feature
                     weights[n_features, k] += change
                     if averaged:

@@ -130,9 +130,7 @@ def _adagrad_state(rule: UpdateRule, constants: Mapping[str, float], full: bool)
     return adaptive_state(rule.name, (0.0, 0.0), (0.0, 0.0), stats_low=0.0)
 
 
-def _feature_selection_state(
-    rule: UpdateRule, constants: Mapping[str, float], full: bool
-) -> type:
+def _feature_selection_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
     # The base rule's statistics (sofs: AROW's variances from a; the AdaGrad rules: G,
     # and RDA's u of either sign); the kept features' heap is rebuilt by every call.
     if rule.name == "sofs":

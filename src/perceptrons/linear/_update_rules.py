@@ -30,6 +30,12 @@ Families
     (FOBOS, ``"ada-fobos"``) and regularized dual averaging (``"ada-rda"``) forms, and
     the normalized adaptive gradient (``"nag"``, Vowpal Wabbit's default update)
     (:mod:`perceptrons._kernels.adagrad`).
+``"feature-selection"``
+    Online feature selection to a budget of ``B`` features: a base rule's update, then
+    ``Truncate(w, B)`` (keep the ``B`` features of best key, zero the others): PET and
+    OFS (``"pet"``, ``"fofs"``, Wang, Zhao, Hoi & Jin 2014), SOFS (``"sofs"``, AROW's
+    update, Wu, Hoi, Mei & Yu 2017), and AdaGrad's FOBOS and RDA updates truncated alike
+    (``"adafobos-ofs"``, ``"adarda-ofs"``) (:mod:`perceptrons._kernels.feature_selection`).
 """
 
 from __future__ import annotations

@@ -194,16 +194,16 @@ def online_feature_selection(
                 w = -c["eta"] * u / (c["delta"] + np.sqrt(G))
             # Truncate(W, B): every round (a round without an update changes nothing).
             features = w[:, :-1]
+            candidates = np.any(features != 0.0, axis=0)
+            largest = True
             if rule in ("pet", "fofs"):
-                key, candidates, largest = _summed(np.abs(features)), None, True
+                key = _summed(np.abs(features))
             elif rule == "sofs":
-                key, candidates, largest = _summed(sigma[:, :-1]), None, False
+                key, largest = _summed(sigma[:, :-1]), False
             else:
-                H = c["delta"] + np.sqrt(G[:, :-1])
-                key, largest = _summed(H), True
-                candidates = (G[:, :-1] > 0.0).any(axis=0) if rule == "adarda-ofs" else None
-            if candidates is None:
-                candidates = (features != 0.0).any(axis=0)
+                key = _summed(c["delta"] + np.sqrt(G[:, :-1]))
+                if rule == "adarda-ofs":
+                    candidates = np.any(G[:, :-1] > 0.0, axis=0)
             w[:, :-1] = truncate(features, key, candidates, B, largest=largest)
             w_sum = w_sum + s[i] * w
             total += s[i]

@@ -40,9 +40,10 @@ truncated, and never counted in ``B``.
 
 Lazily, in O(nnz(x) log B) per update: the features outside ``x`` keep their keys (and
 fofs's common scale keeps their order), so the kept features are held in a heap whose
-root is the worst of them; after an update the keys of ``x``'s features are refreshed
-(a feature whose weights all became 0 leaves the heap), and the root is evicted while
-more than ``B`` features are held. The heap is rebuilt from the weights and statistics
+root is the worst of them; after an update the keys of ``x``'s kept features are
+refreshed (one whose weights all became 0 leaves the heap), then each other feature of
+``x`` enters in place of the root if the root is worse, and is evicted otherwise (a
+streaming top-``B``: the best ``B`` of the kept and the new). The heap is rebuilt from the weights and statistics
 at the start of every call (O(dimension)), also truncating a model that holds more than
 ``B`` features (a larger budget before, a model from elsewhere): nothing of it is stored
 in the state or a model file.
@@ -161,6 +162,23 @@ def _remove(heap, where, key, size, j):
         _sift_up(heap, where, key, at)
         _sift_down(heap, where, key, where[last], size)
     return size
+
+
+@_piece
+def _offer(heap, where, key, size, budget, j):
+    """Feature ``j`` (outside the heap) among the kept: pushed while fewer than
+    ``budget`` are, else in place of the root if the root is worse. Returns the new size
+    and the feature to evict (the old root, or ``j`` itself; -1: none)."""
+    if size < budget:
+        return _push(heap, where, key, size, j), -1
+    root = heap[0]
+    if _worse(key, j, root):
+        return size, j
+    where[root] = -1
+    heap[0] = j
+    where[j] = 0
+    _sift_down(heap, where, key, 0, size)
+    return size, root
 
 
 @_piece
@@ -286,7 +304,7 @@ def _epoch(rows, y, order, weights, aux, stats, mistake_log, count, rule, sample
     value = np.empty(width)
     key = np.zeros(n_features)
     where = np.full(n_features, -1, dtype=np.int64)
-    heap = np.empty(budget + width + 1, dtype=np.int64)
+    heap = np.empty(budget, dtype=np.int64)
     scores = np.empty(n_classes)
     raw = np.empty(n_classes)
     # fofs: W = scale * v on the feature rows; P (scale_sum) the averaging's running
@@ -303,10 +321,8 @@ def _epoch(rows, y, order, weights, aux, stats, mistake_log, count, rule, sample
     for j in range(n_features):
         if _candidate(j, kind, weights, stats):
             key[j] = _key(j, kind, weights, stats, second)
-            size = _push(heap, where, key, size, j)
-            if size > budget:
-                evicted = heap[0]
-                size = _remove(heap, where, key, size, evicted)
+            size, evicted = _offer(heap, where, key, size, budget, j)
+            if evicted >= 0:
                 _evict(evicted, weights, aux, count, kind, 1.0, 0.0)
     if kind == FOFS:
         for j in range(n_features):
@@ -439,26 +455,28 @@ def _epoch(rows, y, order, weights, aux, stats, mistake_log, count, rule, sample
                 if changed != 0.0:
                     status = _rows.NON_FINITE_STEP
                     break
-            # Truncate(W, B): x's features' keys refreshed, the worst evicted.
+            # Truncate(W, B): the kept features of x first, so that the root is the worst
+            # of their final keys; then each newcomer enters only in place of a worse root.
             factor = scale_sum if kind == FOFS else count
             for p in range(nnz):
                 j = index[p]
-                if kind == ADA_RDA and where[j] < 0:
-                    # Back among the candidates: every class's weight from the statistics.
-                    for k in range(n_classes):
-                        _set(j, k, _rda_weight(j, k, stats, eta, second), weights, aux, count)
-                if _candidate(j, kind, weights, stats):
-                    key[j] = _key(j, kind, weights, stats, second)
-                    if where[j] >= 0:
+                if where[j] >= 0:
+                    if _candidate(j, kind, weights, stats):
+                        key[j] = _key(j, kind, weights, stats, second)
                         _moved(heap, where, key, size, j)
                     else:
-                        size = _push(heap, where, key, size, j)
-                elif where[j] >= 0:
-                    size = _remove(heap, where, key, size, j)
-            while size > budget:
-                evicted = heap[0]
-                size = _remove(heap, where, key, size, evicted)
-                sq_norm = _evict(evicted, weights, aux, factor, kind, scale, sq_norm)
+                        size = _remove(heap, where, key, size, j)
+            for p in range(nnz):
+                j = index[p]
+                if where[j] < 0 and _candidate(j, kind, weights, stats):
+                    key[j] = _key(j, kind, weights, stats, second)
+                    size, evicted = _offer(heap, where, key, size, budget, j)
+                    if evicted >= 0:
+                        sq_norm = _evict(evicted, weights, aux, factor, kind, scale, sq_norm)
+                    if kind == ADA_RDA and evicted != j:
+                        # Back among the kept: every class's weight from the statistics.
+                        for k in range(n_classes):
+                            _set(j, k, _rda_weight(j, k, stats, eta, second), weights, aux, count)
             if kind == FOFS and scale < 1.0 / MAX_SCALE:
                 _fold(weights, aux, scale, scale_sum)
                 scale, scale_sum = 1.0, 0.0

@@ -43,10 +43,11 @@ fofs's common scale keeps their order), so the kept features are held in a heap 
 root is the worst of them; after an update the keys of ``x``'s kept features are
 refreshed (one whose weights all became 0 leaves the heap), then each other feature of
 ``x`` enters in place of the root if the root is worse, and is evicted otherwise (a
-streaming top-``B``: the best ``B`` of the kept and the new). The heap is rebuilt from the weights and statistics
-at the start of every call (O(dimension)), also truncating a model that holds more than
-``B`` features (a larger budget before, a model from elsewhere): nothing of it is stored
-in the state or a model file.
+streaming top-``B``: the best ``B`` of the kept and the new). The heap is rebuilt from
+the weights and statistics at the start of every call (O(dimension)), also truncating a
+model that holds more than ``B`` features (a larger budget before, a model from
+elsewhere): nothing of it is stored in the state or a model file, whose contents could
+otherwise steer the compiled code's indexing.
 
 ``weights``, ``aux``, ``mistake_log``, ``count``
     As in :mod:`perceptrons._kernels.perceptron`; every eviction is a change of the

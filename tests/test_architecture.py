@@ -252,7 +252,8 @@ kernel.budget: _base.IncrementalClassifier _engine.check_statistic _engine.epoch
 kernel.voted: _engine.run_epochs _input _kernels.voted _params _validation
 linear: _lazy.lazy_attributes
 linear._families: _kernels.adagrad _kernels.confidence _kernels.dual_averaging
-    _kernels.first_order _kernels.ftrl _kernels.perceptron _kernels.romma _kernels.second_order
+    _kernels.feature_selection _kernels.first_order _kernels.ftrl _kernels.perceptron
+    _kernels.romma _kernels.second_order
     _states.AlmaState _states.PerceptronState _states.RommaState _states.TrainingState
     _states.adaptive_state
 linear._online: _base.IncrementalClassifier _base.Trainable _engine.Engine _engine.hold_out

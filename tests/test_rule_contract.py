@@ -70,9 +70,10 @@ def test_a_saved_model_continues_exactly(rule, covariance, n_classes, averaged, 
     model = cls(update=rule, covariance=covariance, random_state=0, max_epochs=3).fit(X, y)
     state = model._state
     initial = (type(state).initial_stats(state.weights.shape), np.array(type(state).SCALARS))
-    assert not (
-        np.array_equal(state.stats, initial[0]) and np.array_equal(state.scalars, initial[1])
-    )  # training moved them: a file that restarted them would show
+    if state.stats.size or state.scalars.size:  # (pet and fofs keep none)
+        assert not (
+            np.array_equal(state.stats, initial[0]) and np.array_equal(state.scalars, initial[1])
+        )  # training moved them: a file that restarted them would show
     save(model, tmp_path / "m.model")
     loaded = load(tmp_path / "m.model")
     assert_array_equal(loaded._state.stats, model._state.stats)

@@ -157,6 +157,18 @@ def _dual_averaging_state(rule: UpdateRule, constants: Mapping[str, float], full
     return adaptive_state(rule.name, (0.0,), (0.0, 0.0, 0.0, 0.0, 0.0))
 
 
+def _feature_selection_state(rule: UpdateRule, constants: Mapping[str, float], full: bool) -> type:
+    # The base rule's statistics (sofs: AROW's variances from a; the AdaGrad rules: G,
+    # and RDA's u of either sign); the kept features' heap is rebuilt by every call.
+    if rule.name == "sofs":
+        return adaptive_state(rule.name, (constants["a"],), stats_low=0.0)
+    if rule.name == "adafobos-ofs":
+        return adaptive_state(rule.name, (0.0,), stats_low=0.0)
+    if rule.name == "adarda-ofs":
+        return adaptive_state(rule.name, (0.0, 0.0))
+    return adaptive_state(rule.name, ())
+
+
 # ------------------------------------------------------------------ the rule arrays
 # 1-best MIRA (Crammer & Singer 2003) is the multiclass PA-I update: the same kernel.
 _PERCEPTRON_KINDS = {"perceptron": "PERCEPTRON", "pa": "PA", "pa-i": "PA_I", "mira": "PA_I"}
@@ -241,6 +253,12 @@ def _dual_averaging_kernels() -> ModuleType:
     return dual_averaging
 
 
+def _feature_selection_kernels() -> ModuleType:
+    from perceptrons._kernels import feature_selection
+
+    return feature_selection
+
+
 #: Every family of :data:`perceptrons.linear._update_rules.FAMILIES`.
 FAMILIES: dict[str, Family] = {
     "perceptron": Family(_perceptron_kernels, _forms(), _pack_perceptron, _perceptron_state),
@@ -289,6 +307,12 @@ FAMILIES: dict[str, Family] = {
         _forms(),
         _pack_constants("dual_averaging_rule", with_C=False),
         _dual_averaging_state,
+    ),
+    "feature-selection": Family(
+        _feature_selection_kernels,
+        _forms(),
+        _pack_constants("feature_selection_rule", with_C=False),
+        _feature_selection_state,
     ),
 }
 

@@ -39,6 +39,12 @@ Families
     function of the sum of the gradients and of the rounds, with a squared L2
     (``"rda"``), a mixed L1 and squared L2 (``"rda-l1"``) or the enhanced L1
     (``"erda-l1"``) regularizer (:mod:`perceptrons._kernels.dual_averaging`).
+``"feature-selection"``
+    Online feature selection to a budget of ``B`` features: a base rule's update, then
+    ``Truncate(w, B)`` (keep the ``B`` features of best key, zero the others): PET and
+    OFS (``"pet"``, ``"fofs"``, Wang, Zhao, Hoi & Jin 2014), SOFS (``"sofs"``, AROW's
+    update, Wu, Hoi, Mei & Yu 2017), and AdaGrad's FOBOS and RDA updates truncated alike
+    (``"adafobos-ofs"``, ``"adarda-ofs"``) (:mod:`perceptrons._kernels.feature_selection`).
 
 Over 600 lines: one table with an entry per rule and its constants, which the command
 line reads whole; split, the rules would be listed in several places.
@@ -93,7 +99,7 @@ class Constant:
     low_open: bool = False
     high_open: bool = False
     doc: str = ""
-    #: Only whole numbers are accepted (a count, such as a period in rounds).
+    #: Only whole numbers are accepted (a count: a period in rounds, a feature budget).
     integer: bool = False
 
     def accepts(self, value: Any) -> bool:
@@ -103,9 +109,11 @@ class Constant:
         value = float(value)
         if not math.isfinite(value) or subnormal(value):
             return False
+        if self.integer and not value.is_integer():
+            return False
         above = value > self.low if self.low_open else value >= self.low
         below = value < self.high if self.high_open else value <= self.high
-        return above and below and (value.is_integer() or not self.integer)
+        return above and below
 
     @property
     def interval(self) -> str:
@@ -260,6 +268,19 @@ _OGD_L1 = Constant(
     doc="the L1 penalty (lambda) on the feature weights: each round shrinks them by eta_t lambda",
 )
 _INITIAL_VARIANCE = Constant(1.0, 0.0, low_open=True, doc="the initial variance of every weight")
+# The feature budget of the feature-selection family (Wang, Zhao, Hoi & Jin 2014). A
+# budget rule without a budget would be its base rule, so B has a finite default: 100
+# features, which leaves a small problem whole and is meant to be set for a large one.
+_BUDGET = Constant(
+    100.0,
+    1.0,
+    integer=True,
+    doc="the budget: how many features (besides the intercept) keep nonzero weights",
+)
+_BUDGET_MIXING = (
+    "the mixed model may use more than B features: each shard keeps its own B, and their "
+    "mean is truncated by no rule of its own"
+)
 _ROMMA_MIXING = "every ROMMA update rescales all the weights, which the shards cannot share"
 _ALMA_MIXING = (
     "every ALMA update projects a class's weights on the unit ball, rescaling all of them, "
@@ -300,6 +321,7 @@ FAMILIES = (
     "adagrad",
     "ftrl",
     "dual-averaging",
+    "feature-selection",
 )
 
 RULES: dict[str, UpdateRule] = {
@@ -677,6 +699,92 @@ RULES: dict[str, UpdateRule] = {
                 constants={"a": _INITIAL_VARIANCE},
                 uses_C=True,
                 covariance=True,
+            ),
+            # The feature-selection family: a base rule's update, then Truncate(w, B)
+            # (perceptrons._kernels.feature_selection).
+            UpdateRule(
+                "pet",
+                "feature-selection",
+                "the perceptron with truncation to a budget of B features (PET)",
+                "Wang, Zhao, Hoi & Jin 2014",
+                constants={
+                    "eta": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="the step (it scales the weights, not the predictions)",
+                    ),
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "fofs",
+                "feature-selection",
+                "online feature selection by sparse projection (OFS, first order)",
+                "Wang, Zhao, Hoi & Jin 2014",
+                constants={
+                    # eta <= 1 and l2 < 1: the shrinking factor 1 - l2 * eta is positive.
+                    "eta": Constant(0.2, 0.0, 1.0, low_open=True, doc="the step size"),
+                    "l2": Constant(
+                        0.01,
+                        0.0,
+                        1.0,
+                        low_open=True,
+                        high_open=True,
+                        doc="the L2 penalty (lambda): every update shrinks the feature weights "
+                        "by 1 - l2 * eta and projects them on the ball of radius 1 / sqrt(l2)",
+                    ),
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "sofs",
+                "feature-selection",
+                "second-order online feature selection (SOFS: AROW's update, the B most "
+                "confident features kept)",
+                "Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "r": Constant(
+                        1.0,
+                        0.0,
+                        low_open=True,
+                        doc="AROW's regularization: larger r, smaller and slower-shrinking steps",
+                    ),
+                    "a": _INITIAL_VARIANCE,
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "adafobos-ofs",
+                "feature-selection",
+                "AdaGrad (FOBOS form) with the B features of largest steps' denominators kept",
+                "Duchi, Hazan & Singer 2011; Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "eta": _ADAGRAD_CONSTANTS["eta"],
+                    "delta": _ADAGRAD_CONSTANTS["delta"],
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
+            ),
+            UpdateRule(
+                "adarda-ofs",
+                "feature-selection",
+                "AdaGrad (RDA form) with the B features of largest steps' denominators kept",
+                "Duchi, Hazan & Singer 2011; Wu, Hoi, Mei & Yu 2017",
+                constants={
+                    "eta": _ADAGRAD_CONSTANTS["eta"],
+                    "delta": _ADAGRAD_CONSTANTS["delta"],
+                    "B": _BUDGET,
+                },
+                mixing=_BUDGET_MIXING,
+                every_row=True,
             ),
         ),
         key=lambda rule: FAMILIES.index(rule.family),  # stable: the table's order within

@@ -19,6 +19,7 @@ comes from. One module per family:
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``ftrl``        FTRL-Proximal with per-coordinate rates and L1/L2
 ``dual_averaging`` regularized dual averaging (RDA, L1-RDA, enhanced L1-RDA)
+``feature_selection`` online feature selection to a budget (PET, OFS, SOFS, AdaGrad's)
 ``sequence``    the structured perceptron and 1-best MIRA for sequence labelling
 ``budget``      kernel perceptrons on a budget (randomized, Forgetron, Projectron, BPA)
 
@@ -77,6 +78,8 @@ None of these documents
     ``regularized_dual_averaging`` (Xiao 2010, "Dual averaging methods for regularized
     stochastic learning and online optimization", Algorithm 1 and its closed forms: see
     its module).
+    ``online_feature_selection`` (Wang, Zhao, Hoi & Jin 2014, PET and OFS; Wu, Hoi, Mei
+    & Yu 2017, SOFS; AdaGrad's updates truncated alike: see its module).
 
 Conventions
 -----------
@@ -176,6 +179,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time, __getattr__ below
     )
     from perceptrons.reference.confidence import confidence_weighted
     from perceptrons.reference.dual_averaging import regularized_dual_averaging
+    from perceptrons.reference.feature_selection import online_feature_selection
     from perceptrons.reference.first_order import first_order_online
     from perceptrons.reference.ftrl import ftrl_proximal
     from perceptrons.reference.kernel import (
@@ -242,6 +246,7 @@ __all__ = [
     "multiclass_romma",
     "multiclass_voted_perceptron",
     "multiclass_voted_perceptron_naive",
+    "online_feature_selection",
     "perceptron",
     "projectron",
     "randomized_budget_perceptron",
@@ -275,6 +280,7 @@ _ORIGINS = {
     "adaptive_gradient": "perceptrons.reference.adagrad",
     "ftrl_proximal": "perceptrons.reference.ftrl",
     "regularized_dual_averaging": "perceptrons.reference.dual_averaging",
+    "online_feature_selection": "perceptrons.reference.feature_selection",
     "dual_kernel_perceptron": "perceptrons.reference.kernel",
     "dual_vote_scores": "perceptrons.reference.kernel",
     "dual_voted_perceptron": "perceptrons.reference.kernel",

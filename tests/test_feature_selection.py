@@ -194,7 +194,7 @@ def test_the_budget_keeps_the_informative_features():
 def test_bad_budgets_and_fofs_constants_are_refused():
     X, y = np.eye(4), np.array([0, 1, 0, 1])
     for bad in (0, 2.5, -1):
-        with pytest.raises(ValueError, match=r"update_params\['B'\].*\[1, inf\] \(an integer\)"):
+        with pytest.raises(ValueError, match=r"update_params\['B'\].*an integer in \[1, inf\]"):
             Perceptron(update="pet", update_params={"B": bad}).fit(X, y)
     # fofs's shrinking factor 1 - l2 * eta stays positive: eta <= 1, l2 < 1.
     with pytest.raises(ValueError, match=r"update_params\['eta'\].*fofs.*\(0, 1\]"):

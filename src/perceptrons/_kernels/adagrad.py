@@ -245,6 +245,35 @@ def _fobos_column(rows, i, k, coefficient, eta, delta, weights, aux, stats, coun
 
 
 @_piece
+def _fobos_catch_up(rows, i, weights, stats, last, t, eta_l1, delta):
+    """FOBOS's pending L1 shrinking of example ``i``'s features brought up to round ``t``
+    (:func:`_bring_up_to_date` written out over the example: one call per feature made
+    the epoch with ``l1 > 0`` 8x slower than without on a9a, 0.50 s against 0.064 s)."""
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        for p in range(indptr[i], indptr[i + 1]):
+            if data[p] != 0.0:
+                j = indices[p]
+                rounds = t - last[j]
+                if rounds > 0.0:
+                    for k in range(weights.shape[1]):
+                        if weights[j, k] != 0.0:  # (0 stays 0: no square root)
+                            h = delta + np.sqrt(stats[0, j, k])
+                            weights[j, k] = _rows.shrink(weights[j, k], eta_l1 * rounds / h)
+                    last[j] = t
+    else:
+        for j in range(rows.shape[1]):
+            if rows[i, j] != 0.0:
+                rounds = t - last[j]
+                if rounds > 0.0:
+                    for k in range(weights.shape[1]):
+                        if weights[j, k] != 0.0:  # (0 stays 0: no square root)
+                            h = delta + np.sqrt(stats[0, j, k])
+                            weights[j, k] = _rows.shrink(weights[j, k], eta_l1 * rounds / h)
+                    last[j] = t
+
+
+@_piece
 def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rule, sample_weight):
     """The epoch of both kinds of model: 2-D ``weights`` (a binary model's as one
     column, ``y`` then ±1) and 3-D ``stats``."""
@@ -276,7 +305,9 @@ def _epoch(rows, y, order, weights, aux, stats, scalars, mistake_log, count, rul
         # The model of this round, then its scores; NAG's N gains the example's squared
         # norm in the features' own scales (the scales of this round).
         normalized = 0.0
-        if kind == NAG or lazy:
+        if lazy and kind == FOBOS:
+            _fobos_catch_up(rows, i, weights, stats, last, t, eta * l1, delta)
+        elif kind == NAG or lazy:
             if isinstance(rows, tuple):
                 data, indices, indptr = rows
                 for p in range(indptr[i], indptr[i + 1]):

@@ -116,3 +116,12 @@ def _sample_weights(sample_weight: np.ndarray | None, n_samples: int) -> np.ndar
 def _require_examples(n: int) -> None:
     if n == 0:
         raise ValueError("the mean over an empty example sequence is undefined")
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a·b`` summed in order, as the kernels sum a score (where scores tie exactly in
+    theory, as NAG's do, the same order of the sum breaks the ties alike)."""
+    total = 0.0
+    for a_j, b_j in zip(a, b, strict=True):
+        total += a_j * b_j
+    return total

@@ -52,6 +52,7 @@ from perceptrons.reference._common import (
     _as_matrix,
     _as_orders,
     _class_codes,
+    _dot,
     _n_examples,
     _require_examples,
     _row,
@@ -70,15 +71,6 @@ _DEFAULTS = {
 def _shrink(v: np.ndarray, amount: np.ndarray | float) -> np.ndarray:
     """``sign(v) [|v| - amount]_+``, elementwise."""
     return np.sign(v) * np.maximum(np.abs(v) - amount, 0.0)
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a·b`` summed in order (NAG's scores tie exactly in theory, see the kernels:
-    the same order of the sum breaks the ties alike)."""
-    total = 0.0
-    for a_j, b_j in zip(a, b, strict=True):
-        total += a_j * b_j
-    return total
 
 
 def adaptive_gradient(

@@ -49,6 +49,7 @@ from perceptrons.reference._common import (
     _as_matrix,
     _as_orders,
     _class_codes,
+    _dot,
     _row,
     _sample_weights,
 )
@@ -78,14 +79,6 @@ def _weights(u: np.ndarray, t: float, rule: str, c: dict) -> np.ndarray:
     thresholds[-1] = 0.0
     shrunk = np.sign(u) * np.maximum(np.abs(u) - thresholds, 0.0)
     return -shrunk / scale + 0.0  # (+0.0: no negative zeros)
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a·b`` summed in order (the kernels' order: a tie breaks alike)."""
-    total = 0.0
-    for a_j, b_j in zip(a, b, strict=True):
-        total += a_j * b_j
-    return total
 
 
 def regularized_dual_averaging(

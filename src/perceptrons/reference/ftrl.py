@@ -54,6 +54,7 @@ from perceptrons.reference._common import (
     _as_matrix,
     _as_orders,
     _class_codes,
+    _dot,
     _n_examples,
     _require_examples,
     _row,
@@ -75,16 +76,6 @@ def _weights(
         (beta + np.sqrt(n[active])) / alpha + l2[active]
     )
     return w
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``a·b`` summed in order, the intercept's term last, as the kernels add it: with
-    ``beta = 0`` every first step has the size ``alpha``, and scores tie exactly in
-    theory; the same order of the sum breaks the ties alike."""
-    total = 0.0
-    for a_j, b_j in zip(a, b, strict=True):
-        total += a_j * b_j
-    return total
 
 
 def ftrl_proximal(

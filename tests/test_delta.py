@@ -14,6 +14,12 @@ TOL = {"rtol": 1e-9, "atol": 1e-9}
 ESTIMATORS = [Perceptron, AveragedPerceptron]
 
 
+def _records(model):
+    """``history_`` but its ``n_nonzero``: the augmented matrix's model counts its Δ
+    weights among the features' (one per example), the Δ trick's keeps them apart."""
+    return [{k: v for k, v in record.items() if k != "n_nonzero"} for record in model.history_]
+
+
 @st.composite
 def problems(draw):
     """A small random problem (2 to 4 classes, each present), integer-valued or not."""
@@ -64,7 +70,7 @@ def test_delta_trains_like_the_augmented_matrix(problem, epochs, shuffle, seed, 
     X_aug = augment(X, delta)
     explicit = cls(**params).fit(layout(X_aug, sparse), y)
     # The kernels do the augmented matrix's arithmetic in its order: bit-identical.
-    assert model.history_ == explicit.history_
+    assert _records(model) == _records(explicit)
     assert_array_equal(model.coef_, explicit.coef_[:, :d])
     assert_array_equal(model.intercept_, explicit.intercept_)
 
@@ -151,7 +157,7 @@ def test_warm_start_keeps_the_slack_of_as_many_examples_else_starts_fresh(cls, n
 
     same = cls(delta=delta, **params).fit(X, y).fit(X, y)
     explicit = cls(**params).fit(augment(X, delta), y).fit(augment(X, delta), y)
-    assert same.history_ == explicit.history_
+    assert _records(same) == _records(explicit)
     assert_array_equal(same.coef_, explicit.coef_[:, :d])
     assert_array_equal(same.intercept_, explicit.intercept_)
 
@@ -160,7 +166,7 @@ def test_warm_start_keeps_the_slack_of_as_many_examples_else_starts_fresh(cls, n
     other = cls(delta=delta, **params).fit(X, y).fit(short_X, short_y)
     explicit = cls(**params).fit(augment(X, delta, after=9), y)
     explicit.fit(augment(short_X, delta, before=12), short_y)
-    assert other.history_ == explicit.history_
+    assert _records(other) == _records(explicit)
     assert_array_equal(other.coef_, explicit.coef_[:, :d])
     assert_array_equal(other.intercept_, explicit.intercept_)
 
@@ -180,7 +186,7 @@ def test_early_stopping_on_held_out_data_with_delta(cls):
     }
     model = cls(delta=2.0, **params).fit(X, y)
     explicit = cls(**params).fit(augment(X, 2.0), y)
-    assert model.history_ == explicit.history_
+    assert _records(model) == _records(explicit)
     assert_array_equal(model.coef_, explicit.coef_[:, :4])
 
 

@@ -39,6 +39,11 @@ def test_l1_sets_the_rules_constant(train_file, tmp_path):
         (("--update", "ada-fobos-l1", "--l1", "0"), "AveragedPerceptron"),
         (("--update", "ada-rda", "--update-param", "l1=0.1"), "Perceptron"),
         (("--update", "ada-fobos"), "AveragedPerceptron"),
+        (("--update", "fofs", "--feature-budget", "3"), "Perceptron"),  # B features
+        (
+            ("--update", "fofs", "--feature-budget", "3", "--algorithm", "averaged"),
+            "AveragedPerceptron",
+        ),
     ],
 )
 def test_without_algorithm_a_rule_that_cannot_be_averaged_trains_its_last_weights(

@@ -267,12 +267,16 @@ def _set_rule_constants(args: argparse.Namespace, params: dict[str, Any]) -> Non
 def training_algorithm(args: argparse.Namespace) -> str:
     """``--algorithm``, else the averaged perceptron -- or its last weights
     (``perceptron``) for an update rule whose average cannot be computed under the
-    constants given (an L1 penalty on, as ada-fobos-l1's default, or dual averaging)."""
+    constants given (an L1 penalty on, as ada-fobos-l1's default, or dual averaging), and
+    for a feature-budget rule, whose average of truncated models would use more than its
+    budget of features."""
     if getattr(args, "algorithm", None) is not None:
         return str(args.algorithm)
     rule = RULES.get(getattr(args, "update", None) or "perceptron")
     if rule is None:  # "auto" (averageable rules) or an unknown name, refused later
         return "averaged"
+    if _is_feature_budget(rule):
+        return "perceptron"
     constants = {**rule.defaults, **_update_params(getattr(args, "update_param", None) or [])}
     if getattr(args, "l1", None) is not None:
         constants["l1"] = args.l1

@@ -10,7 +10,7 @@ build the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
@@ -125,3 +125,23 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     for a_j, b_j in zip(a, b, strict=True):
         total += a_j * b_j
     return total
+
+
+def _hinge_coefficients(scores: np.ndarray, label: Any, weight: float) -> np.ndarray:
+    """The hinge loss's gradient on each class's weights as ``coefficient[k] x̃``: binary
+    (one score, ``label`` 1 or not), ``-s y`` while ``y w·x̃ < 1``; multiclass, the single
+    constraint against the best other class (ties to the lowest), ``-s`` on the gold
+    class and ``+s`` on the other while ``s_gold - s_other < 1``; 0 otherwise."""
+    coefficient = np.zeros(scores.shape[0])
+    if scores.shape[0] == 1:
+        sign = 1.0 if label == 1 else -1.0
+        if 1.0 - sign * scores[0] > 0.0:
+            coefficient[0] = -sign * weight
+    else:
+        gold = int(label)
+        rest = scores.copy()
+        rest[gold] = -np.inf
+        other = int(np.argmax(rest))
+        if 1.0 - (scores[gold] - scores[other]) > 0.0:
+            coefficient[gold], coefficient[other] = -weight, weight
+    return coefficient

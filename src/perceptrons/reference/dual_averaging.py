@@ -50,6 +50,7 @@ from perceptrons.reference._common import (
     _as_orders,
     _class_codes,
     _dot,
+    _hinge_coefficients,
     _row,
     _sample_weights,
 )
@@ -117,18 +118,7 @@ def regularized_dual_averaging(
             w = _weights(u, t, rule, c)
             scores = np.array([_dot(w[k], x) for k in range(columns)])
             # The gradient's coefficients per class: g_k = coefficient[k] x̃.
-            coefficient = np.zeros(columns)
-            if columns == 1:
-                label = 1.0 if y[i] == 1 else -1.0
-                if 1.0 - label * scores[0] > 0.0:
-                    coefficient[0] = -label * s[i]
-            else:
-                gold = y[i]
-                rest = scores.copy()
-                rest[gold] = -np.inf
-                other = int(np.argmax(rest))
-                if 1.0 - (scores[gold] - scores[other]) > 0.0:
-                    coefficient[gold], coefficient[other] = -s[i], s[i]
+            coefficient = _hinge_coefficients(scores, y[i], s[i])
             if np.any(coefficient != 0.0):
                 updates += 1
             u = u + coefficient[:, None] * x

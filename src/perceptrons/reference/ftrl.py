@@ -55,6 +55,7 @@ from perceptrons.reference._common import (
     _as_orders,
     _class_codes,
     _dot,
+    _hinge_coefficients,
     _n_examples,
     _require_examples,
     _row,
@@ -122,18 +123,7 @@ def ftrl_proximal(
             w = np.array([_weights(z[k], n[k], alpha, beta, l1, l2) for k in range(columns)])
             scores = np.array([_dot(w[k], x) for k in range(columns)])
             # The gradient's coefficients per class: g_k = coefficient[k] x̃.
-            coefficient = np.zeros(columns)
-            if columns == 1:
-                label = 1.0 if y[i] == 1 else -1.0
-                if 1.0 - label * scores[0] > 0.0:
-                    coefficient[0] = -label * s[i]
-            else:
-                gold = y[i]
-                rest = scores.copy()
-                rest[gold] = -np.inf
-                other = int(np.argmax(rest))
-                if 1.0 - (scores[gold] - scores[other]) > 0.0:
-                    coefficient[gold], coefficient[other] = -s[i], s[i]
+            coefficient = _hinge_coefficients(scores, y[i], s[i])
             if np.any(coefficient != 0.0):
                 updates += 1
             for k in range(columns):

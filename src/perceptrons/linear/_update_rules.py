@@ -231,7 +231,7 @@ _FTRL_CONSTANTS = {
     "l1": Constant(
         0.3,
         0.0,
-        doc="the L1 strength lambda1: a weight is exactly 0 while its |z| is at most l1",
+        doc="the L1 strength lambda1: a weight is exactly 0 while abs(z) is at most l1",
     ),
     "l2": Constant(0.0, 0.0, doc="the L2 strength lambda2 on the feature weights"),
 }

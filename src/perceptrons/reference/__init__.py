@@ -14,8 +14,7 @@ comes from. One module per family:
 ``margin``      the perceptron with margin and the passive-aggressive updates
 ``confidence``  the confidence-weighted family (AROW...), full and diagonal covariance
 ``second_order`` the second-order perceptron and the improved ellipsoid method
-``first_order``  ALMA_2 and online gradient descent on the hinge loss (with FOBOS's and
-                truncated gradient's L1)
+``first_order``  ALMA_2 and online gradient descent on the hinge loss, plain or with L1
 ``adagrad``     AdaGrad (FOBOS and RDA forms) and the normalized adaptive gradient (NAG)
 ``ftrl``        FTRL-Proximal with per-coordinate rates and L1/L2
 ``dual_averaging`` regularized dual averaging (RDA, L1-RDA, enhanced L1-RDA)

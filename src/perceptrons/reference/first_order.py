@@ -15,14 +15,14 @@ Online gradient descent (Zinkevich 2003, "Greedy projection" on an unconstrained
     ``w_1 = 0``. For the ``t``-th example (``t`` from 1): if the hinge loss ``max(0, 1 -
     y w·x̃)`` is positive, ``w <- w + η_t y x̃`` (minus its gradient) with ``η_t = eta /
     t**power_t``.
-FOBOS with L1 (Duchi & Singer 2009, the forward-backward splitting update, section 3.1 on
-``r(w) = λ ||w||_1``, ``"fobos-l1"``)
-    OGD's gradient step, ``w_{t+1/2} = w_t - η_t g_t``, then the proximal step of ``η_t
+FOBOS with L1 (Duchi & Singer 2009, ``"fobos-l1"``)
+    The forward-backward splitting update (section 3.1, ``r(w) = λ ||w||_1``): OGD's
+    gradient step, ``w_{t+1/2} = w_t - η_t g_t``, then the proximal step of ``η_t
     λ ||w||_1``: every feature weight ``w_j <- sign(w_j) max(0, |w_j| - η_t λ)`` (the
     intercept is not penalized). The constant ``l1`` is ``λ``.
-Truncated gradient (Langford, Li & Zhang 2009, the update of section 3 with ``θ = ∞``,
-the simple form, ``"stg"``)
-    OGD's gradient step every round; every ``K``-th round (``K`` the constant ``k``),
+Truncated gradient (Langford, Li & Zhang 2009, ``"stg"``)
+    The update of section 3 with ``θ = ∞`` (the simple form): OGD's gradient step every
+    round; every ``K``-th round (``K`` the constant ``k``),
     ``T1(w_j, α, θ)`` on every feature weight with the gravity ``α = K η_t λ`` and ``θ
     = ∞``, which is ``sign(w_j) max(0, |w_j| - α)``; the other rounds nothing. ``K =
     1`` is FOBOS with L1. The rounds are counted from the last truncation, over epochs.
